@@ -1,0 +1,545 @@
+"""Kernel algebra: the closure rules that build valid kernels from valid ones.
+
+If ``k1`` and ``k2`` are positive semi-definite (PSD) kernels, so are
+
+=====================  ====================================  ==================
+expression             value                                  class
+=====================  ====================================  ==================
+``k1 + k2``            k1(x, y) + k2(x, y)                    :class:`Sum`
+``k1 * k2``            k1(x, y) k2(x, y)  (Schur product)     :class:`Product`
+``c * k`` (c >= 0)     c k(x, y)                              :class:`Scaled`
+``k + c`` (c >= 0)     k(x, y) + c                            :class:`Constant`
+``k ** p`` (int p>=1)  k(x, y)^p                              :class:`Power`
+``Exp(k)``             exp(k(x, y))  (limit of polynomials)   :class:`Exp`
+``Normalize(k)``       k(x, y) / sqrt(k(x, x) k(y, y))        :class:`Normalize`
+``FunctionScaled``     f(x) k(x, y) f(y), any real f          :class:`FunctionScaled`
+=====================  ====================================  ==================
+
+The difference of two kernels, a negative multiple, a fractional power or
+``log k`` are not kernels in general, and the operators refuse them.
+
+Every composite is itself a :class:`~structk.kernels.base.Kernel`: it prints
+as the expression that built it, nests, and exposes its parts' parameters
+through ``get_params`` (``k1__sigma``, ``kernel__degree``, ...).
+
+Exponentials are guarded: ``Exp(k)`` raises
+:class:`~structk.exceptions.KernelOverflowError` when a value would exceed
+float64, and ``Normalize`` evaluates kernels built from exponentials in log
+space, ``exp(log k(x,y) - (log k(x,x) + log k(y,y)) / 2)``, so that
+``Normalize(Exp(k))`` is finite whatever the size of ``k``.
+
+References
+----------
+J. Shawe-Taylor and N. Cristianini, *Kernel Methods for Pattern Analysis*,
+Cambridge University Press, 2004, Proposition 3.22 and Section 3.4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_objects, check_scalar
+from ..exceptions import KernelOverflowError
+from .base import LOG_MAX, Kernel, _is_number, _repr_value
+
+
+def _wrap(kernel, precedence):
+    text = repr(kernel)
+    return f"({text})" if kernel._precedence < precedence else text
+
+
+def _check_kernel(value, name):
+    if not isinstance(value, Kernel):
+        raise TypeError(
+            f"{name} must be a structk Kernel, got {type(value).__name__}; wrap a "
+            "Python function with structk.kernels.FunctionKernel"
+        )
+
+
+class _Binary(Kernel):
+    """Shared plumbing of :class:`Sum` and :class:`Product`."""
+
+    def __init__(self, k1, k2):
+        self.k1 = k1
+        self.k2 = k2
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.k1, "k1")
+        _check_kernel(self.k2, "k2")
+
+    @property
+    def _has_log_form(self):
+        return self.k1._has_log_form or self.k2._has_log_form
+
+    def _prepare(self, X, name):
+        X = check_objects(X, name)
+        return self.k1._prepare(X, name), self.k2._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.k1._check_pair(P[0], Q[0])
+        self.k2._check_pair(P[1], Q[1])
+
+    def _gram(self, P):
+        return self._op(self.k1._gram(P[0]), self.k2._gram(P[1]))
+
+    def _cross(self, P, Q):
+        return self._op(self.k1._cross(P[0], Q[0]), self.k2._cross(P[1], Q[1]))
+
+    def _diag(self, P):
+        return self._op(self.k1._diag(P[0]), self.k2._diag(P[1]))
+
+    def _log_gram(self, P):
+        return self._log_op(self.k1._log_gram(P[0]), self.k2._log_gram(P[1]))
+
+    def _log_cross(self, P, Q):
+        return self._log_op(
+            self.k1._log_cross(P[0], Q[0]), self.k2._log_cross(P[1], Q[1])
+        )
+
+    def _log_diag(self, P):
+        return self._log_op(self.k1._log_diag(P[0]), self.k2._log_diag(P[1]))
+
+    def __repr__(self):
+        p = self._precedence
+        return f"{_wrap(self.k1, p)} {self._symbol} {_wrap(self.k2, p + 1)}"
+
+
+class Sum(_Binary):
+    """Sum of two kernels, ``k1(x, y) + k2(x, y)``; written ``k1 + k2``.
+
+    Its feature map is the concatenation of the two feature maps.
+    """
+
+    _precedence = 1
+    _symbol = "+"
+
+    @staticmethod
+    def _op(a, b):
+        return a + b
+
+    @staticmethod
+    def _log_op(a, b):
+        return np.logaddexp(a, b)
+
+    @property
+    def has_features(self):
+        return self.k1.has_features and self.k2.has_features
+
+    def _features(self, P):
+        F1, F2 = self.k1._features(P[0]), self.k2._features(P[1])
+        if hasattr(F1, "tocsr") or hasattr(F2, "tocsr"):
+            import scipy.sparse as sp
+
+            return sp.hstack([sp.csr_matrix(F1), sp.csr_matrix(F2)], format="csr")
+        return np.hstack([F1, F2])
+
+
+class Product(_Binary):
+    """Pointwise (Schur) product ``k1(x, y) * k2(x, y)``; written ``k1 * k2``.
+
+    Valid by the Schur product theorem. The feature map would be the tensor
+    product of the two, usually too large to build, so none is exposed.
+    """
+
+    _precedence = 2
+    _symbol = "*"
+
+    @staticmethod
+    def _op(a, b):
+        return a * b
+
+    @staticmethod
+    def _log_op(a, b):
+        return a + b
+
+
+class Scaled(Kernel):
+    """A kernel times a non-negative constant, ``factor * k(x, y)``.
+
+    Written ``c * k``; a negative factor raises ``ValueError`` since
+    ``-k`` is not positive semi-definite.
+    """
+
+    _precedence = 2
+
+    def __init__(self, kernel, factor):
+        self.kernel = kernel
+        self.factor = factor
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+        if not _is_number(self.factor):
+            raise TypeError(f"scale factor must be a real number, got {self.factor!r}")
+        if not (self.factor >= 0 and np.isfinite(self.factor)):
+            raise ValueError(
+                f"scale factor must be finite and >= 0 to keep the kernel "
+                f"positive semi-definite, got {self.factor!r}"
+            )
+
+    @property
+    def has_features(self):
+        return self.kernel.has_features
+
+    @property
+    def _has_log_form(self):
+        return self.kernel._has_log_form
+
+    def _prepare(self, X, name):
+        return self.kernel._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P, Q)
+
+    def _features(self, P):
+        return np.sqrt(float(self.factor)) * self.kernel._features(P)
+
+    def _gram(self, P):
+        return float(self.factor) * self.kernel._gram(P)
+
+    def _cross(self, P, Q):
+        return float(self.factor) * self.kernel._cross(P, Q)
+
+    def _diag(self, P):
+        return float(self.factor) * self.kernel._diag(P)
+
+    def _log_gram(self, P):
+        return _log_factor(self.factor) + self.kernel._log_gram(P)
+
+    def _log_cross(self, P, Q):
+        return _log_factor(self.factor) + self.kernel._log_cross(P, Q)
+
+    def _log_diag(self, P):
+        return _log_factor(self.factor) + self.kernel._log_diag(P)
+
+    def __repr__(self):
+        return f"{_repr_value(self.factor)} * {_wrap(self.kernel, 2)}"
+
+
+def _log_factor(c):
+    with np.errstate(divide="ignore"):
+        return np.log(float(c))
+
+
+class Constant(Kernel):
+    """The constant kernel ``k(x, y) = value`` (``value >= 0``).
+
+    Arises from ``k + c``; its feature map is the single feature ``sqrt(value)``.
+    Works on any objects.
+    """
+
+    has_features = True
+
+    def __init__(self, value=1.0):
+        self.value = value
+        self._check_params()
+
+    def _check_params(self):
+        check_scalar(self.value, "value", lower=0)
+
+    def _prepare(self, X, name):
+        X = check_objects(X, name)
+        return X.shape[0] if hasattr(X, "shape") else len(X)
+
+    def _features(self, n):
+        return np.full((n, 1), np.sqrt(float(self.value)))
+
+    def _cross(self, n, m):
+        return np.full((n, m), float(self.value))
+
+    def _gram(self, n):
+        return self._cross(n, n)
+
+    def _diag(self, n):
+        return np.full(n, float(self.value))
+
+    def __repr__(self):
+        return _repr_value(self.value)
+
+
+class Power(Kernel):
+    """A kernel to a positive integer power, ``k(x, y) ** exponent``.
+
+    Written ``k ** p``. Valid as a repeated Schur product; fractional powers
+    are refused since they do not preserve positive semi-definiteness.
+    """
+
+    _precedence = 3
+
+    def __init__(self, kernel, exponent):
+        self.kernel = kernel
+        self.exponent = exponent
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+        if isinstance(self.exponent, bool) or not _is_number(self.exponent) or (
+            not float(self.exponent).is_integer()
+        ):
+            raise ValueError(
+                f"kernel exponent must be an integer >= 1, got {self.exponent!r} "
+                "(fractional powers of a kernel need not be positive semi-definite)"
+            )
+        check_scalar(self.exponent, "exponent", lower=1, integer=True)
+
+    @property
+    def _has_log_form(self):
+        return self.kernel._has_log_form
+
+    def _prepare(self, X, name):
+        return self.kernel._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P, Q)
+
+    def _gram(self, P):
+        return self.kernel._gram(P) ** int(self.exponent)
+
+    def _cross(self, P, Q):
+        return self.kernel._cross(P, Q) ** int(self.exponent)
+
+    def _diag(self, P):
+        return self.kernel._diag(P) ** int(self.exponent)
+
+    def _log_gram(self, P):
+        return int(self.exponent) * self.kernel._log_gram(P)
+
+    def _log_cross(self, P, Q):
+        return int(self.exponent) * self.kernel._log_cross(P, Q)
+
+    def _log_diag(self, P):
+        return int(self.exponent) * self.kernel._log_diag(P)
+
+    def __repr__(self):
+        return f"{_wrap(self.kernel, 4)} ** {self.exponent!r}"
+
+
+def exp_checked(L, kernel, what="entry"):
+    """``exp(L)`` elementwise, raising a clear error instead of overflowing.
+
+    Parameters
+    ----------
+    L : ndarray
+        The exponents (values of the inner kernel).
+    kernel : Kernel
+        The exponentiated kernel, named in the error message.
+    """
+    L = np.asarray(L, dtype=np.float64)
+    if L.size and np.nanmax(L) > LOG_MAX:
+        idx = np.unravel_index(int(np.nanargmax(L)), L.shape)
+        idx = tuple(int(i) for i in idx)
+        where = f"entry {idx}" if len(idx) == 2 else f"object {idx[0]}"
+        raise KernelOverflowError(
+            f"{kernel!r} overflows float64 at {where}: exp({L[idx]:.6g}) exceeds "
+            f"the largest float64 (exp({LOG_MAX:.2f})). Use Normalize({kernel!r}), "
+            "which is computed in log space, or scale the inner kernel down."
+        )
+    return np.exp(L)
+
+
+class Exp(Kernel):
+    """The exponential of a kernel, ``exp(k(x, y))``.
+
+    Valid as the limit of polynomials in ``k`` with non-negative
+    coefficients. For ``exp(s * k)`` write ``Exp(s * k)``.
+
+    Values above ``exp(709.78)`` do not fit in float64: instead of returning
+    ``inf`` the kernel raises :class:`~structk.exceptions.KernelOverflowError`.
+    ``Normalize(Exp(k))`` never overflows: it is computed in log space.
+    """
+
+    _has_log_form = True
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+
+    def _prepare(self, X, name):
+        return self.kernel._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P, Q)
+
+    def _gram(self, P):
+        return exp_checked(self.kernel._gram(P), self)
+
+    def _cross(self, P, Q):
+        return exp_checked(self.kernel._cross(P, Q), self)
+
+    def _diag(self, P):
+        return exp_checked(self.kernel._diag(P), self)
+
+    def _log_gram(self, P):
+        return np.asarray(self.kernel._gram(P), dtype=np.float64)
+
+    def _log_cross(self, P, Q):
+        return np.asarray(self.kernel._cross(P, Q), dtype=np.float64)
+
+    def _log_diag(self, P):
+        return np.asarray(self.kernel._diag(P), dtype=np.float64)
+
+    def __repr__(self):
+        return f"Exp({self.kernel!r})"
+
+
+class Normalize(Kernel):
+    """Cosine normalisation, ``k(x, y) / sqrt(k(x, x) k(y, y))``.
+
+    Every object with ``k(x, x) > 0`` gets unit norm in feature space.
+    An object with ``k(x, x) = 0`` has the zero feature vector; its
+    normalised feature vector is defined as zero too, so its row and column
+    of the normalised Gram matrix (diagonal included) are 0. This keeps the
+    result a valid kernel and never produces NaN.
+
+    Kernels built from exponentials (:class:`Exp`, ``ExpIntersection``, and
+    sums, products, powers and multiples of them) are normalised in log
+    space, so the result is finite even where the unnormalised values would
+    overflow.
+    """
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+
+    @property
+    def has_features(self):
+        return self.kernel.has_features
+
+    def _prepare(self, X, name):
+        return self.kernel._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P, Q)
+
+    def _features(self, P):
+        F = self.kernel._features(P)
+        scale = _inv_sqrt(self.kernel._diag(P))
+        if hasattr(F, "tocsr"):
+            import scipy.sparse as sp
+
+            return sp.diags(scale) @ F.tocsr()
+        return F * scale[:, None]
+
+    def __repr__(self):
+        return f"Normalize({self.kernel!r})"
+
+    def _diag(self, P):
+        d = np.asarray(self.kernel._diag(P), dtype=np.float64)
+        return (d > 0).astype(np.float64)
+
+    def _gram(self, P):
+        if self.kernel._has_log_form:
+            ld = self.kernel._log_diag(P)
+            K = _normalised_from_logs(self.kernel._log_gram(P), ld, ld)
+            nonzero = np.isfinite(ld)
+        else:
+            d = np.asarray(self.kernel._diag(P), dtype=np.float64)
+            s = _inv_sqrt(d)
+            K = self.kernel._gram(P) * s[:, None] * s[None, :]
+            nonzero = d > 0
+        np.fill_diagonal(K, nonzero.astype(np.float64))
+        return K
+
+    def _cross(self, P, Q):
+        if self.kernel._has_log_form:
+            return _normalised_from_logs(
+                self.kernel._log_cross(P, Q),
+                self.kernel._log_diag(P),
+                self.kernel._log_diag(Q),
+            )
+        sx = _inv_sqrt(self.kernel._diag(P))
+        sy = _inv_sqrt(self.kernel._diag(Q))
+        return self.kernel._cross(P, Q) * sx[:, None] * sy[None, :]
+
+
+def _inv_sqrt(d):
+    d = np.asarray(d, dtype=np.float64)
+    out = np.zeros_like(d)
+    pos = d > 0
+    out[pos] = 1.0 / np.sqrt(d[pos])
+    return out
+
+
+def _normalised_from_logs(L, lx, ly):
+    """``exp(L - (lx + ly) / 2)`` with zero where a norm is zero (log = -inf)."""
+    L = np.asarray(L, dtype=np.float64)
+    lx = np.asarray(lx, dtype=np.float64)
+    ly = np.asarray(ly, dtype=np.float64)
+    ok_x, ok_y = np.isfinite(lx), np.isfinite(ly)
+    lx = np.where(ok_x, lx, 0.0)
+    ly = np.where(ok_y, ly, 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        K = np.exp(L - 0.5 * lx[:, None] - 0.5 * ly[None, :])
+    K[~ok_x, :] = 0.0
+    K[:, ~ok_y] = 0.0
+    return K
+
+
+class FunctionScaled(Kernel):
+    """A kernel rescaled by a function of each argument, ``f(x) k(x, y) f(y)``.
+
+    Valid for any real-valued ``f``: the feature map is ``f(x) phi(x)``.
+    :class:`Normalize` is the special case ``f(x) = k(x, x) ** -0.5``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    func : callable
+        Maps one object to a finite real number.
+    """
+
+    def __init__(self, kernel, func):
+        self.kernel = kernel
+        self.func = func
+        self._check_params()
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+        if not callable(self.func):
+            raise TypeError(f"func must be callable, got {self.func!r}")
+
+    @property
+    def has_features(self):
+        return self.kernel.has_features
+
+    def _prepare(self, X, name):
+        X = check_objects(X, name)
+        f = np.empty(len(X), dtype=np.float64)
+        for i, x in enumerate(X):
+            try:
+                value = float(self.func(x))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"func({name}[{i}]) did not return a real number: {exc}"
+                ) from None
+            if not np.isfinite(value):
+                raise ValueError(f"func({name}[{i}]) returned {value}")
+            f[i] = value
+        return self.kernel._prepare(X, name), f
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P[0], Q[0])
+
+    def _features(self, P):
+        F = self.kernel._features(P[0])
+        if hasattr(F, "tocsr"):
+            import scipy.sparse as sp
+
+            return sp.diags(P[1]) @ F.tocsr()
+        return F * P[1][:, None]
+
+    def _gram(self, P):
+        return self.kernel._gram(P[0]) * P[1][:, None] * P[1][None, :]
+
+    def _cross(self, P, Q):
+        return self.kernel._cross(P[0], Q[0]) * P[1][:, None] * Q[1][None, :]
+
+    def _diag(self, P):
+        return self.kernel._diag(P[0]) * P[1] ** 2

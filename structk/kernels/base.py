@@ -1,0 +1,365 @@
+"""The kernel interface every structk kernel implements.
+
+A kernel is a small object holding its parameters. Called on a sequence of
+objects it returns their Gram matrix::
+
+    K = k(X)          # n x n, symmetric, float64
+    K = k(X, Y)       # n x m cross-Gram
+    d = k.diag(X)     # k(x, x) for each x, without building the matrix
+    F = k.features(X) # explicit feature map, when the kernel has one
+
+Kernels combine by the closure rules (``k1 + k2``, ``k1 * k2``, ``c * k``,
+``k ** p``, :class:`~structk.kernels.algebra.Exp`,
+:class:`~structk.kernels.algebra.Normalize`, ...), and every combination is
+again a kernel.
+
+Writing a new kernel
+--------------------
+Subclass :class:`Kernel`, store the constructor arguments under their own
+names (scikit-learn's convention: this is what makes ``get_params``,
+``set_params`` and ``sklearn.base.clone`` work), and implement some of:
+
+``_prepare(X, name)``
+    Validate a collection of objects once and turn it into whatever the
+    computation needs (an array, a CSR encoding, ...). Errors must name the
+    offending index. The default accepts any non-empty sequence.
+``_features(P)``
+    With ``has_features = True``: the explicit feature matrix (dense array
+    or scipy.sparse) of prepared objects; Gram, cross-Gram and diagonal
+    then follow as matrix products.
+``_gram(P)``, ``_cross(P, Q)``, ``_diag(P)``
+    Kernels without a feature map compute these directly. ``_gram`` may
+    compute one triangle but must return the full matrix (see
+    :func:`mirror_upper`): composites combine children's Grams entrywise.
+``_check_pair(P, Q)``
+    Raise when X and Y are incompatible (e.g. different vector dimensions).
+``_check_params()``
+    Raise on invalid parameters; called before every evaluation.
+
+For a quick experiment, :class:`~structk.kernels.function.FunctionKernel`
+wraps a plain Python function ``f(x, y)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .._validation import check_objects
+from ..exceptions import KernelOverflowError
+
+#: Largest argument of ``exp`` that does not overflow float64.
+LOG_MAX = float(np.log(np.finfo(np.float64).max))
+
+
+class Kernel:
+    """Base class of all structk kernels.
+
+    Attributes
+    ----------
+    has_features : bool
+        Whether :meth:`features` gives an explicit feature map whose inner
+        products are the kernel values.
+    """
+
+    has_features = False
+    _has_log_form = False
+    _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
+
+    # ------------------------------------------------------------ parameters
+    @classmethod
+    def _get_param_names(cls):
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        names = []
+        for p in inspect.signature(init).parameters.values():
+            if p.name == "self":
+                continue
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise RuntimeError(
+                    f"{cls.__name__}.__init__ must name its parameters "
+                    "(no *args or **kwargs): get_params relies on them"
+                )
+            names.append(p.name)
+        return names
+
+    def get_params(self, deep=True):
+        """Parameters of this kernel, as in scikit-learn.
+
+        With ``deep=True`` the parameters of kernel-valued parameters are
+        included as ``name__param``, so that a grid search over a learner can
+        tune ``kernel__k1__sigma``.
+        """
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and isinstance(value, Kernel):
+                for sub, sub_value in value.get_params(deep=True).items():
+                    out[f"{name}__{sub}"] = sub_value
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set parameters (nested ones as ``name__param``); returns ``self``."""
+        valid = self.get_params(deep=True)
+        nested = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"invalid parameter {name!r} for kernel {type(self).__name__}; "
+                    f"valid parameters are {sorted(self._get_param_names())}"
+                )
+            if sep:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+                valid[name] = value
+        for name, sub_params in nested.items():
+            valid[name].set_params(**sub_params)
+        return self
+
+    def _check_params(self):
+        """Raise a clear error if a parameter is invalid (override)."""
+
+    def _validate(self):
+        """Check this kernel's parameters and those of kernel-valued ones."""
+        self._check_params()
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if isinstance(value, Kernel):
+                value._validate()
+
+    def __repr__(self):
+        args = ", ".join(
+            f"{name}={_repr_value(getattr(self, name))}"
+            for name in self._get_param_names()
+        )
+        return f"{type(self).__name__}({args})"
+
+    # --------------------------------------------------------------- hooks
+    def _prepare(self, X, name):
+        return check_objects(X, name)
+
+    def _check_pair(self, P, Q):
+        """Raise if prepared X and Y cannot be paired (override)."""
+
+    def _features(self, P):
+        raise TypeError(
+            f"{self!r} has no explicit feature map; compute its Gram matrix "
+            "with k(X) instead"
+        )
+
+    def _gram(self, P):
+        if self.has_features:
+            F = self._features(P)
+            return _dense(F @ F.T)
+        return self._cross(P, P)
+
+    def _cross(self, P, Q):
+        if self.has_features:
+            return _dense(self._features(P) @ self._features(Q).T)
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither _features nor _cross"
+        )
+
+    def _diag(self, P):
+        if self.has_features:
+            return _row_sq_norms(self._features(P))
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither _features nor _diag"
+        )
+
+    # log-space evaluation, used by Normalize to avoid overflow; kernels
+    # whose values are exponentials (Exp, ExpIntersection) override these
+    def _log_gram(self, P):
+        return _log(self._gram(P))
+
+    def _log_cross(self, P, Q):
+        return _log(self._cross(P, Q))
+
+    def _log_diag(self, P):
+        return _log(self._diag(P))
+
+    # ----------------------------------------------------------- public API
+    def __call__(self, X, Y=None):
+        """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted).
+
+        Parameters
+        ----------
+        X : sequence of objects
+            The objects (vectors, strings, sets, graphs, ...), at least one.
+        Y : sequence of objects, optional
+            Second collection for a cross-Gram matrix.
+
+        Returns
+        -------
+        K : ndarray of float64, shape (len(X), len(Y))
+            Exactly symmetric when ``Y`` is omitted.
+        """
+        self._validate()
+        P = self._prepare(X, "X")
+        with np.errstate(over="ignore"):  # overflow is reported by _check_finite
+            if Y is None:
+                K = np.array(self._gram(P), dtype=np.float64, copy=True)
+                mirror_upper(K)
+            else:
+                Q = self._prepare(Y, "Y")
+                self._check_pair(P, Q)
+                K = np.asarray(self._cross(P, Q), dtype=np.float64)
+        _check_finite(K, self)
+        return K
+
+    def diag(self, X):
+        """``k(x, x)`` for each object, without building the Gram matrix.
+
+        Returns
+        -------
+        d : ndarray of float64, shape (len(X),)
+        """
+        self._validate()
+        P = self._prepare(X, "X")
+        with np.errstate(over="ignore"):
+            d = np.asarray(self._diag(P), dtype=np.float64).ravel()
+        _check_finite(d, self)
+        return d
+
+    def features(self, X):
+        """Explicit feature matrix ``F`` with ``k(X, Y) = F(X) @ F(Y).T``.
+
+        Only for kernels with ``has_features``; may be dense or
+        ``scipy.sparse`` (CSR).
+        """
+        self._validate()
+        if not self.has_features:
+            raise TypeError(
+                f"{self!r} has no explicit feature map; compute its Gram "
+                "matrix with k(X) instead"
+            )
+        return self._features(self._prepare(X, "X"))
+
+    # -------------------------------------------------------------- algebra
+    def __add__(self, other):
+        from .algebra import Constant, Sum
+
+        if isinstance(other, Kernel):
+            return Sum(self, other)
+        if _is_number(other):
+            return Sum(self, Constant(other))
+        return NotImplemented
+
+    def __radd__(self, other):
+        from .algebra import Constant, Sum
+
+        if _is_number(other):
+            return Sum(Constant(other), self)
+        return NotImplemented
+
+    def __mul__(self, other):
+        from .algebra import Product, Scaled
+
+        if isinstance(other, Kernel):
+            return Product(self, other)
+        if _is_number(other):
+            return Scaled(self, other)
+        return NotImplemented
+
+    def __rmul__(self, other):
+        from .algebra import Scaled
+
+        if _is_number(other):
+            return Scaled(self, other)
+        return NotImplemented
+
+    def __truediv__(self, other):
+        from .algebra import Scaled
+
+        if _is_number(other):
+            if other <= 0:
+                raise ValueError(
+                    f"a kernel can only be divided by a positive number, got {other!r}"
+                )
+            return Scaled(self, 1.0 / other)
+        return NotImplemented
+
+    def __pow__(self, exponent):
+        from .algebra import Power
+
+        return Power(self, exponent)
+
+    def __sub__(self, other):
+        raise TypeError(
+            "the difference of two kernels is not a kernel in general "
+            "(it need not be positive semi-definite); use +, *, c * k with c >= 0, "
+            "k ** p, Exp or Normalize"
+        )
+
+    __rsub__ = __sub__
+
+    def __neg__(self):
+        raise TypeError(
+            "-k is not a kernel (it is negative semi-definite); scale factors "
+            "must be >= 0"
+        )
+
+
+# ------------------------------------------------------------------ helpers
+def _is_number(x):
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _repr_value(value):
+    if isinstance(value, (np.floating, np.integer)):
+        return repr(value.item())
+    if callable(value) and not isinstance(value, Kernel) and hasattr(value, "__qualname__"):
+        return value.__qualname__
+    return repr(value)
+
+
+def _dense(K):
+    """A Gram matrix as a dense float64 array (from dense or sparse)."""
+    if hasattr(K, "toarray"):
+        K = K.toarray()
+    return np.asarray(K, dtype=np.float64)
+
+
+def _row_sq_norms(F):
+    if hasattr(F, "multiply"):
+        return np.asarray(F.multiply(F).sum(axis=1), dtype=np.float64).ravel()
+    F = np.asarray(F, dtype=np.float64)
+    return np.einsum("ij,ij->i", F, F)
+
+
+def _log(K):
+    with np.errstate(divide="ignore"):
+        return np.log(K)
+
+
+def mirror_upper(K, block=512):
+    """Copy the upper triangle of square ``K`` onto its lower one, in place.
+
+    Works in row blocks so no n^2 temporary is allocated.
+    """
+    n = K.shape[0]
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        K[start:stop, :start] = K[:start, start:stop].T
+        B = K[start:stop, start:stop]
+        lower = np.tril_indices(stop - start, -1)
+        B[lower] = B.T[lower]
+
+
+def _check_finite(K, kernel):
+    if not np.isfinite(K).all():
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(K))[0])
+        value = K[idx]
+        where = f"entry {idx}" if len(idx) == 2 else f"object {idx[0]}"
+        if np.isinf(value):
+            raise KernelOverflowError(
+                f"{kernel!r} overflows float64 at {where} ({value}); scale the "
+                "kernel down or normalise it (Normalize computes exponentials "
+                "in log space)"
+            )
+        raise ValueError(f"{kernel!r} gave a non-finite value ({value}) at {where}")

@@ -1,0 +1,229 @@
+"""Checking that a Gram matrix is positive semi-definite (PSD), with a diagnosis.
+
+A symmetric matrix ``K`` is PSD when ``z^T K z >= 0`` for every vector ``z``,
+equivalently when its smallest eigenvalue is ``>= 0``. A function ``k`` is a
+valid kernel exactly when every Gram matrix it produces is PSD.
+
+In floating point a Gram matrix of a valid kernel is only PSD up to
+rounding: a float64 Gram of size n routinely has smallest eigenvalues around
+``-4 eps lambda_max`` (eps = 2.2e-16). The check therefore accepts
+``lambda_min >= -tol`` with the default tolerance
+
+    tol = 10 * n * eps * ||K||_F
+
+``||K||_F`` (the Frobenius norm) is an upper bound of ``max |lambda|`` that
+costs one pass over the matrix, so the default leaves a margin of at least
+``2.5 n`` over the rounding level observed in practice, while a genuine
+violation (an eigenvalue of ``-1e-8 ||K||`` or below at n = 4000) is caught.
+
+How it is computed: the Cholesky factorisation of ``K + tol * I`` exists
+exactly when ``lambda_min > -tol`` (up to the factorisation's own rounding,
+about ``n eps max K_ii``, far below ``tol``). It costs ``n^3 / 3`` flops in
+BLAS-3 blocks, several times less than an eigendecomposition, so a PSD
+matrix is certified by Cholesky alone. Only when it fails is the smallest
+eigenpair computed, to report ``lambda_min`` and its eigenvector as a witness
+``z`` with ``z^T K z = lambda_min < 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .exceptions import NotPSDError
+
+EPS = float(np.finfo(np.float64).eps)
+
+
+@dataclass(frozen=True)
+class PSDReport:
+    """Result of :func:`check_psd`.
+
+    Attributes
+    ----------
+    is_psd : bool
+        Whether ``lambda_min >= -tol``.
+    n : int
+        Size of the matrix.
+    tol : float
+        The tolerance used (absolute).
+    scale : float
+        ``||K||_F``, the matrix scale the default tolerance is relative to.
+    asymmetry : float
+        ``max |K - K^T|`` found in the input (the check uses ``(K + K^T) / 2``).
+    min_eigenvalue : float or None
+        Smallest eigenvalue; ``None`` when the Cholesky fast path certified
+        the matrix without computing eigenvalues (then ``lambda_min > -tol``).
+    witness : ndarray or None
+        When not PSD, a unit vector ``z`` with ``z^T K z = min_eigenvalue < -tol``.
+    method : str
+        ``"cholesky"`` or ``"eigh"``: what decided the answer.
+    """
+
+    is_psd: bool
+    n: int
+    tol: float
+    scale: float
+    asymmetry: float
+    min_eigenvalue: float | None
+    witness: np.ndarray | None = field(default=None, repr=False)
+    method: str = "cholesky"
+
+    def __bool__(self):
+        return bool(self.is_psd)
+
+    def __str__(self):
+        lines = []
+        if self.is_psd:
+            lines.append(f"K ({self.n} x {self.n}) is positive semi-definite")
+        else:
+            lines.append(f"K ({self.n} x {self.n}) is NOT positive semi-definite")
+        if self.min_eigenvalue is None:
+            lines.append(
+                f"  smallest eigenvalue > -tol (certified by Cholesky of K + tol*I; "
+                "eigenvalues not computed)"
+            )
+        else:
+            rel = self.min_eigenvalue / self.scale if self.scale > 0 else 0.0
+            lines.append(
+                f"  smallest eigenvalue: {self.min_eigenvalue:.6g} "
+                f"({rel:.3g} x ||K||_F)"
+            )
+        lines.append(
+            f"  tolerance: {self.tol:.3g} (default 10*n*eps*||K||_F; ||K||_F = {self.scale:.6g})"
+        )
+        lines.append(f"  asymmetry max|K - K^T|: {self.asymmetry:.3g}")
+        if self.witness is not None:
+            z = self.witness
+            top = np.argsort(-np.abs(z))[: min(5, len(z))]
+            parts = ", ".join(f"z[{i}]={z[i]:+.3g}" for i in top)
+            lines.append(
+                f"  witness z (unit norm) with z^T K z = {self.min_eigenvalue:.6g} < 0; "
+                f"largest entries: {parts}"
+            )
+        return "\n".join(lines)
+
+
+def _as_square(K):
+    if hasattr(K, "toarray"):
+        K = K.toarray()
+    K = np.asarray(K)
+    if K.dtype.kind == "c":
+        raise ValueError("K must be real; got a complex matrix")
+    if K.dtype.kind not in "biuf":
+        raise ValueError(f"K must hold real numbers, got dtype {K.dtype}")
+    K = K.astype(np.float64, copy=False)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+    if K.shape[0] == 0:
+        raise ValueError("K is empty (0 x 0)")
+    if not np.isfinite(K).all():
+        i, j = np.argwhere(~np.isfinite(K))[0]
+        raise ValueError(f"K holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+    return K
+
+
+def _symmetric_part(K, sym_rtol):
+    """Return ``(K + K^T)/2`` and ``max|K - K^T|``, refusing clearly asymmetric input."""
+    A = K - K.T
+    np.abs(A, out=A)
+    asym = float(A.max())
+    if asym == 0.0:
+        return K, 0.0
+    limit = sym_rtol * float(np.abs(K).max())
+    if asym > limit:
+        i, j = np.unravel_index(int(A.argmax()), A.shape)
+        raise ValueError(
+            f"K is not symmetric: K[{i}, {j}] = {K[i, j]!r} but K[{j}, {i}] = "
+            f"{K[j, i]!r} (|difference| {asym:.3g} > sym_rtol * max|K| = {limit:.3g}); "
+            "a Gram matrix of a kernel must be symmetric"
+        )
+    S = K + K.T
+    S *= 0.5
+    return S, asym
+
+
+def _cholesky_ok(K, shift):
+    from scipy.linalg import lapack
+
+    A = np.array(K, order="F", copy=True)
+    A.flat[:: A.shape[0] + 1] += shift
+    _, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
+    return info == 0
+
+
+def _smallest_eigenpair(K):
+    from scipy.linalg import eigh
+
+    w, v = eigh(K, subset_by_index=[0, 0], check_finite=False)
+    return float(w[0]), v[:, 0]
+
+
+def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
+    """Check whether a Gram matrix is positive semi-definite.
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Real, finite and symmetric up to ``sym_rtol``.
+    tol : float, optional
+        Absolute tolerance: ``K`` is accepted when ``lambda_min >= -tol``.
+        Default ``10 * n * eps * ||K||_F`` (see the module documentation).
+    method : {"auto", "eigh"}
+        ``"auto"`` certifies PSD matrices by a Cholesky factorisation and
+        computes the smallest eigenpair only when that fails; ``"eigh"``
+        always computes it, so ``min_eigenvalue`` is always filled in.
+    sym_rtol : float
+        Largest accepted ``max|K - K^T|`` relative to ``max|K|``.
+
+    Returns
+    -------
+    PSDReport
+        Truthy when PSD; ``str(report)`` is a readable diagnosis.
+
+    Raises
+    ------
+    ValueError
+        For non-square, empty, complex, non-finite or non-symmetric ``K``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structk import check_psd
+    >>> check_psd(np.array([[2.0, 1.0], [1.0, 2.0]])).is_psd
+    True
+    >>> r = check_psd(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> r.is_psd, round(r.min_eigenvalue, 12)
+    (False, -1.0)
+    """
+    if method not in ("auto", "eigh"):
+        raise ValueError(f"method must be 'auto' or 'eigh', got {method!r}")
+    K = _as_square(K)
+    K, asym = _symmetric_part(K, sym_rtol)
+    n = K.shape[0]
+    scale = float(np.linalg.norm(K))
+    if tol is None:
+        tol = 10.0 * n * EPS * scale
+    else:
+        if isinstance(tol, bool) or not np.isfinite(tol) or tol < 0:
+            raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+        tol = float(tol)
+
+    if method == "auto" and _cholesky_ok(K, tol):
+        return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
+
+    lam, z = _smallest_eigenpair(K)
+    ok = lam >= -tol
+    return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh")
+
+
+def assert_psd(K, tol=None, **kwargs):
+    """Like :func:`check_psd` but raise :class:`NotPSDError` when ``K`` is not PSD.
+
+    Returns the report when ``K`` is PSD.
+    """
+    report = check_psd(K, tol, **kwargs)
+    if not report.is_psd:
+        raise NotPSDError(report)
+    return report

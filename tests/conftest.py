@@ -1,0 +1,50 @@
+"""Shared test configuration.
+
+Hypothesis profiles
+-------------------
+``ci`` (the default): derandomized, no example database, bounded example
+counts, so every run of the suite tries the same examples and never flakes.
+``dev``: random and longer, for hunting counterexamples locally
+(``HYPOTHESIS_PROFILE=dev pytest``); a failure found that way becomes an
+explicit ``@example`` in the test.
+
+Real data
+---------
+Tests that need the benchmark datasets read them from ``$STRUCTK_DATA``
+through the ``structk_data`` fixture: skipped with a reason when the
+variable is unset, failed when it is set but the file is missing.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=40,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=400, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def structk_data():
+    """Return a function mapping a path relative to ``$STRUCTK_DATA`` to a Path."""
+    root = os.environ.get("STRUCTK_DATA")
+    if not root:
+        pytest.skip("STRUCTK_DATA is not set: real benchmark data not available")
+
+    def path(relative):
+        p = Path(root) / relative
+        if not p.exists():
+            pytest.fail(f"STRUCTK_DATA={root} is set but {relative} is missing")
+        return p
+
+    return path

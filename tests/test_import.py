@@ -1,0 +1,46 @@
+"""Importing structk is cheap: no heavy imports and no numba compilation."""
+
+import subprocess
+import sys
+
+
+def _modules_after(code):
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"],
+        check=True, capture_output=True, text=True,
+    )
+    return set(out.stdout.split())
+
+
+def test_import_structk_loads_no_heavy_dependency():
+    loaded = _modules_after("import structk")
+    for heavy in ("numba", "sklearn", "scipy", "hypothesis", "networkx"):
+        assert heavy not in loaded, f"import structk imported {heavy}"
+
+
+def test_vector_kernels_do_not_need_numba_or_sklearn():
+    loaded = _modules_after(
+        "import numpy as np, structk\n"
+        "structk.Gaussian()(np.eye(3)); structk.check_psd(np.eye(3))"
+    )
+    assert "numba" not in loaded
+    assert "sklearn" not in loaded
+
+
+def test_public_names_resolve():
+    import structk
+    import structk.kernels
+
+    for name in structk.__all__:
+        assert getattr(structk, name) is not None
+    for name in structk.kernels.__all__:
+        assert getattr(structk.kernels, name) is not None
+
+
+def test_unknown_attribute_is_a_clear_error():
+    import pytest
+
+    import structk
+
+    with pytest.raises(AttributeError, match="no attribute 'Spectrun'"):
+        structk.Spectrun  # noqa: B018
