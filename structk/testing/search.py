@@ -73,21 +73,34 @@ def _show(x):
 
 
 def _evaluate(kernel, objects, tol):
-    """Return ``(gram, report, reason)``; ``reason`` is None when the Gram is PSD."""
+    """Return ``(gram, report, reason)``; ``reason`` is None when the Gram is PSD.
+
+    Both ``k(X)`` and ``k(X, X)`` are computed: the first may evaluate one
+    triangle only, the second every pair, which exposes an asymmetric ``k``.
+    """
     try:
         K = kernel(objects)
+        K_full = kernel(objects, objects)
     except (ValueError, OverflowError) as exc:
         return None, None, f"{type(exc).__name__}: {exc}"
     try:
-        report = check_psd(K, tol)
+        report = check_psd(K_full, tol)
     except ValueError as exc:
-        return K, None, str(exc)
+        return K_full, None, str(exc)
+    scale = max(float(np.abs(K_full).max()), np.finfo(np.float64).tiny)
+    if not np.allclose(K, K_full, rtol=1e-10, atol=1e-12 * scale):
+        i, j = np.unravel_index(int(np.abs(K - K_full).argmax()), K.shape)
+        return K_full, None, (
+            f"k(X) and k(X, X) disagree at entry ({i}, {j}): "
+            f"{float(K[i, j])!r} vs {float(K_full[i, j])!r}"
+        )
+    K = K_full
     if report.is_psd:
         return K, report, None
     return K, report, "negative eigenvalue"
 
 
-def find_psd_counterexample(kernel, objects, *, min_size=1, max_size=6,
+def find_psd_counterexample(kernel, objects, *, min_size=1, max_size=8,
                             max_examples=300, seed=0, tol=None):
     """Search lists of objects for one whose Gram matrix is not PSD.
 

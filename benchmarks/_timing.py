@@ -1,0 +1,28 @@
+"""Timing helpers shared by the benchmark scripts (medians over repeats)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def median_time(func, repeat=5, warmup=1):
+    """Median wall time of ``func()`` in seconds over ``repeat`` runs, after warm-up."""
+    for _ in range(warmup):
+        func()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def print_table(rows, headers):
+    """Print rows as an aligned plain-text table."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for k, row in enumerate(cells):
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))

@@ -1,0 +1,130 @@
+"""check_psd: correct answers, no false alarms at scale, clear diagnosis and errors."""
+
+import numpy as np
+import pytest
+
+from structk import NotPSDError, assert_psd, check_psd
+from structk.kernels import Gaussian, Linear
+
+RNG = np.random.default_rng(2)
+
+
+def test_identity_and_zero_are_psd():
+    assert check_psd(np.eye(5)).is_psd
+    r = check_psd(np.zeros((3, 3)))
+    assert r.is_psd and r.tol == 0.0
+
+
+def test_indefinite_matrix_is_diagnosed_with_witness():
+    K = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues -1, 3
+    r = check_psd(K)
+    assert not r.is_psd and not r
+    assert r.method == "eigh"
+    assert r.min_eigenvalue == pytest.approx(-1.0, rel=1e-12)
+    z = r.witness
+    assert np.linalg.norm(z) == pytest.approx(1.0)
+    assert z @ K @ z == pytest.approx(-1.0, rel=1e-12)
+    text = str(r)
+    assert "NOT positive semi-definite" in text and "witness" in text
+
+
+def test_fast_path_certifies_without_eigenvalues_and_eigh_method_reports_them():
+    X = RNG.normal(size=(50, 3))
+    K = Gaussian()(X)
+    fast = check_psd(K)
+    assert fast.is_psd and fast.method == "cholesky" and fast.min_eigenvalue is None
+    full = check_psd(K, method="eigh")
+    assert full.is_psd and full.min_eigenvalue == pytest.approx(np.linalg.eigvalsh(K)[0], abs=1e-12)
+
+
+def test_default_tolerance_is_relative_to_scale():
+    K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    for c in (1e-200, 1.0, 1e200):
+        r = check_psd(c * K)
+        assert r.is_psd
+        assert np.isfinite(r.tol) and r.tol > 0
+        assert r.tol == pytest.approx(10 * 2 * np.finfo(float).eps * c * np.linalg.norm(K))
+        bad = c * np.array([[1.0, 2.0], [2.0, 1.0]])
+        assert not check_psd(bad).is_psd
+
+
+@pytest.mark.parametrize("n", [500, 2000])
+def test_no_false_alarm_on_rank_deficient_grams(n):
+    # low-rank and near-singular Grams: rounding pushes many eigenvalues below 0
+    X = RNG.normal(size=(n, 3))
+    K_lin = Linear()(X)
+    assert np.linalg.eigvalsh(K_lin)[0] < 0  # the rounding the tolerance must absorb
+    assert check_psd(K_lin).is_psd
+    assert check_psd(K_lin, method="eigh").is_psd
+    K_rbf = Gaussian(sigma=3.0)(RNG.normal(size=(n, 2)))
+    assert check_psd(K_rbf).is_psd
+    assert check_psd(K_rbf, method="eigh").is_psd
+
+
+def test_small_genuine_violation_is_caught():
+    n = 400
+    X = RNG.normal(size=(n, 5))
+    K = Linear()(X)
+    u = RNG.normal(size=n)
+    u /= np.linalg.norm(u)
+    # push one eigen-direction of the null space 1e-8 * ||K|| below zero
+    P = np.eye(n) - X @ np.linalg.pinv(X)
+    v = P @ u
+    v /= np.linalg.norm(v)
+    bad = K - 1e-8 * np.linalg.norm(K) * np.outer(v, v)
+    r = check_psd(bad)
+    assert not r.is_psd
+    assert r.min_eigenvalue == pytest.approx(-1e-8 * np.linalg.norm(K), rel=1e-3)
+    assert r.witness @ bad @ r.witness < -r.tol
+
+
+def test_explicit_tolerance():
+    K = np.diag([1.0, -1e-6])
+    assert not check_psd(K).is_psd
+    assert check_psd(K, tol=1e-5).is_psd
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+        check_psd(K, tol=-1.0)
+
+
+def test_tiny_asymmetry_is_symmetrised_and_reported():
+    K = np.array([[2.0, 1.0], [1.0 + 1e-14, 2.0]])
+    r = check_psd(K)
+    assert r.is_psd and r.asymmetry == pytest.approx(1e-14, rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    "K, message",
+    [
+        (np.ones((2, 3)), r"square matrix, got shape \(2, 3\)"),
+        (np.ones(4), r"square matrix, got shape \(4,\)"),
+        (np.zeros((0, 0)), "empty"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), r"non-finite value nan at entry \(0, 1\)"),
+        (np.array([[1.0, 0.0], [0.0, np.inf]]), r"non-finite value inf at entry \(1, 1\)"),
+        (np.array([[1.0, 0.5], [0.0, 1.0]]), r"not symmetric: K\[0, 1\] = 0.5 but K\[1, 0\] = 0.0"),
+        (np.eye(2, dtype=complex), "must be real"),
+        (np.array([["a"]]), "real numbers"),
+    ],
+)
+def test_bad_input_is_a_clear_error(K, message):
+    with pytest.raises(ValueError, match=message):
+        check_psd(K)
+
+
+def test_assert_psd_raises_with_report():
+    with pytest.raises(NotPSDError, match="smallest eigenvalue: -1") as info:
+        assert_psd(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert info.value.report.min_eigenvalue == pytest.approx(-1.0)
+    assert assert_psd(np.eye(2)).is_psd
+
+
+def test_accepts_integer_and_sparse_input():
+    import scipy.sparse as sp
+
+    assert check_psd(np.eye(3, dtype=int)).is_psd
+    assert check_psd(sp.identity(3, format="csr")).is_psd
+
+
+def test_one_by_one():
+    assert check_psd(np.array([[3.0]])).is_psd
+    r = check_psd(np.array([[-3.0]]))
+    assert not r.is_psd and r.min_eigenvalue == -3.0
