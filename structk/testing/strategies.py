@@ -88,6 +88,8 @@ def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
            directed=False, label_attr="label", edge_label_attr="label"):
     """networkx graphs with optional node and edge labels.
 
+    Shrinks towards few nodes, no edges and the first label.
+
     Parameters
     ----------
     min_nodes, max_nodes : int
@@ -97,8 +99,6 @@ def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
         ``None`` for unlabelled.
     directed : bool
         Draw ``networkx.DiGraph`` instead of ``networkx.Graph``.
-
-    Shrinks towards few nodes, no edges and the first label.
     """
     if not 0 <= min_nodes <= max_nodes:
         raise ValueError(f"need 0 <= min_nodes <= max_nodes, got {min_nodes}, {max_nodes}")
