@@ -3,10 +3,19 @@
 Solves ``min_a 1/2 a^T Q a - e^T a`` subject to ``0 <= a_i <= C`` and
 ``y^T a = 0`` with ``Q_ij = y_i y_j K_ij``, by sequential minimal optimisation
 with the second-order working-set selection of Fan, Chen & Lin (2005) and
-LIBSVM's shrinking heuristic (Chang & Lin, 2011, section 5). The Gram matrix
-is fully in memory, so rows are read straight from ``K`` (no kernel cache);
-an inactive (shrunk) variable is skipped through the sorted ``active`` index
-list, and its gradient is rebuilt from ``G_bar`` when needed.
+LIBSVM's shrinking heuristic (Chang & Lin, 2011, section 5).
+
+The Gram matrix is fully in memory, so no kernel cache is needed. The solver
+works on a *working problem*: the variables of a contiguous Gram block ``Kc``
+(at first ``K`` itself), whose per-variable arrays (labels, gradient, alpha,
+bound flags) are stored in ``Kc``'s order. Shrunk variables are skipped
+through a sorted list of active positions; once fewer than half of the
+working variables remain active, they are copied to a new, smaller block, so
+that the rows read per iteration stay short (LIBSVM gets this effect from its
+row cache). When all variables are needed again, the gradient of the shrunk
+ones is rebuilt from the support vectors (``n_shrunk x n_SV`` work, a few
+times per solve, instead of LIBSVM's ``G_bar`` bookkeeping on every change of
+bound). The selection of the next ``i`` is fused into the gradient update.
 
 Everything is validated by the caller: ``K`` is a finite, C-contiguous
 float64 square matrix, ``y`` holds +-1.0, ``C > 0``.
@@ -30,138 +39,159 @@ def _status(a, C):
 
 
 @numba.njit(cache=True)
-def _select_working_set(K, QD, y, G, status, active, n_active, eps, tau):
-    """WSS3: ``i`` maximal violating, ``j`` by the second-order gain.
-
-    Returns ``(i, j)``, or ``(-1, -1)`` when the maximal violation
-    ``Gmax + Gmax2`` is below ``eps`` (optimal on the active set).
-    """
-    Gmax = -np.inf
-    i = -1
-    for t in range(n_active):
-        k = active[t]
-        if y[k] > 0.0:
-            if status[k] != _UPPER and -G[k] >= Gmax:
-                Gmax = -G[k]
-                i = k
-        else:
-            if status[k] != _LOWER and G[k] >= Gmax:
-                Gmax = G[k]
-                i = k
-    Gmax2 = -np.inf
-    j_best = -1
-    obj_min = np.inf
-    Ki = K[max(i, 0)]
-    Kii = QD[max(i, 0)]
-    for t in range(n_active):
-        j = active[t]
-        if y[j] > 0.0:
-            if status[j] != _LOWER:
-                grad_diff = Gmax + G[j]
-                if G[j] >= Gmax2:
-                    Gmax2 = G[j]
-                if grad_diff > 0.0:
-                    quad = Kii + QD[j] - 2.0 * Ki[j]
-                    if quad <= 0.0:
-                        quad = tau
-                    obj = -(grad_diff * grad_diff) / quad
-                    if obj <= obj_min:
-                        j_best = j
-                        obj_min = obj
-        else:
-            if status[j] != _UPPER:
-                grad_diff = Gmax - G[j]
-                if -G[j] >= Gmax2:
-                    Gmax2 = -G[j]
-                if grad_diff > 0.0:
-                    quad = Kii + QD[j] - 2.0 * Ki[j]
-                    if quad <= 0.0:
-                        quad = tau
-                    obj = -(grad_diff * grad_diff) / quad
-                    if obj <= obj_min:
-                        j_best = j
-                        obj_min = obj
-    if Gmax + Gmax2 < eps or j_best == -1:
-        return -1, -1
-    return i, j_best
+def _set_flags(p, a, y, C, status, up, low):
+    """Bound status of working position ``p`` and its membership of I_up, I_low."""
+    s = _status(a, C)
+    status[p] = s
+    if y > 0.0:
+        up[p] = s != _UPPER
+        low[p] = s != _LOWER
+    else:
+        up[p] = s != _LOWER
+        low[p] = s != _UPPER
 
 
 @numba.njit(cache=True)
-def _reconstruct_gradient(K, y, alpha, G, G_bar, status, active, n_active):
-    """Exact gradient of the shrunk variables from ``G_bar`` and the free ones."""
+def _select_i(yc, Gc, up, act, n_active):
+    """Maximal violator: ``argmax -y_t G_t`` over the active part of I_up."""
+    Gmax = -np.inf
+    pi = -1
+    for t in range(n_active):
+        p = act[t]
+        if up[p]:
+            v = -yc[p] * Gc[p]
+            if v >= Gmax:
+                Gmax = v
+                pi = p
+    return pi, Gmax
+
+
+@numba.njit(cache=True)
+def _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau):
+    """Second-order choice of ``j`` given ``i`` (WSS3 of Fan, Chen & Lin).
+
+    Returns ``(pj, Gmax2)`` with ``Gmax2 = max y_t G_t`` over the active part
+    of I_low (``pj = -1`` when no pair makes progress).
+    """
+    Gmax2 = -np.inf
+    pj = -1
+    obj_min = np.inf
+    Ki = Kc[max(pi, 0)]
+    Kii = QDc[max(pi, 0)]
+    for t in range(n_active):
+        p = act[t]
+        if low[p]:
+            yG = yc[p] * Gc[p]
+            if yG >= Gmax2:
+                Gmax2 = yG
+            grad_diff = Gmax + yG
+            if grad_diff > 0.0:
+                quad = Kii + QDc[p] - 2.0 * Ki[p]
+                if quad <= 0.0:
+                    quad = tau
+                obj = -(grad_diff * grad_diff) / quad
+                if obj <= obj_min:
+                    pj = p
+                    obj_min = obj
+    return pj, Gmax2
+
+
+@numba.njit(cache=True)
+def _shrink(yc, Gc, status, up, low, act, n_active):
+    """LIBSVM's do_shrinking on the active positions; returns the new count.
+
+    Also returns ``Gmax1 + Gmax2``, the current maximal violation.
+    """
+    Gmax1 = -np.inf  # max -y G over I_up
+    Gmax2 = -np.inf  # max  y G over I_low
+    for t in range(n_active):
+        p = act[t]
+        yG = yc[p] * Gc[p]
+        if up[p]:
+            Gmax1 = max(Gmax1, -yG)
+        if low[p]:
+            Gmax2 = max(Gmax2, yG)
+    m = 0
+    for t in range(n_active):
+        p = act[t]
+        drop = False
+        if status[p] == _UPPER:
+            drop = -Gc[p] > (Gmax1 if yc[p] > 0.0 else Gmax2)
+        elif status[p] == _LOWER:
+            drop = Gc[p] > (Gmax2 if yc[p] > 0.0 else Gmax1)
+        if not drop:
+            act[m] = p
+            m += 1
+    return m, Gmax1 + Gmax2
+
+
+@numba.njit(cache=True)
+def _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active):
+    """Copy the working alphas (all) and gradients (active ones) to full arrays."""
+    is_active[:] = False
+    for p in range(idx.shape[0]):
+        alpha[idx[p]] = ac[p]
+    for t in range(n_active):
+        p = act[t]
+        G[idx[p]] = Gc[p]
+        is_active[idx[p]] = True
+
+
+@numba.njit(cache=True)
+def _reconstruct_gradient(K, y, alpha, G, is_active):
+    """``G_k = (Q alpha)_k - 1`` for every inactive ``k``, from the support vectors."""
     n = K.shape[0]
-    if n_active == n:
-        return
-    is_active = np.zeros(n, dtype=np.bool_)
-    for t in range(n_active):
-        is_active[active[t]] = True
-    free = np.empty(n_active, dtype=np.int64)
-    n_free = 0
-    for t in range(n_active):
-        k = active[t]
-        if status[k] == _FREE:
-            free[n_free] = k
-            n_free += 1
+    sv = np.empty(n, dtype=np.int64)
+    coef = np.empty(n)
+    n_sv = 0
+    for k in range(n):
+        if alpha[k] > 0.0:
+            sv[n_sv] = k
+            coef[n_sv] = y[k] * alpha[k]
+            n_sv += 1
     for k in range(n):
         if is_active[k]:
             continue
         Kk = K[k]
         s = 0.0
-        for t in range(n_free):
-            f = free[t]
-            s += y[f] * alpha[f] * Kk[f]
-        G[k] = G_bar[k] - 1.0 + y[k] * s
+        for t in range(n_sv):
+            s += coef[t] * Kk[sv[t]]
+        G[k] = y[k] * s - 1.0
 
 
 @numba.njit(cache=True)
-def _be_shrunk(k, y, G, status, Gmax1, Gmax2):
-    if status[k] == _UPPER:
-        if y[k] > 0.0:
-            return -G[k] > Gmax1
-        return -G[k] > Gmax2
-    if status[k] == _LOWER:
-        if y[k] > 0.0:
-            return G[k] > Gmax2
-        return G[k] > Gmax1
-    return False
-
-
-@numba.njit(cache=True)
-def _shrink(K, y, alpha, G, G_bar, status, active, n_active, eps, unshrunk):
-    """LIBSVM's do_shrinking; returns the new ``(n_active, unshrunk)``."""
+def _working_problem(K, idx, y, alpha, G, QD, C):
+    """Gram block and per-variable arrays of the variables ``idx`` (sorted)."""
+    m = idx.shape[0]
     n = K.shape[0]
-    Gmax1 = -np.inf  # max -y_i G_i over I_up
-    Gmax2 = -np.inf  # max  y_i G_i over I_low
-    for t in range(n_active):
-        k = active[t]
-        if y[k] > 0.0:
-            if status[k] != _UPPER:
-                Gmax1 = max(Gmax1, -G[k])
-            if status[k] != _LOWER:
-                Gmax2 = max(Gmax2, G[k])
-        else:
-            if status[k] != _UPPER:
-                Gmax2 = max(Gmax2, -G[k])
-            if status[k] != _LOWER:
-                Gmax1 = max(Gmax1, G[k])
-    if not unshrunk and Gmax1 + Gmax2 <= eps * 10.0:
-        # close to the end: bring every variable back once, then shrink again
-        unshrunk = True
-        _reconstruct_gradient(K, y, alpha, G, G_bar, status, active, n_active)
-        for k in range(n):
-            active[k] = k
-        n_active = n
-    m = 0
-    for t in range(n_active):
-        k = active[t]
-        if not _be_shrunk(k, y, G, status, Gmax1, Gmax2):
-            active[m] = k
-            m += 1
-    return m, unshrunk
+    if m == n:
+        Kc = K
+    else:
+        Kc = np.empty((m, m))
+        for a in range(m):
+            row = K[idx[a]]
+            out = Kc[a]
+            for b in range(m):
+                out[b] = row[idx[b]]
+    yc = np.empty(m)
+    Gc = np.empty(m)
+    ac = np.empty(m)
+    QDc = np.empty(m)
+    status = np.empty(m, dtype=np.int8)
+    up = np.empty(m, dtype=np.bool_)
+    low = np.empty(m, dtype=np.bool_)
+    for p in range(m):
+        k = idx[p]
+        yc[p] = y[k]
+        Gc[p] = G[k]
+        ac[p] = alpha[k]
+        QDc[p] = QD[k]
+        _set_flags(p, alpha[k], y[k], C, status, up, low)
+    return Kc, yc, Gc, ac, QDc, status, up, low
 
 
 @numba.njit(cache=True)
-def _rho(y, G, status):
+def _rho(y, G, alpha, C):
     """Offset: mean of ``y_i G_i`` over free variables, else the bounds' midpoint."""
     ub = np.inf
     lb = -np.inf
@@ -169,12 +199,13 @@ def _rho(y, G, status):
     s = 0.0
     for k in range(y.shape[0]):
         yG = y[k] * G[k]
-        if status[k] == _UPPER:
+        st = _status(alpha[k], C)
+        if st == _UPPER:
             if y[k] < 0.0:
                 ub = min(ub, yG)
             else:
                 lb = max(lb, yG)
-        elif status[k] == _LOWER:
+        elif st == _LOWER:
             if y[k] > 0.0:
                 ub = min(ub, yG)
             else:
@@ -185,6 +216,50 @@ def _rho(y, G, status):
     if n_free > 0:
         return s / n_free
     return (ub + lb) / 2.0
+
+
+@numba.njit(cache=True)
+def _two_variable_step(ai, aj, Gi, Gj, same_sign, quad, C):
+    """Analytic solution of the two-variable subproblem, clipped to the box (LIBSVM)."""
+    if not same_sign:
+        delta = (-Gi - Gj) / quad
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0.0:
+            if aj < 0.0:
+                aj = 0.0
+                ai = diff
+            if ai > C:
+                ai = C
+                aj = C - diff
+        else:
+            if ai < 0.0:
+                ai = 0.0
+                aj = -diff
+            if aj > C:
+                aj = C
+                ai = C + diff
+    else:
+        delta = (Gi - Gj) / quad
+        total = ai + aj
+        ai -= delta
+        aj += delta
+        if total > C:
+            if ai > C:
+                ai = C
+                aj = total - C
+            if aj > C:
+                aj = C
+                ai = total - C
+        else:
+            if aj < 0.0:
+                aj = 0.0
+                ai = total
+            if ai < 0.0:
+                ai = 0.0
+                aj = total
+    return ai, aj
 
 
 @numba.njit(cache=True)
@@ -204,118 +279,100 @@ def smo(K, y, C, eps, tau, shrinking, max_iter):
     n = K.shape[0]
     alpha = np.zeros(n)
     G = -np.ones(n)
-    G_bar = np.zeros(n)
-    status = np.zeros(n, dtype=np.int8)
     QD = np.empty(n)
     for k in range(n):
         QD[k] = K[k, k]
-    active = np.arange(n)
+    is_active = np.ones(n, dtype=np.bool_)
+    identity = np.arange(n)
+    idx = identity
+    Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(K, idx, y, alpha, G, QD, C)
+    act = np.arange(n)  # active positions of the working problem, sorted
     n_active = n
     unshrunk = False
     counter = min(n, 1000) + 1
     it = 0
     converged = False
+    pi, Gmax = _select_i(yc, Gc, up, act, n_active)
     while it < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(n, 1000)
             if shrinking:
-                n_active, unshrunk = _shrink(
-                    K, y, alpha, G, G_bar, status, active, n_active, eps, unshrunk
-                )
-        i, j = _select_working_set(K, QD, y, G, status, active, n_active, eps, tau)
-        if i == -1:
+                n_active, gap = _shrink(yc, Gc, status, up, low, act, n_active)
+                if not unshrunk and gap <= eps * 10.0:
+                    # close to the end: bring every variable back once, shrink again
+                    unshrunk = True
+                    _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
+                    _reconstruct_gradient(K, y, alpha, G, is_active)
+                    idx = identity
+                    Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
+                        K, idx, y, alpha, G, QD, C)
+                    act[:] = identity
+                    n_active, gap = _shrink(yc, Gc, status, up, low, act, n)
+                if 0 < n_active < idx.shape[0] // 2:
+                    _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
+                    new_idx = np.empty(n_active, dtype=np.int64)
+                    for t in range(n_active):
+                        new_idx[t] = idx[act[t]]
+                        act[t] = t
+                    idx = new_idx
+                    Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
+                        K, idx, y, alpha, G, QD, C)
+            pi, Gmax = _select_i(yc, Gc, up, act, n_active)
+        pj, Gmax2 = _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau)
+        if Gmax + Gmax2 < eps or pj == -1:
             if n_active == n:
                 converged = True
                 break
-            _reconstruct_gradient(K, y, alpha, G, G_bar, status, active, n_active)
-            for k in range(n):
-                active[k] = k
+            # optimal on the shrunk problem: check on the whole one
+            _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
+            _reconstruct_gradient(K, y, alpha, G, is_active)
+            idx = identity
+            Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
+                K, idx, y, alpha, G, QD, C)
+            act[:] = identity
             n_active = n
-            i, j = _select_working_set(K, QD, y, G, status, active, n_active, eps, tau)
-            if i == -1:
+            pi, Gmax = _select_i(yc, Gc, up, act, n_active)
+            pj, Gmax2 = _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau)
+            if Gmax + Gmax2 < eps or pj == -1:
                 converged = True
                 break
             counter = 1  # shrink again at the next iteration
         it += 1
 
-        # --- analytic solution of the two-variable subproblem (LIBSVM)
-        Ki = K[i]
-        Kj = K[j]
-        Kij = Ki[j]
-        ai_old = alpha[i]
-        aj_old = alpha[j]
-        quad = QD[i] + QD[j] - 2.0 * Kij
+        Ki = Kc[pi]
+        Kj = Kc[pj]
+        quad = QDc[pi] + QDc[pj] - 2.0 * Ki[pj]
         if quad <= 0.0:
             quad = tau
-        ai = ai_old
-        aj = aj_old
-        if y[i] != y[j]:
-            delta = (-G[i] - G[j]) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0.0:
-                if aj < 0.0:
-                    aj = 0.0
-                    ai = diff
-            else:
-                if ai < 0.0:
-                    ai = 0.0
-                    aj = -diff
-            if diff > 0.0:
-                if ai > C:
-                    ai = C
-                    aj = C - diff
-            else:
-                if aj > C:
-                    aj = C
-                    ai = C + diff
-        else:
-            delta = (G[i] - G[j]) / quad
-            total = ai + aj
-            ai -= delta
-            aj += delta
-            if total > C:
-                if ai > C:
-                    ai = C
-                    aj = total - C
-            else:
-                if aj < 0.0:
-                    aj = 0.0
-                    ai = total
-            if total > C:
-                if aj > C:
-                    aj = C
-                    ai = total - C
-            else:
-                if ai < 0.0:
-                    ai = 0.0
-                    aj = total
-        alpha[i] = ai
-        alpha[j] = aj
+        ai_old = ac[pi]
+        aj_old = ac[pj]
+        ai, aj = _two_variable_step(ai_old, aj_old, Gc[pi], Gc[pj],
+                                    yc[pi] == yc[pj], quad, C)
+        ac[pi] = ai
+        ac[pj] = aj
+        _set_flags(pi, ai, yc[pi], C, status, up, low)
+        _set_flags(pj, aj, yc[pj], C, status, up, low)
 
-        # --- gradient of the active variables
-        ci = y[i] * (ai - ai_old)
-        cj = y[j] * (aj - aj_old)
+        # gradient update, fused with the choice of the next i
+        ci = yc[pi] * (ai - ai_old)
+        cj = yc[pj] * (aj - aj_old)
+        Gmax = -np.inf
+        pi = -1
         for t in range(n_active):
-            k = active[t]
-            G[k] += y[k] * (ci * Ki[k] + cj * Kj[k])
+            p = act[t]
+            g = Gc[p] + yc[p] * (ci * Ki[p] + cj * Kj[p])
+            Gc[p] = g
+            if up[p]:
+                v = -yc[p] * g
+                if v >= Gmax:
+                    Gmax = v
+                    pi = p
 
-        # --- statuses and G_bar (gradient part from variables at the upper bound)
-        for v in (i, j):
-            old = status[v]
-            new = _status(alpha[v], C)
-            status[v] = new
-            if (old == _UPPER) != (new == _UPPER):
-                s = C * y[v] if new == _UPPER else -C * y[v]
-                Kv = K[v]
-                for k in range(n):
-                    G_bar[k] += s * y[k] * Kv[k]
-
+    _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
     if n_active < n:
-        _reconstruct_gradient(K, y, alpha, G, G_bar, status, active, n_active)
-    rho = _rho(y, G, status)
+        _reconstruct_gradient(K, y, alpha, G, is_active)
+    rho = _rho(y, G, alpha, C)
     obj = 0.0
     for k in range(n):
         obj += alpha[k] * (G[k] - 1.0)
