@@ -23,12 +23,19 @@ _kernels = [
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
 ]
 
+_learners = [
+    "KernelCenterer", "KernelLogisticRegression", "KernelPerceptron", "KernelRidge",
+    "KernelRidgeCV", "KernelSVM", "NearestClassMean",
+]
+
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".kernels": _kernels,
         ".psd": ["PSDReport", "assert_psd", "check_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
+        ".learners": _learners,
+        ".feature_space": ["distance_to_barycentre", "feature_distance", "rkhs_norm"],
     },
 )
 __all__ = __all__ + ["__version__"]

@@ -1,0 +1,1 @@
+"""Jitted inner loops (numba), one private module per topic."""

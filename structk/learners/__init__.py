@@ -1,0 +1,32 @@
+"""Kernelized learners that take any structk kernel or a precomputed Gram matrix.
+
+=================  ==========================================================
+module             learners
+=================  ==========================================================
+``perceptron``     :class:`KernelPerceptron`
+``ridge``          :class:`KernelRidge`, :class:`KernelRidgeCV`
+``svm``            :class:`KernelSVM` (SMO, second-order working sets)
+``logistic``       :class:`KernelLogisticRegression`
+``centering``      :class:`KernelCenterer`
+``class_means``    :class:`NearestClassMean`
+=================  ==========================================================
+
+All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
+(``fit(X, y)`` on any objects it accepts, e.g. lists of strings) or
+``kernel="precomputed"`` (``fit(K, y)``, ``predict(K_test)`` with ``K_test``
+of shape ``(n_test, n_train)``). Names are imported lazily.
+"""
+
+from .._lazy import attach
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".perceptron": ["KernelPerceptron"],
+        ".ridge": ["KernelRidge", "KernelRidgeCV"],
+        ".svm": ["KernelSVM"],
+        ".logistic": ["KernelLogisticRegression"],
+        ".centering": ["KernelCenterer"],
+        ".class_means": ["NearestClassMean"],
+    },
+)

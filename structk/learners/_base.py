@@ -1,0 +1,297 @@
+"""What every kernel learner shares: the kernel or precomputed Gram, input checks.
+
+A learner's ``kernel`` is either a structk :class:`~structk.kernels.base.Kernel`
+(the learner computes the Gram matrix of the training objects itself and keeps
+the objects prediction needs) or the string ``"precomputed"`` (``fit(K, y)``
+with a square Gram matrix, ``predict(K_test)`` with ``K_test`` of shape
+``(n_test, n_train)``).
+
+Training objects are never passed through scikit-learn's ``check_array``: they
+may be strings, sets or graphs. The learners index them themselves.
+
+Positive semi-definiteness
+--------------------------
+Every learner assumes a PSD Gram matrix, and an indefinite one is a bug in a
+kernel, not a modelling choice, so a clearly non-PSD training Gram raises
+:class:`~structk.exceptions.NotPSDError` carrying the
+:func:`~structk.psd.check_psd` report. With ``psd_check="auto"`` (the default)
+matrices of up to ``FULL_PSD_CHECK_MAX_N`` objects get the full check (a
+Cholesky factorisation), larger ones the O(n^2) necessary conditions
+(non-negative diagonal, ``K_ij^2 <= K_ii K_jj``) so that the check never
+dominates a fit; when a necessary condition fails, the full check runs to
+confirm and report. ``psd_check="full"`` always runs the full check and
+``psd_check="none"`` skips it (the SVM solver then copes with indefinite
+matrices as LIBSVM does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_objects
+from ..kernels.base import Kernel
+
+#: Largest training set whose Gram matrix ``psd_check="auto"`` factorises.
+FULL_PSD_CHECK_MAX_N = 1000
+
+_PSD_CHECKS = ("auto", "full", "none")
+
+
+class KernelLearnerMixin:
+    """Kernel handling shared by the structk learners (put before ``BaseEstimator``)."""
+
+    #: Whether ``fit`` factorises the Gram anyway and reports a failure itself
+    #: (then ``psd_check="auto"`` adds only the O(n^2) necessary conditions).
+    _fit_factorises_gram = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # with a precomputed Gram, cross-validation must slice rows AND columns
+        tags.input_tags.pairwise = _is_precomputed(self.kernel)
+        if not _is_precomputed(self.kernel):
+            tags.input_tags.two_d_array = False
+            tags.input_tags.string = True
+        return tags
+
+    # ----------------------------------------------------------------- fit
+    def _train_gram(self, X, n_targets=None):
+        """Gram matrix of the training data (float64, C order), checked.
+
+        Also sets ``n_train_`` and, with a kernel, returns the validated
+        objects as the second value (``None`` when precomputed).
+        """
+        kernel = _check_kernel(self.kernel)
+        if kernel == "precomputed":
+            K = check_gram(X, "K")
+            objects = None
+        else:
+            objects = check_objects(X, "X")
+            K = np.ascontiguousarray(kernel(objects), dtype=np.float64)
+        if n_targets is not None and n_targets != K.shape[0]:
+            what = "K has" if objects is None else "X has"
+            raise ValueError(
+                f"{what} {K.shape[0]} training objects but y has {n_targets} "
+                "entries; they must match"
+            )
+        check_psd_policy(K, getattr(self, "psd_check", "auto"), self._fit_factorises_gram)
+        self.n_train_ = K.shape[0]
+        return K, objects
+
+    # ------------------------------------------------------------- predict
+    def _test_gram(self, X, objects, columns=None):
+        """Cross-Gram ``k(X_test, objects)``; with a precomputed kernel,
+        ``X`` itself checked to have ``n_train_`` columns (restricted to
+        ``columns`` when given, e.g. the support vectors)."""
+        if _is_precomputed(self.kernel):
+            K = np.asarray(X) if not hasattr(X, "toarray") else X.toarray()
+            if K.ndim != 2:
+                raise ValueError(
+                    f"K_test must be a 2-D array (n_test, n_train), got shape {K.shape}"
+                )
+            if K.shape[1] != self.n_train_:
+                raise ValueError(
+                    f"K_test has {K.shape[1]} columns but the model was fitted on "
+                    f"{self.n_train_} training objects; K_test[i, j] must be "
+                    "k(test_i, train_j)"
+                )
+            K = _as_finite_float(K, "K_test")
+            if columns is not None:
+                K = K[:, columns]
+            return K
+        X = check_objects(X, "X")
+        if columns is not None and len(columns) == 0:
+            return np.zeros((len(X), 0))
+        return np.asarray(self.kernel(X, objects), dtype=np.float64)
+
+    def _test_diag(self, X):
+        """``k(x, x)`` of test objects (kernel mode only)."""
+        return self.kernel.diag(check_objects(X, "X"))
+
+
+# ---------------------------------------------------------------- helpers
+def _is_precomputed(kernel):
+    return isinstance(kernel, str) and kernel == "precomputed"
+
+
+def _check_kernel(kernel):
+    if _is_precomputed(kernel):
+        return kernel
+    if isinstance(kernel, Kernel):
+        return kernel
+    if isinstance(kernel, str):
+        raise ValueError(
+            f"kernel must be a structk Kernel or 'precomputed', got {kernel!r}; "
+            "for a named kernel build it, e.g. kernel=structk.Gaussian(sigma=1.0)"
+        )
+    raise TypeError(
+        f"kernel must be a structk Kernel or 'precomputed', got {type(kernel).__name__}"
+        " (wrap a Python function in structk.kernels.FunctionKernel)"
+    )
+
+
+def _as_finite_float(K, name):
+    if K.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers, got dtype {K.dtype}")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if not np.isfinite(K).all():
+        i, j = np.argwhere(~np.isfinite(K))[0]
+        raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+    return K
+
+
+def check_gram(K, name="K"):
+    """Return a training Gram matrix as a finite, square, C-contiguous float64 array."""
+    if hasattr(K, "toarray"):
+        K = K.toarray()
+    if isinstance(K, (list, tuple)) and K and isinstance(K[0], str):
+        raise TypeError(
+            f"kernel='precomputed' expects a Gram matrix {name}, got a list of "
+            "strings; pass kernel=<a structk Kernel> to learn from objects"
+        )
+    K = np.asarray(K)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(
+            f"with kernel='precomputed', {name} must be a square Gram matrix "
+            f"(n_train, n_train), got shape {K.shape}"
+        )
+    if K.shape[0] == 0:
+        raise ValueError(f"{name} is empty (0 x 0)")
+    return _as_finite_float(K, name)
+
+
+def check_psd_policy(K, psd_check, fit_factorises=False):
+    """Apply the ``psd_check`` policy of the module docstring to a training Gram.
+
+    ``fit_factorises``: the caller's fit factorises ``K`` (plus a positive
+    shift) itself and raises on failure, so "auto" skips the full check.
+    """
+    if psd_check not in _PSD_CHECKS:
+        raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
+    if psd_check == "none":
+        return
+    from ..exceptions import NotPSDError
+    from ..psd import check_psd
+
+    n = K.shape[0]
+    small = n <= FULL_PSD_CHECK_MAX_N and not fit_factorises
+    if psd_check == "full" or small or not _necessary_psd(K):
+        report = check_psd(K)
+        if not report.is_psd:
+            raise NotPSDError(report)
+
+
+def _necessary_psd(K, block=1024):
+    """O(n^2) necessary conditions: symmetry, ``K_ii >= 0``, Cauchy-Schwarz.
+
+    Tolerances are relative to the largest diagonal entry; ``False`` sends the
+    matrix to the full check.
+    """
+    d = np.diag(K)
+    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    tol = 1e-10 * scale
+    if d.min() < -tol:
+        return False
+    s = np.sqrt(np.maximum(d, 0.0))
+    n = K.shape[0]
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        B = K[start:stop]
+        if np.abs(B - K[:, start:stop].T).max() > tol:
+            return False
+        if (np.abs(B) > np.outer(s[start:stop], s) + tol).any():
+            return False
+    return True
+
+
+def encode_labels(y, n_objects=None, min_classes=2):
+    """Classes and integer codes of hashable labels.
+
+    Returns ``(classes, codes)`` with ``classes`` sorted when the labels are
+    orderable (as scikit-learn) and in order of first appearance otherwise.
+    """
+    if isinstance(y, np.ndarray):
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(
+                f"y must be 1-D (one label per object), got shape {y.shape}"
+            )
+        labels = y
+    else:
+        if isinstance(y, (str, bytes)):
+            raise TypeError("y must be a sequence of labels, got a single string")
+        items = list(y)
+        labels = np.empty(len(items), dtype=object)
+        labels[:] = items
+        try:
+            arr = np.asarray(items)
+            if arr.ndim == 1 and arr.dtype != object:
+                labels = arr
+        except (ValueError, TypeError):
+            pass
+    if n_objects is not None and len(labels) != n_objects:
+        raise ValueError(
+            f"X has {n_objects} training objects but y has {len(labels)} labels; "
+            "they must match"
+        )
+    if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+        i = int(np.argwhere(~np.isfinite(labels))[0, 0])
+        raise ValueError(f"y[{i}] is {labels[i]}: labels must be finite")
+    try:
+        classes, codes = np.unique(labels, return_inverse=True)
+    except TypeError:  # hashable but not orderable: first appearance
+        index = {}
+        codes = np.empty(len(labels), dtype=np.intp)
+        for i, label in enumerate(labels):
+            codes[i] = index.setdefault(label, len(index))
+        classes = np.empty(len(index), dtype=object)
+        classes[:] = list(index)
+    if len(classes) < min_classes:
+        raise ValueError(
+            f"y has a single class ({classes[0]!r}); a classifier needs at least "
+            f"{min_classes} classes"
+        )
+    return classes, codes.ravel()
+
+
+def check_targets(y, n_objects):
+    """Regression targets as float64, shape (n,) or (n, n_outputs)."""
+    try:
+        Y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must hold numbers: {exc}") from None
+    if Y.ndim not in (1, 2):
+        raise ValueError(f"y must be 1-D or 2-D, got shape {Y.shape}")
+    if Y.shape[0] != n_objects:
+        raise ValueError(
+            f"X has {n_objects} training objects but y has {Y.shape[0]} rows; "
+            "they must match"
+        )
+    if not np.isfinite(Y).all():
+        i = int(np.argwhere(~np.isfinite(Y))[0, 0])
+        raise ValueError(f"y[{i}] is not finite")
+    return Y
+
+
+def n_objects(X):
+    """Number of training objects in ``X`` (objects or a Gram matrix)."""
+    if hasattr(X, "shape"):
+        return X.shape[0]
+    return len(X)
+
+
+def take(objects, indices):
+    """The objects at ``indices`` (array rows, sparse rows, or list items)."""
+    if isinstance(objects, np.ndarray) or hasattr(objects, "tocsr"):
+        return objects[indices]
+    return [objects[i] for i in indices]
+
+
+def check_int_or_unlimited(value, name):
+    """``-1`` (no limit) or a positive integer."""
+    from .._validation import check_scalar
+
+    value = check_scalar(value, name, integer=True)
+    if value != -1 and value < 1:
+        raise ValueError(f"{name} must be a positive integer or -1 (no limit), got {value}")
+    return value

@@ -1,0 +1,173 @@
+"""Kernel ridge regression, and its exact leave-one-out choice of the penalty."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_scalar
+from ._base import KernelLearnerMixin, check_targets, n_objects
+
+
+#: check_psd's default tolerance is ``_PSD_TOL * n * ||K||_F``
+_PSD_TOL = 10 * np.finfo(np.float64).eps
+
+
+class _RidgePredictMixin:
+    def predict(self, X):
+        """``K_test @ dual_coef_``: shape (n_test,) or (n_test, n_outputs)."""
+        check_is_fitted(self, "dual_coef_")
+        return self._test_gram(X, self.X_fit_) @ self.dual_coef_
+
+
+class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEstimator):
+    r"""Kernel ridge regression: ``alpha = (K + lambda I)^{-1} y`` by Cholesky.
+
+    Minimises ``||y - K a||^2 + lambda a^T K a``, i.e. ridge regression in the
+    kernel's feature space without intercept; with a linear kernel it is
+    ``sklearn.linear_model.Ridge(alpha=lambda, fit_intercept=False)``.
+    Several outputs (``y`` of shape (n, m)) share one factorisation.
+
+    Parameters
+    ----------
+    kernel : Kernel or "precomputed", default="precomputed"
+    alpha : float, default=1.0
+        The penalty ``lambda`` (> 0), named as in scikit-learn.
+    psd_check : {"auto", "full", "none"}, default="auto"
+        As the other learners, except that "auto" relies on the fit's own
+        Cholesky factorisation of ``K + lambda I`` instead of a second one:
+        a failure means ``K`` has an eigenvalue below ``-lambda`` and raises
+        :class:`~structk.exceptions.NotPSDError` with the
+        :func:`~structk.psd.check_psd` report.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray (n_train,) or (n_train, n_outputs)
+    X_fit_ : objects or None
+        Training objects (``None`` with a precomputed kernel).
+    n_train_ : int
+
+    References
+    ----------
+    C. Saunders, A. Gammerman and V. Vovk, "Ridge regression learning
+    algorithm in dual variables", ICML (1998).
+    """
+
+    _fit_factorises_gram = True
+
+    def __init__(self, kernel="precomputed", alpha=1.0, psd_check="auto"):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.psd_check = psd_check
+
+    def fit(self, X, y):
+        """Fit on objects ``X`` (or a Gram ``K``) and targets ``y``."""
+        from scipy.linalg import lapack
+
+        lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
+        Y = check_targets(y, n_objects(X))
+        K, objects = self._train_gram(X)
+        A = K.copy()
+        A.flat[:: A.shape[0] + 1] += lam
+        # A is symmetric, so its C-ordered buffer is the Fortran matrix A^T = A
+        _, coef, info = lapack.dposv(A.T, Y, lower=0, overwrite_a=1, overwrite_b=0)
+        if info > 0:
+            _raise_not_psd(K, lam)
+        if info < 0:  # pragma: no cover - LAPACK argument error
+            raise RuntimeError(f"LAPACK dposv failed (info={info})")
+        self.dual_coef_ = coef
+        self.X_fit_ = objects
+        return self
+
+
+def _raise_not_psd(K, lam):
+    from ..exceptions import NotPSDError
+    from ..psd import check_psd
+
+    report = check_psd(K)
+    if not report.is_psd:
+        raise NotPSDError(report)
+    raise np.linalg.LinAlgError(
+        f"K + alpha I is numerically singular (alpha={lam}); increase alpha"
+    )
+
+
+class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEstimator):
+    r"""Kernel ridge regression with ``lambda`` chosen by exact leave-one-out.
+
+    One eigendecomposition ``K = V diag(w) V^T`` serves every ``lambda``:
+    with ``G = (K + lambda I)^{-1} = V diag(1/(w + lambda)) V^T`` and
+    ``a = G y``, the leave-one-out residual of object ``i`` (the error of the
+    model refitted without it) is exactly ``a_i / G_ii``. Each ``lambda``
+    costs O(n^2) on top of the O(n^3) decomposition; nothing is refitted.
+
+    Parameters
+    ----------
+    kernel : Kernel or "precomputed", default="precomputed"
+    alphas : sequence of float, default=(0.1, 1.0, 10.0)
+        Candidate penalties (> 0), as ``RidgeCV``.
+    psd_check : {"auto", "full", "none"}, default="auto"
+
+    Attributes
+    ----------
+    alpha_ : float
+        The penalty with the smallest leave-one-out mean squared error
+        (the first one on ties).
+    loo_mse_ : ndarray (n_alphas,)
+        Leave-one-out mean squared error of each candidate (averaged over
+        outputs too).
+    dual_coef_ : ndarray (n_train,) or (n_train, n_outputs)
+        Coefficients for ``alpha_`` on all the training data.
+    X_fit_ : objects or None
+    n_train_ : int
+
+    References
+    ----------
+    G. H. Golub, M. Heath and G. Wahba, "Generalized cross-validation as a
+    method for choosing a good ridge parameter", Technometrics 21 (1979).
+    R. M. Rifkin and R. A. Lippert, "Notes on regularized least squares",
+    MIT-CSAIL-TR-2007-025 (2007).
+    """
+
+    _fit_factorises_gram = True
+
+    def __init__(self, kernel="precomputed", alphas=(0.1, 1.0, 10.0), psd_check="auto"):
+        self.kernel = kernel
+        self.alphas = alphas
+        self.psd_check = psd_check
+
+    def fit(self, X, y):
+        """Choose ``alpha_`` by leave-one-out and fit with it."""
+        from scipy.linalg import eigh
+
+        alphas = np.atleast_1d(np.asarray(self.alphas, dtype=np.float64))
+        if alphas.ndim != 1 or alphas.size == 0:
+            raise ValueError(f"alphas must be a non-empty 1-D sequence, got {self.alphas!r}")
+        for i, a in enumerate(alphas):
+            check_scalar(float(a), f"alphas[{i}]", lower=0.0, lower_inclusive=False)
+        Y = check_targets(y, n_objects(X))
+        K, objects = self._train_gram(X)
+        w, V = eigh(K, driver="evd", check_finite=False)
+        if self.psd_check != "none" and w[0] < -_PSD_TOL * len(w) * np.linalg.norm(w):
+            _raise_not_psd(K, alphas.min())
+        if w[0] + alphas.min() <= 0:
+            raise np.linalg.LinAlgError(
+                f"K + alpha I is singular for alpha={alphas.min()} (smallest "
+                f"eigenvalue of K: {w[0]:.3g}); use larger alphas"
+            )
+        Y2 = Y.reshape(len(Y), -1)
+        D = 1.0 / (w[:, None] + alphas[None, :])  # (n, n_alphas)
+        G_diag = np.square(V) @ D  # (n, n_alphas)
+        VtY = V.T @ Y2  # (n, m)
+        n_alphas, m = len(alphas), Y2.shape[1]
+        coef = V @ (D[:, :, None] * VtY[:, None, :]).reshape(len(w), n_alphas * m)
+        coef = coef.reshape(len(w), n_alphas, m)
+        residuals = coef / G_diag[:, :, None]
+        loo_mse = np.mean(np.square(residuals), axis=(0, 2))
+        best = int(np.argmin(loo_mse))
+        self.alpha_ = float(alphas[best])
+        self.loo_mse_ = loo_mse
+        self.dual_coef_ = coef[:, best, :].reshape(Y.shape).copy()
+        self.X_fit_ = objects
+        return self
