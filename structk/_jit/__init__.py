@@ -1,0 +1,1 @@
+"""Jitted inner loops (numba), one module per topic; private."""
