@@ -62,21 +62,40 @@ def _count_sorted(buf, m, indices, data, t, presence):
 
 
 @numba.njit(cache=True)
-def count_rows(ids, ptr, presence):
-    """CSR count matrix (sorted columns) from per-row k-mer ids.
+def count_rows(ids, ptr, presence, space, direct):
+    """CSR count matrix from per-row k-mer ids.
 
     Returns ``(indptr, indices, data)``; with ``presence`` every stored
-    value is 1.
+    value is 1. With ``direct`` (for ``space`` small enough to hold one
+    counter per k-mer) counts go through a counter array and columns come
+    out in order of first occurrence; otherwise each row is sorted and
+    columns come out sorted.
     """
     n = ptr.shape[0] - 1
     indices = np.empty(ids.shape[0], dtype=np.int64)
     data = np.empty(ids.shape[0], dtype=np.float64)
     indptr = np.zeros(n + 1, dtype=np.int64)
     t = 0
-    for i in range(n):
-        row = np.sort(ids[ptr[i]:ptr[i + 1]])
-        t = _count_sorted(row, row.shape[0], indices, data, t, presence)
-        indptr[i + 1] = t
+    if direct:
+        counter = np.zeros(space, dtype=np.int32)
+        for i in range(n):
+            start = t
+            for p in range(ptr[i], ptr[i + 1]):
+                v = ids[p]
+                if counter[v] == 0:
+                    indices[t] = v
+                    t += 1
+                counter[v] += 1
+            for q in range(start, t):
+                v = indices[q]
+                data[q] = 1.0 if presence else counter[v]
+                counter[v] = 0
+            indptr[i + 1] = t
+    else:
+        for i in range(n):
+            row = np.sort(ids[ptr[i]:ptr[i + 1]])
+            t = _count_sorted(row, row.shape[0], indices, data, t, presence)
+            indptr[i + 1] = t
     return indptr, indices[:t], data[:t]
 
 

@@ -28,102 +28,81 @@ from .base import mirror_upper
 DENSE_RATIO = 30.0
 #: Upper bound on the bytes of one dense block of columns.
 BLOCK_BYTES = 32 * 2**20
+#: Column spaces up to this size are used as they are; larger ones are
+#: renumbered to the columns present (np.unique).
+DIRECT_SPACE = 2**22
 
 
-def _entries(F):
-    """Row, column and value of every stored entry of a CSR matrix."""
+def _csr_arrays(F):
     F = F.tocsr()
-    rows = np.repeat(np.arange(F.shape[0], dtype=np.int64), np.diff(F.indptr))
-    return rows, np.asarray(F.indices, dtype=np.int64), np.asarray(F.data, np.float64)
+    return (np.asarray(F.indptr, dtype=np.int64), np.asarray(F.indices, dtype=np.int64),
+            np.asarray(F.data, dtype=np.float64))
 
 
-def _csc(rows, cols, vals, n_cols):
-    """CSC arrays (rows kept sorted within a column) of the given entries."""
-    order = np.argsort(cols, kind="stable")
-    colptr = np.zeros(n_cols + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=n_cols), out=colptr[1:])
-    return colptr, rows[order], vals[order]
+def _compact(index_arrays, space):
+    """Column ids numbered ``0 .. n_cols - 1`` for CSR index arrays sharing columns."""
+    total = sum(a.size for a in index_arrays)
+    if space <= max(DIRECT_SPACE, 2 * total):
+        return index_arrays, int(space)
+    _, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)
+    bounds = np.cumsum([0] + [a.size for a in index_arrays])
+    parts = [inverse[a:b].astype(np.int64) for a, b in zip(bounds, bounds[1:])]
+    return parts, int(inverse.max()) + 1
 
 
-def _block_width(n_rows):
-    return max(1, BLOCK_BYTES // (8 * max(n_rows, 1)))
+def _dense_blocks(columns, n_rows, csc_list):
+    """Yield, per block of ``columns``, the dense Fortran blocks of each CSC matrix."""
+    from .._jit.sparse import fill_block
 
-
-def _blocks(rows, cols, vals, n_cols, n_rows, width):
-    """Yield dense Fortran-ordered blocks ``(n_rows, width)`` over the columns."""
-    colptr, r, v = _csc(rows, cols, vals, n_cols)
-    c_sorted = np.repeat(np.arange(n_cols, dtype=np.int64), np.diff(colptr))
-    for start in range(0, n_cols, width):
-        stop = min(start + width, n_cols)
-        lo, hi = colptr[start], colptr[stop]
-        D = np.zeros((n_rows, stop - start), dtype=np.float64, order="F")
-        D[r[lo:hi], c_sorted[lo:hi] - start] = v[lo:hi]
-        yield start, stop, D
+    width = max(1, BLOCK_BYTES // (8 * max(n_rows, 1)))
+    for start in range(0, columns.size, width):
+        block = columns[start:start + width]
+        out = []
+        for rows_total, csc in csc_list:
+            D = np.zeros((rows_total, block.size), dtype=np.float64, order="F")
+            fill_block(D, *csc, block)
+            out.append(D)
+        yield out
 
 
 def sparse_gram(F):
     """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``."""
     from scipy.linalg.blas import dsyrk
 
-    from .._jit.sparse import add_column_pairs
+    from .._jit.sparse import add_column_pairs, to_csc
 
     n = F.shape[0]
     K = np.zeros((n, n), dtype=np.float64)
-    rows, cols, vals = _entries(F)
-    if vals.size:
-        _, cols = np.unique(cols, return_inverse=True)
-        counts = np.bincount(cols)
-        dense = counts.astype(np.float64) ** 2 * DENSE_RATIO > float(n) * n
-        where_dense = dense[cols]
-        light = ~where_dense
-        if light.any():
-            remap = np.cumsum(~dense) - 1
-            colptr, r, v = _csc(rows[light], remap[cols[light]], vals[light],
-                                int((~dense).sum()))
-            add_column_pairs(K, colptr, r, v)
-        if where_dense.any():
-            remap = np.cumsum(dense) - 1
-            # K.T is Fortran-ordered; its lower triangle is K's upper one
-            Kt = K.T
-            for _, _, D in _blocks(rows[where_dense], remap[cols[where_dense]],
-                                   vals[where_dense], int(dense.sum()), n,
-                                   _block_width(n)):
-                dsyrk(1.0, D, beta=1.0, c=Kt, trans=0, lower=1, overwrite_c=1)
+    indptr, indices, data = _csr_arrays(F)
+    if data.size:
+        (cols,), n_cols = _compact([indices], F.shape[1])
+        csc = to_csc(indptr, cols, data, n_cols)
+        counts = np.diff(csc[0]).astype(np.float64)
+        dense = counts**2 * DENSE_RATIO > float(n) * n
+        add_column_pairs(K, *csc, dense)
+        Kt = K.T  # Fortran-ordered: its lower triangle is K's upper one
+        for (D,) in _dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
+            dsyrk(1.0, D, beta=1.0, c=Kt, trans=0, lower=1, overwrite_c=1)
     mirror_upper(K)
     return K
 
 
 def sparse_cross(F, G):
     """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
-    from .._jit.sparse import add_column_pairs_cross
+    from .._jit.sparse import add_column_pairs_cross, to_csc
 
     n, m = F.shape[0], G.shape[0]
     K = np.zeros((n, m), dtype=np.float64)
-    rf, cf, vf = _entries(F)
-    rg, cg, vg = _entries(G)
-    if vf.size == 0 or vg.size == 0:
+    fp, fi, fd = _csr_arrays(F)
+    gp, gi, gd = _csr_arrays(G)
+    if fd.size == 0 or gd.size == 0:
         return K
-    _, inverse = np.unique(np.concatenate([cf, cg]), return_inverse=True)
-    cf, cg = inverse[: cf.size], inverse[cf.size:]
-    n_cols = int(inverse.max()) + 1
-    cost = np.bincount(cf, minlength=n_cols).astype(np.float64)
-    cost *= np.bincount(cg, minlength=n_cols)
+    (fc, gc), n_cols = _compact([fi, gi], max(F.shape[1], G.shape[1]))
+    csc_f = to_csc(fp, fc, fd, n_cols)
+    csc_g = to_csc(gp, gc, gd, n_cols)
+    cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
     dense = cost * DENSE_RATIO > float(n) * m
-    light = ~dense
-    remap = np.cumsum(light) - 1
-    lf, lg = light[cf], light[cg]
-    add_column_pairs_cross(
-        K, *_csc(rf[lf], remap[cf[lf]], vf[lf], int(light.sum())),
-        *_csc(rg[lg], remap[cg[lg]], vg[lg], int(light.sum())),
-    )
-    if dense.any():
-        remap = np.cumsum(dense) - 1
-        n_dense = int(dense.sum())
-        df, dg = dense[cf], dense[cg]
-        width = _block_width(max(n, m))
-        for (_, _, DF), (_, _, DG) in zip(
-            _blocks(rf[df], remap[cf[df]], vf[df], n_dense, n, width),
-            _blocks(rg[dg], remap[cg[dg]], vg[dg], n_dense, m, width),
-        ):
-            K += DF @ DG.T
+    add_column_pairs_cross(K, *csc_f, *csc_g, dense)
+    for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
+        K += DF @ DG.T
     return K

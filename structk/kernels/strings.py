@@ -37,6 +37,8 @@ from .base import Kernel, _row_sq_norms, mirror_upper
 
 #: Largest k-mer index space (A ** k) held in int64 column indices.
 MAX_SPACE = 2**62
+#: Count k-mers through one counter per k-mer up to this many k-mers.
+COUNTER_SPACE = 2**22
 
 
 def _check_bool(value, name):
@@ -187,7 +189,9 @@ class Spectrum(_KmerKernel):
         from .._jit.strings import count_rows
 
         ids, ptr = self._kmers(P)
-        return self._csr(*count_rows(ids, ptr, bool(self.presence)))
+        space = len(self._alphabet) ** int(self.k)
+        direct = space <= COUNTER_SPACE
+        return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
 
 
 class Mismatch(_KmerKernel):
