@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 _kernels = [
     "Kernel", "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
+    "ExpIntersection", "Intersection", "Jaccard", "Mismatch", "Spectrum", "WeightedDegree",
 ]
 
 _learners = [
@@ -42,4 +43,4 @@ __all__ = __all__ + ["__version__"]
 
 
 def __dir__():  # noqa: F811 - include the submodules
-    return sorted(set(__all__) | {"kernels", "learners", "testing", "datasets"})
+    return sorted(set(__all__) | {"kernels", "learners", "testing", "datasets", "sequences"})

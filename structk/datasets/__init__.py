@@ -1,4 +1,8 @@
-"""Dataset readers and the small data sets bundled with structk."""
+"""Dataset readers (local files only: nothing here downloads) and the small
+data sets bundled with structk.
+
+Names are imported lazily.
+"""
 
 from .._lazy import attach
 
@@ -6,5 +10,6 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".bundled": ["bundled_path", "load_moons"],
+        ".uci": ["SequenceDataset", "load_promoters", "load_splice", "promoter_groups"],
     },
 )

@@ -8,6 +8,8 @@ module             kernels
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
+``sets``           Intersection, ExpIntersection, Jaccard
+``strings``        Spectrum, Mismatch, WeightedDegree
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -25,5 +27,7 @@ __getattr__, __dir__, __all__ = attach(
         ],
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
+        ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
+        ".strings": ["Mismatch", "Spectrum", "WeightedDegree"],
     },
 )

@@ -1,0 +1,247 @@
+"""Jitted loops of the string kernels: k-mer encoding, counting, mismatch
+neighbourhoods, weighted-degree matches.
+
+Sequences arrive as flat ``uint8`` codes plus ``int64`` offsets; a code
+``>= A`` (the alphabet size) marks an unknown symbol, which no k-mer may
+contain.
+"""
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def kmer_ids(codes, offsets, k, A):
+    """Base-``A`` index of every k-mer free of unknown symbols, row by row.
+
+    Returns ``(ids, ptr)``: the k-mers of sequence ``i`` are
+    ``ids[ptr[i]:ptr[i + 1]]``, in order of position.
+    """
+    n = offsets.shape[0] - 1
+    top = 1
+    for _ in range(k - 1):
+        top *= A  # A ** (k - 1): the weight of the leading symbol
+    cap = 0
+    for i in range(n):
+        cap += max(0, offsets[i + 1] - offsets[i] - k + 1)
+    ids = np.empty(cap, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    t = 0
+    for i in range(n):
+        run = 0
+        value = 0
+        for p in range(offsets[i], offsets[i + 1]):
+            c = codes[p]
+            if c >= A:
+                run = 0
+                value = 0
+                continue
+            value = (value % top) * A + c
+            run += 1
+            if run >= k:
+                ids[t] = value
+                t += 1
+        ptr[i + 1] = t
+    return ids[:t], ptr
+
+
+@numba.njit(cache=True)
+def _count_sorted(buf, m, indices, data, t, presence):
+    """Run-length count the sorted ``buf[:m]`` into ``indices/data`` from ``t``."""
+    j = 0
+    while j < m:
+        v = buf[j]
+        e = j + 1
+        while e < m and buf[e] == v:
+            e += 1
+        indices[t] = v
+        data[t] = 1.0 if presence else e - j
+        t += 1
+        j = e
+    return t
+
+
+@numba.njit(cache=True)
+def count_rows(ids, ptr, presence, space, direct):
+    """CSR count matrix from per-row k-mer ids.
+
+    Returns ``(indptr, indices, data)``; with ``presence`` every stored
+    value is 1. With ``direct`` (for ``space`` small enough to hold one
+    counter per k-mer) counts go through a counter array and columns come
+    out in order of first occurrence; otherwise each row is sorted and
+    columns come out sorted.
+    """
+    n = ptr.shape[0] - 1
+    indices = np.empty(ids.shape[0], dtype=np.int64)
+    data = np.empty(ids.shape[0], dtype=np.float64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    t = 0
+    if direct:
+        counter = np.zeros(space, dtype=np.int32)
+        for i in range(n):
+            start = t
+            for p in range(ptr[i], ptr[i + 1]):
+                v = ids[p]
+                if counter[v] == 0:
+                    indices[t] = v
+                    t += 1
+                counter[v] += 1
+            for q in range(start, t):
+                v = indices[q]
+                data[q] = 1.0 if presence else counter[v]
+                counter[v] = 0
+            indptr[i + 1] = t
+    else:
+        for i in range(n):
+            row = np.sort(ids[ptr[i]:ptr[i + 1]])
+            t = _count_sorted(row, row.shape[0], indices, data, t, presence)
+            indptr[i + 1] = t
+    return indptr, indices[:t], data[:t]
+
+
+@numba.njit(cache=True)
+def neighbourhood_size(k, A, m):
+    """``sum_{i <= m} C(k, i) (A - 1) ** i``: k-mers within Hamming distance m."""
+    total = 0
+    binom = 1
+    power = 1
+    for i in range(m + 1):
+        total += binom * power
+        binom = binom * (k - i) // (i + 1)
+        power *= A - 1
+    return total
+
+
+@numba.njit(cache=True)
+def _emit_neighbours(kid, k, A, m, powers, pos_idx, digits, subst, out, t):
+    """Write every k-mer within Hamming distance ``m`` of ``kid`` into ``out[t:]``."""
+    out[t] = kid
+    t += 1
+    for i in range(1, m + 1):
+        for j in range(i):
+            pos_idx[j] = j
+        while True:  # over the sets of i positions, in lexicographic order
+            for j in range(i):
+                digits[j] = (kid // powers[pos_idx[j]]) % A
+                subst[j] = 1
+            while True:  # over the (A - 1) ** i substitutions at those positions
+                value = kid
+                for j in range(i):
+                    value += ((digits[j] + subst[j]) % A - digits[j]) * powers[pos_idx[j]]
+                out[t] = value
+                t += 1
+                j = 0
+                while j < i:
+                    subst[j] += 1
+                    if subst[j] < A:
+                        break
+                    subst[j] = 1
+                    j += 1
+                if j == i:
+                    break
+            j = i - 1
+            while j >= 0 and pos_idx[j] == k - i + j:
+                j -= 1
+            if j < 0:
+                break
+            pos_idx[j] += 1
+            for q in range(j + 1, i):
+                pos_idx[q] = pos_idx[q - 1] + 1
+    return t
+
+
+@numba.njit(cache=True)
+def mismatch_rows(ids, ptr, k, A, m, space):
+    """CSR matrix of the (k, m)-mismatch features.
+
+    Feature ``b`` of a sequence counts its k-mers within Hamming distance
+    ``m`` of ``b``. ``space = A ** k`` bounds the distinct columns of a row.
+    Returns ``(indptr, indices, data)`` with sorted columns.
+    """
+    n = ptr.shape[0] - 1
+    size = neighbourhood_size(k, A, m)
+    powers = np.empty(k, dtype=np.int64)
+    powers[0] = 1
+    for j in range(1, k):
+        powers[j] = powers[j - 1] * A
+    cap = 0
+    longest = 0
+    for i in range(n):
+        nk = ptr[i + 1] - ptr[i]
+        cap += min(nk * size, space)
+        longest = max(longest, nk)
+    buf = np.empty(longest * size, dtype=np.int64)
+    indices = np.empty(cap, dtype=np.int64)
+    data = np.empty(cap, dtype=np.float64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    pos_idx = np.empty(max(m, 1), dtype=np.int64)
+    digits = np.empty(max(m, 1), dtype=np.int64)
+    subst = np.empty(max(m, 1), dtype=np.int64)
+    t = 0
+    for i in range(n):
+        b = 0
+        for p in range(ptr[i], ptr[i + 1]):
+            b = _emit_neighbours(ids[p], k, A, m, powers, pos_idx, digits, subst, buf, b)
+        buf[:b].sort()
+        t = _count_sorted(buf, b, indices, data, t, False)
+        indptr[i + 1] = t
+    return indptr, indices[:t], data[:t]
+
+
+@numba.njit(cache=True)
+def wd_run_weights(d, L):
+    """``w[r] = sum_{k=1}^{min(d, r)} beta_k (r - k + 1)``: a run of ``r`` matches.
+
+    ``beta_k = 2 (d - k + 1) / (d (d + 1))``; a maximal run of ``r``
+    consecutive matching positions holds ``r - k + 1`` matching k-mers.
+    """
+    w = np.zeros(L + 1, dtype=np.float64)
+    for r in range(1, L + 1):
+        total = 0.0
+        for k in range(1, min(d, r) + 1):
+            total += 2.0 * (d - k + 1) / (d * (d + 1)) * (r - k + 1)
+        w[r] = total
+    return w
+
+
+@numba.njit(cache=True)
+def _wd_pair(a, b, A, w):
+    total = 0.0
+    run = 0
+    for p in range(a.shape[0]):
+        if a[p] == b[p] and a[p] < A:
+            run += 1
+        elif run:
+            total += w[run]
+            run = 0
+    return total + w[run]
+
+
+@numba.njit(cache=True, parallel=True)
+def wd_gram(S, A, w):
+    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``."""
+    n = S.shape[0]
+    K = np.zeros((n, n), dtype=np.float64)
+    for i in numba.prange(n):
+        for j in range(i, n):
+            K[i, j] = _wd_pair(S[i], S[j], A, w)
+    return K
+
+
+@numba.njit(cache=True, parallel=True)
+def wd_cross(S, T, A, w):
+    """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
+    K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
+    for i in numba.prange(S.shape[0]):
+        for j in range(T.shape[0]):
+            K[i, j] = _wd_pair(S[i], T[j], A, w)
+    return K
+
+
+@numba.njit(cache=True)
+def wd_diag(S, A, w):
+    """``k(x, x)`` for each row of ``S``."""
+    out = np.empty(S.shape[0], dtype=np.float64)
+    for i in range(S.shape[0]):
+        out[i] = _wd_pair(S[i], S[i], A, w)
+    return out

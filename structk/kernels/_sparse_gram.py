@@ -1,0 +1,111 @@
+"""Gram matrices ``F F^T`` and ``F G^T`` of sparse non-negative feature matrices.
+
+Used by the k-mer (spectrum, mismatch) and set kernels, whose feature
+matrices are sparse counts or indicators. A general sparse product
+(``(F @ F.T).toarray()``) spends most of its time on the few columns that
+almost every row holds (common k-mers, frequent tokens), one scalar update
+at a time. Here the columns are split by occupancy:
+
+* *dense* columns (held by more than ``1 / DENSE_RATIO`` of the rows' worth
+  of pairs) are gathered, a bounded block at a time, into a dense matrix
+  and multiplied by BLAS (``D @ D.T``), which does the same arithmetic
+  tens of times faster;
+* *rare* columns add their few pairs ``K[i, j] += F[i, c] F[j, c]``
+  directly into the dense result in a jitted loop, with no sparse
+  intermediate.
+
+Both parts are exact for integer features (float64 holds integers up to
+2^53 exactly), so the result does not depend on the split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import mirror_upper
+
+#: A column goes to BLAS when its pair count times this exceeds n * m.
+DENSE_RATIO = 30.0
+#: Upper bound on the bytes of one dense block of columns.
+BLOCK_BYTES = 32 * 2**20
+#: Column spaces up to this size are used as they are; larger ones are
+#: renumbered to the columns present (np.unique).
+DIRECT_SPACE = 2**22
+
+
+def _csr_arrays(F):
+    F = F.tocsr()
+    return (np.asarray(F.indptr, dtype=np.int64), np.asarray(F.indices, dtype=np.int64),
+            np.asarray(F.data, dtype=np.float64))
+
+
+def _compact(index_arrays, space):
+    """Column ids numbered ``0 .. n_cols - 1`` for CSR index arrays sharing columns."""
+    total = sum(a.size for a in index_arrays)
+    if space <= max(DIRECT_SPACE, 2 * total):
+        return index_arrays, int(space)
+    _, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)
+    bounds = np.cumsum([0] + [a.size for a in index_arrays])
+    parts = [inverse[a:b].astype(np.int64) for a, b in zip(bounds, bounds[1:])]
+    return parts, int(inverse.max()) + 1
+
+
+def _dense_blocks(columns, n_rows, csc_list):
+    """Yield, per block of ``columns``, the dense Fortran blocks of each CSC matrix."""
+    from .._jit.sparse import fill_block
+
+    width = max(1, BLOCK_BYTES // (8 * max(n_rows, 1)))
+    for start in range(0, columns.size, width):
+        block = columns[start:start + width]
+        out = []
+        for rows_total, csc in csc_list:
+            D = np.zeros((rows_total, block.size), dtype=np.float64, order="F")
+            fill_block(D, *csc, block)
+            out.append(D)
+        yield out
+
+
+def sparse_gram(F):
+    """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``."""
+    from .._jit.sparse import add_column_pairs, to_csc
+
+    n = F.shape[0]
+    indptr, indices, data = _csr_arrays(F)
+    if data.size == 0:
+        return np.zeros((n, n), dtype=np.float64)
+    (cols,), n_cols = _compact([indices], F.shape[1])
+    csc = to_csc(indptr, cols, data, n_cols)
+    counts = np.diff(csc[0]).astype(np.float64)
+    dense = counts**2 * DENSE_RATIO > float(n) * n
+    K = None
+    for (D,) in _dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
+        if K is None:
+            K = D @ D.T  # the first block's product becomes the result
+        else:
+            K += D @ D.T
+    if K is None:
+        K = np.zeros((n, n), dtype=np.float64)
+    add_column_pairs(K, *csc, dense)  # upper triangle; the dense part is full
+    mirror_upper(K)
+    return K
+
+
+def sparse_cross(F, G):
+    """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
+    from .._jit.sparse import add_column_pairs_cross, to_csc
+
+    n, m = F.shape[0], G.shape[0]
+    K = np.zeros((n, m), dtype=np.float64)
+    fp, fi, fd = _csr_arrays(F)
+    gp, gi, gd = _csr_arrays(G)
+    if fd.size == 0 or gd.size == 0:
+        return K
+    (fc, gc), n_cols = _compact([fi, gi], max(F.shape[1], G.shape[1]))
+    csc_f = to_csc(fp, fc, fd, n_cols)
+    csc_g = to_csc(gp, gc, gd, n_cols)
+    cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
+    dense = cost * DENSE_RATIO > float(n) * m
+    add_column_pairs_cross(K, *csc_f, *csc_g, dense)
+    for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
+        K += DF @ DG.T
+    return K

@@ -1,0 +1,370 @@
+"""Biological (and other) sequences as input: encoding, k-mer names, FASTA files.
+
+Every string kernel takes its input through :func:`encode`, which checks each
+sequence against an alphabet once, in Python, and turns the whole collection
+into one flat ``uint8`` array of symbol codes plus offsets (CSR style)::
+
+    seqs = encode(["ACGT", "acgn"], alphabet="dna", unknown="skip")
+    seqs.codes    # array([0, 1, 2, 3, 0, 1, 2, 255], dtype=uint8)
+    seqs.offsets  # array([0, 4, 8])
+
+Input
+-----
+A sequence is a ``str``, ``bytes``, a sequence of symbols (e.g. a list of
+one-letter strings, or of any hashable symbols when the alphabet is made of
+such symbols), or a Biopython ``Seq`` / ``SeqRecord``.
+
+Alphabets
+---------
+``"dna"`` (ACGT), ``"rna"`` (ACGU), ``"protein"`` (the 20 standard amino
+acids), or any string / sequence of distinct symbols
+(see :func:`structk.alphabets.resolve_alphabet`). Symbol ``i`` of the
+alphabet gets code ``i``.
+
+Case
+----
+With ``ignore_case=True`` (the default) a letter matches the alphabet symbol
+of either case: ``"acgt"`` is read as ``"ACGT"`` on the DNA alphabet. An
+alphabet holding two symbols that differ only by case (e.g. ``"aA"``) needs
+``ignore_case=False``, and that is checked.
+
+Symbols outside the alphabet
+----------------------------
+``unknown="error"`` (the default) raises a ``ValueError`` naming the
+sequence index, the position and the symbol. ``unknown="skip"`` keeps the
+position but marks it with the code :data:`UNKNOWN` (255): the kernels then
+drop every k-mer that contains it (spectrum, mismatch), and a marked
+position never matches anything, itself included (weighted degree). This is
+the right treatment of ambiguity codes such as ``N`` in DNA: the k-mers
+covering them are unknown, so they are not counted, never mis-counted as some
+other k-mer. Sequence lengths and positions are unchanged.
+
+FASTA
+-----
+:func:`read_fasta` and :func:`write_fasta` (plain or gzip-compressed) use
+Biopython's ``Bio.SeqIO``, an optional dependency: install it with
+``pip install structk[bio]``. Only the FASTA functions need it.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ._validation import check_objects
+from .alphabets import resolve_alphabet
+
+#: Code of a symbol outside the alphabet kept with ``unknown="skip"``.
+UNKNOWN = 255
+_NOT_FOUND = 255
+_UNKNOWN_MODES = ("error", "skip")
+
+
+@dataclass(frozen=True)
+class EncodedSequences:
+    """A collection of sequences as flat symbol codes plus offsets.
+
+    Attributes
+    ----------
+    codes : ndarray of uint8
+        All sequences concatenated; symbol ``i`` of the alphabet is code
+        ``i``, a skipped unknown symbol is :data:`UNKNOWN`.
+    offsets : ndarray of int64, shape (n + 1,)
+        Sequence ``i`` is ``codes[offsets[i]:offsets[i + 1]]``.
+    alphabet : tuple
+        The symbols, in code order.
+    """
+
+    codes: np.ndarray
+    offsets: np.ndarray
+    alphabet: tuple
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self):
+        """Length of each sequence (unknown symbols included)."""
+        return np.diff(self.offsets)
+
+    def __getitem__(self, i):
+        return self.codes[self.offsets[i]:self.offsets[i + 1]]
+
+
+def check_unknown(unknown):
+    """Validate the ``unknown`` option shared by the sequence kernels."""
+    if unknown not in _UNKNOWN_MODES:
+        raise ValueError(f"unknown must be 'error' or 'skip', got {unknown!r}")
+    return unknown
+
+
+def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X"):
+    """Encode a collection of sequences as flat ``uint8`` codes plus offsets.
+
+    Parameters
+    ----------
+    X : sequence of sequences
+        ``str``, ``bytes``, sequences of symbols, or Biopython ``Seq`` /
+        ``SeqRecord`` objects. Empty sequences are allowed.
+    alphabet : str or sequence, default "dna"
+        ``"dna"``, ``"rna"``, ``"protein"`` or the symbols themselves (at
+        most 255).
+    ignore_case : bool, default True
+        Match letters to the alphabet regardless of case.
+    unknown : {"error", "skip"}, default "error"
+        What to do with a symbol outside the alphabet (see the module
+        docstring): raise, or keep it as :data:`UNKNOWN`.
+    name : str
+        How the collection is called in error messages (``X[3]``).
+
+    Returns
+    -------
+    EncodedSequences
+    """
+    check_unknown(unknown)
+    if not isinstance(ignore_case, (bool, np.bool_)):
+        raise TypeError(f"ignore_case must be True or False, got {ignore_case!r}")
+    symbols = resolve_alphabet(alphabet)
+    if len(symbols) > 255:
+        raise ValueError(
+            f"an alphabet has at most 255 symbols, got {len(symbols)}"
+        )
+    X = check_objects(X, name)
+    table = _symbol_table(symbols, ignore_case)
+    lut = _byte_table(table)
+    items = [_as_sequence(x, f"{name}[{i}]") for i, x in enumerate(X)]
+    if lut is not None and all(isinstance(x, (str, bytes)) for x in items):
+        raw = [_latin1(x) for x in items]
+        if all(r is not None for r in raw):
+            lengths = np.fromiter((len(r) for r in raw), np.int64, len(raw))
+            codes = lut[np.frombuffer(b"".join(raw), dtype=np.uint8)]
+            return _finish(codes, lengths, items, symbols, unknown, name)
+    parts = []
+    for i, x in enumerate(items):
+        r = _latin1(x) if lut is not None and isinstance(x, (str, bytes)) else None
+        if r is not None:
+            parts.append(lut[np.frombuffer(r, dtype=np.uint8)])
+        else:
+            parts.append(_encode_generic(x, table, ignore_case, f"{name}[{i}]"))
+    lengths = np.fromiter((len(p) for p in parts), np.int64, len(parts))
+    codes = np.concatenate(parts) if parts else np.empty(0, np.uint8)
+    return _finish(codes.astype(np.uint8, copy=False), lengths, items, symbols,
+                   unknown, name)
+
+
+def _symbol_table(symbols, ignore_case):
+    """Map each accepted input symbol to its code."""
+    table = {}
+    for code, s in enumerate(symbols):
+        variants = {s}
+        if ignore_case and isinstance(s, str):
+            variants |= {s.lower(), s.upper()}
+        for v in variants:
+            if v in table and table[v] != code:
+                raise ValueError(
+                    f"alphabet symbols {symbols[table[v]]!r} and {s!r} differ only "
+                    "by case; pass ignore_case=False"
+                )
+            table[v] = code
+    return table
+
+
+def _byte_table(table):
+    """A 256-entry lookup table when every symbol is one latin-1 character."""
+    if not all(isinstance(s, str) and len(s) == 1 and ord(s) < 256 for s in table):
+        return None
+    lut = np.full(256, _NOT_FOUND, dtype=np.uint8)
+    for s, code in table.items():
+        lut[ord(s)] = code
+    return lut
+
+
+def _latin1(x):
+    if isinstance(x, bytes):
+        return x
+    try:
+        return x.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
+
+
+def _as_sequence(x, where):
+    if type(x).__module__.startswith("Bio."):  # Seq, SeqRecord, MutableSeq
+        return str(getattr(x, "seq", x))
+    if isinstance(x, (bytearray, memoryview)):
+        return bytes(x)
+    if isinstance(x, (str, bytes)):
+        return x
+    if isinstance(x, np.ndarray) and x.ndim != 1:
+        raise ValueError(f"{where} is a {x.ndim}-d array; a sequence must be 1-d")
+    try:
+        iter(x)
+    except TypeError:
+        raise TypeError(
+            f"{where} is a {type(x).__name__}, not a sequence (str, bytes or a "
+            "sequence of symbols)"
+        ) from None
+    return x
+
+
+def _encode_generic(x, table, ignore_case, where):
+    out = np.empty(len(x), dtype=np.uint8)
+    for p, s in enumerate(x):
+        if isinstance(s, bytes) and len(s) == 1:
+            s = s.decode("latin-1")
+        elif isinstance(x, bytes):
+            s = chr(s)
+        try:
+            out[p] = table.get(s, _NOT_FOUND)
+        except TypeError:
+            raise TypeError(
+                f"{where} has an unhashable symbol {s!r} at position {p}"
+            ) from None
+    return out
+
+
+def _finish(codes, lengths, items, symbols, unknown, name):
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    bad = np.flatnonzero(codes == _NOT_FOUND)
+    if bad.size and unknown == "error":
+        flat = int(bad[0])
+        i = int(np.searchsorted(offsets, flat, side="right") - 1)
+        pos = flat - int(offsets[i])
+        x = items[i]
+        symbol = chr(x[pos]) if isinstance(x, bytes) else x[pos]
+        shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
+        n_seqs = len(np.unique(np.searchsorted(offsets, bad, side="right") - 1))
+        raise ValueError(
+            f"{name}[{i}] has symbol {symbol!r} at position {pos}, which is not in "
+            f"the alphabet {shown!r} ({bad.size} such symbol(s) in {n_seqs} "
+            "sequence(s)); pass unknown='skip' to drop the k-mers that contain "
+            "them, or choose an alphabet that holds them"
+        )
+    return EncodedSequences(np.ascontiguousarray(codes, dtype=np.uint8), offsets,
+                            tuple(symbols))
+
+
+# ---------------------------------------------------------------- k-mer names
+def kmer_strings(ids, k, alphabet="dna"):
+    """Names of k-mers given their indices in the spectrum feature space.
+
+    A k-mer ``s_1 ... s_k`` has index ``sum_j code(s_j) * A ** (k - j)``
+    (base-``A`` digits, first symbol most significant), where ``A`` is the
+    alphabet size: the column of :meth:`Spectrum.features`.
+
+    Returns
+    -------
+    list of str (one-character symbols) or of tuples (other symbols)
+    """
+    symbols = resolve_alphabet(alphabet)
+    A = len(symbols)
+    ids = np.asarray(ids, dtype=np.int64).ravel()
+    digits = np.empty((ids.size, k), dtype=np.int64)
+    rest = ids.copy()
+    for j in range(k - 1, -1, -1):
+        digits[:, j] = rest % A
+        rest //= A
+    if ids.size and (ids.min() < 0 or rest.max() > 0):
+        raise ValueError(f"k-mer index out of range for k={k} and {A} symbols")
+    joinable = all(isinstance(s, str) and len(s) == 1 for s in symbols)
+    out = []
+    for row in digits:
+        kmer = tuple(symbols[d] for d in row)
+        out.append("".join(kmer) if joinable else kmer)
+    return out
+
+
+def kmer_index(kmer, alphabet="dna"):
+    """Index of one k-mer in the spectrum feature space (see :func:`kmer_strings`)."""
+    table = _symbol_table(resolve_alphabet(alphabet), False)
+    A = len(table)
+    index = 0
+    for p, s in enumerate(kmer):
+        if s not in table:
+            raise ValueError(f"k-mer {kmer!r} has symbol {s!r} at position {p}, "
+                             "which is not in the alphabet")
+        index = index * A + table[s]
+    return index
+
+
+# ---------------------------------------------------------------------- FASTA
+def _seqio():
+    try:
+        from Bio import SeqIO
+    except ImportError:
+        raise ImportError(
+            "reading and writing FASTA files needs Biopython: "
+            "pip install 'structk[bio]' (or pip install biopython)"
+        ) from None
+    return SeqIO
+
+
+def _is_gzip(path):
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def read_fasta(path):
+    """Read a FASTA file, plain or gzip-compressed (detected from its content).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    ids : list of str
+        The record identifiers (first word of each ``>`` line).
+    sequences : list of str
+        The sequences, as written in the file (case kept).
+
+    Notes
+    -----
+    Parsing is done by Biopython's ``Bio.SeqIO`` ("fasta" format).
+    """
+    SeqIO = _seqio()
+    path = Path(path)
+    opener = gzip.open if _is_gzip(path) else open
+    with opener(path, "rt") as handle:
+        records = list(SeqIO.parse(handle, "fasta"))
+    return [r.id for r in records], [str(r.seq) for r in records]
+
+
+def write_fasta(path, sequences, ids=None, *, line_length=60):
+    """Write sequences to a FASTA file, gzip-compressed when ``path`` ends in ``.gz``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    sequences : sequence of str
+    ids : sequence of str, optional
+        Record identifiers (no whitespace); default ``seq0, seq1, ...``.
+    line_length : int, default 60
+        Residues per line (Biopython's FASTA writer wraps at 60).
+    """
+    SeqIO = _seqio()
+    from Bio.Seq import Seq
+    from Bio.SeqRecord import SeqRecord
+
+    sequences = [str(s) for s in check_objects(sequences, "sequences")]
+    ids = [f"seq{i}" for i in range(len(sequences))] if ids is None else list(ids)
+    if len(ids) != len(sequences):
+        raise ValueError(f"{len(ids)} ids for {len(sequences)} sequences")
+    for i, ident in enumerate(ids):
+        if not ident or any(c.isspace() for c in str(ident)):
+            raise ValueError(f"ids[{i}] = {ident!r} is empty or holds whitespace")
+    records = [SeqRecord(Seq(s), id=str(ident), description="")
+               for s, ident in zip(sequences, ids)]
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt") as handle:
+        if line_length == 60:
+            SeqIO.write(records, handle, "fasta")
+        else:
+            from Bio.SeqIO.FastaIO import FastaWriter
+
+            FastaWriter(handle, wrap=line_length).write_file(records)
