@@ -1,0 +1,315 @@
+"""Inner loops of the discrete HMM: scaled forward-backward, Viterbi, E-step.
+
+Sequences arrive as one flat ``int64`` symbol array ``seq`` plus ``offsets``
+(sequence ``i`` is ``seq[offsets[i]:offsets[i + 1]]``, never empty). Model
+parameters are ``pi`` (K,), ``A`` (K, K) and ``BT`` (M, K), the *transposed*
+emission matrix, so that the emission column of a symbol is contiguous.
+
+Scaling (Rabiner 1989, Sec. V.A): ``alpha[t]`` is normalised to sum to one
+and the normaliser ``c[t]`` kept; ``log p(x) = sum_t log c[t]``. A zero
+normaliser means the sequence has probability exactly zero: the functions
+return ``-inf`` for it and leave its statistics untouched, never taking
+``log(0)``.
+
+Work is split into contiguous ``chunks`` of sequences (bounds in
+``chunk_starts``); the parallel drivers run chunks with ``prange`` and each
+chunk owns its buffers and its partial sums, so no two threads write the
+same memory.
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+_NEG_INF = -np.inf
+
+
+@numba.njit(cache=True)
+def _forward(seq, start, stop, pi, A, BT, alpha, scale):
+    """Scaled forward pass of one sequence into ``alpha[:T]``, ``scale[:T]``.
+
+    Returns the log-likelihood, ``-inf`` if the sequence is impossible.
+    """
+    K = pi.shape[0]
+    x = seq[start]
+    c = 0.0
+    for k in range(K):
+        a = pi[k] * BT[x, k]
+        alpha[0, k] = a
+        c += a
+    if not c > 0.0:
+        return _NEG_INF
+    inv = 1.0 / c
+    for k in range(K):
+        alpha[0, k] *= inv
+    scale[0] = c
+    ll = np.log(c)
+    for t in range(1, stop - start):
+        x = seq[start + t]
+        c = 0.0
+        for j in range(K):
+            s = 0.0
+            for i in range(K):
+                s += alpha[t - 1, i] * A[i, j]
+            s *= BT[x, j]
+            alpha[t, j] = s
+            c += s
+        if not c > 0.0:
+            return _NEG_INF
+        inv = 1.0 / c
+        for j in range(K):
+            alpha[t, j] *= inv
+        scale[t] = c
+        ll += np.log(c)
+    return ll
+
+
+@numba.njit(cache=True)
+def _loglik_only(seq, start, stop, pi, A, BT, a, b):
+    """Log-likelihood of one sequence with two length-K buffers (no storage)."""
+    K = pi.shape[0]
+    x = seq[start]
+    c = 0.0
+    for k in range(K):
+        a[k] = pi[k] * BT[x, k]
+        c += a[k]
+    if not c > 0.0:
+        return _NEG_INF
+    ll = np.log(c)
+    inv = 1.0 / c
+    for t in range(start + 1, stop):
+        x = seq[t]
+        c = 0.0
+        for j in range(K):
+            s = 0.0
+            for i in range(K):
+                s += a[i] * A[i, j]
+            s *= BT[x, j] * inv
+            b[j] = s
+            c += s
+        if not c > 0.0:
+            return _NEG_INF
+        ll += np.log(c)
+        inv = 1.0 / c
+        for j in range(K):
+            a[j] = b[j]
+    return ll
+
+
+@numba.njit(cache=True)
+def _backward_stats(seq, start, stop, A, BT, alpha, scale, beta, beta_next,
+                    tmp, s_start, s_trans, s_emitT, gamma_out):
+    """Scaled backward pass fused with the accumulation of expected counts.
+
+    Adds to ``s_start`` (gamma_0), ``s_trans`` (sum_t xi_t) and ``s_emitT``
+    (``s_emitT[x, k] += gamma_t(k)`` for ``x = x_t``). If ``gamma_out`` has
+    rows, the posteriors are written there too (row ``t`` for time ``t``).
+    """
+    K = A.shape[0]
+    T = stop - start
+    write = gamma_out.shape[0] > 0
+    for k in range(K):
+        beta_next[k] = 1.0
+    x = seq[stop - 1]
+    for k in range(K):
+        g = alpha[T - 1, k]
+        s_emitT[x, k] += g
+        if write:
+            gamma_out[T - 1, k] = g
+    for t in range(T - 2, -1, -1):
+        x_next = seq[start + t + 1]
+        inv = 1.0 / scale[t + 1]
+        for j in range(K):
+            tmp[j] = BT[x_next, j] * beta_next[j] * inv
+        x = seq[start + t]
+        for i in range(K):
+            ai = alpha[t, i]
+            s = 0.0
+            for j in range(K):
+                w = A[i, j] * tmp[j]
+                s += w
+                s_trans[i, j] += ai * w
+            beta[i] = s
+            g = ai * s
+            s_emitT[x, i] += g
+            if write:
+                gamma_out[t, i] = g
+        for i in range(K):
+            beta_next[i] = beta[i]
+    for k in range(K):
+        s_start[k] += alpha[0, k] * beta_next[k]
+
+
+@numba.njit(cache=True)
+def _chunk_max_length(offsets, lo, hi):
+    m = 0
+    for i in range(lo, hi):
+        T = offsets[i + 1] - offsets[i]
+        if T > m:
+            m = T
+    return m
+
+
+@numba.njit(cache=True, parallel=True)
+def loglik(seq, offsets, pi, A, BT, chunk_starts):
+    """Log-likelihood of every sequence, shape (n,)."""
+    n = offsets.shape[0] - 1
+    K = pi.shape[0]
+    out = np.empty(n)
+    for c in prange(chunk_starts.shape[0] - 1):
+        a = np.empty(K)
+        b = np.empty(K)
+        for i in range(chunk_starts[c], chunk_starts[c + 1]):
+            out[i] = _loglik_only(seq, offsets[i], offsets[i + 1], pi, A, BT, a, b)
+    return out
+
+
+@numba.njit(cache=True, parallel=True)
+def estep(seq, offsets, pi, A, BT, chunk_starts):
+    """Expected sufficient statistics summed over all sequences (one E-step).
+
+    Returns ``(ll, s_start, s_trans, s_emitT)``: per-sequence
+    log-likelihoods (n,) and per-chunk sums of gamma_0 (C, K), of xi
+    (C, K, K) and of emission counts (C, M, K). Impossible sequences
+    (``ll = -inf``) contribute nothing.
+    """
+    n = offsets.shape[0] - 1
+    K = pi.shape[0]
+    M = BT.shape[0]
+    C = chunk_starts.shape[0] - 1
+    ll = np.empty(n)
+    s_start = np.zeros((C, K))
+    s_trans = np.zeros((C, K, K))
+    s_emitT = np.zeros((C, M, K))
+    no_gamma = np.empty((0, K))
+    for c in prange(C):
+        lo = chunk_starts[c]
+        hi = chunk_starts[c + 1]
+        T = _chunk_max_length(offsets, lo, hi)
+        alpha = np.empty((T, K))
+        scale = np.empty(T)
+        beta = np.empty(K)
+        beta_next = np.empty(K)
+        tmp = np.empty(K)
+        for i in range(lo, hi):
+            l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
+            ll[i] = l
+            if l == _NEG_INF:
+                continue
+            _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
+                            beta, beta_next, tmp, s_start[c], s_trans[c],
+                            s_emitT[c], no_gamma)
+    return ll, s_start, s_trans, s_emitT
+
+
+@numba.njit(cache=True, parallel=True)
+def per_sequence_stats(seq, offsets, pi, A, BT, chunk_starts):
+    """Expected counts of each sequence separately (for Fisher scores).
+
+    Returns ``(ll, s_start, s_trans, s_emitT)`` with shapes (n,), (n, K),
+    (n, K, K), (n, M, K); rows of impossible sequences stay zero.
+    """
+    n = offsets.shape[0] - 1
+    K = pi.shape[0]
+    M = BT.shape[0]
+    ll = np.empty(n)
+    s_start = np.zeros((n, K))
+    s_trans = np.zeros((n, K, K))
+    s_emitT = np.zeros((n, M, K))
+    no_gamma = np.empty((0, K))
+    for c in prange(chunk_starts.shape[0] - 1):
+        lo = chunk_starts[c]
+        hi = chunk_starts[c + 1]
+        T = _chunk_max_length(offsets, lo, hi)
+        alpha = np.empty((T, K))
+        scale = np.empty(T)
+        beta = np.empty(K)
+        beta_next = np.empty(K)
+        tmp = np.empty(K)
+        for i in range(lo, hi):
+            l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
+            ll[i] = l
+            if l == _NEG_INF:
+                continue
+            _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
+                            beta, beta_next, tmp, s_start[i], s_trans[i],
+                            s_emitT[i], no_gamma)
+    return ll, s_start, s_trans, s_emitT
+
+
+@numba.njit(cache=True)
+def posteriors(seq, offsets, pi, A, BT):
+    """Posterior state probabilities ``gamma`` of every position, (N, K)."""
+    n = offsets.shape[0] - 1
+    K = pi.shape[0]
+    M = BT.shape[0]
+    ll = np.empty(n)
+    gamma = np.zeros((seq.shape[0], K))
+    T = _chunk_max_length(offsets, 0, n)
+    alpha = np.empty((T, K))
+    scale = np.empty(T)
+    beta = np.empty(K)
+    beta_next = np.empty(K)
+    tmp = np.empty(K)
+    s_start = np.zeros(K)
+    s_trans = np.zeros((K, K))
+    s_emitT = np.zeros((M, K))
+    for i in range(n):
+        l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
+        ll[i] = l
+        if l == _NEG_INF:
+            continue
+        _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
+                        beta, beta_next, tmp, s_start, s_trans, s_emitT,
+                        gamma[offsets[i]:offsets[i + 1]])
+    return ll, gamma
+
+
+@numba.njit(cache=True)
+def viterbi(seq, offsets, log_pi, log_A, log_BT):
+    """Most probable state path of every sequence (log space).
+
+    Returns ``(logprob, states)``: the log-probability of each best path,
+    ``-inf`` for impossible sequences (their states are then meaningless),
+    and the flat state array aligned with ``seq``.
+    """
+    n = offsets.shape[0] - 1
+    K = log_pi.shape[0]
+    logprob = np.empty(n)
+    states = np.zeros(seq.shape[0], dtype=np.int64)
+    T = _chunk_max_length(offsets, 0, n)
+    back = np.zeros((T, K), dtype=np.int64)
+    delta = np.empty(K)
+    new = np.empty(K)
+    for i in range(n):
+        start = offsets[i]
+        stop = offsets[i + 1]
+        x = seq[start]
+        for k in range(K):
+            delta[k] = log_pi[k] + log_BT[x, k]
+        for t in range(1, stop - start):
+            x = seq[start + t]
+            for j in range(K):
+                best = _NEG_INF
+                arg = 0
+                for k in range(K):
+                    v = delta[k] + log_A[k, j]
+                    if v > best:
+                        best = v
+                        arg = k
+                new[j] = best + log_BT[x, j]
+                back[t, j] = arg
+            for j in range(K):
+                delta[j] = new[j]
+        best = _NEG_INF
+        arg = 0
+        for k in range(K):
+            if delta[k] > best:
+                best = delta[k]
+                arg = k
+        logprob[i] = best
+        states[stop - 1] = arg
+        for t in range(stop - start - 1, 0, -1):
+            arg = back[t, arg]
+            states[start + t - 1] = arg
+    return logprob, states
