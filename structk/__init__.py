@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 _kernels = [
     "Kernel", "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
+    "FisherKernel",
 ]
 
 __getattr__, __dir__, __all__ = attach(
@@ -29,6 +30,7 @@ __getattr__, __dir__, __all__ = attach(
         ".kernels": _kernels,
         ".psd": ["PSDReport", "assert_psd", "check_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
+        ".hmm": ["DiscreteHMM"],
     },
 )
 __all__ = __all__ + ["__version__"]

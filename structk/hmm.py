@@ -237,8 +237,8 @@ class DiscreteHMM(BaseEstimator):
         history = []
         converged = False
         for it in range(int(self.n_iter)):
-            ll, s0, s1, s2 = _jit.estep(seq, offsets, pi, A, np.ascontiguousarray(B.T),
-                                        chunks)
+            ll, s0, s1, s2 = _jit.expected_counts(
+                seq, offsets, pi, A, np.ascontiguousarray(B.T), chunks, False)
             if it == 0:
                 _raise_if_impossible(ll, "X", "the starting parameters")
             history.append(ll.sum() / n_symbols)
@@ -321,7 +321,7 @@ class DiscreteHMM(BaseEstimator):
         with np.errstate(divide="ignore"):
             logs = [np.log(p) for p in self._jit_params()]
         logprob, states = _jit.viterbi(seq, offsets, *logs)
-        _raise_if_impossible(logprob, "X", "the model")
+        _raise_if_impossible(logprob, "X", "the model", "its Viterbi path is")
         return logprob, np.split(states, offsets[1:-1])
 
     def sample(self, n_sequences, length, random_state=None, return_states=False):
@@ -464,12 +464,12 @@ def _chunk_starts(offsets):
     return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
 
 
-def _raise_if_impossible(ll, name, under):
+def _raise_if_impossible(ll, name, under, undefined="its posteriors are"):
     bad = np.flatnonzero(ll == -np.inf)
     if bad.size:
         raise ValueError(
             f"{name}[{bad[0]}] has probability zero under {under} "
-            f"({bad.size} such sequence(s)); its posteriors are undefined"
+            f"({bad.size} such sequence(s)); {undefined} undefined"
         )
 
 

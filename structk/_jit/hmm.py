@@ -165,22 +165,25 @@ def loglik(seq, offsets, pi, A, BT, chunk_starts):
 
 
 @numba.njit(cache=True, parallel=True)
-def estep(seq, offsets, pi, A, BT, chunk_starts):
-    """Expected sufficient statistics summed over all sequences (one E-step).
+def expected_counts(seq, offsets, pi, A, BT, chunk_starts, per_sequence):
+    """Expected sufficient statistics (the E-step of Baum-Welch).
 
     Returns ``(ll, s_start, s_trans, s_emitT)``: per-sequence
-    log-likelihoods (n,) and per-chunk sums of gamma_0 (C, K), of xi
-    (C, K, K) and of emission counts (C, M, K). Impossible sequences
-    (``ll = -inf``) contribute nothing.
+    log-likelihoods (n,), and sums of gamma_0 (R, K), of xi (R, K, K) and of
+    emission counts (R, M, K), where row ``r`` is chunk ``r`` (``R`` chunks;
+    sum the rows for the totals) or, with ``per_sequence``, sequence ``r``
+    (``R = n``; for Fisher scores). Impossible sequences (``ll = -inf``)
+    contribute nothing.
     """
     n = offsets.shape[0] - 1
     K = pi.shape[0]
     M = BT.shape[0]
     C = chunk_starts.shape[0] - 1
+    R = n if per_sequence else C
     ll = np.empty(n)
-    s_start = np.zeros((C, K))
-    s_trans = np.zeros((C, K, K))
-    s_emitT = np.zeros((C, M, K))
+    s_start = np.zeros((R, K))
+    s_trans = np.zeros((R, K, K))
+    s_emitT = np.zeros((R, M, K))
     no_gamma = np.empty((0, K))
     for c in prange(C):
         lo = chunk_starts[c]
@@ -196,44 +199,10 @@ def estep(seq, offsets, pi, A, BT, chunk_starts):
             ll[i] = l
             if l == _NEG_INF:
                 continue
+            r = np.int64(i) if per_sequence else np.int64(c)
             _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
-                            beta, beta_next, tmp, s_start[c], s_trans[c],
-                            s_emitT[c], no_gamma)
-    return ll, s_start, s_trans, s_emitT
-
-
-@numba.njit(cache=True, parallel=True)
-def per_sequence_stats(seq, offsets, pi, A, BT, chunk_starts):
-    """Expected counts of each sequence separately (for Fisher scores).
-
-    Returns ``(ll, s_start, s_trans, s_emitT)`` with shapes (n,), (n, K),
-    (n, K, K), (n, M, K); rows of impossible sequences stay zero.
-    """
-    n = offsets.shape[0] - 1
-    K = pi.shape[0]
-    M = BT.shape[0]
-    ll = np.empty(n)
-    s_start = np.zeros((n, K))
-    s_trans = np.zeros((n, K, K))
-    s_emitT = np.zeros((n, M, K))
-    no_gamma = np.empty((0, K))
-    for c in prange(chunk_starts.shape[0] - 1):
-        lo = chunk_starts[c]
-        hi = chunk_starts[c + 1]
-        T = _chunk_max_length(offsets, lo, hi)
-        alpha = np.empty((T, K))
-        scale = np.empty(T)
-        beta = np.empty(K)
-        beta_next = np.empty(K)
-        tmp = np.empty(K)
-        for i in range(lo, hi):
-            l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
-            ll[i] = l
-            if l == _NEG_INF:
-                continue
-            _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
-                            beta, beta_next, tmp, s_start[i], s_trans[i],
-                            s_emitT[i], no_gamma)
+                            beta, beta_next, tmp, s_start[r], s_trans[r],
+                            s_emitT[r], no_gamma)
     return ll, s_start, s_trans, s_emitT
 
 

@@ -8,6 +8,8 @@ module             kernels
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
+``fisher``         :class:`FisherKernel` of a :class:`~structk.DiscreteHMM`,
+                   and its raw :func:`fisher_scores`
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -25,5 +27,6 @@ __getattr__, __dir__, __all__ = attach(
         ],
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
+        ".fisher": ["FisherKernel", "fisher_scores"],
     },
 )
