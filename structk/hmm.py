@@ -216,10 +216,9 @@ class DiscreteHMM(BaseEstimator):
         else:
             rng = check_random_state(self.random_state)
             starts = [_random_params(rng, K, M) for _ in range(int(self.n_restarts))]
-        chunks = _chunk_starts(offsets)
         best = None
         for r, params in enumerate(starts):
-            run = self._baum_welch(seq, offsets, chunks, params)
+            run = self._baum_welch(seq, offsets, params)
             if best is None or run[1][-1] > best[1][1][-1]:
                 best = (r, run)
         r, (params, history, converged) = best
@@ -230,15 +229,15 @@ class DiscreteHMM(BaseEstimator):
         self.best_restart_ = r
         return self
 
-    def _baum_welch(self, seq, offsets, chunks, params):
+    def _baum_welch(self, seq, offsets, params):
         pi, A, B = params
         n_symbols = seq.shape[0]
         tol = float(self.tol)
         history = []
         converged = False
         for it in range(int(self.n_iter)):
-            ll, s0, s1, s2 = _jit.expected_counts(
-                seq, offsets, pi, A, np.ascontiguousarray(B.T), chunks, False)
+            ll, s0, s1, s2 = _expected_counts(
+                seq, offsets, (pi, A, np.ascontiguousarray(B.T)), False)
             if it == 0:
                 _raise_if_impossible(ll, "X", "the starting parameters")
             history.append(ll.sum() / n_symbols)
@@ -273,7 +272,7 @@ class DiscreteHMM(BaseEstimator):
             ``-inf`` for a sequence that is impossible under the model.
         """
         seq, offsets = self._fitted(X)
-        return _jit.loglik(seq, offsets, *self._jit_params(), _chunk_starts(offsets))
+        return _jit.loglik(seq, offsets, *self._jit_params(), _one_chunk(offsets))
 
     def score_samples(self, X):
         """Log-likelihoods and posterior state probabilities.
@@ -453,12 +452,31 @@ def _unknown(name, i, position, symbol, symbols):
     )
 
 
-def _chunk_starts(offsets):
-    """Split sequences into contiguous chunks of about equal symbol counts."""
+#: Work (symbols x states^2) from which the E-step runs in parallel threads;
+#: below it the thread launch cost outweighs the gain (bench_fisher.py).
+_PARALLEL_MIN_WORK = 8_000_000
+
+
+def _expected_counts(seq, offsets, params, per_sequence):
+    """E-step over all sequences, in parallel threads when it pays."""
     import numba
 
+    threads = numba.get_num_threads()
+    work = seq.shape[0] * params[0].shape[0] ** 2
+    if threads > 1 and work >= _PARALLEL_MIN_WORK:
+        return _jit.expected_counts_parallel(
+            seq, offsets, *params, _chunk_starts(offsets, 4 * threads), per_sequence)
+    return _jit.expected_counts(seq, offsets, *params, _one_chunk(offsets), per_sequence)
+
+
+def _one_chunk(offsets):
+    return np.array([0, offsets.shape[0] - 1], dtype=np.int64)
+
+
+def _chunk_starts(offsets, n_chunks):
+    """Split sequences into contiguous chunks of about equal symbol counts."""
     n = offsets.shape[0] - 1
-    C = max(1, min(n, 4 * numba.get_num_threads()))
+    C = max(1, min(n, n_chunks))
     targets = offsets[-1] * np.arange(1, C) / C
     cuts = np.searchsorted(offsets, targets)
     return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)

@@ -86,12 +86,10 @@ def fisher_scores(hmm, X, parts=("emission",)):
 
 
 def _scores(params, seq, offsets, parts, name):
-    from .._jit.hmm import expected_counts
-    from ..hmm import _chunk_starts, _raise_if_impossible
+    from ..hmm import _expected_counts, _raise_if_impossible
 
     pi, A, BT = params
-    ll, s0, s1, s2 = expected_counts(seq, offsets, pi, A, BT,
-                                     _chunk_starts(offsets), True)
+    ll, s0, s1, s2 = _expected_counts(seq, offsets, params, True)
     _raise_if_impossible(ll, name, "the HMM", "its Fisher score is")
     n = s0.shape[0]
     blocks = []
