@@ -516,7 +516,7 @@ def _check_init(init, K, M, name):
             if not np.isfinite(row).all() or (row < 0).any():
                 raise ValueError(f"{where} must hold finite non-negative probabilities")
             if abs(row.sum() - 1.0) > 1e-6:
-                raise ValueError(f"{where} sums to {row.sum()!r}, not 1")
+                raise ValueError(f"{where} sums to {float(row.sum())!r}, not 1")
         P /= P.sum(axis=-1, keepdims=True)
         out.append(P)
     return tuple(out)
