@@ -214,7 +214,7 @@ class DiscreteHMM(BaseEstimator):
         if isinstance(self.init, dict):
             starts = [_check_init(self.init, K, M, "init")]
         else:
-            rng = check_random_state(self.random_state)
+            rng = _rng(self.random_state)
             starts = [_random_params(rng, K, M) for _ in range(int(self.n_restarts))]
         best = None
         for r, params in enumerate(starts):
@@ -349,7 +349,7 @@ class DiscreteHMM(BaseEstimator):
         lengths = np.array([check_scalar(v.item() if hasattr(v, "item") else v,
                                          f"length[{i}]", lower=1, integer=True)
                             for i, v in enumerate(lengths)], dtype=np.int64)
-        rng = check_random_state(random_state)
+        rng = _rng(random_state)
         cum_pi = _cumulative(self.startprob_)
         cum_A = _cumulative(self.transmat_)
         cum_B = _cumulative(self.emissionprob_)
@@ -520,6 +520,13 @@ def _check_init(init, K, M, name):
         P /= P.sum(axis=-1, keepdims=True)
         out.append(P)
     return tuple(out)
+
+
+def _rng(random_state):
+    """A numpy Generator as given, else sklearn's ``check_random_state``."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return check_random_state(random_state)
 
 
 def _random_params(rng, K, M):
