@@ -272,7 +272,7 @@ class DiscreteHMM(BaseEstimator):
             ``-inf`` for a sequence that is impossible under the model.
         """
         seq, offsets = self._fitted(X)
-        return _jit.loglik(seq, offsets, *self._jit_params(), _one_chunk(offsets))
+        return _jit.loglik(seq, offsets, *self._jit_params())
 
     def score_samples(self, X):
         """Log-likelihoods and posterior state probabilities.
@@ -383,34 +383,38 @@ def _encode(X, symbols, name="X"):
     sequence for an empty one.
     """
     X = check_objects(X, name)
-    lengths = np.empty(len(X), dtype=np.int64)
-    for i, x in enumerate(X):
-        if isinstance(x, (bytes, bytearray)):
-            x = x.decode("latin-1")
-        try:
-            lengths[i] = len(x)
-        except TypeError:
-            raise TypeError(
-                f"{name}[{i}] must be a sequence of symbols (e.g. a string), "
-                f"got {type(x).__name__}"
-            ) from None
-        if lengths[i] == 0:
-            raise ValueError(
-                f"{name}[{i}] is empty: every sequence needs at least one symbol"
-            )
+    text = all(isinstance(x, str) for x in X)
+    if text:
+        lengths = np.fromiter(map(len, X), dtype=np.int64, count=len(X))
+    else:
+        lengths = np.array([_length(x, name, i) for i, x in enumerate(X)],
+                           dtype=np.int64)
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(
+            f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol"
+        )
     offsets = np.zeros(len(X) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    seq = _encode_text(X, symbols, offsets, name)
+    seq = _encode_text(X, symbols, offsets, name) if text else None
     if seq is None:
         seq = _encode_general(X, symbols, offsets, name)
     return seq, offsets
 
 
+def _length(x, name, i):
+    try:
+        return len(x)
+    except TypeError:
+        raise TypeError(
+            f"{name}[{i}] must be a sequence of symbols (e.g. a string), "
+            f"got {type(x).__name__}"
+        ) from None
+
+
 def _encode_text(X, symbols, offsets, name):
-    """Fast path: every sequence a str and every symbol one latin-1 char."""
+    """Fast path for str sequences when every symbol is one latin-1 char."""
     if not all(isinstance(s, str) and len(s) == 1 and ord(s) < 256 for s in symbols):
-        return None
-    if not all(isinstance(x, str) for x in X):
         return None
     try:
         raw = "".join(X).encode("latin-1")
@@ -452,9 +456,12 @@ def _unknown(name, i, position, symbol, symbols):
     )
 
 
-#: Work (symbols x states^2) from which the E-step runs in parallel threads;
-#: below it the thread launch cost outweighs the gain (bench_fisher.py).
-_PARALLEL_MIN_WORK = 8_000_000
+#: Work (symbols x states^2) from which the E-step runs in parallel threads.
+#: Measured with bench_fisher.py on the shared 2-core machine: 2 threads lose
+#: below ~10^5 symbols (0.6x at K=4: launch cost under load), are even at
+#: 5 x 10^5, and gain up to 1.85x at 2 x 10^6 symbols when the machine is
+#: not saturated (0.95x when it is).
+_PARALLEL_MIN_WORK = 32_000_000
 
 
 def _expected_counts(seq, offsets, params, per_sequence):

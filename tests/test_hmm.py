@@ -70,6 +70,28 @@ def test_log_likelihood_equals_brute_force(K, zeros):
     np.testing.assert_allclose(hmm.score(X), expected, rtol=1e-12)
 
 
+def test_tiny_probabilities_do_not_underflow():
+    # symbols of probability 1e-120 drive the forward sums far below the
+    # rescaling threshold within one step; compare with log-space brute force
+    pi = np.array([0.5, 0.5])
+    A = np.array([[0.9, 0.1], [0.2, 0.8]])
+    B = np.array([[1 - 2e-120, 1e-120, 1e-120], [0.5, 0.5 - 1e-150, 1e-150]])
+    hmm = DiscreteHMM.from_params(pi, A, B, ALPHABET)
+    X = ["CGCGCG", "GGGGGGG", "AAACGA", "G" * 300]
+    for s, ll in zip(X[:3], hmm.score(X[:3])):
+        logs = []
+        for path in itertools.product(range(2), repeat=len(s)):
+            x = _codes(s)
+            lp = np.log(pi[path[0]]) + np.log(B[path[0], x[0]])
+            for t in range(1, len(s)):
+                lp += np.log(A[path[t - 1], path[t]]) + np.log(B[path[t], x[t]])
+            logs.append(lp)
+        np.testing.assert_allclose(ll, np.logaddexp.reduce(logs), rtol=1e-12)
+    ll_fb, _ = hmm.score_samples(X)  # per-step scaled forward, another code path
+    np.testing.assert_allclose(hmm.score(X), ll_fb, rtol=1e-12)
+    assert np.isfinite(ll_fb).all() and ll_fb[3] < -300 * 250
+
+
 def test_impossible_sequence_scores_minus_inf_without_nan_or_warning():
     pi = np.array([1.0, 0.0])
     A = np.array([[0.5, 0.5], [0.0, 1.0]])

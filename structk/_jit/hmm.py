@@ -16,10 +16,10 @@ Work is split into contiguous ``chunks`` of sequences (bounds in
 :func:`expected_counts_parallel` can run chunks in ``prange`` threads
 without two threads writing the same memory. Measured on the 2-core
 development machine (benchmarks/bench_fisher.py), threads pay only for
-large E-steps (about 1.8x at 2M symbols, a loss below ~10^5 symbols because
-of the thread launch cost under load) and not for scoring (memory-light,
-about 1.0-1.3x), so scoring is serial and the caller picks the parallel
-E-step by size.
+large E-steps (up to 1.85x at 2M symbols, a loss below ~10^5 symbols
+because of the thread launch cost under load; see
+``structk.hmm._PARALLEL_MIN_WORK``) and not for scoring (1.0-1.3x), so
+scoring is serial and the caller picks the parallel E-step by size.
 """
 
 import numba
@@ -27,10 +27,8 @@ import numpy as np
 from numba import prange
 
 _NEG_INF = -np.inf
-# _loglik_only keeps a running product of scales >= _TINY and logs it when it
-# drops below _FLUSH: the product stays >= _FLUSH * _TINY = 1e-300 (normal).
-_TINY = 1e-100
-_FLUSH = 1e-200
+# _loglik_only rescales its forward variables only when their sum drops below this
+_RESCALE = 1e-100
 
 
 @numba.njit(cache=True)
@@ -74,48 +72,84 @@ def _forward(seq, start, stop, pi, A, BT, alpha, scale):
 
 
 @numba.njit(cache=True)
-def _loglik_only(seq, start, stop, pi, A, BT, a, b):
+def _ab_step(a, ABT, x, b):
+    """``b = (a @ A) * B[:, x]`` from ``ABT[x, j, i] = A[i, j] B[j, x]``; returns sum(b)."""
+    K = a.shape[0]
+    c = 0.0
+    for j in range(K):
+        s = 0.0
+        for i in range(K):
+            s += a[i] * ABT[x, j, i]
+        b[j] = s
+        c += s
+    return c
+
+
+@numba.njit(cache=True)
+def _rescale(a, total):
+    inv = 1.0 / total
+    for k in range(a.shape[0]):
+        a[k] *= inv
+
+
+@numba.njit(cache=True)
+def _loglik_one(seq, start, stop, pi, BT, ABT, a, b):
     """Log-likelihood of one sequence with two length-K buffers (no storage).
 
-    The scales are multiplied into ``prod`` and their log taken only when
-    ``prod`` gets small (one ``log`` per ~hundreds of symbols instead of one
-    per symbol); a scale below ``_TINY`` is logged directly, so ``prod``
-    never underflows.
+    The forward variables are rescaled only when their sum drops below
+    ``_RESCALE`` (once per ~hundreds of symbols), which keeps the division
+    and the ``log`` off the per-symbol path. Before a step that would fall
+    below it, the previous variables are normalised and the step redone, so
+    one step can shrink the sum to ``_RESCALE * (step factor)`` at worst: no
+    underflow unless a single symbol has probability below ~1e-200, and a
+    sum of exactly zero after a normalised step means an impossible
+    sequence (``-inf``).
     """
     K = pi.shape[0]
     x = seq[start]
-    c = 0.0
+    total = 0.0
     for k in range(K):
         a[k] = pi[k] * BT[x, k]
-        c += a[k]
-    if not c > 0.0:
+        total += a[k]
+    if not total > 0.0:
         return _NEG_INF
     ll = 0.0
-    prod = c
-    inv = 1.0 / c
     for t in range(start + 1, stop):
         x = seq[t]
-        c = 0.0
+        c = _ab_step(a, ABT, x, b)
+        if not c >= _RESCALE:
+            if total != 1.0:  # normalise the previous variables and redo
+                ll += np.log(total)
+                _rescale(a, total)
+                c = _ab_step(a, ABT, x, b)
+            if not c > 0.0:
+                return _NEG_INF
+            if c < _RESCALE:
+                ll += np.log(c)
+                _rescale(b, c)
+                c = 1.0
+        total = c
+        a, b = b, a
+    return ll + np.log(total)
+
+
+@numba.njit(cache=True)
+def loglik(seq, offsets, pi, A, BT):
+    """Log-likelihood of every sequence, shape (n,)."""
+    n = offsets.shape[0] - 1
+    K = pi.shape[0]
+    M = BT.shape[0]
+    ABT = np.empty((M, K, K))
+    for x in range(M):
         for j in range(K):
-            s = 0.0
             for i in range(K):
-                s += a[i] * A[i, j]
-            s *= BT[x, j] * inv
-            b[j] = s
-            c += s
-        if not c > 0.0:
-            return _NEG_INF
-        if c < _TINY:
-            ll += np.log(c)
-        else:
-            prod *= c
-            if prod < _FLUSH:
-                ll += np.log(prod)
-                prod = 1.0
-        inv = 1.0 / c
-        for j in range(K):
-            a[j] = b[j]
-    return ll + np.log(prod)
+                ABT[x, j, i] = A[i, j] * BT[x, j]
+    out = np.empty(n)
+    a = np.empty(K)
+    b = np.empty(K)
+    for q in range(n):
+        out[q] = _loglik_one(seq, offsets[q], offsets[q + 1], pi, BT, ABT, a, b)
+    return out
 
 
 @numba.njit(cache=True)
@@ -170,20 +204,6 @@ def _chunk_max_length(offsets, lo, hi):
         if T > m:
             m = T
     return m
-
-
-@numba.njit(cache=True)
-def loglik(seq, offsets, pi, A, BT, chunk_starts):
-    """Log-likelihood of every sequence, shape (n,)."""
-    n = offsets.shape[0] - 1
-    K = pi.shape[0]
-    out = np.empty(n)
-    for c in range(chunk_starts.shape[0] - 1):
-        a = np.empty(K)
-        b = np.empty(K)
-        for i in range(chunk_starts[c], chunk_starts[c + 1]):
-            out[i] = _loglik_only(seq, offsets[i], offsets[i + 1], pi, A, BT, a, b)
-    return out
 
 
 @numba.njit(cache=True)
