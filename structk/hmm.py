@@ -345,7 +345,13 @@ class DiscreteHMM(BaseEstimator):
         """
         check_is_fitted(self, "emissionprob_")
         n = check_scalar(n_sequences, "n_sequences", lower=1, integer=True)
-        lengths = np.broadcast_to(np.asarray(length), (n,))
+        lengths = np.asarray(length, dtype=object)
+        if lengths.ndim > 1 or (lengths.ndim == 1 and lengths.shape[0] != n):
+            raise ValueError(
+                f"length must be one int or {n} ints (one per sequence), got "
+                f"shape {lengths.shape}"
+            )
+        lengths = np.broadcast_to(lengths, (n,))
         lengths = np.array([check_scalar(v.item() if hasattr(v, "item") else v,
                                          f"length[{i}]", lower=1, integer=True)
                             for i, v in enumerate(lengths)], dtype=np.int64)

@@ -365,3 +365,7 @@ def test_sample_rejects_bad_lengths():
         hmm.sample(2, [3, 0])
     with pytest.raises(ValueError, match="n_sequences must be >= 1"):
         hmm.sample(0, 3)
+    with pytest.raises(ValueError, match=r"length must be one int or 3 ints"):
+        hmm.sample(3, [4, 5])
+    with pytest.raises(TypeError, match=r"length\[0\] must be an integer"):
+        hmm.sample(1, "10")
