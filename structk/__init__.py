@@ -27,6 +27,7 @@ _kernels = [
 _learners = [
     "KernelCenterer", "KernelLogisticRegression", "KernelPerceptron", "KernelRidge",
     "KernelRidgeCV", "KernelSVM", "NearestClassMean",
+    "FisherKernel",
 ]
 
 __getattr__, __dir__, __all__ = attach(
@@ -37,6 +38,7 @@ __getattr__, __dir__, __all__ = attach(
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
         ".learners": _learners,
         ".feature_space": ["distance_to_barycentre", "feature_distance", "rkhs_norm"],
+        ".hmm": ["DiscreteHMM"],
     },
 )
 __all__ = __all__ + ["__version__"]

@@ -10,6 +10,8 @@ module             kernels
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
 ``sets``           Intersection, ExpIntersection, Jaccard
 ``strings``        Spectrum, Mismatch, WeightedDegree
+``fisher``         :class:`FisherKernel` of a :class:`~structk.DiscreteHMM`,
+                   and its raw :func:`fisher_scores`
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -29,5 +31,6 @@ __getattr__, __dir__, __all__ = attach(
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
         ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
         ".strings": ["Mismatch", "Spectrum", "WeightedDegree"],
+        ".fisher": ["FisherKernel", "fisher_scores"],
     },
 )

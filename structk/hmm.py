@@ -1,0 +1,576 @@
+"""Discrete-emission hidden Markov models over an alphabet of symbols.
+
+:class:`DiscreteHMM` is the generative model behind the Fisher kernel
+(:class:`structk.kernels.FisherKernel`): scaled forward-backward, one
+log-likelihood per sequence, posterior state probabilities, Viterbi paths,
+Baum-Welch training on many sequences of different lengths with seeded
+random restarts, and sampling.
+
+Sequences are strings (or any sequences of symbols) over the model's
+alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or symbols given by the user.
+They are encoded once, in Python, into one flat integer array plus offsets
+and cross into the numba loops of :mod:`structk._jit.hmm` that way.
+
+Differences from hmmlearn that are deliberate: :meth:`DiscreteHMM.score`
+returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
+relative and per symbol (hmmlearn's is absolute on the total, so its meaning
+changes with the size of the data), and ``converged_`` is ``True`` only when
+``tol`` was reached, never merely because ``n_iter`` ran out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ._jit import hmm as _jit
+from ._validation import check_objects, check_scalar
+from .alphabets import resolve_alphabet
+
+_PARAM_NAMES = ("startprob", "transmat", "emissionprob")
+
+
+class DiscreteHMM(BaseEstimator):
+    """Hidden Markov model with categorical emissions over an alphabet.
+
+    A path of hidden states ``s_1 .. s_T`` starts in state ``s`` with
+    probability ``startprob_[s]``, moves from ``i`` to ``j`` with probability
+    ``transmat_[i, j]`` and emits symbol ``x`` from state ``s`` with
+    probability ``emissionprob_[s, x]`` (columns in the order of
+    ``alphabet_``). There is no end state: the model gives a distribution
+    over sequences of each length.
+
+    Parameters
+    ----------
+    n_states : int >= 1, default 2
+        Number of hidden states.
+    alphabet : str or sequence of symbols, default "dna"
+        ``"dna"``, ``"rna"``, ``"protein"``, or the symbols themselves
+        (a string of one-character symbols or a sequence of hashable ones).
+    n_iter : int >= 1, default 100
+        Maximum number of Baum-Welch iterations per restart.
+    tol : float >= 0, default 1e-6
+        Convergence tolerance, *relative* and *per symbol*: a restart stops
+        when the mean log-likelihood per symbol ``L`` changes between two
+        iterations by at most ``tol * |L|``. Unlike hmmlearn's absolute
+        tolerance on the total log-likelihood, its meaning does not depend
+        on how much data is fitted. ``tol=0`` runs ``n_iter`` iterations
+        unless the likelihood stops changing exactly.
+    n_restarts : int >= 1, default 1
+        Independent Baum-Welch runs from random starting points; the one
+        with the highest final likelihood is kept. Ignored (one run) when
+        ``init`` gives the starting parameters.
+    init : "random" or dict, default "random"
+        ``"random"``: start probabilities uniform, rows of the transition
+        and emission matrices drawn from a flat Dirichlet distribution.
+        A dict with keys ``"startprob"``, ``"transmat"``,
+        ``"emissionprob"`` gives the starting point explicitly.
+    random_state : int, numpy Generator/RandomState or None
+        Seed of the random starting points.
+
+    Attributes
+    ----------
+    startprob_ : ndarray, shape (n_states,)
+    transmat_ : ndarray, shape (n_states, n_states)
+    emissionprob_ : ndarray, shape (n_states, n_symbols)
+    alphabet_ : tuple
+        The symbols, in the order of the columns of ``emissionprob_``.
+    converged_ : bool
+        Whether the kept restart reached ``tol`` (``False`` if it stopped
+        because ``n_iter`` iterations were done).
+    n_iter_ : int
+        Baum-Welch iterations done by the kept restart.
+    history_ : ndarray
+        Mean log-likelihood per symbol of the training data before each
+        iteration of the kept restart (non-decreasing, up to rounding).
+    best_restart_ : int
+        Index of the kept restart.
+
+    Notes
+    -----
+    Forward-backward uses per-step scaling, so sequences of any length
+    (10^5 symbols and more) give finite log-likelihoods. A sequence that is
+    impossible under the model (for instance a symbol whose emission
+    probability is zero in every reachable state) has log-likelihood
+    ``-inf``; no ``log(0)`` is ever taken and no NaN is produced. Its
+    posteriors and Viterbi path are undefined, and :meth:`score_samples`,
+    :meth:`decode` and :meth:`fit` (for the starting parameters) raise a
+    ``ValueError`` naming it. No pseudo-counts are added: a state that
+    receives no expected visits keeps its previous transition or emission
+    row.
+
+    Sequences must hold at least one symbol; an empty sequence raises a
+    ``ValueError`` naming its index, as does a symbol outside the alphabet
+    (with its position).
+
+    References
+    ----------
+    L. R. Rabiner, "A tutorial on hidden Markov models and selected
+    applications in speech recognition", Proc. IEEE 77(2), 1989.
+
+    L. E. Baum, T. Petrie, G. Soules and N. Weiss, "A maximization technique
+    occurring in the statistical analysis of probabilistic functions of
+    Markov chains", Ann. Math. Statist. 41(1), 1970.
+
+    Examples
+    --------
+    >>> from structk import DiscreteHMM
+    >>> hmm = DiscreteHMM(n_states=2, alphabet="dna", random_state=0)
+    >>> hmm = hmm.fit(["ACGTTGCA", "AAAACCCGT", "GGGTTTAC"])
+    >>> hmm.score(["ACGT", "TTTT"]).shape
+    (2,)
+    """
+
+    def __init__(self, n_states=2, alphabet="dna", n_iter=100, tol=1e-6,
+                 n_restarts=1, init="random", random_state=None):
+        self.n_states = n_states
+        self.alphabet = alphabet
+        self.n_iter = n_iter
+        self.tol = tol
+        self.n_restarts = n_restarts
+        self.init = init
+        self.random_state = random_state
+
+    # --------------------------------------------------------- construction
+    @classmethod
+    def from_params(cls, startprob, transmat, emissionprob, alphabet="dna"):
+        """A fitted model with the given parameters (no training).
+
+        Parameters
+        ----------
+        startprob : array, shape (n_states,)
+        transmat : array, shape (n_states, n_states)
+        emissionprob : array, shape (n_states, n_symbols)
+            Rows must be non-negative and sum to one (to 1e-6; they are then
+            renormalised exactly).
+        alphabet : str or sequence of symbols
+            Must have ``n_symbols`` symbols.
+
+        Returns
+        -------
+        DiscreteHMM
+            With ``n_iter_ = 0``, ``converged_ = False`` and an empty
+            ``history_``; ``init`` holds the parameters, so ``fit`` would
+            start Baum-Welch from them.
+        """
+        init = {"startprob": startprob, "transmat": transmat,
+                "emissionprob": emissionprob}
+        hmm = cls(n_states=len(np.atleast_1d(startprob)), alphabet=alphabet,
+                  init=init)
+        symbols = resolve_alphabet(alphabet)
+        pi, A, B = _check_init(init, hmm.n_states, len(symbols), "")
+        hmm._set_fitted(pi, A, B, symbols)
+        hmm.n_iter_ = 0
+        hmm.converged_ = False
+        hmm.history_ = np.empty(0)
+        hmm.best_restart_ = 0
+        return hmm
+
+    def _set_fitted(self, pi, A, B, symbols):
+        self.startprob_ = pi
+        self.transmat_ = A
+        self.emissionprob_ = B
+        self.alphabet_ = symbols
+
+    # ------------------------------------------------------------ training
+    def _check_params(self):
+        K = check_scalar(self.n_states, "n_states", lower=1, integer=True)
+        check_scalar(self.n_iter, "n_iter", lower=1, integer=True)
+        check_scalar(self.tol, "tol", lower=0)
+        check_scalar(self.n_restarts, "n_restarts", lower=1, integer=True)
+        symbols = resolve_alphabet(self.alphabet)
+        if isinstance(self.init, str):
+            if self.init != "random":
+                raise ValueError(
+                    f"init must be 'random' or a dict of starting parameters, "
+                    f"got {self.init!r}"
+                )
+        elif not isinstance(self.init, dict):
+            raise TypeError(
+                f"init must be 'random' or a dict with keys {_PARAM_NAMES}, "
+                f"got {type(self.init).__name__}"
+            )
+        return K, symbols
+
+    def fit(self, X, y=None):
+        """Estimate the parameters by Baum-Welch (EM) on sequences ``X``.
+
+        Parameters
+        ----------
+        X : sequence of sequences
+            Training sequences (strings or sequences of symbols), of any
+            lengths >= 1.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        K, symbols = self._check_params()
+        seq, offsets = _encode(X, symbols, "X")
+        M = len(symbols)
+        if isinstance(self.init, dict):
+            starts = [_check_init(self.init, K, M, "init")]
+        else:
+            rng = _rng(self.random_state)
+            starts = [_random_params(rng, K, M) for _ in range(int(self.n_restarts))]
+        best = None
+        for r, params in enumerate(starts):
+            run = self._baum_welch(seq, offsets, params)
+            if best is None or run[1][-1] > best[1][1][-1]:
+                best = (r, run)
+        r, (params, history, converged) = best
+        self._set_fitted(*params, symbols)
+        self.history_ = history
+        self.n_iter_ = len(history)
+        self.converged_ = converged
+        self.best_restart_ = r
+        return self
+
+    def _baum_welch(self, seq, offsets, params):
+        pi, A, B = params
+        n_symbols = seq.shape[0]
+        tol = float(self.tol)
+        history = []
+        converged = False
+        for it in range(int(self.n_iter)):
+            ll, s0, s1, s2 = _expected_counts(
+                seq, offsets, (pi, A, np.ascontiguousarray(B.T)), False)
+            if it == 0:
+                _raise_if_impossible(ll, "X", "the starting parameters")
+            history.append(ll.sum() / n_symbols)
+            pi, A, B = _m_step(s0.sum(0), s1.sum(0), s2.sum(0).T, A, B)
+            if it > 0 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
+                converged = True
+                break
+        return (pi, A, B), np.array(history), converged
+
+    # ----------------------------------------------------------- inference
+    def _fitted(self, X, name="X"):
+        check_is_fitted(self, "emissionprob_")
+        seq, offsets = _encode(X, self.alphabet_, name)
+        return seq, offsets
+
+    def _jit_params(self):
+        return (np.ascontiguousarray(self.startprob_, dtype=np.float64),
+                np.ascontiguousarray(self.transmat_, dtype=np.float64),
+                np.ascontiguousarray(self.emissionprob_.T, dtype=np.float64))
+
+    def score(self, X, y=None):
+        """Log-likelihood ``log p(x)`` of each sequence.
+
+        Parameters
+        ----------
+        X : sequence of sequences
+
+        Returns
+        -------
+        ndarray of float64, shape (len(X),)
+            One value per sequence (not their sum, unlike hmmlearn);
+            ``-inf`` for a sequence that is impossible under the model.
+        """
+        seq, offsets = self._fitted(X)
+        return _jit.loglik(seq, offsets, *self._jit_params())
+
+    def score_samples(self, X):
+        """Log-likelihoods and posterior state probabilities.
+
+        Returns
+        -------
+        log_likelihood : ndarray, shape (len(X),)
+        posteriors : list of ndarray
+            ``posteriors[i][t, s] = P(state s at position t | X[i])``, shape
+            ``(len(X[i]), n_states)``; rows sum to one.
+
+        Raises
+        ------
+        ValueError
+            If a sequence is impossible under the model (its posteriors are
+            undefined).
+        """
+        seq, offsets = self._fitted(X)
+        ll, gamma = _jit.posteriors(seq, offsets, *self._jit_params())
+        _raise_if_impossible(ll, "X", "the model")
+        return ll, np.split(gamma, offsets[1:-1])
+
+    def decode(self, X):
+        """Most probable state path of each sequence (Viterbi).
+
+        Returns
+        -------
+        log_prob : ndarray, shape (len(X),)
+            ``log p(x, best path)`` for each sequence.
+        states : list of ndarray of int64
+            The best path of each sequence.
+
+        Raises
+        ------
+        ValueError
+            If a sequence is impossible under the model.
+
+        References
+        ----------
+        A. J. Viterbi, "Error bounds for convolutional codes and an
+        asymptotically optimum decoding algorithm", IEEE Trans. Inf. Theory
+        13(2), 1967.
+        """
+        seq, offsets = self._fitted(X)
+        with np.errstate(divide="ignore"):
+            logs = [np.log(p) for p in self._jit_params()]
+        logprob, states = _jit.viterbi(seq, offsets, *logs)
+        _raise_if_impossible(logprob, "X", "the model", "its Viterbi path is")
+        return logprob, np.split(states, offsets[1:-1])
+
+    def sample(self, n_sequences, length, random_state=None, return_states=False):
+        """Draw sequences from the model.
+
+        Parameters
+        ----------
+        n_sequences : int >= 1
+        length : int >= 1 or sequence of ints
+            Length of every sequence, or one length per sequence.
+        random_state : int, Generator, RandomState or None
+        return_states : bool, default False
+            Also return the hidden state paths.
+
+        Returns
+        -------
+        sequences : list
+            Strings when every symbol of the alphabet is a one-character
+            string, else lists of symbols.
+        states : list of ndarray of int64
+            Only with ``return_states=True``.
+        """
+        check_is_fitted(self, "emissionprob_")
+        n = check_scalar(n_sequences, "n_sequences", lower=1, integer=True)
+        lengths = np.asarray(length, dtype=object)
+        if lengths.ndim > 1 or (lengths.ndim == 1 and lengths.shape[0] != n):
+            raise ValueError(
+                f"length must be one int or {n} ints (one per sequence), got "
+                f"shape {lengths.shape}"
+            )
+        lengths = np.broadcast_to(lengths, (n,))
+        lengths = np.array([check_scalar(v.item() if hasattr(v, "item") else v,
+                                         f"length[{i}]", lower=1, integer=True)
+                            for i, v in enumerate(lengths)], dtype=np.int64)
+        rng = _rng(random_state)
+        cum_pi = _cumulative(self.startprob_)
+        cum_A = _cumulative(self.transmat_)
+        cum_B = _cumulative(self.emissionprob_)
+        T = int(lengths.max())
+        states = np.empty((n, T), dtype=np.int64)
+        symbols = np.empty((n, T), dtype=np.int64)
+        s = _draw(cum_pi[None, :], rng.random(n))
+        for t in range(T):
+            states[:, t] = s
+            symbols[:, t] = _draw(cum_B[s], rng.random(n))
+            s = _draw(cum_A[s], rng.random(n))
+        alphabet = self.alphabet_
+        as_text = all(isinstance(a, str) and len(a) == 1 for a in alphabet)
+        lookup = np.array(alphabet, dtype=object)
+        out = []
+        for i in range(n):
+            row = lookup[symbols[i, :lengths[i]]]
+            out.append("".join(row) if as_text else list(row))
+        if return_states:
+            return out, [states[i, :lengths[i]].copy() for i in range(n)]
+        return out
+
+
+# ---------------------------------------------------------------- helpers
+def _encode(X, symbols, name="X"):
+    """Encode sequences over ``symbols`` as a flat int64 array plus offsets.
+
+    Returns ``(seq, offsets)`` with sequence ``i`` at
+    ``seq[offsets[i]:offsets[i + 1]]``. Raises a ``ValueError`` naming the
+    sequence, position and symbol for a symbol outside the alphabet, and the
+    sequence for an empty one.
+    """
+    X = check_objects(X, name)
+    text = all(isinstance(x, str) for x in X)
+    if text:
+        lengths = np.fromiter(map(len, X), dtype=np.int64, count=len(X))
+    else:
+        lengths = np.array([_length(x, name, i) for i, x in enumerate(X)],
+                           dtype=np.int64)
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(
+            f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol"
+        )
+    offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    seq = _encode_text(X, symbols, offsets, name) if text else None
+    if seq is None:
+        seq = _encode_general(X, symbols, offsets, name)
+    return seq, offsets
+
+
+def _length(x, name, i):
+    try:
+        return len(x)
+    except TypeError:
+        raise TypeError(
+            f"{name}[{i}] must be a sequence of symbols (e.g. a string), "
+            f"got {type(x).__name__}"
+        ) from None
+
+
+def _encode_text(X, symbols, offsets, name):
+    """Fast path for str sequences when every symbol is one latin-1 char."""
+    if not all(isinstance(s, str) and len(s) == 1 and ord(s) < 256 for s in symbols):
+        return None
+    try:
+        raw = "".join(X).encode("latin-1")
+    except UnicodeEncodeError:
+        return None  # an unknown non-latin-1 symbol: the general path names it
+    lut = np.full(256, -1, dtype=np.int64)
+    for code, s in enumerate(symbols):
+        lut[ord(s)] = code
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    seq = lut[buf]
+    bad = np.flatnonzero(seq < 0)
+    if bad.size:
+        p = int(bad[0])
+        i = int(np.searchsorted(offsets, p, side="right")) - 1
+        _unknown(name, i, p - int(offsets[i]), chr(buf[p]), symbols)
+    return seq
+
+
+def _encode_general(X, symbols, offsets, name):
+    index = {s: code for code, s in enumerate(symbols)}
+    seq = np.empty(int(offsets[-1]), dtype=np.int64)
+    for i, x in enumerate(X):
+        if isinstance(x, (bytes, bytearray)):
+            x = x.decode("latin-1")
+        start = int(offsets[i])
+        for t, s in enumerate(x):
+            try:
+                seq[start + t] = index[s]
+            except (KeyError, TypeError):
+                _unknown(name, i, t, s, symbols)
+    return seq
+
+
+def _unknown(name, i, position, symbol, symbols):
+    shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
+    raise ValueError(
+        f"{name}[{i}] has symbol {symbol!r} at position {position}, which is not "
+        f"in the alphabet {shown!r}"
+    )
+
+
+#: Work (symbols x states^2) from which the E-step runs in parallel threads.
+#: Measured with bench_fisher.py on the shared 2-core machine: 2 threads lose
+#: below ~10^5 symbols (0.6x at K=4: launch cost under load), are even at
+#: 5 x 10^5, and gain up to 1.85x at 2 x 10^6 symbols when the machine is
+#: not saturated (0.95x when it is).
+_PARALLEL_MIN_WORK = 32_000_000
+
+
+def _expected_counts(seq, offsets, params, per_sequence):
+    """E-step over all sequences, in parallel threads when it pays."""
+    import numba
+
+    threads = numba.get_num_threads()
+    work = seq.shape[0] * params[0].shape[0] ** 2
+    if threads > 1 and work >= _PARALLEL_MIN_WORK:
+        return _jit.expected_counts_parallel(
+            seq, offsets, *params, _chunk_starts(offsets, 4 * threads), per_sequence)
+    return _jit.expected_counts(seq, offsets, *params, _one_chunk(offsets), per_sequence)
+
+
+def _one_chunk(offsets):
+    return np.array([0, offsets.shape[0] - 1], dtype=np.int64)
+
+
+def _chunk_starts(offsets, n_chunks):
+    """Split sequences into contiguous chunks of about equal symbol counts."""
+    n = offsets.shape[0] - 1
+    C = max(1, min(n, n_chunks))
+    targets = offsets[-1] * np.arange(1, C) / C
+    cuts = np.searchsorted(offsets, targets)
+    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
+
+
+def _raise_if_impossible(ll, name, under, undefined="its posteriors are"):
+    bad = np.flatnonzero(ll == -np.inf)
+    if bad.size:
+        raise ValueError(
+            f"{name}[{bad[0]}] has probability zero under {under} "
+            f"({bad.size} such sequence(s)); {undefined} undefined"
+        )
+
+
+def _check_init(init, K, M, name):
+    """Validate explicit parameters; return float64 copies with exact row sums."""
+    missing = [k for k in _PARAM_NAMES if k not in init]
+    extra = [k for k in init if k not in _PARAM_NAMES]
+    if missing or extra:
+        raise ValueError(
+            f"{name or 'parameters'} must have exactly the keys {_PARAM_NAMES}; "
+            f"missing {missing}, unknown {extra}"
+        )
+    shapes = {"startprob": (K,), "transmat": (K, K), "emissionprob": (K, M)}
+    out = []
+    for key in _PARAM_NAMES:
+        label = f"{name}[{key!r}]" if name else key
+        try:
+            P = np.array(init[key], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{label} must be an array of probabilities") from None
+        if P.shape != shapes[key]:
+            raise ValueError(f"{label} must have shape {shapes[key]}, got {P.shape}")
+        rows = P.reshape(-1, P.shape[-1])
+        for r, row in enumerate(rows):
+            where = f"{label} row {r}" if P.ndim == 2 else label
+            if not np.isfinite(row).all() or (row < 0).any():
+                raise ValueError(f"{where} must hold finite non-negative probabilities")
+            if abs(row.sum() - 1.0) > 1e-6:
+                raise ValueError(f"{where} sums to {float(row.sum())!r}, not 1")
+        P /= P.sum(axis=-1, keepdims=True)
+        out.append(P)
+    return tuple(out)
+
+
+def _rng(random_state):
+    """A numpy Generator as given, else sklearn's ``check_random_state``."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return check_random_state(random_state)
+
+
+def _random_params(rng, K, M):
+    pi = np.full(K, 1.0 / K)
+    A = rng.dirichlet(np.ones(K), size=K)
+    B = rng.dirichlet(np.ones(M), size=K)
+    return pi, A, B
+
+
+def _m_step(s_start, s_trans, s_emit, A_old, B_old):
+    """Baum-Welch re-estimation; rows without expected counts are kept."""
+    pi = s_start / s_start.sum()
+    A = _normalise_rows(s_trans, A_old)
+    B = _normalise_rows(s_emit, B_old)
+    return pi, A, B
+
+
+def _normalise_rows(counts, old):
+    total = counts.sum(axis=1, keepdims=True)
+    empty = total[:, 0] <= 0.0
+    total[empty] = 1.0
+    out = counts / total
+    out[empty] = old[empty]
+    return out
+
+
+def _cumulative(P):
+    c = np.cumsum(P, axis=-1)
+    return c / c[..., -1:]
+
+
+def _draw(cum, u):
+    """Inverse-CDF draw, one per row of ``cum``: first index with u < cum."""
+    return (u[:, None] < cum).argmax(axis=1)

@@ -1,0 +1,281 @@
+"""The Fisher kernel of a discrete hidden Markov model.
+
+A generative model ``p(x | theta)`` of variable-length sequences maps each
+sequence to its Fisher score ``g(x) = grad_theta log p(x | theta)``, a
+fixed-length vector, and the Fisher kernel is
+``k(x, y) = g(x)^T F^{-1} g(y)`` with ``F = E[g g^T]`` the Fisher
+information (Jaakkola & Haussler 1998).
+
+Parametrisation and the sum-to-one constraints
+----------------------------------------------
+Each probability vector of the HMM (the start distribution ``pi``, each row
+``A[i]`` of the transition matrix and each row ``B[s]`` of the emission
+matrix) is written as a softmax of unconstrained real parameters,
+``B[s, x] = exp(theta[s, x]) / sum_y exp(theta[s, y])``, so the constraints
+hold for every ``theta`` and the score is an ordinary gradient. With the
+expected counts of forward-backward for one sequence,
+``n[s, x] = sum_t P(s_t = s, x_t = x | x)``, ``n[s] = sum_x n[s, x]``,
+``xi[i, j] = sum_t P(s_t = i, s_{t+1} = j | x)`` and
+``gamma_0[s] = P(s_1 = s | x)``, the scores are
+
+=============  =========================================  ==================
+part           d log p(x) / d theta                        size
+=============  =========================================  ==================
+``initial``    ``gamma_0[s] - pi[s]``                      K
+``transition`` ``xi[i, j] - A[i, j] * sum_j' xi[i, j']``   K * K (row-major)
+``emission``   ``n[s, x] - B[s, x] * n[s]``                K * M (row-major)
+=============  =========================================  ==================
+
+The emission score is ``B[s, x]`` times Jaakkola and Haussler's
+``n[s, x] / B[s, x] - n[s]`` (their gradient with respect to ``B`` itself);
+the softmax form stays finite when an emission probability is zero (its
+score is then exactly zero). Within each probability vector the scores sum
+to zero, so the information matrix ``F`` is always singular (one null
+direction per vector): it is regularised, see :class:`FisherKernel`.
+
+References
+----------
+T. Jaakkola and D. Haussler, "Exploiting generative models in
+discriminative classifiers", NIPS 11, 1998.
+
+T. Jaakkola, M. Diekhans and D. Haussler, "A discriminative framework for
+detecting remote protein homologies", J. Comput. Biol. 7(1-2), 2000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_scalar
+from .base import Kernel
+
+#: The parts of the score, in the order their columns appear.
+PARTS = ("initial", "transition", "emission")
+
+
+def fisher_scores(hmm, X, parts=("emission",)):
+    """Fisher scores of sequences under a fitted :class:`~structk.DiscreteHMM`.
+
+    Parameters
+    ----------
+    hmm : DiscreteHMM
+        A fitted model.
+    X : sequence of sequences
+    parts : sequence of {"initial", "transition", "emission"}
+        Which parameters to differentiate; columns come in the order of
+        :data:`PARTS` whatever the order given.
+
+    Returns
+    -------
+    ndarray, shape (len(X), d)
+        The gradient of ``log p(x)`` with respect to the softmax parameters
+        (see the module docstring); ``d`` is the total size of the parts.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If ``hmm`` is not fitted.
+    ValueError
+        If a sequence is impossible under the model (its score is
+        undefined), has a symbol outside the alphabet, or is empty.
+    """
+    parts = _check_parts(parts)
+    _check_hmm(hmm)
+    seq, offsets = hmm._fitted(X)
+    return _scores(hmm._jit_params(), seq, offsets, parts, "X")
+
+
+def _scores(params, seq, offsets, parts, name):
+    from ..hmm import _expected_counts, _raise_if_impossible
+
+    pi, A, BT = params
+    ll, s0, s1, s2 = _expected_counts(seq, offsets, params, True)
+    _raise_if_impossible(ll, name, "the HMM", "its Fisher score is")
+    n = s0.shape[0]
+    blocks = []
+    if "initial" in parts:
+        blocks.append(s0 - pi)
+    if "transition" in parts:
+        blocks.append((s1 - A * s1.sum(axis=2, keepdims=True)).reshape(n, -1))
+    if "emission" in parts:
+        E = s2.transpose(0, 2, 1)
+        blocks.append((E - BT.T * E.sum(axis=2, keepdims=True)).reshape(n, -1))
+    return np.ascontiguousarray(np.concatenate(blocks, axis=1))
+
+
+class FisherKernel(Kernel):
+    """Fisher kernel ``k(x, y) = g(x)^T F^{-1} g(y)`` of a fitted HMM.
+
+    ``g`` are the Fisher scores of :func:`fisher_scores` (softmax
+    parametrisation, see the module docstring). The kernel has an explicit
+    feature map, the whitened scores ``phi(x) = W g(x)``, so a Gram matrix
+    is one dense product ``Phi Phi^T``, and :meth:`features` gives ``Phi``
+    to feed any linear model.
+
+    Parameters
+    ----------
+    hmm : DiscreteHMM
+        The generative model. It must be fitted before the kernel is used:
+        the kernel never trains it (that would tie the kernel silently to
+        whichever sequences it happened to see first); an unfitted model
+        raises ``sklearn.exceptions.NotFittedError``.
+    information : {"empirical", "identity"}, default "empirical"
+        ``"empirical"``: ``F`` is the mean of ``g g^T`` over the sequences
+        passed to :meth:`fit`, or, without a call to ``fit``, over the
+        first collection the kernel is evaluated on (``X`` in ``k(X)`` or
+        ``k(X, Y)``). ``"identity"``: ``F = I``, the common practical
+        approximation; then ``phi = g``.
+    reg : float > 0, default 1e-3
+        Ridge, relative to the scale of ``F``: the kernel inverts
+        ``F + reg * (trace(F) / d) * I`` (``+ reg * I`` if ``F = 0``), so
+        ``W = (F + ...)^{-1/2}``. ``F`` is singular by construction (the
+        scores of each probability vector sum to zero) and also when there
+        are fewer sequences than score dimensions; in null directions of
+        ``F`` the scores of the training sequences vanish and the ridge
+        only bounds the weight of new directions. Ignored for
+        ``"identity"``.
+    parts : sequence of {"initial", "transition", "emission"}, default ("emission",)
+        Which parameters the scores differentiate.
+
+    Attributes
+    ----------
+    params_ : tuple of ndarray
+        ``(startprob, transmat, emissionprob.T)`` of ``hmm``, copied when the
+        kernel was fitted (explicitly or at first use). Every later
+        evaluation uses this copy and the same ``F``, so ``k(X, Y)`` is
+        consistent across calls even if ``hmm`` is refitted; call
+        :meth:`fit` again to follow a refitted model.
+    alphabet_ : tuple
+    information_ : ndarray of shape (d, d) or None
+        The unregularised empirical information (None for "identity").
+    n_information_ : int
+        Number of sequences ``information_`` was estimated from.
+
+    Examples
+    --------
+    >>> from structk import DiscreteHMM, FisherKernel
+    >>> X = ["ACGTTGCA", "AAAACCCGT", "GGGTTTAC", "ACACACGT"]
+    >>> hmm = DiscreteHMM(n_states=2, random_state=0).fit(X)
+    >>> k = FisherKernel(hmm).fit(X)
+    >>> k(X).shape, k.features(X).shape
+    ((4, 4), (4, 8))
+
+    References
+    ----------
+    T. Jaakkola and D. Haussler, "Exploiting generative models in
+    discriminative classifiers", NIPS 11, 1998.
+    """
+
+    has_features = True
+
+    def __init__(self, hmm, information="empirical", reg=1e-3, parts=("emission",)):
+        self.hmm = hmm
+        self.information = information
+        self.reg = reg
+        self.parts = parts
+        self._check_params()
+
+    def _check_params(self):
+        _check_hmm(self.hmm, fitted=False)
+        if self.information not in ("empirical", "identity"):
+            raise ValueError(
+                f"information must be 'empirical' or 'identity', got "
+                f"{self.information!r}"
+            )
+        check_scalar(self.reg, "reg", lower=0, lower_inclusive=False)
+        parts = _check_parts(self.parts)
+        state = getattr(self, "_state", None)
+        if state is not None and state["key"] != self._key(parts):
+            raise ValueError(
+                f"{type(self).__name__}: hmm, parts or information changed since "
+                "the kernel was fitted; call fit(X) again"
+            )
+
+    def _key(self, parts):
+        return (id(self.hmm), parts, self.information)
+
+    # ------------------------------------------------------------- fitting
+    def fit(self, X, y=None):
+        """Copy the HMM's parameters and estimate ``F`` on sequences ``X``.
+
+        Returns
+        -------
+        self
+        """
+        self._state = None
+        self._validate()
+        self._prepare(X, "X")
+        return self
+
+    def _start(self):
+        """Copy the fitted HMM's parameters (first use or ``fit``)."""
+        _check_hmm(self.hmm)
+        parts = _check_parts(self.parts)
+        self._state = {"key": self._key(parts), "W": {}}
+        self.params_ = tuple(p.copy() for p in self.hmm._jit_params())
+        self.alphabet_ = self.hmm.alphabet_
+        self.information_ = None
+        self.n_information_ = 0
+
+    def _prepare(self, X, name):
+        from ..hmm import _encode
+
+        if getattr(self, "_state", None) is None:
+            self._start()
+        seq, offsets = _encode(X, self.alphabet_, name)
+        G = _scores(self.params_, seq, offsets, _check_parts(self.parts), name)
+        if self.information == "empirical" and self.information_ is None:
+            self.information_ = G.T @ G / G.shape[0]
+            self.n_information_ = G.shape[0]
+        return G
+
+    def _whitening(self):
+        reg = float(self.reg)
+        cache = self._state["W"]
+        if reg not in cache:
+            F = self.information_
+            d = F.shape[0]
+            scale = np.trace(F) / d
+            if not scale > 0:
+                scale = 1.0
+            w, V = np.linalg.eigh(F)
+            w = np.maximum(w, 0.0) + reg * scale
+            cache.clear()
+            cache[reg] = (V / np.sqrt(w)) @ V.T
+        return cache[reg]
+
+    def _features(self, G):
+        if self.information == "identity":
+            return G
+        return G @ self._whitening()
+
+
+def _check_hmm(hmm, fitted=True):
+    from sklearn.utils.validation import check_is_fitted
+
+    from ..hmm import DiscreteHMM
+
+    if not isinstance(hmm, DiscreteHMM):
+        raise TypeError(f"hmm must be a structk DiscreteHMM, got {type(hmm).__name__}")
+    if fitted:
+        check_is_fitted(
+            hmm, "emissionprob_",
+            msg="This DiscreteHMM is not fitted yet: the Fisher kernel needs a "
+                "trained model. Call hmm.fit(sequences) first (the kernel never "
+                "trains it)."
+        )
+
+
+def _check_parts(parts):
+    if isinstance(parts, str):
+        raise TypeError(f"parts must be a sequence of names, got the string "
+                        f"{parts!r}; write ({parts!r},)")
+    parts = tuple(parts)
+    if not parts:
+        raise ValueError(f"parts must name at least one of {PARTS}")
+    for p in parts:
+        if p not in PARTS:
+            raise ValueError(f"unknown part {p!r} in parts; choose from {PARTS}")
+    if len(set(parts)) != len(parts):
+        raise ValueError(f"parts {parts} names a part twice")
+    return tuple(p for p in PARTS if p in parts)

@@ -1,0 +1,371 @@
+"""DiscreteHMM against brute force over state paths and against hmmlearn."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from structk import DiscreteHMM
+from structk import hmm as hmm_module
+
+ALPHABET = "ACG"
+
+
+def _random_params(rng, K, M, zeros=False):
+    pi = rng.dirichlet(np.ones(K))
+    A = rng.dirichlet(np.ones(K), size=K)
+    B = rng.dirichlet(np.ones(M), size=K)
+    if zeros:  # some exactly-zero probabilities
+        B[0, 0] = 0.0
+        B[0] /= B[0].sum()
+        A[1, 0] = 0.0
+        A[1] /= A[1].sum()
+    return pi, A, B
+
+
+def _paths(pi, A, B, x):
+    """Yield (probability of path and x, path) for every state path."""
+    K = len(pi)
+    for path in itertools.product(range(K), repeat=len(x)):
+        p = pi[path[0]] * B[path[0], x[0]]
+        for t in range(1, len(x)):
+            p *= A[path[t - 1], path[t]] * B[path[t], x[t]]
+        yield p, path
+
+
+def _codes(s, alphabet=ALPHABET):
+    return [alphabet.index(c) for c in s]
+
+
+def _tiny_sequences(rng, n=12, max_len=5, alphabet=ALPHABET):
+    return ["".join(rng.choice(list(alphabet), size=rng.integers(1, max_len + 1)))
+            for _ in range(n)]
+
+
+def _hmmlearn(params, n_iter=1):
+    from hmmlearn.hmm import CategoricalHMM
+
+    pi, A, B = params
+    m = CategoricalHMM(n_components=len(pi), n_iter=n_iter, tol=-np.inf,
+                       implementation="scaling", init_params="", params="ste")
+    m.startprob_, m.transmat_, m.emissionprob_ = pi.copy(), A.copy(), B.copy()
+    m.n_features = B.shape[1]
+    return m
+
+
+@pytest.mark.parametrize("zeros", [False, True])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_log_likelihood_equals_brute_force(K, zeros):
+    rng = np.random.default_rng(K)
+    params = _random_params(rng, K, 3, zeros=zeros and K >= 2)
+    hmm = DiscreteHMM.from_params(*params, alphabet=ALPHABET)
+    X = _tiny_sequences(rng)
+    expected = []
+    for s in X:
+        total = sum(p for p, _ in _paths(*params, _codes(s)))
+        expected.append(np.log(total) if total > 0 else -np.inf)
+    np.testing.assert_allclose(hmm.score(X), expected, rtol=1e-12)
+
+
+def test_tiny_probabilities_do_not_underflow():
+    # symbols of probability 1e-120 drive the forward sums far below the
+    # rescaling threshold within one step; compare with log-space brute force
+    pi = np.array([0.5, 0.5])
+    A = np.array([[0.9, 0.1], [0.2, 0.8]])
+    B = np.array([[1 - 2e-120, 1e-120, 1e-120], [0.5, 0.5 - 1e-150, 1e-150]])
+    hmm = DiscreteHMM.from_params(pi, A, B, ALPHABET)
+    X = ["CGCGCG", "GGGGGGG", "AAACGA", "G" * 300]
+    for s, ll in zip(X[:3], hmm.score(X[:3])):
+        logs = []
+        for path in itertools.product(range(2), repeat=len(s)):
+            x = _codes(s)
+            lp = np.log(pi[path[0]]) + np.log(B[path[0], x[0]])
+            for t in range(1, len(s)):
+                lp += np.log(A[path[t - 1], path[t]]) + np.log(B[path[t], x[t]])
+            logs.append(lp)
+        np.testing.assert_allclose(ll, np.logaddexp.reduce(logs), rtol=1e-12)
+    ll_fb, _ = hmm.score_samples(X)  # per-step scaled forward, another code path
+    np.testing.assert_allclose(hmm.score(X), ll_fb, rtol=1e-12)
+    assert np.isfinite(ll_fb).all() and ll_fb[3] < -300 * 250
+
+
+def test_impossible_sequence_scores_minus_inf_without_nan_or_warning():
+    pi = np.array([1.0, 0.0])
+    A = np.array([[0.5, 0.5], [0.0, 1.0]])
+    B = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]])  # state 0 emits only A
+    hmm = DiscreteHMM.from_params(pi, A, B, ALPHABET)
+    X = ["AAC", "CAA", "G", "AGGGC"]  # "CAA" and "G" cannot start: pi[1] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ll = hmm.score(X)
+    assert np.isfinite(ll[[0, 3]]).all()
+    assert ll[1] == -np.inf and ll[2] == -np.inf
+    with pytest.raises(ValueError, match=r"X\[1\] has probability zero .*2 such"):
+        hmm.score_samples(X)
+    with pytest.raises(ValueError, match=r"X\[1\] has probability zero"):
+        hmm.decode(X)
+
+
+def test_posteriors_equal_brute_force_marginals():
+    rng = np.random.default_rng(5)
+    params = _random_params(rng, 3, 3, zeros=True)
+    hmm = DiscreteHMM.from_params(*params, alphabet=ALPHABET)
+    X = ["ACGGA", "C", "GGCA"]
+    ll, post = hmm.score_samples(X)
+    for s, gamma, l in zip(X, post, ll):
+        expected = np.zeros((len(s), 3))
+        for p, path in _paths(*params, _codes(s)):
+            expected[np.arange(len(s)), path] += p
+        np.testing.assert_allclose(np.log(expected.sum(1)[0]), l, rtol=1e-12)
+        np.testing.assert_allclose(gamma, expected / expected.sum(1, keepdims=True),
+                                   rtol=1e-10, atol=1e-15)
+
+
+def test_viterbi_equals_brute_force():
+    rng = np.random.default_rng(6)
+    params = _random_params(rng, 3, 3, zeros=True)
+    hmm = DiscreteHMM.from_params(*params, alphabet=ALPHABET)
+    X = _tiny_sequences(rng, n=15, max_len=6)
+    X = [s for s in X if np.isfinite(hmm.score([s])[0])]
+    logprob, states = hmm.decode(X)
+    for s, lp, path in zip(X, logprob, states):
+        best_p, best_path = max(_paths(*params, _codes(s)))
+        np.testing.assert_allclose(lp, np.log(best_p), rtol=1e-12)
+        assert tuple(path) == best_path
+
+
+def test_agrees_with_hmmlearn_per_sequence_on_real_size_input():
+    rng = np.random.default_rng(7)
+    params = _random_params(rng, 4, 4)
+    hmm = DiscreteHMM.from_params(*params, alphabet="dna")
+    X = hmm.sample(25, rng.integers(1, 400, size=25), random_state=1)
+    peer = _hmmlearn(params)
+    ll = hmm.score(X)
+    _, post = hmm.score_samples(X)
+    logprob, states = hmm.decode(X)
+    for i, s in enumerate(X):
+        col = np.array(_codes(s, "ACGT"))[:, None]
+        np.testing.assert_allclose(ll[i], peer.score(col), rtol=1e-10)
+        np.testing.assert_allclose(post[i], peer.predict_proba(col), atol=1e-10)
+        peer_lp, peer_states = peer.decode(col, algorithm="viterbi")
+        np.testing.assert_allclose(logprob[i], peer_lp, rtol=1e-10)
+        np.testing.assert_array_equal(states[i], peer_states)
+
+
+def test_long_sequence_has_finite_log_likelihood():
+    rng = np.random.default_rng(8)
+    params = _random_params(rng, 3, 4)
+    hmm = DiscreteHMM.from_params(*params, alphabet="dna")
+    (x,) = hmm.sample(1, 100_000, random_state=2)
+    ll = hmm.score([x])
+    assert np.isfinite(ll).all() and ll[0] < -1e4
+    col = np.array(_codes(x, "ACGT"))[:, None]
+    np.testing.assert_allclose(ll[0], _hmmlearn(params).score(col), rtol=1e-10)
+    _, post = hmm.score_samples([x])
+    assert np.isfinite(post[0]).all()
+    np.testing.assert_allclose(post[0].sum(1), 1.0, rtol=1e-12)
+
+
+# ------------------------------------------------------------- Baum-Welch
+def _training_data(seed=9, n=40):
+    rng = np.random.default_rng(seed)
+    truth = DiscreteHMM.from_params(*_random_params(rng, 3, 4), alphabet="dna")
+    return truth.sample(n, rng.integers(5, 60, size=n), random_state=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_baum_welch_likelihood_is_monotone(seed):
+    X = _training_data()
+    hmm = DiscreteHMM(3, "dna", n_iter=60, tol=0.0, random_state=seed).fit(X)
+    h = hmm.history_
+    assert len(h) == hmm.n_iter_ >= 2
+    assert (np.diff(h) >= -1e-12 * np.abs(h[:-1])).all(), np.diff(h).min()
+    # the fitted parameters are at least as good as the last recorded ones
+    assert hmm.score(X).sum() / sum(map(len, X)) >= h[-1] - 1e-12 * abs(h[-1])
+
+
+def test_baum_welch_equals_hmmlearn_from_the_same_start():
+    X = _training_data(n=30)
+    start = _random_params(np.random.default_rng(10), 3, 4)
+    init = dict(zip(("startprob", "transmat", "emissionprob"), start))
+    hmm = DiscreteHMM(3, "dna", n_iter=7, tol=0.0, init=init).fit(X)
+    col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
+    peer = _hmmlearn(start, n_iter=7).fit(col, [len(s) for s in X])
+    assert hmm.n_iter_ == peer.monitor_.iter == 7
+    np.testing.assert_allclose(hmm.history_ * len(col), list(peer.monitor_.history),
+                               rtol=1e-12)
+    for ours, theirs in [(hmm.startprob_, peer.startprob_),
+                         (hmm.transmat_, peer.transmat_),
+                         (hmm.emissionprob_, peer.emissionprob_)]:
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+def test_parallel_e_step_equals_serial(monkeypatch):
+    X = _training_data(n=30)
+    hmm = DiscreteHMM(3, "dna", n_iter=4, tol=0.0, random_state=3)
+    serial = clone(hmm).fit(X)
+    monkeypatch.setattr(hmm_module, "_PARALLEL_MIN_WORK", 0)
+    parallel = clone(hmm).fit(X)
+    np.testing.assert_allclose(parallel.emissionprob_, serial.emissionprob_, rtol=1e-12)
+    np.testing.assert_allclose(parallel.transmat_, serial.transmat_, rtol=1e-12)
+    np.testing.assert_allclose(parallel.history_, serial.history_, rtol=1e-12)
+
+
+def test_converged_only_when_tol_is_reached():
+    X = _training_data()
+    capped = DiscreteHMM(3, "dna", n_iter=3, tol=1e-12, random_state=0).fit(X)
+    assert capped.n_iter_ == 3 and capped.converged_ is False
+    done = DiscreteHMM(3, "dna", n_iter=500, tol=1e-4, random_state=0).fit(X)
+    assert done.converged_ is True and done.n_iter_ < 500
+    h = done.history_
+    assert abs(h[-1] - h[-2]) <= 1e-4 * abs(h[-2])
+    assert abs(h[-2] - h[-3]) > 1e-4 * abs(h[-3])
+
+
+def test_restarts_keep_the_best_run_and_are_seeded():
+    X = _training_data()
+    hmm = DiscreteHMM(3, "dna", n_iter=15, tol=0.0, n_restarts=4, random_state=11).fit(X)
+    rng = np.random.RandomState(11)  # what check_random_state(11) gives
+    finals = []
+    for _ in range(4):
+        start = hmm_module._random_params(rng, 3, 4)
+        init = dict(zip(("startprob", "transmat", "emissionprob"), start))
+        finals.append(DiscreteHMM(3, "dna", n_iter=15, tol=0.0, init=init).fit(X).history_[-1])
+    assert hmm.best_restart_ == int(np.argmax(finals))
+    np.testing.assert_allclose(hmm.history_[-1], max(finals), rtol=1e-12)
+    again = DiscreteHMM(3, "dna", n_iter=15, tol=0.0, n_restarts=4, random_state=11).fit(X)
+    np.testing.assert_array_equal(again.emissionprob_, hmm.emissionprob_)
+
+
+def test_unused_symbol_and_unvisited_state_give_no_nan():
+    X = ["AAAC", "ACCA", "CA"]  # G and T never occur
+    hmm = DiscreteHMM(4, "dna", n_iter=30, random_state=0).fit(X)
+    for p in (hmm.startprob_, hmm.transmat_, hmm.emissionprob_):
+        assert np.isfinite(p).all()
+        np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
+    assert hmm.emissionprob_[:, 2:].max() < 1e-12  # G, T driven to (nearly) zero
+    ll = hmm.score(["ACA", "GGT"])
+    assert np.isfinite(ll[0]) and not np.isnan(ll[1])
+
+
+def test_fit_rejects_data_impossible_under_explicit_start():
+    init = {"startprob": [1.0, 0.0], "transmat": [[1.0, 0.0], [0.0, 1.0]],
+            "emissionprob": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]}
+    with pytest.raises(ValueError, match=r"X\[1\] has probability zero under the "
+                                         "starting parameters"):
+        DiscreteHMM(2, ALPHABET, init=init).fit(["ACA", "AG"])
+
+
+# ------------------------------------------------------------ sampling etc.
+def test_sample_is_seeded_and_follows_the_model():
+    pi = np.array([0.2, 0.8])
+    A = np.array([[0.9, 0.1], [0.3, 0.7]])
+    B = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.5, 0.0]])
+    hmm = DiscreteHMM.from_params(pi, A, B, "dna")
+    X, S = hmm.sample(3000, [1, 2, 3] * 1000, random_state=0, return_states=True)
+    assert [len(x) for x in X[:3]] == [1, 2, 3]
+    assert X == hmm.sample(3000, [1, 2, 3] * 1000, random_state=0)
+    first = np.array([s[0] for s in S])
+    assert abs(first.mean() - 0.8) < 4 * np.sqrt(0.16 / 3000)
+    for x, s in zip(X, S):  # state 0 emits A only, state 1 never emits A or T
+        assert all((c == "A") == (state == 0) for c, state in zip(x, s))
+        assert "T" not in x
+
+
+def test_symbol_alphabets_and_array_input():
+    rng = np.random.default_rng(12)
+    params = _random_params(rng, 2, 3)
+    words = DiscreteHMM.from_params(*params, alphabet=["sun", "rain", "fog"])
+    ints = DiscreteHMM.from_params(*params, alphabet=[0, 1, 2])
+    chars = DiscreteHMM.from_params(*params, alphabet="ACG")
+    sampled = words.sample(2, 4, random_state=0)
+    assert all(isinstance(s, list) and set(s) <= {"sun", "rain", "fog"} for s in sampled)
+    ll = chars.score(["ACGGA", "GC"])
+    np.testing.assert_allclose(
+        words.score([["sun", "rain", "fog", "fog", "sun"], ("fog", "rain")]), ll)
+    np.testing.assert_allclose(ints.score([np.array([0, 1, 2, 2, 0]), [2, 1]]), ll)
+    np.testing.assert_allclose(chars.score([b"ACGGA", list("GC")]), ll)
+
+
+def test_score_returns_one_value_per_sequence():
+    hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT", "GGCA", "TTAG"])
+    ll = hmm.score(["ACGT", "AC", "GATTACA"])
+    assert ll.shape == (3,) and ll.dtype == np.float64
+
+
+def test_estimator_contract():
+    hmm = DiscreteHMM(n_states=3, alphabet="protein", n_iter=5, random_state=1)
+    assert hmm.get_params()["n_states"] == 3
+    assert clone(hmm).get_params() == hmm.get_params()
+    assert "n_states=3" in repr(hmm)
+
+
+# -------------------------------------------------------------- bad input
+def test_unknown_symbol_names_sequence_position_and_symbol():
+    hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT"])
+    with pytest.raises(ValueError, match=r"X\[2\] has symbol 'N' at position 3, "
+                                         r"which is not in the alphabet 'ACGT'"):
+        hmm.score(["ACGT", "A", "GGCNA"])
+    with pytest.raises(ValueError, match=r"X\[1\] has symbol 'é' at position 1"):
+        hmm.score(["ACGT", "Aé"])
+    with pytest.raises(ValueError, match=r"X\[1\] has symbol 7 at position 0"):
+        hmm.score(["ACGT", [7]])
+    words = DiscreteHMM(2, ["x", "yy"], random_state=0).fit([["x", "yy"]])
+    with pytest.raises(ValueError, match=r"X\[0\] has symbol 'z' at position 1"):
+        words.score([["x", "z"]])
+
+
+def test_empty_sequences_and_collections_are_rejected():
+    hmm = DiscreteHMM(2, "dna", random_state=0)
+    with pytest.raises(ValueError, match=r"X\[1\] is empty"):
+        hmm.fit(["ACGT", ""])
+    with pytest.raises(ValueError, match="X is empty"):
+        hmm.fit([])
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        hmm.fit("ACGT")
+    with pytest.raises(TypeError, match=r"X\[0\] must be a sequence of symbols"):
+        hmm.fit([3.5])
+
+
+def test_unfitted_model_raises_not_fitted():
+    hmm = DiscreteHMM(2, "dna")
+    for call in (lambda: hmm.score(["AC"]), lambda: hmm.decode(["AC"]),
+                 lambda: hmm.score_samples(["AC"]), lambda: hmm.sample(1, 3)):
+        with pytest.raises(NotFittedError):
+            call()
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"n_states": 0}, "n_states must be >= 1"),
+    ({"n_iter": 0}, "n_iter must be >= 1"),
+    ({"tol": -1.0}, "tol must be >= 0"),
+    ({"n_restarts": 1.5}, "n_restarts must be an integer"),
+    ({"init": "kmeans"}, "init must be 'random'"),
+    ({"alphabet": "AA"}, "repeated"),
+    ({"init": {"startprob": [1.0, 0.0]}}, "missing"),
+    ({"init": {"startprob": [0.5, 0.6], "transmat": np.eye(2),
+               "emissionprob": np.full((2, 4), 0.25)}}, r"startprob'\] sums to 1.1, not 1"),
+    ({"init": {"startprob": [0.5, 0.5], "transmat": np.eye(3),
+               "emissionprob": np.full((2, 4), 0.25)}}, r"transmat'\] must have shape"),
+    ({"init": {"startprob": [0.5, 0.5], "transmat": [[1.2, -0.2], [0, 1]],
+               "emissionprob": np.full((2, 4), 0.25)}}, r"transmat'\] row 0 must hold"),
+])
+def test_invalid_parameters_are_named(params, match):
+    hmm = DiscreteHMM(**{"n_states": 2, **params})
+    with pytest.raises((ValueError, TypeError), match=match):
+        hmm.fit(["ACGT"])
+
+
+def test_sample_rejects_bad_lengths():
+    hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT"])
+    with pytest.raises(ValueError, match=r"length\[1\] must be >= 1"):
+        hmm.sample(2, [3, 0])
+    with pytest.raises(ValueError, match="n_sequences must be >= 1"):
+        hmm.sample(0, 3)
+    with pytest.raises(ValueError, match=r"length must be one int or 3 ints"):
+        hmm.sample(3, [4, 5])
+    with pytest.raises(TypeError, match=r"length\[0\] must be an integer"):
+        hmm.sample(1, "10")
