@@ -1,0 +1,1 @@
+"""Numba-compiled inner loops (private); the public modules validate input and call in."""
