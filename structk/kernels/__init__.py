@@ -8,6 +8,7 @@ module             kernels
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
+``graphs``         RandomWalk, WeisfeilerLehman
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -25,5 +26,6 @@ __getattr__, __dir__, __all__ = attach(
         ],
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
+        ".graphs": ["RandomWalk", "WeisfeilerLehman"],
     },
 )
