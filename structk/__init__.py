@@ -34,6 +34,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".kernels": _kernels,
+        ".kernels.graphs": ["RandomWalk", "WeisfeilerLehman"],
         ".psd": ["PSDReport", "assert_psd", "check_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
         ".learners": _learners,

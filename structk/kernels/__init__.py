@@ -12,6 +12,7 @@ module             kernels
 ``strings``        Spectrum, Mismatch, WeightedDegree
 ``fisher``         :class:`FisherKernel` of a :class:`~structk.DiscreteHMM`,
                    and its raw :func:`fisher_scores`
+``graphs``         RandomWalk, WeisfeilerLehman
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -32,5 +33,6 @@ __getattr__, __dir__, __all__ = attach(
         ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
         ".strings": ["Mismatch", "Spectrum", "WeightedDegree"],
         ".fisher": ["FisherKernel", "fisher_scores"],
+        ".graphs": ["RandomWalk", "WeisfeilerLehman"],
     },
 )

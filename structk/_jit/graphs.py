@@ -1,0 +1,394 @@
+"""Jitted inner loops of the graph kernels (``structk.kernels.graphs``).
+
+Graphs cross in as flat arrays: ``node_ptr`` (graph g owns nodes
+``node_ptr[g]:node_ptr[g+1]``), a CSR adjacency over all nodes (``adj_ptr``
+indexed by global node, ``adj_idx`` holding *local* successor indices),
+optional per-entry edge-label ids ``elab`` and per-node class ids ``cls``
+(node-label ids, sorted within each graph so that every label is one
+contiguous block). Validation happens in Python before these are called.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+GEOMETRIC = 0
+EXPONENTIAL = 1
+TRUNCATED = 2
+
+
+# ---------------------------------------------------------------- random walks
+#
+# A vector on the product graph is a 1-D array in one of two layouts:
+# * "arcs": one entry per matched pair (label-equal nodes), with the
+#   product graph's arcs listed explicitly in CSR form (built per pair in
+#   O(product arcs)); best for sparse graphs such as molecules;
+# * "split": the n x n' array X[j, j'] (flattened, zero on unmatched pairs),
+#   multiplied by the Kronecker-vec identity in two sparse passes with
+#   O(|E| n') work and no product arcs stored; best for denser graphs.
+# Each pair uses the layout with the smaller estimated cost.
+
+
+@njit(cache=True)
+def _match_ranges(cls, a0, na, cls_b, b0, nb, lo, hi):
+    """For node j of graph a, the nodes of graph b with the same class are
+    ``lo[j]:hi[j]`` (both graphs have their nodes sorted by class)."""
+    ja = 0
+    jb = 0
+    while ja < na:
+        c = cls[a0 + ja]
+        ea = ja
+        while ea < na and cls[a0 + ea] == c:
+            ea += 1
+        while jb < nb and cls_b[b0 + jb] < c:
+            jb += 1
+        eb = jb
+        while eb < nb and cls_b[b0 + eb] == c:
+            eb += 1
+        for t in range(ja, ea):
+            lo[t] = jb
+            hi[t] = eb
+        ja = ea
+        jb = eb
+
+
+@njit(cache=True)
+def _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off, ptr_b, idx_b, el_b, b0,
+                  max_arcs):
+    """CSR of the direct product graph on matched pairs (vertex of (i, i')
+    is ``off[i] + i' - lo_a[i]``): arcs (i, i') -> (j, j') for arcs i->j,
+    i'->j' with equal edge labels and (j, j') matched."""
+    m = off[na]
+    pptr = np.zeros(m + 1, np.int64)
+    pidx = np.empty(max_arcs, np.int64)
+    cnt = 0
+    for i in range(na):
+        for ip in range(lo_a[i], hi_a[i]):
+            for ka in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
+                j = idx_a[ka]
+                ea = el_a[ka]
+                lo = lo_a[j]
+                hi = hi_a[j]
+                for kb in range(ptr_b[b0 + ip], ptr_b[b0 + ip + 1]):
+                    jp = idx_b[kb]
+                    if jp >= lo and jp < hi and el_b[kb] == ea:
+                        pidx[cnt] = off[j] + jp - lo
+                        cnt += 1
+            pptr[off[i] + ip - lo_a[i] + 1] = cnt
+    return pptr, pidx
+
+
+@njit(cache=True)
+def _matvec_split(X, Y, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
+                  ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b):
+    """``Y = A_x X`` for n x n' arrays by the Kronecker-vec identity
+    ``(A (x) A') vec X = vec(A X A'^T)``: ``Z[e] = A_e X`` then
+    ``Y = sum_e Z[e] A'_e^T`` on matched pairs (e: edge label)."""
+    Z[:] = 0.0
+    for i in range(na):
+        for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
+            j = idx_a[k]
+            e = el_a[k]
+            for jp in range(lo_a[j], hi_a[j]):
+                Z[e, i, jp] += X[j, jp]
+    for i in range(na):
+        for ip in range(lo_a[i], hi_a[i]):
+            s = 0.0
+            for k in range(ptr_b[b0 + ip], ptr_b[b0 + ip + 1]):
+                s += Z[el_b[k], i, idx_b[k]]
+            Y[i, ip] = s
+
+
+@njit(cache=True)
+def _matvec(x, y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
+            ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b):
+    """``y = A_x x`` in either layout."""
+    if use_arcs:
+        for v in range(y.shape[0]):
+            s = 0.0
+            for k in range(pptr[v], pptr[v + 1]):
+                s += x[pidx[k]]
+            y[v] = s
+    else:
+        _matvec_split(x.reshape((na, nb)), y.reshape((na, nb)), Z, ptr_a, idx_a, el_a,
+                      a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+
+
+@njit(cache=True)
+def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
+               node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
+               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout):
+    """One random-walk kernel value ``q_x^T f(A_x) p_x``; returns (value, iterations),
+    iterations = -1 when the solver did not converge within ``maxiter``."""
+    a0 = node_ptr_a[ga]
+    na = node_ptr_a[ga + 1] - a0
+    b0 = node_ptr_b[gb]
+    nb = node_ptr_b[gb + 1] - b0
+    if na == 0 or nb == 0:
+        return 0.0, 0
+    lo_a = np.empty(na, np.int64)
+    hi_a = np.empty(na, np.int64)
+    lo_b = np.empty(nb, np.int64)
+    hi_b = np.empty(nb, np.int64)
+    _match_ranges(cls_a, a0, na, cls_b, b0, nb, lo_a, hi_a)
+    _match_ranges(cls_b, b0, nb, cls_a, a0, na, lo_b, hi_b)
+    off = np.zeros(na + 1, np.int64)
+    arcs = 0   # bound on the product arcs
+    split = (n_elabels + 1) * na * nb
+    for i in range(na):
+        off[i + 1] = off[i] + hi_a[i] - lo_a[i]
+        deg = ptr_a[a0 + i + 1] - ptr_a[a0 + i]
+        for ip in range(lo_a[i], hi_a[i]):
+            arcs += deg * (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip])
+        for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
+            split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
+    for ip in range(nb):
+        split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
+    use_arcs = arcs <= 2 * split if layout == 0 else layout == 1
+    # start / stop weights on the product vertices
+    if use_arcs:
+        pptr, pidx = _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off,
+                                   ptr_b, idx_b, el_b, b0, arcs)
+        Z = np.empty((0, 0, 0))
+        m = off[na]
+    else:
+        pptr = np.zeros(1, np.int64)
+        pidx = pptr
+        Z = np.empty((n_elabels, na, nb))
+        m = na * nb
+    P = np.zeros(m)
+    Q = np.zeros(m)
+    for i in range(na):
+        for ip in range(lo_a[i], hi_a[i]):
+            v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip
+            P[v] = p_a[a0 + i] * p_b[b0 + ip]
+            Q[v] = q_a[a0 + i] * q_b[b0 + ip]
+    Y = np.zeros(m)
+    D = P.copy()
+
+    if kind == TRUNCATED:
+        value = weights[0] * np.dot(Q, D)
+        for t in range(1, weights.shape[0]):
+            _matvec(D, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a,
+                    hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+            D, Y = Y, D
+            value += weights[t] * np.dot(Q, D)
+        return value, weights.shape[0] - 1
+
+    col = col_a[ga] * col_b[gb]  # bound on the max column sum of A_x
+    rho = rho_a[ga] * rho_b[gb]  # bound on rho(A_x)
+    rate = lam * rho
+    qn = np.sqrt(np.dot(Q, Q))
+    if kind == GEOMETRIC and symmetric and (same_pq or rate > 0.5):
+        return _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a,
+                                   a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b,
+                                   hi_b, lam, rate, qn, same_pq, tol, maxiter)
+
+    # Power series: geometric sum_t (lam A_x)^t p_x (fixed point) or
+    # exponential sum_t (beta A_x)^t / t! p_x (Taylor). Every term is >= 0
+    # (A_x >= 0, weights >= 0): no cancellation, and rigorous bounds on the
+    # remaining tail T after each step:
+    # * Collatz-Wielandt: if c_lo d_{t-1} <= d_t <= c_hi d_{t-1}
+    #   componentwise then every later geometric step keeps those ratios
+    #   (A_x is monotone), so (q.d_t) c_lo / (1 - c_lo) <= T <=
+    #   (q.d_t) c_hi / (1 - c_hi); the geometric value adds the midpoint
+    #   and stops when the half-width is below tol (the exponential series
+    #   shrinks faster still and uses the upper bound only);
+    # * norms: ||A_x d||_2 <= rho ||d||_2 (symmetric A_x), else
+    #   ||A_x d||_1 <= col ||d||_1.
+    value = np.dot(Q, D)
+    qscale = qn if symmetric else np.abs(Q).max()
+    for t in range(1, maxiter + 1):
+        _matvec(D, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
+                ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+        D, Y = Y, D  # D: A_x d_{t-1} (unscaled), Y: d_{t-1}
+        s = lam if kind == GEOMETRIC else beta / t
+        dv = 0.0
+        size = 0.0
+        c_hi = 0.0
+        c_lo = np.inf
+        for v in range(m):
+            d = s * D[v]
+            D[v] = d
+            dv += Q[v] * d
+            size += d * d if symmetric else abs(d)
+            old = Y[v]
+            if d > c_hi * old:  # divide only when a bound moves
+                c_hi = d / old if old > 0.0 else np.inf
+            if d < c_lo * old:
+                c_lo = d / old
+        value += dv
+        if size == 0.0:
+            return value, t
+        if symmetric:
+            c = rate if kind == GEOMETRIC else beta * rho / (t + 1)
+            size = np.sqrt(size)
+        else:
+            c = lam * col if kind == GEOMETRIC else beta * col / (t + 1)
+        tail_hi = qscale * size * c / (1.0 - c) if c < 1.0 else np.inf
+        if c_hi < 1.0:
+            tail_hi = min(tail_hi, dv * c_hi / (1.0 - c_hi))
+        if kind == GEOMETRIC and c_hi < 1.0:
+            tail_lo = dv * c_lo / (1.0 - c_lo) if c_lo < 1.0 else 0.0
+            tail_lo = min(tail_lo, tail_hi)
+            if 0.5 * (tail_hi - tail_lo) <= tol * abs(value):
+                return value + 0.5 * (tail_hi + tail_lo), t
+        elif tail_hi <= tol * abs(value):
+            return value, t
+    return value, -1
+
+
+@njit(cache=True)
+def _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na,
+                        lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b,
+                        lam, rate, qn, same_pq, tol, maxiter):
+    """Solve ``(I - lam A_x) x = p_x`` (A_x symmetric) and return ``q_x^T x``.
+
+    With ``B = I - lam A_x`` (eigenvalues in [1 - rate, 1 + rate]) and
+    residual r, the error is ``q^T B^-1 r``. When q = p it equals the
+    energy-norm error ``r^T B^-1 r`` (x_0 = 0), which lies between
+    ``||r||^2 / (1 + rate)`` and ``||r||^2 / (1 - rate)``: the value adds the
+    midpoint and the error is quadratic in the residual. Otherwise
+    ``q^T B^-1 r = q^T r + lam q^T A_x B^-1 r`` is at most
+    ``|q^T r| + rate ||q|| ||r|| / (1 - rate)``.
+    """
+    m = P.shape[0]
+    x = np.zeros(m)
+    r = P.copy()
+    d = P.copy()
+    rs = np.dot(r, r)
+    if rs == 0.0:
+        return 0.0, 0
+    value = 0.0
+    for it in range(1, maxiter + 1):
+        _matvec(d, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
+                ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+        dBd = 0.0
+        for v in range(m):
+            y = d[v] - lam * Y[v]
+            Y[v] = y
+            dBd += d[v] * y
+        alpha = rs / dBd
+        rs_new = 0.0
+        value = 0.0
+        qr = 0.0
+        for v in range(m):
+            x[v] += alpha * d[v]
+            r[v] -= alpha * Y[v]
+            rs_new += r[v] * r[v]
+            value += Q[v] * x[v]
+            qr += Q[v] * r[v]
+        if same_pq:
+            mid = rs_new / (1.0 - rate * rate)
+            if rate * mid <= tol * (value + mid):
+                return value + mid, it
+        elif abs(qr) + rate * qn * np.sqrt(rs_new) / (1.0 - rate) <= tol * abs(value):
+            return value, it
+        g = rs_new / rs
+        for v in range(m):
+            d[v] = r[v] + g * d[v]
+        rs = rs_new
+    return value, -1
+
+
+@njit(parallel=True, cache=True)
+def walk_pairs(pair_a, pair_b,
+               node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
+               node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
+               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout):
+    """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``,
+    in parallel over pairs; also returns each pair's iteration count.
+    ``layout``: 0 picks the cheaper product layout per pair, 1 arcs, 2 split."""
+    n = pair_a.shape[0]
+    out = np.empty(n)
+    iters = np.empty(n, np.int64)
+    for t in prange(n):
+        v, it = _walk_pair(
+            pair_a[t], pair_b[t],
+            node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
+            node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
+            n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout)
+        out[t] = v
+        iters[t] = it
+    return out, iters
+
+
+@njit(parallel=True, cache=True)
+def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
+                   kind, lam, beta, weights):
+    """Unlabelled undirected walks from each graph's eigendecomposition.
+
+    With ``A = U diag(mu) U^T``, ``A' = V diag(nu) V^T`` and
+    ``w = (U^T p) * (U^T q)`` (elementwise), ``q_x^T f(A (x) A') p_x =
+    sum_ij w_i w'_j f(mu_i nu_j)``: O(n n') per pair.
+    """
+    n = pair_a.shape[0]
+    out = np.empty(n)
+    n_w = weights.shape[0]
+    for t in prange(n):
+        ga = pair_a[t]
+        gb = pair_b[t]
+        s = 0.0
+        for i in range(ptr_a[ga], ptr_a[ga + 1]):
+            wi = w_a[i]
+            if wi == 0.0:
+                continue
+            mi = mu_a[i]
+            acc = 0.0
+            for j in range(ptr_b[gb], ptr_b[gb + 1]):
+                x = mi * mu_b[j]
+                if kind == GEOMETRIC:
+                    f = 1.0 / (1.0 - lam * x)
+                elif kind == EXPONENTIAL:
+                    f = np.exp(beta * x)
+                else:
+                    f = weights[n_w - 1]
+                    for k in range(n_w - 2, -1, -1):
+                        f = f * x + weights[k]
+                acc += w_b[j] * f
+            s += wi * acc
+        out[t] = s
+    return out
+
+
+# ------------------------------------------------------------ Weisfeiler-Lehman
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _mix(z):
+    """splitmix64 finaliser: a bijection of uint64 with good avalanche."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, h):
+    """Weisfeiler-Lehman labels of every node for iterations 0..h.
+
+    The new label of v hashes (iteration, old label of v, sorted multiset of
+    its neighbours' old labels) to 64 bits, so it depends on the node's
+    neighbourhood only, never on which other graphs are in the batch.
+    """
+    n = keys0.shape[0]
+    keys = np.empty((h + 1, n), np.uint64)
+    keys[0] = keys0
+    n_graphs = node_ptr.shape[0] - 1
+    for it in range(1, h + 1):
+        salt = _mix(np.uint64(it) * _GOLD)
+        for g in range(n_graphs):
+            base = node_ptr[g]
+            for v in range(base, node_ptr[g + 1]):
+                start = adj_ptr[v]
+                deg = adj_ptr[v + 1] - start
+                nb = np.empty(deg, np.uint64)
+                for k in range(deg):
+                    nb[k] = keys[it - 1, base + adj_idx[start + k]]
+                nb.sort()
+                z = _mix(salt ^ keys[it - 1, v])
+                for k in range(deg):
+                    z = _mix(z + nb[k] * _GOLD)
+                keys[it, v] = _mix(z ^ np.uint64(deg))
+    return keys

@@ -1,0 +1,211 @@
+"""Reader for the TU Dortmund graph benchmark format.
+
+A dataset ``DS`` is a folder of comma-separated text files (Morris et al.,
+2020)::
+
+    DS_A.txt                 one edge per line, "row, col" (1-based node ids,
+                             global over the dataset)
+    DS_graph_indicator.txt   graph id (1-based) of each node
+    DS_graph_labels.txt      class of each graph            (optional)
+    DS_graph_attributes.txt  regression target of each graph (optional)
+    DS_node_labels.txt       one label per node              (optional)
+    DS_node_attributes.txt   one real vector per node        (optional)
+    DS_edge_labels.txt       one label per line of DS_A.txt  (optional)
+    DS_edge_attributes.txt   one real vector per line of DS_A.txt (optional)
+
+References
+----------
+C. Morris, N. M. Kriege, F. Bause, K. Kersting, P. Mutzel and M. Neumann,
+"TUDataset: A collection of benchmark datasets for learning with graphs",
+ICML 2020 Workshop on Graph Representation Learning and Beyond.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def load_tu(path_or_dir, name=None, *, directed=False):
+    """Read a TU Dortmund dataset into networkx graphs and a target array.
+
+    Parameters
+    ----------
+    path_or_dir : str or path
+        Either the dataset's own folder (holding ``NAME_A.txt``), or a folder
+        holding a sub-folder ``name`` (e.g. ``$STRUCTK_DATA/graphs`` with
+        ``name="MUTAG"``).
+    name : str, optional
+        The dataset name (file prefix). Inferred from the single
+        ``*_A.txt`` file in the folder when omitted.
+    directed : bool, default=False
+        Return ``networkx.DiGraph`` with one arc per line of ``NAME_A.txt``.
+        By default graphs are undirected (``networkx.Graph``): the TU files
+        list both directions of each undirected edge.
+
+    Returns
+    -------
+    graphs : list of networkx.Graph
+        Nodes are ``0 .. n-1`` in file order. Node labels are stored in the
+        node attribute ``"label"`` (int), node attribute vectors in
+        ``"attributes"`` (float ndarray), edge labels in the edge attribute
+        ``"label"`` (int), edge attribute vectors in ``"attributes"``.
+    y : ndarray
+        The graph classes (int, from ``NAME_graph_labels.txt``) or, without
+        that file, the regression targets (float, from
+        ``NAME_graph_attributes.txt``).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a required file is missing.
+    ValueError
+        When the files disagree (line counts, node ids out of range, an
+        undirected edge listed twice with different labels), naming the file
+        and line.
+
+    Examples
+    --------
+    >>> import os
+    >>> graphs, y = load_tu(os.environ["STRUCTK_DATA"] + "/graphs", "MUTAG")  # doctest: +SKIP
+    >>> len(graphs), (y == 1).sum(), (y == -1).sum()  # doctest: +SKIP
+    (188, 125, 63)
+    """
+    import networkx as nx
+
+    folder, name = _locate(Path(path_or_dir), name)
+
+    def file(suffix):
+        return folder / f"{name}_{suffix}.txt"
+
+    indicator = _read_ints(file("graph_indicator"))
+    if indicator.ndim != 1 or indicator.size == 0:
+        raise ValueError(f"{file('graph_indicator')} must hold one graph id per line")
+    n_graphs = int(indicator.max())
+    if indicator.min() < 1:
+        line = int(np.argmin(indicator)) + 1
+        raise ValueError(f"{file('graph_indicator')} line {line}: graph ids start at 1")
+    n_nodes = indicator.size
+
+    edges = _read_ints(file("A"), columns=2)
+    if edges.size and (edges.min() < 1 or edges.max() > n_nodes):
+        bad = int(np.argmax((edges < 1).any(axis=1) | (edges > n_nodes).any(axis=1)))
+        raise ValueError(
+            f"{file('A')} line {bad + 1}: node id {edges[bad].tolist()} outside "
+            f"1..{n_nodes} (the number of lines of {file('graph_indicator').name})"
+        )
+    edges = edges - 1
+    graph_of = indicator - 1
+    cross = graph_of[edges[:, 0]] != graph_of[edges[:, 1]]
+    if cross.any():
+        bad = int(np.argmax(cross))
+        raise ValueError(
+            f"{file('A')} line {bad + 1}: edge {(edges[bad] + 1).tolist()} joins "
+            "nodes of different graphs"
+        )
+
+    node_labels = _optional(file("node_labels"), n_nodes, _read_ints)
+    node_attrs = _optional(file("node_attributes"), n_nodes, _read_floats)
+    edge_labels = _optional(file("edge_labels"), len(edges), _read_ints)
+    edge_attrs = _optional(file("edge_attributes"), len(edges), _read_floats)
+    if file("graph_labels").exists():
+        y = _optional(file("graph_labels"), n_graphs, _read_ints)
+    elif file("graph_attributes").exists():
+        y = _optional(file("graph_attributes"), n_graphs, _read_floats)
+    else:
+        raise FileNotFoundError(
+            f"{folder} has neither {name}_graph_labels.txt nor "
+            f"{name}_graph_attributes.txt: no target to return"
+        )
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if node_labels is not None and node_labels.ndim == 2:
+        node_labels = node_labels[:, 0]  # only the first label column is used
+    if edge_labels is not None and edge_labels.ndim == 2:
+        edge_labels = edge_labels[:, 0]
+
+    # local node id of each global node: rank within its graph, in file order
+    order = np.argsort(graph_of, kind="stable")
+    starts = np.searchsorted(graph_of[order], np.arange(n_graphs))
+    local = np.empty(n_nodes, dtype=np.int64)
+    local[order] = np.arange(n_nodes) - np.repeat(starts, np.bincount(graph_of, minlength=n_graphs))
+
+    graphs = [nx.DiGraph() if directed else nx.Graph() for _ in range(n_graphs)]
+    for g_node in order:
+        attrs = {}
+        if node_labels is not None:
+            attrs["label"] = int(node_labels[g_node])
+        if node_attrs is not None:
+            attrs["attributes"] = node_attrs[g_node]
+        graphs[graph_of[g_node]].add_node(int(local[g_node]), **attrs)
+
+    for line, (u, v) in enumerate(edges):
+        G = graphs[graph_of[u]]
+        lu, lv = int(local[u]), int(local[v])
+        attrs = {}
+        if edge_labels is not None:
+            attrs["label"] = int(edge_labels[line])
+        if edge_attrs is not None:
+            attrs["attributes"] = edge_attrs[line]
+        if not directed and G.has_edge(lu, lv):
+            if "label" in attrs and G.edges[lu, lv].get("label") != attrs["label"]:
+                raise ValueError(
+                    f"{file('edge_labels')} line {line + 1}: undirected edge "
+                    f"{(int(u) + 1, int(v) + 1)} has label {attrs['label']} but its "
+                    f"other direction has {G.edges[lu, lv].get('label')}"
+                )
+            continue
+        G.add_edge(lu, lv, **attrs)
+    return graphs, y
+
+
+def _locate(path, name):
+    if name is not None:
+        for folder in (path / name, path):
+            if (folder / f"{name}_A.txt").exists():
+                return folder, name
+        raise FileNotFoundError(
+            f"no TU dataset {name!r} in {path}: expected {path / name / (name + '_A.txt')}"
+        )
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} is not a folder")
+    found = sorted(path.glob("*_A.txt"))
+    if len(found) != 1:
+        raise FileNotFoundError(
+            f"cannot infer the dataset name in {path}: found "
+            f"{[f.name for f in found] or 'no *_A.txt file'}; pass name=..."
+        )
+    return path, found[0].name[: -len("_A.txt")]
+
+
+def _read(path, dtype, columns=None):
+    if not path.exists():
+        raise FileNotFoundError(f"missing TU dataset file {path}")
+    try:
+        data = np.loadtxt(path, delimiter=",", dtype=dtype, ndmin=2)
+    except ValueError as exc:
+        raise ValueError(f"cannot parse {path}: {exc}") from None
+    if columns is not None and data.size and data.shape[1] != columns:
+        raise ValueError(f"{path} must have {columns} columns, found {data.shape[1]}")
+    if columns is None and data.shape[1] == 1:
+        data = data[:, 0]
+    return data
+
+
+def _read_ints(path, columns=None):
+    return _read(path, np.int64, columns)
+
+
+def _read_floats(path, columns=None):
+    data = _read(path, np.float64, columns)
+    return data if data.ndim == 2 else data[:, None]
+
+
+def _optional(path, n_lines, reader):
+    if not path.exists():
+        return None
+    data = reader(path)
+    if len(data) != n_lines:
+        raise ValueError(f"{path} has {len(data)} lines, expected {n_lines}")
+    return data
