@@ -29,6 +29,9 @@ __getattr__, __dir__, __all__ = attach(
         ".kernels": _kernels,
         ".psd": ["PSDReport", "assert_psd", "check_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
+        ".blockwise": ["gram"],
+        ".nystroem": ["Nystroem"],
+        ".distributed": ["dask_gram"],
     },
 )
 __all__ = __all__ + ["__version__"]
