@@ -168,29 +168,34 @@ class _Plan:
     def compute(self, i, j):
         """Tile ``(i, j)`` as a float64 array, checked finite."""
         diagonal = self.symmetric and i == j
-        (r0, r1), (c0, c1) = self.rows[i], self.cols[j]
-        try:
-            T = compute_tile(
-                self.kernel, self.row_block(i), None if diagonal else self.col_block(j)
-            )
-        except KernelOverflowError as exc:
-            raise KernelOverflowError(
-                f"{exc} (positions within the block of rows {r0}:{r1} and "
-                f"columns {c0}:{c1})"
-            ) from None
-        _check_finite(T, self.kernel, offset=(r0, c0))
-        return T
+        return checked_tile(
+            self.kernel, self.row_block(i), None if diagonal else self.col_block(j),
+            (self.rows[i], self.cols[j]),
+        )
 
 
-def compute_tile(kernel, Pi, Pj=None):
-    """One tile from prepared blocks: ``_cross(Pi, Pj)``, or the symmetric
-    ``_gram(Pi)`` of a diagonal tile when ``Pj`` is None."""
-    with np.errstate(over="ignore"):  # overflow is reported by _check_finite
-        if Pj is None:
-            T = np.array(kernel._gram(Pi), dtype=np.float64, copy=True)
-            mirror_upper(T)
-        else:
-            T = np.asarray(kernel._cross(Pi, Pj), dtype=np.float64)
+def checked_tile(kernel, Pi, Pj, bounds):
+    """One tile from prepared blocks, checked finite.
+
+    ``Pj=None`` asks for the diagonal tile ``_gram(Pi)``, made exactly
+    symmetric; otherwise the tile is ``_cross(Pi, Pj)``. ``bounds`` are the
+    tile's ``((row_start, row_stop), (col_start, col_stop))`` in the whole
+    matrix, used to name the offending entry of a non-finite value.
+    """
+    (r0, r1), (c0, c1) = bounds
+    try:
+        with np.errstate(over="ignore"):  # overflow is reported by _check_finite
+            if Pj is None:
+                T = np.array(kernel._gram(Pi), dtype=np.float64, copy=True)
+                mirror_upper(T)
+            else:
+                T = np.asarray(kernel._cross(Pi, Pj), dtype=np.float64)
+    except KernelOverflowError as exc:
+        raise KernelOverflowError(
+            f"{exc} (positions within the block of rows {r0}:{r1} and "
+            f"columns {c0}:{c1})"
+        ) from None
+    _check_finite(T, kernel, offset=(r0, c0))
     return T
 
 
