@@ -22,7 +22,7 @@ import os
 import shutil
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +108,16 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
     plan = _Plan(kernel, X, Y, block_size)
     n_jobs = check_scalar(n_jobs, "n_jobs", lower=1, integer=True)
     _check_memory(plan, n_jobs, out, memory_limit)
+    return write_tiles(plan, out, _local_tiles(plan, n_jobs), progress)
+
+
+def write_tiles(plan, out, tiles, progress=False):
+    """Write computed tiles into ``out`` (as in :func:`gram`) and return it.
+
+    ``tiles`` is an iterable (typically a generator, started only after
+    ``out`` is checked) of ``((i, j), tile)`` covering ``plan.tiles`` in
+    any order; tiles of a symmetric plan are mirrored below the diagonal.
+    """
     if not (out is None or isinstance(out, (np.ndarray, str, os.PathLike))):
         raise TypeError(
             f"out must be None, a path or a float64 ndarray, got {type(out).__name__}"
@@ -117,10 +127,10 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
     tick = _Progress(progress, len(plan.tiles))
     try:
         if isinstance(out, (str, os.PathLike)):
-            return _fill_file(plan, Path(out), n_jobs, tick)
+            return _fill_file(plan, Path(out), tiles, tick)
         K = np.empty(plan.shape) if out is None else out
         try:
-            _fill(plan, K, n_jobs, tick)
+            _store(plan, K, tiles, tick)
         except BaseException:
             if out is not None:
                 _poison(K)
@@ -207,29 +217,41 @@ def _bounds(n, block_size):
     return [(s, min(s + block_size, n)) for s in range(0, n, block_size)]
 
 
-def _fill(plan, K, n_jobs, tick):
-    def work(tile):
-        i, j = tile
-        T = plan.compute(i, j)
+def _local_tiles(plan, n_jobs):
+    """Compute the plan's tiles in this process, ``n_jobs`` threads at once.
+
+    At most ``2 * n_jobs`` finished or running tiles exist at any time, so
+    memory stays bounded whatever the number of tiles.
+    """
+    if n_jobs == 1:
+        for i, j in plan.tiles:
+            yield (i, j), plan.compute(i, j)
+        return
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        pending, todo = {}, iter(plan.tiles)
+        try:
+            while True:
+                for tile in todo:
+                    pending[pool.submit(plan.compute, *tile)] = tile
+                    if len(pending) >= 2 * n_jobs:
+                        break
+                if not pending:
+                    return
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _store(plan, K, tiles, tick):
+    for (i, j), T in tiles:
         (r0, r1), (c0, c1) = plan.rows[i], plan.cols[j]
         K[r0:r1, c0:c1] = T
         if plan.symmetric and i != j:
             K[c0:c1, r0:r1] = T.T
         tick()
-
-    if n_jobs == 1:
-        for tile in plan.tiles:
-            work(tile)
-        return
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        futures = [pool.submit(work, tile) for tile in plan.tiles]
-        try:
-            for f in futures:
-                f.result()
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
 
 
 # ------------------------------------------------------------------ outputs
@@ -251,7 +273,7 @@ def _poison(K, rows=4096):
         K.flush()
 
 
-def _fill_file(plan, path, n_jobs, tick):
+def _fill_file(plan, path, tiles, tick):
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise IsADirectoryError(f"cannot write the Gram matrix to {path}: it is a folder")
@@ -276,7 +298,7 @@ def _fill_file(plan, path, n_jobs, tick):
         )
     try:
         K = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64, shape=plan.shape)
-        _fill(plan, K, n_jobs, tick)
+        _store(plan, K, tiles, tick)
         K.flush()
         del K
         os.replace(tmp, path)

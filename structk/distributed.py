@@ -28,10 +28,11 @@ import uuid
 
 import numpy as np
 
-from .blockwise import _Plan, checked_tile
+from .blockwise import _check_memory, _Plan, checked_tile, write_tiles
 
 
-def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None):
+def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None,
+              progress=False):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` as a lazy ``dask.array``.
 
     Parameters
@@ -51,15 +52,25 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None):
         (``distributed.get_client()``). A ``Client(LocalCluster())`` uses all
         the cores of this machine; ``Client("tcp://scheduler:8786")`` a
         cluster.
+    out : None, str, os.PathLike or ndarray, default None
+        ``None`` returns the lazy dask array. Otherwise the tiles are
+        computed at once and written into ``out`` on the client as they
+        arrive, exactly as :func:`structk.gram` does (a path gives a ``.npy``
+        memmap renamed into place only when complete; an array is filled in
+        place, with NaN if the computation fails). The client holds a few
+        tiles at a time, never the whole matrix.
+    progress : bool or callable, default False
+        With ``out``: a tqdm bar (``True``) or ``progress(done, total)``.
 
     Returns
     -------
-    K : dask.array.Array of float64, shape (len(X), len(Y))
-        Chunks of ``block_size x block_size``. Each tile equals the tile
-        :func:`structk.gram` computes with the same ``block_size``, bit for
-        bit on the same machine type. ``K.compute()`` gives an ndarray;
-        ``K.to_zarr(...)`` or ``K.store(...)`` write a matrix larger than
-        memory to storage; ``K.blocks`` iterates over tiles.
+    K : dask.array.Array, or ndarray / np.memmap when ``out`` is given
+        float64, shape (len(X), len(Y)), in chunks of
+        ``block_size x block_size``. Each tile equals the tile
+        :func:`structk.gram` computes with the same ``block_size`` on a
+        machine with the same BLAS, bit for bit when BLAS runs single-threaded
+        (as it does in Dask workers). ``K.compute()`` gives an ndarray,
+        ``K.to_zarr(...)`` writes to chunked storage.
 
     Raises
     ------
@@ -77,6 +88,8 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None):
     >>> K.compute()                                         # doctest: +SKIP
     """
     plan = _Plan(kernel, X, Y, block_size)
+    if out is not None:
+        _check_memory(plan, 1, out, None)
     kernel_blob = _pickled(kernel, f"the kernel {kernel!r}")
     row_blobs = [
         _pickled(plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
@@ -96,19 +109,42 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None):
     del row_blobs, col_blobs
 
     token = uuid.uuid4().hex
-    grid = [[None] * len(plan.cols) for _ in plan.rows]
+    tasks = {}
     for i, j in plan.tiles:
-        bounds = (plan.rows[i], plan.cols[j])
         diagonal = plan.symmetric and i == j
-        task = delayed(_tile_task, pure=False)(
-            kernel_f, rows_f[i], None if diagonal else cols_f[j], bounds,
+        tasks[i, j] = delayed(_tile_task, pure=False)(
+            kernel_f, rows_f[i], None if diagonal else cols_f[j],
+            (plan.rows[i], plan.cols[j]),
             dask_key_name=f"structk-gram-tile-{token}-{i}-{j}",
         )
-        shape = (bounds[0][1] - bounds[0][0], bounds[1][1] - bounds[1][0])
+    if out is None:
+        return _assemble(da, plan, tasks)
+    return write_tiles(plan, out, _gathered(client, tasks), progress)
+
+
+def _assemble(da, plan, tasks):
+    """The tiles as one dask array; a tile below the diagonal is a transpose."""
+    grid = [[None] * len(plan.cols) for _ in plan.rows]
+    for (i, j), task in tasks.items():
+        shape = (plan.rows[i][1] - plan.rows[i][0], plan.cols[j][1] - plan.cols[j][0])
         grid[i][j] = da.from_delayed(task, shape=shape, dtype=np.float64)
         if plan.symmetric and i != j:
             grid[j][i] = grid[i][j].T
     return da.block(grid)
+
+
+def _gathered(client, tasks):
+    """Yield ``((i, j), tile)`` as the cluster finishes them; cancel on exit."""
+    from distributed import as_completed
+
+    futures = client.compute(list(tasks.values()))
+    where = {f.key: ij for f, ij in zip(futures, tasks)}
+    try:
+        for future, tile in as_completed(futures, with_results=True):
+            yield where[future.key], tile
+            future.release()
+    finally:
+        client.cancel(futures)
 
 
 def _dask(client):

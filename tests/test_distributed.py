@@ -146,3 +146,27 @@ def test_worker_killed_mid_computation_loses_nothing(client, tmp_path):
         os.kill(pid, 0)  # the worker process really died
     assert np.array_equal(K, local_gram(Linear(), Z, block_size=20))
     client.wait_for_workers(2, timeout=30)  # the nanny restarted it
+
+
+def test_out_path_is_written_tile_by_tile(client, tmp_path):
+    k = Normalize(Gaussian(sigma=2.0) + Linear())
+    seen = []
+    K = dask_gram(k, X, block_size=16, client=client, out=tmp_path / "K.npy",
+                  progress=lambda done, total: seen.append((done, total)))
+    assert isinstance(K, np.memmap)
+    assert np.array_equal(np.load(tmp_path / "K.npy"), local_gram(k, X, block_size=16))
+    assert seen == [(d, 21) for d in range(1, 22)]
+    C = np.empty((91, 30))
+    assert dask_gram(k, X, Y, block_size=16, client=client, out=C) is C
+    assert np.array_equal(C, local_gram(k, X, Y, block_size=16))
+
+
+class Fails(Linear):
+    def _cross(self, P, Q):
+        raise RuntimeError("injected failure on a worker")
+
+
+def test_failure_on_a_worker_leaves_no_file(client, tmp_path):
+    with pytest.raises(RuntimeError, match="injected failure on a worker"):
+        dask_gram(Fails(), X, block_size=30, client=client, out=tmp_path / "K.npy")
+    assert os.listdir(tmp_path) == []
