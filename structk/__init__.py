@@ -40,6 +40,9 @@ __getattr__, __dir__, __all__ = attach(
         ".learners": _learners,
         ".feature_space": ["distance_to_barycentre", "feature_distance", "rkhs_norm"],
         ".hmm": ["DiscreteHMM"],
+        ".blockwise": ["gram"],
+        ".nystroem": ["Nystroem"],
+        ".distributed": ["dask_gram"],
     },
 )
 __all__ = __all__ + ["__version__"]

@@ -80,6 +80,9 @@ class _Binary(Kernel):
         self.k1._check_pair(P[0], Q[0])
         self.k2._check_pair(P[1], Q[1])
 
+    def _take(self, P, index):
+        return self.k1._take(P[0], index), self.k2._take(P[1], index)
+
     def _gram(self, P):
         return self._op(self.k1._gram(P[0]), self.k2._gram(P[1]))
 
@@ -192,6 +195,9 @@ class Scaled(Kernel):
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P, Q)
 
+    def _take(self, P, index):
+        return self.kernel._take(P, index)
+
     def _features(self, P):
         return np.sqrt(float(self.factor)) * self.kernel._features(P)
 
@@ -241,6 +247,11 @@ class Constant(Kernel):
     def _prepare(self, X, name):
         X = check_objects(X, name)
         return X.shape[0] if hasattr(X, "shape") else len(X)
+
+    def _take(self, n, index):
+        if isinstance(index, slice):
+            return len(range(n)[index])
+        return len(index)
 
     def _features(self, n):
         return np.full((n, 1), np.sqrt(float(self.value)))
@@ -292,6 +303,9 @@ class Power(Kernel):
 
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P, Q)
+
+    def _take(self, P, index):
+        return self.kernel._take(P, index)
 
     def _gram(self, P):
         return self.kernel._gram(P) ** int(self.exponent)
@@ -364,6 +378,9 @@ class Exp(Kernel):
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P, Q)
 
+    def _take(self, P, index):
+        return self.kernel._take(P, index)
+
     def _gram(self, P):
         return exp_checked(self.kernel._gram(P), self)
 
@@ -417,6 +434,9 @@ class Normalize(Kernel):
 
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P, Q)
+
+    def _take(self, P, index):
+        return self.kernel._take(P, index)
 
     def _features(self, P):
         F = self.kernel._features(P)
@@ -526,6 +546,9 @@ class FunctionScaled(Kernel):
 
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P[0], Q[0])
+
+    def _take(self, P, index):
+        return self.kernel._take(P[0], index), P[1][index]
 
     def _features(self, P):
         F = self.kernel._features(P[0])

@@ -33,6 +33,13 @@ names (scikit-learn's convention: this is what makes ``get_params``,
     :func:`mirror_upper`): composites combine children's Grams entrywise.
 ``_check_pair(P, Q)``
     Raise when X and Y are incompatible (e.g. different vector dimensions).
+``_take(P, index)``
+    The prepared data of a subset of the objects (``index`` is a slice or
+    an integer array), so that blockwise computations
+    (:func:`structk.gram`, the Dask Gram, Nystroem landmarks) prepare each
+    object once and then slice. The default handles arrays, scipy.sparse
+    matrices and lists; a kernel whose ``_prepare`` returns anything else
+    (a tuple, a CSR encoding held in several arrays, ...) must override it.
 ``_check_params()``
     Raise on invalid parameters; called before every evaluation.
 
@@ -145,6 +152,40 @@ class Kernel:
 
     def _check_pair(self, P, Q):
         """Raise if prepared X and Y cannot be paired (override)."""
+
+    def _take(self, P, index):
+        """Prepared data of the objects selected by ``index``.
+
+        Parameters
+        ----------
+        P : prepared data
+            What :meth:`_prepare` returned for a collection of ``n`` objects.
+        index : slice or ndarray of int
+            A slice with step 1, or integer positions in ``range(n)``.
+
+        Returns
+        -------
+        Prepared data of the selected objects, in the order of ``index``,
+        such that ``_cross(_take(P, a), _take(Q, b))`` equals
+        ``_cross(P, Q)[a][:, b]``, ``_gram(_take(P, a))`` equals
+        ``_gram(P)[a][:, a]`` and ``_diag(_take(P, a))`` equals
+        ``_diag(P)[a]`` (up to floating-point rounding).
+
+        The default slices numpy arrays and scipy.sparse matrices (rows) and
+        lists; composites override it to slice each part.
+        """
+        if isinstance(P, np.ndarray) or hasattr(P, "tocsr"):
+            return P[index]
+        if isinstance(P, list):
+            if isinstance(index, slice):
+                return P[index]
+            return [P[i] for i in np.asarray(index).tolist()]
+        raise TypeError(
+            f"{type(self).__name__}._prepare returns {type(P).__name__}, which "
+            "structk cannot slice into blocks; implement "
+            f"{type(self).__name__}._take(P, index) returning the prepared data "
+            "of the selected objects (see structk.kernels.base.Kernel._take)"
+        )
 
     def _features(self, P):
         raise TypeError(
@@ -351,10 +392,16 @@ def mirror_upper(K, block=512):
         B[lower] = B.T[lower]
 
 
-def _check_finite(K, kernel):
+def _check_finite(K, kernel, offset=(0, 0)):
+    """Raise if ``K`` holds inf or NaN, naming the entry.
+
+    ``offset`` is added to the reported (row, column) position when ``K`` is
+    one block of a larger matrix.
+    """
     if not np.isfinite(K).all():
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(K))[0])
         value = K[idx]
+        idx = tuple(i + o for i, o in zip(idx, offset))
         where = f"entry {idx}" if len(idx) == 2 else f"object {idx[0]}"
         if np.isinf(value):
             raise KernelOverflowError(

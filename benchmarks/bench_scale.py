@@ -1,0 +1,400 @@
+"""Scaling benchmark (issue 8): blockwise Gram to disk, threads, Dask, Nyström.
+
+Sections
+--------
+scaling   Gram of n synthetic DNA sequences (length 200) with spectrum k=6 and
+          mismatch (5, 1), blockwise into a .npy memmap, n = 1k ... 20k: time,
+          peak memory (anonymous RSS above the baseline, and tracemalloc peak:
+          the memmap's file pages are not counted, they belong to the page
+          cache), next to the one-shot in-memory ``kernel(X)`` for n <= 5k.
+jobs      ``gram(..., n_jobs=1)`` vs ``n_jobs=2`` (threads over tiles).
+dask      ``dask_gram`` on a LocalCluster (2 worker processes x 1 thread) vs
+          the single-process ``gram`` (n_jobs=1), both writing a memmap.
+nystroem  Nyström error ``||K - Phi Phi^T||_F / ||K||_F`` vs n_components on
+          the UCI splice sequences, structk (uniform and kmeans++ landmarks)
+          next to scikit-learn's Nystroem(kernel="precomputed") on the same
+          uniform landmarks.
+
+Kernels: ``structk.kernels.Spectrum`` / ``Mismatch`` when importable. On a
+branch without them the benchmark says so and uses clearly labelled
+FALLBACK kernels: ``Linear()`` on the explicit spectrum / mismatch feature
+vectors computed with numpy, which gives the same kernel values (Leslie et
+al.'s feature maps) but a dense BLAS computation and a dense n x 4^k input.
+
+Every measurement of the scaling and dask sections runs in a fresh
+subprocess, so peak memory is that of the measurement alone. BLAS is pinned
+to one thread (before numpy is imported) so that parallelism comes only from
+``n_jobs`` and the Dask workers. Times are medians over ``--repeats`` runs
+(one run for n >= 10k). The machine has 2 cores shared with other sessions.
+
+Usage::
+
+    STRUCTK_DATA=/path/to/data PYTHONPATH=. python benchmarks/bench_scale.py [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+DNA = "ACGT"
+
+
+# --------------------------------------------------------------------- kernels
+def string_kernels():
+    """``{name: Kernel}`` for the issue's kernels, or None when missing."""
+    try:
+        from structk.kernels import Mismatch, Spectrum
+    except (ImportError, AttributeError):
+        return None
+    return {"spectrum k=6": Spectrum(k=6), "mismatch (5,1)": Mismatch(k=5, m=1)}
+
+
+def kmer_counts(seqs, k):
+    """Dense ``n x 4^k`` k-mer counts; k-mers with a non-ACGT letter are skipped."""
+    lut = np.full(256, -1, dtype=np.int64)
+    for code, letter in enumerate(DNA):
+        lut[ord(letter)] = lut[ord(letter.lower())] = code
+    counts = np.zeros((len(seqs), 4 ** k))
+    for row, s in enumerate(seqs):
+        codes = lut[np.frombuffer(s.encode(), dtype=np.uint8)]
+        if len(codes) < k:
+            continue
+        windows = np.lib.stride_tricks.sliding_window_view(codes, k)
+        ok = (windows >= 0).all(axis=1)
+        ids = windows[ok] @ (4 ** np.arange(k - 1, -1, -1))
+        counts[row] = np.bincount(ids, minlength=4 ** k)
+    return counts
+
+
+def mismatch_matrix(k, m):
+    """``A[a, b] = 1`` when k-mers a and b differ in at most m positions."""
+    ids = np.arange(4 ** k)
+    digits = (ids[:, None] // 4 ** np.arange(k - 1, -1, -1)) % 4
+    hamming = (digits[:, None, :] != digits[None, :, :]).sum(axis=2)
+    return (hamming <= m).astype(np.float64)
+
+
+def fallback_features(name, seqs):
+    if name.startswith("spectrum"):
+        return kmer_counts(seqs, 6)
+    return kmer_counts(seqs, 5) @ mismatch_matrix(5, 1)
+
+
+def kernel_and_data(name, seqs):
+    """(kernel, X, label): the real string kernel, or the labelled fallback."""
+    real = string_kernels()
+    if real is not None:
+        return real[name], list(seqs), f"structk {real[name]!r}"
+    from structk.kernels import Linear
+
+    return Linear(), fallback_features(name, seqs), (
+        f"FALLBACK Linear() on explicit {name} feature vectors (same values)"
+    )
+
+
+def synthetic_dna(n, length=200, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 4, size=(n, length))
+    letters = np.array(list(DNA))
+    return ["".join(row) for row in letters[codes]]
+
+
+# -------------------------------------------------------------------- memory
+class PeakMemory:
+    """Peak anonymous RSS (sampled from /proc) and tracemalloc peak, in MiB."""
+
+    def __enter__(self):
+        self.base = self.peak = _rss_anon()
+        self.running = True
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+        tracemalloc.start()
+        return self
+
+    def _sample(self):
+        while self.running:
+            self.peak = max(self.peak, _rss_anon())
+            time.sleep(0.01)
+
+    def __exit__(self, *exc):
+        _, self.traced = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        self.running = False
+        self.thread.join()
+        self.peak = max(self.peak, _rss_anon())
+        self.rss_mib = (self.peak - self.base) / 2**20
+        self.traced_mib = self.traced / 2**20
+
+
+def _rss_anon():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _nbytes(X):
+    return X.nbytes if hasattr(X, "nbytes") else sum(len(s) for s in X)
+
+
+# ----------------------------------------------------------- child processes
+def child(spec):
+    """One measurement in this (fresh) process; returns a dict."""
+    from structk import dask_gram, gram
+
+    seqs = synthetic_dna(spec["n"])
+    t = time.perf_counter()
+    kernel, X, label = kernel_and_data(spec["kernel"], seqs)
+    result = {"label": label, "featurize_s": time.perf_counter() - t,
+              "input_mib": _nbytes(X) / 2**20}
+    path = Path(spec["tmpdir"]) / f"K-{os.getpid()}.npy"
+    cluster = client = None
+    if spec["mode"] == "dask":
+        from dask.distributed import Client, LocalCluster
+
+        t = time.perf_counter()
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster)
+        result["cluster_start_s"] = time.perf_counter() - t
+    try:
+        with PeakMemory() as mem:
+            t = time.perf_counter()
+            if spec["mode"] == "oneshot":
+                K = kernel(X)
+            elif spec["mode"] == "dask":
+                K = dask_gram(kernel, X, block_size=spec["block"], client=client, out=path)
+            else:
+                K = gram(kernel, X, block_size=spec["block"], out=path,
+                         n_jobs=spec["jobs"])
+            result["time_s"] = time.perf_counter() - t
+        result["checksum"] = float(np.asarray(K[-1]).sum())
+        del K
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+        if path.exists():
+            path.unlink()
+    result.update(peak_rss_mib=mem.rss_mib, traced_mib=mem.traced_mib)
+    return result
+
+
+def run_child(spec):
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(spec)],
+        capture_output=True, text=True, env={**os.environ},
+    )
+    if out.returncode:
+        raise RuntimeError(f"measurement {spec} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(spec, repeats):
+    runs = [run_child(spec) for _ in range(repeats)]
+    best = dict(runs[0])
+    for key in ("time_s", "peak_rss_mib", "traced_mib"):
+        best[key] = statistics.median(r[key] for r in runs)
+    best["repeats"] = repeats
+    return best
+
+
+# ------------------------------------------------------------------ sections
+def section_scaling(args, report):
+    sizes = [250, 500, 1000] if args.quick else [1000, 2000, 5000, 10000, 20000]
+    print("\n== scaling: blockwise Gram into a .npy memmap "
+          f"(block_size={args.block_size}, n_jobs=1) ==")
+    print(f"{'kernel':16} {'n':>6} {'mode':8} {'time s':>8} {'peak RSS MiB':>13} "
+          f"{'traced MiB':>11} {'input MiB':>10} {'K on disk MiB':>14}")
+    for name in ("spectrum k=6", "mismatch (5,1)"):
+        for n in sizes:
+            repeats = 1 if n >= 10000 else args.repeats
+            modes = ["memmap"] + (["oneshot"] if n <= 5000 else [])
+            for mode in modes:
+                r = measure({"n": n, "kernel": name, "mode": mode, "jobs": 1,
+                             "block": args.block_size, "tmpdir": args.tmpdir}, repeats)
+                r.update(kernel=name, n=n, mode=mode)
+                report["scaling"].append(r)
+                disk = 8 * n * n / 2**20 if mode == "memmap" else 0
+                print(f"{name:16} {n:6d} {mode:8} {r['time_s']:8.2f} "
+                      f"{r['peak_rss_mib']:13.1f} {r['traced_mib']:11.1f} "
+                      f"{r['input_mib']:10.1f} {disk:14.1f}", flush=True)
+        print(f"   kernel used: {report['scaling'][-1]['label']}")
+
+
+def section_jobs(args, report):
+    from structk import gram
+
+    n = 1000 if args.quick else 5000
+    print(f"\n== threads: gram(n_jobs=1) vs gram(n_jobs=2), n={n} ==")
+    for name in ("spectrum k=6", "mismatch (5,1)"):
+        kernel, X, label = kernel_and_data(name, synthetic_dna(n))
+        times = {}
+        for jobs in (1, 2):
+            runs = []
+            for _ in range(args.repeats):
+                t = time.perf_counter()
+                gram(kernel, X, block_size=args.block_size, n_jobs=jobs)
+                runs.append(time.perf_counter() - t)
+            times[jobs] = statistics.median(runs)
+        ratio = times[1] / times[2]
+        report["jobs"].append({"kernel": name, "label": label, "n": n,
+                               "t1_s": times[1], "t2_s": times[2], "speedup": ratio})
+        print(f"{name:16} 1 thread {times[1]:7.2f} s   2 threads {times[2]:7.2f} s   "
+              f"speed-up x{ratio:.2f}   [{label}]", flush=True)
+
+
+def section_dask(args, report):
+    n = 1000 if args.quick else 20000
+    repeats = args.repeats if n < 10000 else 1
+    print(f"\n== Dask LocalCluster (2 processes x 1 thread) vs one process, n={n}, "
+          f"to a memmap ==")
+    for name in ("spectrum k=6", "mismatch (5,1)"):
+        base = {"n": n, "kernel": name, "block": args.block_size, "tmpdir": args.tmpdir}
+        one = measure({**base, "mode": "memmap", "jobs": 1}, repeats)
+        two = measure({**base, "mode": "memmap", "jobs": 2}, repeats)
+        dsk = measure({**base, "mode": "dask", "jobs": 1}, repeats)
+        ratio = one["time_s"] / dsk["time_s"]
+        report["dask"].append({"kernel": name, "label": one["label"], "n": n,
+                               "single_s": one["time_s"], "threads2_s": two["time_s"],
+                               "dask_s": dsk["time_s"], "speedup": ratio,
+                               "cluster_start_s": dsk["cluster_start_s"],
+                               "client_peak_rss_mib": dsk["peak_rss_mib"]})
+        print(f"{name:16} single {one['time_s']:7.2f} s   threads(2) {two['time_s']:7.2f} s   "
+              f"dask(2) {dsk['time_s']:7.2f} s   single/dask x{ratio:.2f}   "
+              f"(cluster start {dsk['cluster_start_s']:.1f} s, client peak RSS "
+              f"{dsk['peak_rss_mib']:.0f} MiB)   [{one['label']}]", flush=True)
+
+
+def load_splice(root):
+    seqs = []
+    with open(Path(root) / "sequences" / "splice" / "splice.data") as f:
+        for line in f:
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) == 3:
+                seqs.append(parts[2].upper())
+    clean = [s for s in seqs if set(s) <= set(DNA)]
+    return clean, len(seqs) - len(clean)
+
+
+def section_nystroem(args, report):
+    from sklearn.kernel_approximation import Nystroem as SkNystroem
+
+    from structk import Nystroem
+
+    root = os.environ.get("STRUCTK_DATA")
+    if not root:
+        print("\n== nystroem: SKIPPED, STRUCTK_DATA is not set ==")
+        return
+    seqs, dropped = load_splice(root)
+    if args.quick:
+        seqs = seqs[:600]
+    real = string_kernels()
+    if real is not None:
+        from structk.kernels import Spectrum
+
+        kernel, X, label = Spectrum(k=5), seqs, "structk Spectrum(k=5)"
+    else:
+        from structk.kernels import Linear
+
+        kernel, X = Linear(), kmer_counts(seqs, 5)
+        label = "FALLBACK Linear() on explicit spectrum-5 count vectors (same values)"
+    K = kernel(X)
+    norm = np.linalg.norm(K)
+    sizes = [25, 50, 100, 200] if args.quick else [25, 50, 100, 200, 400, 800, 1600]
+    print(f"\n== Nystroem on UCI splice: n={len(seqs)} ({dropped} sequences with IUPAC "
+          f"codes dropped), {label} ==")
+    print("relative Frobenius error ||K - Phi Phi^T|| / ||K||, median over seeds "
+          f"{list(range(args.repeats))}; time = fit + transform")
+    print(f"{'m':>6} {'structk uniform':>16} {'sklearn precomp.':>17} "
+          f"{'structk kmeans++':>17} {'t structk s':>12} {'t sklearn s':>12} {'t km++ s':>9}")
+
+    def error(Phi):
+        return np.linalg.norm(K - Phi @ Phi.T) / norm
+
+    for m in sizes:
+        rows = {"uniform": [], "sklearn": [], "kmeans++": [], "t_u": [], "t_s": [], "t_k": []}
+        for seed in range(args.repeats):
+            t = time.perf_counter()
+            ny = Nystroem(kernel, n_components=m, random_state=seed)
+            Phi = ny.fit_transform(X)
+            rows["t_u"].append(time.perf_counter() - t)
+            rows["uniform"].append(error(Phi))
+            L = ny.component_indices_
+            t = time.perf_counter()
+            sk = SkNystroem(kernel="precomputed", n_components=m, random_state=seed)
+            Phi = sk.fit(K[np.ix_(L, L)]).transform(K[:, L])
+            rows["t_s"].append(time.perf_counter() - t)
+            rows["sklearn"].append(error(Phi))
+            t = time.perf_counter()
+            Phi = Nystroem(kernel, n_components=m, landmarks="kmeans++",
+                           random_state=seed).fit_transform(X)
+            rows["t_k"].append(time.perf_counter() - t)
+            rows["kmeans++"].append(error(Phi))
+        med = {key: statistics.median(v) for key, v in rows.items()}
+        report["nystroem"].append({"m": m, "label": label, **med})
+        print(f"{m:6d} {med['uniform']:16.4f} {med['sklearn']:17.4f} "
+              f"{med['kmeans++']:17.4f} {med['t_u']:12.3f} {med['t_s']:12.3f} "
+              f"{med['t_k']:9.3f}", flush=True)
+    print("   sklearn is given the precomputed K[L, L] and K[:, L] (its kernel "
+          "evaluations are not in its time; structk's are)")
+
+
+SECTIONS = {"scaling": section_scaling, "jobs": section_jobs, "dask": section_dask,
+            "nystroem": section_nystroem}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small smoke run")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help="comma-separated subset of " + ",".join(SECTIONS))
+    parser.add_argument("--block-size", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tmpdir", default=None, help="where the memmaps go")
+    parser.add_argument("--json", default=None, help="also write the results here")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return
+    if args.block_size is None:
+        args.block_size = 256 if args.quick else 1000
+    real = string_kernels()
+    print("kernels:", "structk.kernels.Spectrum / Mismatch" if real else
+          "structk.kernels.Spectrum / Mismatch are NOT importable on this branch: "
+          "using FALLBACK Linear() on explicit feature vectors (labelled below); "
+          "re-run after the string kernels are merged")
+    print(f"cores: {os.cpu_count()}, BLAS threads pinned to "
+          f"{os.environ['OPENBLAS_NUM_THREADS']}, load average {os.getloadavg()}")
+    report = {name: [] for name in SECTIONS}
+    with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
+        args.tmpdir = tmp
+        for name in args.sections.split(","):
+            SECTIONS[name.strip()](args, report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

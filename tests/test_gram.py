@@ -1,0 +1,294 @@
+"""Blockwise Gram (structk.gram) and the Kernel._take hook it relies on."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from structk import KernelOverflowError, gram
+from structk.kernels import (
+    Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Kernel, Laplace, Linear,
+    Normalize, Polynomial,
+)
+
+RNG = np.random.default_rng(3)
+X = RNG.normal(size=(53, 4))
+Y = RNG.normal(size=(21, 4))
+
+KERNELS = [
+    Gaussian(sigma=1.3),
+    Laplace(sigma=2.0),
+    Linear() + 3.0,
+    Normalize(Polynomial(degree=3) * Gaussian()),
+    FunctionScaled(Gaussian(), lambda x: 1 + x[0] ** 2),
+    Exp(0.1 * Linear()) ** 2,
+    Normalize(Exp(Linear())) + Constant(0.5),
+]
+IDS = [repr(k) for k in KERNELS]
+
+
+def shared_kmers(a, b, k=2):
+    """Spectrum kernel by its definition: sum over k-mers of count products."""
+    ca = [a[i:i + k] for i in range(len(a) - k + 1)]
+    cb = [b[i:i + k] for i in range(len(b) - k + 1)]
+    return float(sum(ca.count(s) * cb.count(s) for s in set(ca)))
+
+
+STRINGS = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(2, 12))) for _ in range(19)]
+
+
+# ----------------------------------------------------------------- _take hook
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+@given(rows=st.lists(st.integers(0, 52), min_size=1, max_size=8),
+       cols=st.lists(st.integers(0, 20), min_size=1, max_size=8))
+def test_take_selects_the_same_entries(kernel, rows, cols):
+    P, Q = kernel._prepare(X, "X"), kernel._prepare(Y, "Y")
+    a, b = np.array(rows), np.array(cols)
+    full = kernel(X, Y)
+    np.testing.assert_allclose(
+        kernel._cross(kernel._take(P, a), kernel._take(Q, b)), full[np.ix_(a, b)],
+        rtol=1e-12, atol=1e-13,
+    )
+    np.testing.assert_allclose(
+        kernel._diag(kernel._take(P, a)), kernel.diag(X)[a], rtol=1e-12, atol=1e-13
+    )
+
+
+def test_take_on_lists_slices_and_constant():
+    k = FunctionKernel(shared_kmers)
+    P = k._prepare(STRINGS, "X")
+    assert k._take(P, slice(2, 5)) == STRINGS[2:5]
+    assert k._take(P, np.array([4, 0])) == [STRINGS[4], STRINGS[0]]
+    c = Constant(2.0)
+    assert c._take(c._prepare(STRINGS, "X"), slice(3, 7)) == 4
+    assert c._take(10, np.array([1, 1, 2])) == 3
+
+
+def test_take_default_refuses_unknown_prepared_data():
+    class Pairs(Kernel):
+        def _prepare(self, X, name):
+            return tuple(X), len(X)
+
+    with pytest.raises(TypeError, match=r"Pairs._prepare returns tuple.*implement Pairs._take"):
+        Pairs()._take(Pairs()._prepare([1, 2], "X"), slice(0, 1))
+    with pytest.raises(TypeError, match="Pairs._take"):
+        gram(Pairs(), [1, 2, 3], block_size=2)
+
+
+# -------------------------------------------------------------- correctness
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+@pytest.mark.parametrize("block_size", [1, 7, 53, 1000])
+def test_gram_equals_kernel_call(kernel, block_size):
+    K = gram(kernel, X, block_size=block_size)
+    np.testing.assert_allclose(K, kernel(X), rtol=1e-12, atol=1e-13)
+    assert np.array_equal(K, K.T)
+    C = gram(kernel, X, Y, block_size=block_size)
+    np.testing.assert_allclose(C, kernel(X, Y), rtol=1e-12, atol=1e-13)
+
+
+def test_gram_on_strings_and_sets_with_function_kernels():
+    k = FunctionKernel(shared_kmers)
+    brute = np.array([[shared_kmers(a, b) for b in STRINGS] for a in STRINGS])
+    np.testing.assert_array_equal(gram(k, STRINGS, block_size=4), brute)
+    sets = [frozenset(s) for s in STRINGS]
+    jac = FunctionKernel(lambda a, b: len(a & b) / len(a | b), name="jaccard")
+    np.testing.assert_allclose(gram(jac, sets, sets[:5], block_size=3), jac(sets, sets[:5]))
+
+
+def test_gram_on_sparse_features():
+    class SparseLinear(Kernel):
+        has_features = True
+
+        def _features(self, P):
+            return P
+
+    A = sp.random(40, 30, density=0.1, format="csr", random_state=0)
+    K = gram(SparseLinear(), A, block_size=9)
+    np.testing.assert_allclose(K, (A @ A.T).toarray(), rtol=1e-12, atol=1e-14)
+
+
+def test_threads_give_identical_tiles():
+    k = Normalize(Polynomial(degree=2) + Gaussian())
+    one = gram(k, X, block_size=8, n_jobs=1)
+    two = gram(k, X, block_size=8, n_jobs=2)
+    assert np.array_equal(one, two)
+
+
+def test_progress_callback_counts_upper_tiles():
+    seen = []
+    gram(Linear(), X, block_size=10, progress=lambda done, total: seen.append((done, total)))
+    blocks = 6  # ceil(53 / 10)
+    total = blocks * (blocks + 1) // 2
+    assert seen == [(d, total) for d in range(1, total + 1)]
+    seen.clear()
+    gram(Linear(), X, Y, block_size=10, progress=lambda d, t: seen.append(t))
+    assert seen == [6 * 3] * 18
+    with pytest.raises(TypeError, match="progress must be"):
+        gram(Linear(), X, progress="yes")
+
+
+def test_progress_bar_uses_tqdm(capsys):
+    pytest.importorskip("tqdm")
+    gram(Linear(), X, block_size=20, progress=True)
+    assert "6/6" in capsys.readouterr().err
+
+
+def test_overflow_names_the_global_entry():
+    Z = np.zeros((30, 1))
+    Z[25, 0] = 1e200
+    with pytest.raises(KernelOverflowError, match=r"overflows float64 at entry \(25, 25\)"):
+        gram(Linear(), Z, block_size=8)
+    Z[25, 0] = 40.0
+    with pytest.raises(KernelOverflowError,
+                       match=r"entry \(1, 1\).*block of rows 24:30 and columns 24:30"):
+        gram(Exp(Linear()), Z, block_size=8)
+
+
+# ---------------------------------------------------------------- out=array
+def test_fills_a_given_array_and_memmap(tmp_path):
+    K = np.empty((53, 21))
+    assert gram(Gaussian(), X, Y, block_size=5, out=K) is K
+    np.testing.assert_allclose(K, Gaussian()(X, Y), rtol=1e-12)
+    M = np.memmap(tmp_path / "K.dat", dtype=np.float64, mode="w+", shape=(53, 53))
+    gram(Gaussian(), X, block_size=5, out=M)
+    np.testing.assert_allclose(M, Gaussian()(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("out, match", [
+    (np.empty((3, 3)), "out has shape"),
+    (np.empty((53, 53), dtype=np.float32), "dtype float64"),
+    ([[0.0]], "out must be None, a path or a float64 ndarray"),
+])
+def test_bad_out_array(out, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        gram(Linear(), X, out=out)
+
+
+def test_read_only_out_array():
+    out = np.empty((53, 53))
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        gram(Linear(), X, out=out)
+
+
+# ------------------------------------------------------------------- out=path
+def test_writes_an_npy_file(tmp_path):
+    path = tmp_path / "K.npy"
+    K = gram(Normalize(Polynomial(degree=3)), X, block_size=6, out=path)
+    assert isinstance(K, np.memmap) and Path(K.filename) == path
+    np.testing.assert_allclose(np.load(path), Normalize(Polynomial(degree=3))(X), rtol=1e-12)
+    assert os.listdir(tmp_path) == ["K.npy"]
+    assert gram(Linear(), X, Y, block_size=6, out=str(tmp_path / "C.npy")).shape == (53, 21)
+
+
+class Failing(Kernel):
+    """Linear kernel that raises on the tile containing row ``fail_row``."""
+
+    has_features = True
+
+    def __init__(self, fail_row=40):
+        self.fail_row = fail_row
+
+    def _prepare(self, X, name):
+        return np.column_stack([np.arange(len(X)), X])
+
+    def _features(self, P):
+        return P[:, 1:]
+
+    def _cross(self, P, Q):
+        if self.fail_row in P[:, 0] or self.fail_row in Q[:, 0]:
+            raise RuntimeError("injected failure")
+        return P[:, 1:] @ Q[:, 1:].T
+
+
+def test_failed_run_leaves_no_file_and_keeps_an_old_one(tmp_path):
+    path = tmp_path / "K.npy"
+    with pytest.raises(RuntimeError, match="injected failure"):
+        gram(Failing(), X, block_size=7, out=path)
+    assert os.listdir(tmp_path) == []
+    np.save(path, np.arange(3.0))
+    with pytest.raises(RuntimeError, match="injected failure"):
+        gram(Failing(), X, block_size=7, out=path, n_jobs=2)
+    assert os.listdir(tmp_path) == ["K.npy"]
+    np.testing.assert_array_equal(np.load(path), np.arange(3.0))
+
+
+def test_failed_run_poisons_a_given_array(tmp_path):
+    M = np.memmap(tmp_path / "K.dat", dtype=np.float64, mode="w+", shape=(53, 53))
+    with pytest.raises(RuntimeError, match="injected failure"):
+        gram(Failing(), X, block_size=7, out=M)
+    assert np.isnan(np.memmap(tmp_path / "K.dat", dtype=np.float64, mode="r")).all()
+
+
+def test_path_in_missing_folder_or_a_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        gram(Linear(), X, out=tmp_path / "nope" / "K.npy")
+    with pytest.raises(IsADirectoryError, match="it is a folder"):
+        gram(Linear(), X, out=tmp_path)
+
+
+def _unwritable_folder(tmp_path):
+    """A folder this process cannot create files in (root ignores chmod)."""
+    if os.geteuid() != 0:
+        folder = tmp_path / "ro"
+        folder.mkdir()
+        folder.chmod(0o555)
+        return folder
+    return Path("/sys")
+
+
+def test_unwritable_path_is_a_clear_error(tmp_path):
+    folder = _unwritable_folder(tmp_path)
+    try:
+        probe = folder / ".structk_probe"
+        probe.touch()
+        probe.unlink()
+        pytest.fail(f"{folder} is writable here; the test needs an unwritable folder")
+    except OSError:
+        pass
+    with pytest.raises(PermissionError, match=r"cannot write the Gram matrix to .*K\.npy"):
+        gram(Linear(), X, out=folder / "K.npy")
+
+
+# --------------------------------------------------------------------- memory
+def test_block_that_does_not_fit_memory():
+    with pytest.raises(MemoryError, match=r"block_size=50 .* use block_size <= 35"):
+        gram(Linear(), X, block_size=50, out=np.empty((53, 53)), memory_limit=40_000)
+    with pytest.raises(MemoryError, match=r"n_jobs=2 .* use block_size <= 25"):
+        gram(Linear(), X, block_size=50, out=np.empty((53, 53)), memory_limit=40_000,
+             n_jobs=2)
+    K = gram(Linear(), X, block_size=30, out=np.empty((53, 53)), memory_limit=40_000)
+    np.testing.assert_allclose(K, Linear()(X))
+
+
+def test_whole_matrix_that_does_not_fit_memory():
+    with pytest.raises(MemoryError, match=r"matrix alone needs .*out='path/to/K.npy'"):
+        gram(Linear(), X, block_size=4, memory_limit=20_000)
+
+
+def test_default_limit_refuses_absurd_blocks():
+    with pytest.raises(MemoryError, match="available memory"):
+        gram(Linear(), np.zeros((2_000_000, 1)), block_size=2_000_000, out="/nonexistent/K.npy")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"block_size": 0}, "block_size must be >= 1"),
+    ({"block_size": 2.5}, "block_size must be an integer"),
+    ({"n_jobs": 0}, "n_jobs must be >= 1"),
+])
+def test_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gram(Linear(), X, **kwargs)
+
+
+def test_bad_kernel_and_inputs():
+    with pytest.raises(TypeError, match="kernel must be a structk Kernel"):
+        gram(lambda a, b: 0.0, X)
+    with pytest.raises(ValueError, match="Y has 3 features but X has 4|X has 4 features but Y has 3"):
+        gram(Linear(), X, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"X\[1\] holds a non-finite value"):
+        gram(Linear(), [[0.0], [np.nan]])
