@@ -22,19 +22,18 @@ _kernels = [
     "Kernel", "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
     "ExpIntersection", "Intersection", "Jaccard", "Mismatch", "Spectrum", "WeightedDegree",
+    "FisherKernel", "RandomWalk", "WeisfeilerLehman",
 ]
 
 _learners = [
     "KernelCenterer", "KernelLogisticRegression", "KernelPerceptron", "KernelRidge",
     "KernelRidgeCV", "KernelSVM", "NearestClassMean",
-    "FisherKernel",
 ]
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".kernels": _kernels,
-        ".kernels.graphs": ["RandomWalk", "WeisfeilerLehman"],
         ".psd": ["PSDReport", "assert_psd", "check_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
         ".learners": _learners,

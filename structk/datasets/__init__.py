@@ -1,14 +1,17 @@
-"""Dataset readers (local files only: nothing here downloads) and the small
-data sets bundled with structk.
+"""Dataset readers and the small data sets bundled with structk.
 
-Names are imported lazily.
-"""Readers for public benchmark datasets, from local files only (nothing is downloaded).
+Readers take local files in their original distribution format; nothing here
+downloads.
 
 =================  ========================================================
-module             readers
+module             contents
 =================  ========================================================
+``bundled``        :func:`bundled_path`, :func:`load_moons` (data/ of the project)
+``uci``            UCI promoter and splice-junction sequences
 ``tu``             :func:`load_tu` (TU Dortmund graph benchmark format)
 =================  ========================================================
+
+Names are imported lazily.
 """
 
 from .._lazy import attach
