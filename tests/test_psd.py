@@ -48,7 +48,7 @@ def test_default_tolerance_is_relative_to_scale():
         assert not check_psd(bad).is_psd
 
 
-@pytest.mark.parametrize("n", [500, 2000])
+@pytest.mark.parametrize("n", [400, 1200])
 def test_no_false_alarm_on_rank_deficient_grams(n):
     # low-rank and near-singular Grams: rounding pushes many eigenvalues below 0
     X = RNG.normal(size=(n, 3))
