@@ -26,6 +26,8 @@ matrices as LIBSVM does).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .._validation import check_objects
@@ -39,10 +41,6 @@ _PSD_CHECKS = ("auto", "full", "none")
 
 class KernelLearnerMixin:
     """Kernel handling shared by the structk learners (put before ``BaseEstimator``)."""
-
-    #: Whether ``fit`` factorises the Gram anyway and reports a failure itself
-    #: (then ``psd_check="auto"`` adds only the O(n^2) necessary conditions).
-    _fit_factorises_gram = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -73,7 +71,7 @@ class KernelLearnerMixin:
                 f"{what} {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, getattr(self, "psd_check", "auto"), self._fit_factorises_gram)
+        check_psd_policy(K, getattr(self, "psd_check", "auto"))
         self.n_train_ = K.shape[0]
         return K, objects
 
@@ -159,12 +157,8 @@ def check_gram(K, name="K"):
     return _as_finite_float(K, name)
 
 
-def check_psd_policy(K, psd_check, fit_factorises=False):
-    """Apply the ``psd_check`` policy of the module docstring to a training Gram.
-
-    ``fit_factorises``: the caller's fit factorises ``K`` (plus a positive
-    shift) itself and raises on failure, so "auto" skips the full check.
-    """
+def check_psd_policy(K, psd_check):
+    """Apply the ``psd_check`` policy of the module docstring to a training Gram."""
     if psd_check not in _PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
@@ -173,7 +167,7 @@ def check_psd_policy(K, psd_check, fit_factorises=False):
     from ..psd import check_psd
 
     n = K.shape[0]
-    small = n <= FULL_PSD_CHECK_MAX_N and not fit_factorises
+    small = n <= FULL_PSD_CHECK_MAX_N
     if psd_check == "full" or small or not _necessary_psd(K):
         report = check_psd(K)
         if not report.is_psd:
@@ -223,12 +217,12 @@ def encode_labels(y, n_objects=None, min_classes=2):
         items = list(y)
         labels = np.empty(len(items), dtype=object)
         labels[:] = items
-        try:
-            arr = np.asarray(items)
-            if arr.ndim == 1 and arr.dtype != object:
-                labels = arr
-        except (ValueError, TypeError):
-            pass
+        # a typed array only when that loses nothing (np.asarray([1, "a"])
+        # would turn 1 into "1")
+        if all(isinstance(v, str) for v in items) or all(
+            isinstance(v, (numbers.Real, np.bool_)) for v in items
+        ):
+            labels = np.asarray(items)
     if n_objects is not None and len(labels) != n_objects:
         raise ValueError(
             f"X has {n_objects} training objects but y has {len(labels)} labels; "

@@ -84,4 +84,5 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class with the nearest mean."""
-        return self.classes_[np.argmin(self.distances(X), axis=1)]
+        D = self.distances(X)
+        return self.classes_[np.argmin(D, axis=1)]

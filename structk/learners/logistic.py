@@ -51,9 +51,9 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     max_iter : int, default=1000
         L-BFGS iterations.
     psd_check : {"auto", "full", "none"}, default="auto"
-        "auto" relies on the fit's own Cholesky factorisation (a failure
-        with the largest jitter raises :class:`~structk.exceptions.NotPSDError`)
-        plus the O(n^2) necessary conditions.
+        As the other learners (:mod:`structk.learners._base`); in addition
+        a failure of the jittered Cholesky factorisation raises
+        :class:`~structk.exceptions.NotPSDError`.
 
     Attributes
     ----------
@@ -75,8 +75,6 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     J. Nocedal and S. J. Wright, "Numerical Optimization", Springer (2006),
     chapter 7 (L-BFGS).
     """
-
-    _fit_factorises_gram = True
 
     def __init__(self, kernel="precomputed", alpha=1.0, tol=1e-6, max_iter=1000,
                  psd_check="auto"):

@@ -35,11 +35,11 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     alpha : float, default=1.0
         The penalty ``lambda`` (> 0), named as in scikit-learn.
     psd_check : {"auto", "full", "none"}, default="auto"
-        As the other learners, except that "auto" relies on the fit's own
-        Cholesky factorisation of ``K + lambda I`` instead of a second one:
-        a failure means ``K`` has an eigenvalue below ``-lambda`` and raises
+        As the other learners (:mod:`structk.learners._base`); in addition
+        the fit's own Cholesky factorisation of ``K + lambda I`` fails when
+        ``K`` has an eigenvalue below ``-lambda``, which raises
         :class:`~structk.exceptions.NotPSDError` with the
-        :func:`~structk.psd.check_psd` report.
+        :func:`~structk.psd.check_psd` report even with "none".
 
     Attributes
     ----------
@@ -53,8 +53,6 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     C. Saunders, A. Gammerman and V. Vovk, "Ridge regression learning
     algorithm in dual variables", ICML (1998).
     """
-
-    _fit_factorises_gram = True
 
     def __init__(self, kernel="precomputed", alpha=1.0, psd_check="auto"):
         self.kernel = kernel
@@ -129,8 +127,6 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
     R. M. Rifkin and R. A. Lippert, "Notes on regularized least squares",
     MIT-CSAIL-TR-2007-025 (2007).
     """
-
-    _fit_factorises_gram = True
 
     def __init__(self, kernel="precomputed", alphas=(0.1, 1.0, 10.0), psd_check="auto"):
         self.kernel = kernel

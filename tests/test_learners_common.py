@@ -1,0 +1,230 @@
+"""The contract every learner keeps: scikit-learn conventions, kernels or Grams, bad input."""
+
+import numpy as np
+import pytest
+from learners_util import blobs, rbf_gram, string_data, string_kernel
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_predict, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.utils import get_tags
+
+import structk
+from structk import Linear, NotPSDError, Polynomial
+from structk.kernels import Power
+from structk.learners import (
+    KernelCenterer,
+    KernelLogisticRegression,
+    KernelPerceptron,
+    KernelRidge,
+    KernelRidgeCV,
+    KernelSVM,
+    NearestClassMean,
+)
+
+CLASSIFIERS = [KernelSVM, KernelPerceptron, KernelLogisticRegression, NearestClassMean]
+REGRESSORS = [KernelRidge, KernelRidgeCV]
+ALL = CLASSIFIERS + REGRESSORS + [KernelCenterer]
+
+
+def fit_args(cls, K, y):
+    if cls in REGRESSORS:
+        return K, y.astype(float)
+    if cls is KernelCenterer:
+        return (K,)
+    return K, y
+
+
+def predict(model, X):
+    return model.transform(X) if isinstance(model, KernelCenterer) else model.predict(X)
+
+
+def test_top_level_names_resolve_lazily():
+    for name in ["KernelSVM", "KernelRidge", "KernelRidgeCV", "KernelPerceptron",
+                 "KernelLogisticRegression", "KernelCenterer", "NearestClassMean",
+                 "feature_distance", "distance_to_barycentre", "rkhs_norm"]:
+        assert getattr(structk, name) is not None
+    assert structk.KernelSVM is KernelSVM
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_constructor_stores_params_and_clone_works(cls):
+    model = cls(kernel=Polynomial(degree=3))
+    params = model.get_params(deep=True)
+    assert params["kernel__degree"] == 3
+    twin = clone(model)
+    assert twin.kernel is not model.kernel and twin.kernel.degree == 3
+    twin.set_params(kernel__degree=2)
+    assert twin.kernel.degree == 2 and model.kernel.degree == 3
+    assert repr(model).startswith(cls.__name__)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_pairwise_tag_follows_the_kernel(cls):
+    assert get_tags(cls()).input_tags.pairwise
+    assert not get_tags(cls(kernel=Linear())).input_tags.pairwise
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_unfitted_model_raises_not_fitted(cls):
+    with pytest.raises(NotFittedError):
+        predict(cls(), np.eye(3))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_kernel_and_precomputed_agree_and_inputs_are_untouched(cls):
+    X, y = blobs(40, n_classes=3, seed=1)
+    Xt, _ = blobs(10, n_classes=3, seed=2)
+    k = Polynomial(degree=2)
+    K, Kt = k(X), k(Xt, X)
+    K0, X0 = K.copy(), X.copy()
+    a = cls(kernel=k).fit(*fit_args(cls, X, y))
+    b = cls().fit(*fit_args(cls, K, y))
+    assert a.n_train_ == b.n_train_ == 40
+    out_a, out_b = predict(a, Xt), predict(b, Kt)
+    if out_a.dtype.kind == "f":
+        np.testing.assert_allclose(out_a, out_b, rtol=1e-7, atol=1e-7 * np.abs(out_b).max())
+    else:
+        np.testing.assert_array_equal(out_a, out_b)
+    np.testing.assert_array_equal(K, K0)
+    np.testing.assert_array_equal(X, X0)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("cls", CLASSIFIERS)
+def test_single_class(cls):
+    with pytest.raises(ValueError, match="single class"):
+        cls().fit(np.eye(4), ["a"] * 4)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS + REGRESSORS)
+def test_length_mismatch(cls):
+    y = np.array([0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="4 training objects but y has 5"):
+        cls().fit(*fit_args(cls, np.eye(4), y))
+    with pytest.raises(ValueError, match="4 training objects but y has 5"):
+        cls(kernel=Linear()).fit(*fit_args(cls, np.eye(4), y))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_gram_not_square(cls):
+    with pytest.raises(ValueError, match=r"square Gram matrix .* got shape \(4, 3\)"):
+        cls().fit(*fit_args(cls, np.ones((4, 3)), np.array([0, 1, 0, 1])))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_nan_in_gram(cls):
+    K = np.eye(4)
+    K[2, 1] = K[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"non-finite value nan at entry \(1, 2\)"):
+        cls().fit(*fit_args(cls, K, np.array([0, 1, 0, 1])))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_test_gram_with_wrong_columns(cls):
+    X, y = blobs(10, seed=3)
+    model = cls().fit(*fit_args(cls, rbf_gram(X), y))
+    with pytest.raises(ValueError, match="K_test has 9 columns but the model was fitted on 10"):
+        predict(model, np.ones((3, 9)))
+    with pytest.raises(ValueError, match="K_test holds a non-finite value"):
+        predict(model, np.full((3, 10), np.inf))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_clearly_non_psd_gram_raises_with_the_report(cls):
+    K = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])  # Cauchy-Schwarz holds
+    y = np.array([0, 1, 1])
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite") as info:
+        cls().fit(*fit_args(cls, K, y))
+    assert info.value.report.min_eigenvalue < -0.5
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_large_non_psd_gram_caught_by_necessary_conditions(cls):
+    X, y = blobs(1100, seed=4)
+    K = rbf_gram(X)
+    K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz
+    with pytest.raises(NotPSDError):
+        cls().fit(*fit_args(cls, K, y))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_bad_parameters(cls):
+    with pytest.raises(ValueError, match="psd_check must be one of"):
+        cls(psd_check="yes").fit(*fit_args(cls, np.eye(2), np.array([0, 1])))
+    with pytest.raises(ValueError, match="kernel must be a structk Kernel or 'precomputed'"):
+        cls(kernel="rbf").fit(*fit_args(cls, np.eye(2), np.array([0, 1])))
+    with pytest.raises(TypeError, match="FunctionKernel"):
+        cls(kernel=lambda a, b: 1.0).fit(*fit_args(cls, np.eye(2), np.array([0, 1])))
+
+
+@pytest.mark.parametrize("cls,param,value", [
+    (KernelSVM, "C", 0.0), (KernelSVM, "tol", -1.0), (KernelSVM, "multi_class", "all"),
+    (KernelSVM, "max_iter", 0), (KernelRidge, "alpha", -1.0),
+    (KernelLogisticRegression, "alpha", 0.0), (KernelPerceptron, "max_iter", 0),
+])
+def test_bad_numeric_parameters_name_the_parameter(cls, param, value):
+    with pytest.raises(ValueError, match=param):
+        cls(**{param: value}).fit(np.eye(2), np.array([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS)
+def test_any_hashable_labels(cls):
+    X, y = blobs(30, n_classes=3, noise=0.3, seed=5)
+    for names in ([("a", 1), ("b", 2), ("c", 3)], [1, "two", None], ["x", "y", "z"]):
+        labels = [names[c] for c in y]
+        model = cls(kernel=Linear(), **({"max_iter": 500} if cls is KernelPerceptron else {}))
+        model.fit(X, labels)
+        assert set(model.classes_.tolist()) == set(names)
+        predicted = list(model.predict(X))
+        assert all(p in names for p in predicted)
+        assert np.mean([p == t for p, t in zip(predicted, labels)]) > 0.9
+
+
+# ------------------------------------------------- model selection on objects
+def test_cross_val_score_slices_precomputed_grams():
+    X, y = blobs(60, noise=2.0, seed=6)
+    k = Polynomial(degree=2)
+    cv = KFold(4, shuffle=True, random_state=0)
+    for cls in CLASSIFIERS:
+        seed = {"random_state": 0} if cls is KernelPerceptron else {}
+        a = cross_val_predict(cls(kernel=k, **seed), X, y, cv=cv)
+        b = cross_val_predict(cls(**seed), k(X), y, cv=cv)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_grid_search_tunes_nested_kernel_parameters_on_vectors():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(80, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)  # needs degree 2
+    search = GridSearchCV(
+        KernelSVM(kernel=Polynomial(degree=1)), {"kernel__degree": [1, 2, 3], "C": [1.0, 10.0]},
+        cv=3,
+    ).fit(X, y)
+    degree = search.best_params_["kernel__degree"]
+    assert degree in (2, 3)  # both contain the x0 * x1 monomial; degree 1 does not
+    assert search.best_estimator_.kernel.degree == degree
+    linear = search.cv_results_["mean_test_score"][search.cv_results_["param_kernel__degree"] == 1]
+    assert linear.max() < 0.8
+    assert search.score(X, y) > 0.9
+
+
+def test_grid_search_and_pipeline_on_lists_of_strings():
+    X, y = string_data(36)
+    assert isinstance(X, list) and isinstance(X[0], str)
+    k = Power(string_kernel(), 1)
+    search = GridSearchCV(
+        KernelLogisticRegression(kernel=k), {"kernel__exponent": [1, 2], "alpha": [0.01, 1.0]},
+        cv=3,
+    ).fit(X, y)
+    assert search.best_params_["kernel__exponent"] in (1, 2)
+    assert search.predict(X[:5]).tolist() == search.best_estimator_.predict(X[:5]).tolist()
+
+    pipe = make_pipeline(KernelCenterer(kernel=string_kernel()), KernelSVM(C=10.0))
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.mean() > 0.7
+    assert not get_tags(pipe).input_tags.pairwise
+    for cls in [KernelSVM, KernelPerceptron, NearestClassMean, KernelRidge]:
+        target = y if cls is not KernelRidge else (y == "rich").astype(float)
+        scores = cross_val_score(cls(kernel=string_kernel()), X, target, cv=3)
+        assert np.isfinite(scores).all()
