@@ -33,7 +33,7 @@ def to_csc(indptr, cols, vals, n_cols):
 
 @numba.njit(cache=True)
 def add_column_pairs(K, colptr, rows, vals, skip):
-    """``K += F F^T`` over the columns not in ``skip``, upper triangle only."""
+    """``K += F F^T`` over the columns not in ``skip`` (both triangles)."""
     for c in range(colptr.shape[0] - 1):
         if skip[c]:
             continue
@@ -41,8 +41,11 @@ def add_column_pairs(K, colptr, rows, vals, skip):
         for a in range(lo, hi):
             ra = rows[a]
             va = vals[a]
-            for b in range(a, hi):
-                K[ra, rows[b]] += va * vals[b]
+            K[ra, ra] += va * va
+            for b in range(a + 1, hi):
+                x = va * vals[b]
+                K[ra, rows[b]] += x
+                K[rows[b], ra] += x
 
 
 @numba.njit(cache=True)

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import mirror_upper
-
-#: A column goes to BLAS when its pair count times this exceeds n * m.
-DENSE_RATIO = 30.0
+#: A column goes to BLAS when its pair count times this exceeds n * m
+#: (a scattered update into a large K costs ~100 BLAS multiply-adds).
+DENSE_RATIO = 100.0
 #: Upper bound on the bytes of one dense block of columns.
 BLOCK_BYTES = 32 * 2**20
 #: Column spaces up to this size are used as they are; larger ones are
@@ -85,8 +84,7 @@ def sparse_gram(F):
             K += D @ D.T
     if K is None:
         K = np.zeros((n, n), dtype=np.float64)
-    add_column_pairs(K, *csc, dense)  # upper triangle; the dense part is full
-    mirror_upper(K)
+    add_column_pairs(K, *csc, dense)
     return K
 
 

@@ -72,6 +72,10 @@ class Kernel:
 
     has_features = False
     _has_log_form = False
+    # True when _gram always returns a new float64 array that nothing else
+    # holds: __call__ then symmetrises it in place instead of copying it
+    # (an n x n copy is the largest allocation for big n)
+    _fresh_gram = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
 
     # ------------------------------------------------------------ parameters
@@ -244,7 +248,8 @@ class Kernel:
         P = self._prepare(X, "X")
         with np.errstate(over="ignore"):  # overflow is reported by _check_finite
             if Y is None:
-                K = np.array(self._gram(P), dtype=np.float64, copy=True)
+                K = np.array(self._gram(P), dtype=np.float64,
+                             copy=None if self._fresh_gram else True)
                 mirror_upper(K)
             else:
                 Q = self._prepare(Y, "Y")
