@@ -60,7 +60,8 @@ class DiscreteHMM(BaseEstimator):
         unless the likelihood stops changing exactly.
     n_restarts : int >= 1, default 1
         Independent Baum-Welch runs from random starting points; the one
-        with the highest final likelihood is kept. Ignored (one run) when
+        with the highest likelihood at its last iteration (the last entry
+        of its ``history_``) is kept. Ignored (one run) when
         ``init`` gives the starting parameters.
     init : "random" or dict, default "random"
         ``"random"``: start probabilities uniform, rows of the transition
@@ -248,7 +249,7 @@ class DiscreteHMM(BaseEstimator):
         return (pi, A, B), np.array(history), converged
 
     # ----------------------------------------------------------- inference
-    def _fitted(self, X, name="X"):
+    def _encode_fitted(self, X, name="X"):
         check_is_fitted(self, "emissionprob_")
         seq, offsets = _encode(X, self.alphabet_, name)
         return seq, offsets
@@ -271,7 +272,7 @@ class DiscreteHMM(BaseEstimator):
             One value per sequence (not their sum, unlike hmmlearn);
             ``-inf`` for a sequence that is impossible under the model.
         """
-        seq, offsets = self._fitted(X)
+        seq, offsets = self._encode_fitted(X)
         return _jit.loglik(seq, offsets, *self._jit_params())
 
     def score_samples(self, X):
@@ -290,7 +291,7 @@ class DiscreteHMM(BaseEstimator):
             If a sequence is impossible under the model (its posteriors are
             undefined).
         """
-        seq, offsets = self._fitted(X)
+        seq, offsets = self._encode_fitted(X)
         ll, gamma = _jit.posteriors(seq, offsets, *self._jit_params())
         _raise_if_impossible(ll, "X", "the model")
         return ll, np.split(gamma, offsets[1:-1])
@@ -316,7 +317,7 @@ class DiscreteHMM(BaseEstimator):
         asymptotically optimum decoding algorithm", IEEE Trans. Inf. Theory
         13(2), 1967.
         """
-        seq, offsets = self._fitted(X)
+        seq, offsets = self._encode_fitted(X)
         with np.errstate(divide="ignore"):
             logs = [np.log(p) for p in self._jit_params()]
         logprob, states = _jit.viterbi(seq, offsets, *logs)

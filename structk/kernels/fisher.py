@@ -81,7 +81,7 @@ def fisher_scores(hmm, X, parts=("emission",)):
     """
     parts = _check_parts(parts)
     _check_hmm(hmm)
-    seq, offsets = hmm._fitted(X)
+    seq, offsets = hmm._encode_fitted(X)
     return _scores(hmm._jit_params(), seq, offsets, parts, "X")
 
 
