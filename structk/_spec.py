@@ -84,3 +84,10 @@ def kernel_namespace():
     import structk.kernels as kernels
 
     return {name: getattr(kernels, name) for name in kernels.__all__ if name != "Kernel"}
+
+
+def learner_namespace():
+    """Every public learner class of :mod:`structk.learners`, by name."""
+    import structk.learners as learners
+
+    return {name: getattr(learners, name) for name in learners.__all__}

@@ -93,6 +93,20 @@ class EncodedSequences:
     def __getitem__(self, i):
         return self.codes[self.offsets[i]:self.offsets[i + 1]]
 
+    def take(self, index):
+        """The sequences selected by ``index`` (a slice or integer positions), re-packed."""
+        idx = np.arange(len(self))[index]
+        lengths = self.lengths[idx]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        if isinstance(index, slice) and (index.step in (None, 1)) and len(idx):
+            codes = self.codes[self.offsets[idx[0]]:self.offsets[idx[-1] + 1]]
+        elif len(idx):
+            codes = np.concatenate([self[i] for i in idx])
+        else:
+            codes = self.codes[:0]
+        return EncodedSequences(codes, offsets, self.alphabet)
+
 
 def check_unknown(unknown):
     """Validate the ``unknown`` option shared by the sequence kernels."""
@@ -298,7 +312,7 @@ def _seqio():
     except ImportError:
         raise ImportError(
             "reading and writing FASTA files needs Biopython: "
-            "pip install 'structk[bio]' (or pip install biopython)"
+            "pip install biopython (a dependency of structk)"
         ) from None
     return SeqIO
 
@@ -308,17 +322,22 @@ def _is_gzip(path):
         return fh.read(2) == b"\x1f\x8b"
 
 
-def read_fasta(path):
+def read_fasta(path, *, descriptions=False):
     """Read a FASTA file, plain or gzip-compressed (detected from its content).
 
     Parameters
     ----------
     path : str or path-like
+    descriptions : bool, default False
+        Also return each record's whole header line (without ``>``), e.g.
+        to take class labels from it.
 
     Returns
     -------
     ids : list of str
         The record identifiers (first word of each ``>`` line).
+    headers : list of str
+        Only with ``descriptions=True``: the full header lines.
     sequences : list of str
         The sequences, as written in the file (case kept).
 
@@ -331,7 +350,11 @@ def read_fasta(path):
     opener = gzip.open if _is_gzip(path) else open
     with opener(path, "rt") as handle:
         records = list(SeqIO.parse(handle, "fasta"))
-    return [r.id for r in records], [str(r.seq) for r in records]
+    ids = [r.id for r in records]
+    sequences = [str(r.seq) for r in records]
+    if descriptions:
+        return ids, [r.description for r in records], sequences
+    return ids, sequences
 
 
 def write_fasta(path, sequences, ids=None, *, line_length=60):

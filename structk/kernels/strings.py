@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
-from ..sequences import check_unknown, encode
+from ..sequences import EncodedSequences, check_unknown, encode
 from ._sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
 from .base import Kernel, _row_sq_norms, mirror_upper
@@ -60,6 +60,11 @@ class _SequenceKernel(Kernel):
     def _prepare(self, X, name):
         return encode(X, self._alphabet, ignore_case=self.ignore_case,
                       unknown=self.unknown, name=name)
+
+    def _take(self, P, index):
+        if isinstance(P, EncodedSequences):
+            return P.take(index)
+        return super()._take(P, index)  # WeightedDegree: a 2-D code array
 
     def _unnormalized(self):
         raw = copy.copy(self)
