@@ -133,9 +133,15 @@ class Kernel:
                 value._validate()
 
     def __repr__(self):
+        """``Name(param=value, ...)`` with the parameters that differ from their defaults."""
+        defaults = {
+            p.name: p.default
+            for p in inspect.signature(type(self).__init__).parameters.values()
+        }
         args = ", ".join(
             f"{name}={_repr_value(getattr(self, name))}"
             for name in self._get_param_names()
+            if not _is_default(getattr(self, name), defaults.get(name, inspect.Parameter.empty))
         )
         return f"{type(self).__name__}({args})"
 
@@ -203,7 +209,9 @@ class Kernel:
         P = self._prepare(X, "X")
         with np.errstate(over="ignore"):  # overflow is reported by _check_finite
             if Y is None:
-                K = np.array(self._gram(P), dtype=np.float64, copy=True)
+                K = np.asarray(self._gram(P), dtype=np.float64)
+                if not (K.flags.owndata and K.flags.writeable):
+                    K = K.copy()  # never mirror into an array the kernel may hold
                 mirror_upper(K)
             else:
                 Q = self._prepare(Y, "Y")
@@ -310,6 +318,19 @@ def _is_number(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
+def _is_default(value, default):
+    if default is inspect.Parameter.empty:
+        return False
+    if value is default:
+        return True
+    if type(value) is not type(default) and not (_is_number(value) and _is_number(default)):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # arrays and other objects without a plain ==
+        return False
+
+
 def _repr_value(value):
     if isinstance(value, (np.floating, np.integer)):
         return repr(value.item())
@@ -352,7 +373,8 @@ def mirror_upper(K, block=512):
 
 
 def _check_finite(K, kernel):
-    if not np.isfinite(K).all():
+    # a finite sum proves every entry finite, in one pass and no temporary
+    if not np.isfinite(np.sum(K)) and not np.isfinite(K).all():
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(K))[0])
         value = K[idx]
         where = f"entry {idx}" if len(idx) == 2 else f"object {idx[0]}"
