@@ -17,7 +17,7 @@ def test_readme_python_blocks_run_in_order(capsys):
     for block in _python_blocks():  # later blocks reuse earlier imports, as a reader would
         exec(compile(block, str(README), "exec"), namespace)
     out = capsys.readouterr().out
-    assert "Normalize(Polynomial(degree=2" in out
+    assert "Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2.0))" in out
     assert "is not a valid kernel on these 1 objects" in out
 
 

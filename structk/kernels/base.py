@@ -72,10 +72,6 @@ class Kernel:
 
     has_features = False
     _has_log_form = False
-    # True when _gram always returns a new float64 array that nothing else
-    # holds: __call__ then symmetrises it in place instead of copying it
-    # (an n x n copy is the largest allocation for big n)
-    _fresh_gram = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
 
     # ------------------------------------------------------------ parameters
@@ -144,9 +140,15 @@ class Kernel:
                 value._validate()
 
     def __repr__(self):
+        """``Name(param=value, ...)`` with the parameters that differ from their defaults."""
+        defaults = {
+            p.name: p.default
+            for p in inspect.signature(type(self).__init__).parameters.values()
+        }
         args = ", ".join(
             f"{name}={_repr_value(getattr(self, name))}"
             for name in self._get_param_names()
+            if not _is_default(getattr(self, name), defaults.get(name, inspect.Parameter.empty))
         )
         return f"{type(self).__name__}({args})"
 
@@ -248,8 +250,9 @@ class Kernel:
         P = self._prepare(X, "X")
         with np.errstate(over="ignore"):  # overflow is reported by _check_finite
             if Y is None:
-                K = np.array(self._gram(P), dtype=np.float64,
-                             copy=None if self._fresh_gram else True)
+                K = np.asarray(self._gram(P), dtype=np.float64)
+                if not (K.flags.owndata and K.flags.writeable):
+                    K = K.copy()  # never mirror into an array the kernel may hold
                 mirror_upper(K)
             else:
                 Q = self._prepare(Y, "Y")
@@ -356,6 +359,19 @@ def _is_number(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
+def _is_default(value, default):
+    if default is inspect.Parameter.empty:
+        return False
+    if value is default:
+        return True
+    if type(value) is not type(default) and not (_is_number(value) and _is_number(default)):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # arrays and other objects without a plain ==
+        return False
+
+
 def _repr_value(value):
     if isinstance(value, (np.floating, np.integer)):
         return repr(value.item())
@@ -403,7 +419,8 @@ def _check_finite(K, kernel, offset=(0, 0)):
     ``offset`` is added to the reported (row, column) position when ``K`` is
     one block of a larger matrix.
     """
-    if not np.isfinite(K).all():
+    # a finite sum proves every entry finite, in one pass and no temporary
+    if not np.isfinite(np.sum(K)) and not np.isfinite(K).all():
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(K))[0])
         value = K[idx]
         idx = tuple(i + o for i, o in zip(idx, offset))

@@ -90,7 +90,6 @@ def _sizes(P):
 
 
 class _SetKernel(Kernel):
-    _fresh_gram = True
 
     def _prepare(self, X, name):
         return _as_sets(X, name)

@@ -49,7 +49,6 @@ def _check_bool(value, name):
 class _SequenceKernel(Kernel):
     """Input handling and the ``normalize`` flag shared by the string kernels."""
 
-    _fresh_gram = True
 
     def _check_sequence_params(self):
         self._alphabet = resolve_alphabet(self.alphabet)
