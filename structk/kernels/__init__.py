@@ -8,8 +8,8 @@ module             kernels
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
-``fisher``         :class:`FisherKernel` of a :class:`~structk.DiscreteHMM`,
-                   and its raw :func:`fisher_scores`
+``fisher``         :class:`FisherKernel` of a ``DiscreteHMM``, and the
+                   raw :func:`fisher_scores`
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
