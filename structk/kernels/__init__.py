@@ -10,8 +10,8 @@ module             kernels
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
 ``sets``           Intersection, ExpIntersection, Jaccard
 ``strings``        Spectrum, Mismatch, WeightedDegree
-``fisher``         :class:`FisherKernel` of a :class:`~structk.DiscreteHMM`,
-                   and its raw :func:`fisher_scores`
+``fisher``         :class:`FisherKernel` of a ``DiscreteHMM``, and the
+                   raw :func:`fisher_scores`
 ``graphs``         RandomWalk, WeisfeilerLehman
 =================  ========================================================
 
