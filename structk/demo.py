@@ -47,7 +47,8 @@ def _tasks(quick):
         ("two HMMs (DNA, 400 sequences)", hmm_seqs, hmm_y,
          [Normalize(Spectrum(k=2)),
           # the HMM is fitted without labels on all sequences (unsupervised)
-          FisherKernel(DiscreteHMM(n_states=2, alphabet="dna", random_state=0).fit(hmm_seqs),
+          FisherKernel(DiscreteHMM(n_states=2, alphabet="dna", n_iter=300, tol=1e-7,
+                                   n_restarts=3, random_state=0).fit(hmm_seqs),
                        parts=("transition", "emission"))],
          [svm, klr]),
         ("graph families (120 labelled graphs)", graphs, graph_y,
