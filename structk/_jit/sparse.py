@@ -2,9 +2,9 @@
 
 Features arrive as CSR arrays (``indptr``, column ids ``cols`` already
 compacted to ``0 .. n_cols - 1``, ``vals``). :func:`to_csc` regroups them
-by column with rows kept sorted; a rare column then adds ``vals[a] *
-vals[b]`` to ``K[rows[a], rows[b]]`` for each of its pairs, and a common one
-is copied into a dense block for BLAS (:func:`fill_block`).
+by column with rows kept sorted. The rare columns' products are added row
+by row of ``K`` (:func:`add_row_products`); the common columns are copied
+into dense blocks for BLAS (:func:`fill_block`).
 """
 
 import numba
@@ -32,33 +32,42 @@ def to_csc(indptr, cols, vals, n_cols):
 
 
 @numba.njit(cache=True)
-def add_column_pairs(K, colptr, rows, vals, skip):
-    """``K += F F^T`` over the columns not in ``skip`` (both triangles)."""
-    for c in range(colptr.shape[0] - 1):
-        if skip[c]:
-            continue
-        lo, hi = colptr[c], colptr[c + 1]
-        for a in range(lo, hi):
-            ra = rows[a]
-            va = vals[a]
-            K[ra, ra] += va * va
-            for b in range(a + 1, hi):
-                x = va * vals[b]
-                K[ra, rows[b]] += x
-                K[rows[b], ra] += x
+def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip):
+    """``K[i, j] += sum_c F[i, c] F[j, c]`` for ``j >= i``, columns not in ``skip``.
+
+    ``F`` is given both as CSR (``indptr, cols, vals``) and as CSC
+    (``colptr, rows, cvals``, rows sorted). Row ``i`` meets its columns in
+    the CSC arrays at a cursor that advances as the rows are processed in
+    order, so each update lands in row ``i`` of ``K``: the writes stay in
+    cache. Fills the upper triangle (and the diagonal).
+    """
+    cursor = colptr[:-1].copy()
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            c = cols[e]
+            if skip[c]:
+                continue
+            v = vals[e]
+            for a in range(cursor[c], colptr[c + 1]):
+                K[i, rows[a]] += v * cvals[a]
+            cursor[c] += 1
 
 
 @numba.njit(cache=True)
-def add_column_pairs_cross(K, colptr_x, rows_x, vals_x, colptr_y, rows_y, vals_y, skip):
-    """``K += F G^T`` over the columns (shared numbering) not in ``skip``."""
-    for c in range(colptr_x.shape[0] - 1):
-        if skip[c]:
-            continue
-        for a in range(colptr_x[c], colptr_x[c + 1]):
-            ra = rows_x[a]
-            va = vals_x[a]
-            for b in range(colptr_y[c], colptr_y[c + 1]):
-                K[ra, rows_y[b]] += va * vals_y[b]
+def add_row_products_cross(K, indptr, cols, vals, colptr, rows, cvals, skip):
+    """``K[i, j] += sum_c F[i, c] G[j, c]`` over columns not in ``skip``.
+
+    ``F`` as CSR (``indptr, cols, vals``), ``G`` as CSC (``colptr, rows,
+    cvals``) with the same column numbering; writes go row by row.
+    """
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            c = cols[e]
+            if skip[c]:
+                continue
+            v = vals[e]
+            for a in range(colptr[c], colptr[c + 1]):
+                K[i, rows[a]] += v * cvals[a]
 
 
 @numba.njit(cache=True)
