@@ -32,42 +32,27 @@ def to_csc(indptr, cols, vals, n_cols):
 
 
 @numba.njit(cache=True)
-def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip):
-    """``K[i, j] += sum_c F[i, c] F[j, c]`` for ``j >= i``, columns not in ``skip``.
+def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
+    """``K[i, j] += sum_c F[i, c] G[j, c]`` over the columns not in ``skip``.
 
-    ``F`` is given both as CSR (``indptr, cols, vals``) and as CSC
-    (``colptr, rows, cvals``, rows sorted). Row ``i`` meets its columns in
-    the CSC arrays at a cursor that advances as the rows are processed in
-    order, so each update lands in row ``i`` of ``K``: the writes stay in
-    cache. Fills the upper triangle (and the diagonal).
+    ``F`` is given as CSR (``indptr, cols, vals``), ``G`` as CSC
+    (``colptr, rows, cvals``, rows sorted) with the same column numbering;
+    each update lands in row ``i`` of ``K``, so the writes stay in cache.
+    With ``upper`` (``G`` is ``F``), only ``j >= i`` is computed: row ``i``
+    meets each of its columns at a cursor that advances as the rows are
+    processed in order, which leaves the lower triangle untouched.
     """
-    cursor = colptr[:-1].copy()
+    start = colptr[:-1].copy()
     for i in range(indptr.shape[0] - 1):
         for e in range(indptr[i], indptr[i + 1]):
             c = cols[e]
             if skip[c]:
                 continue
             v = vals[e]
-            for a in range(cursor[c], colptr[c + 1]):
+            for a in range(start[c], colptr[c + 1]):
                 K[i, rows[a]] += v * cvals[a]
-            cursor[c] += 1
-
-
-@numba.njit(cache=True)
-def add_row_products_cross(K, indptr, cols, vals, colptr, rows, cvals, skip):
-    """``K[i, j] += sum_c F[i, c] G[j, c]`` over columns not in ``skip``.
-
-    ``F`` as CSR (``indptr, cols, vals``), ``G`` as CSC (``colptr, rows,
-    cvals``) with the same column numbering; writes go row by row.
-    """
-    for i in range(indptr.shape[0] - 1):
-        for e in range(indptr[i], indptr[i + 1]):
-            c = cols[e]
-            if skip[c]:
-                continue
-            v = vals[e]
-            for a in range(colptr[c], colptr[c + 1]):
-                K[i, rows[a]] += v * cvals[a]
+            if upper:
+                start[c] += 1
 
 
 @numba.njit(cache=True)

@@ -86,14 +86,14 @@ def sparse_gram(F):
             K += D @ D.T
     if K is None:
         K = np.zeros((n, n), dtype=np.float64)
-    add_row_products(K, indptr, cols, data, *csc, dense)  # upper triangle
+    add_row_products(K, indptr, cols, data, *csc, dense, True)  # upper triangle
     mirror_upper(K)
     return K
 
 
 def sparse_cross(F, G):
     """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
-    from .._jit.sparse import add_row_products_cross, to_csc
+    from .._jit.sparse import add_row_products, to_csc
 
     n, m = F.shape[0], G.shape[0]
     K = np.zeros((n, m), dtype=np.float64)
@@ -106,7 +106,7 @@ def sparse_cross(F, G):
     csc_g = to_csc(gp, gc, gd, n_cols)
     cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
     dense = cost * DENSE_RATIO > float(n) * m
-    add_row_products_cross(K, fp, fc, fd, *csc_g, dense)
+    add_row_products(K, fp, fc, fd, *csc_g, dense, False)
     for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
         K += DF @ DG.T
     return K
