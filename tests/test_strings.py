@@ -121,7 +121,9 @@ def test_spectrum_features_equal_countvectorizer(k, presence):
     cv = CountVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False,
                          binary=presence)
     G = cv.fit_transform(X).toarray()
-    F = Spectrum(k=k, presence=presence).features(X).tocsc()
+    F = Spectrum(k=k, presence=presence).features(X)
+    assert F.has_sorted_indices
+    F = F.tocsc()
     present = np.flatnonzero(F.getnnz(axis=0))
     names = kmer_strings(present, k)
     assert sorted(names) == sorted(cv.vocabulary_)

@@ -185,7 +185,7 @@ def mismatch_rows(ids, ptr, k, A, m, space):
         buf[:b].sort()
         t = _count_sorted(buf, b, indices, data, t, False)
         indptr[i + 1] = t
-    return indptr, indices[:t], data[:t]
+    return indptr, indices[:t].copy(), data[:t].copy()  # release the bound-sized arrays
 
 
 @numba.njit(cache=True)
@@ -217,22 +217,26 @@ def _wd_pair(a, b, A, w):
     return total + w[run]
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def wd_gram(S, A, w):
-    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``."""
+    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
+
+    Serial: ``parallel=True`` over rows measured no faster on the shared
+    2-core development machine.
+    """
     n = S.shape[0]
     K = np.zeros((n, n), dtype=np.float64)
-    for i in numba.prange(n):
+    for i in range(n):
         for j in range(i, n):
             K[i, j] = _wd_pair(S[i], S[j], A, w)
     return K
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def wd_cross(S, T, A, w):
     """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
     K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
-    for i in numba.prange(S.shape[0]):
+    for i in range(S.shape[0]):
         for j in range(T.shape[0]):
             K[i, j] = _wd_pair(S[i], T[j], A, w)
     return K

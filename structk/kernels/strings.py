@@ -83,8 +83,11 @@ class _SequenceKernel(Kernel):
 
     def _features(self, P):
         if self.normalize:
-            return Normalize(self._unnormalized())._features(P)
-        return self._raw_features(P)
+            F = Normalize(self._unnormalized())._features(P)
+        else:
+            F = self._raw_features(P)
+        F.sort_indices()  # canonical CSR for users; Gram matrices skip this
+        return F
 
 
 class _KmerKernel(_SequenceKernel):
