@@ -46,6 +46,42 @@ def kmer_ids(codes, offsets, k, A):
 
 
 @numba.njit(cache=True)
+def kmer_chunks(codes, offsets, k, A, c):
+    """Every k-mer free of unknown symbols as ``ceil(k / c)`` base-``A`` integers.
+
+    For k-mer spaces beyond int64: chunk ``j`` holds symbols ``j c ..
+    min((j + 1) c, k) - 1`` of the k-mer (``A ** c`` must fit in int64).
+    Returns ``(chunks, ptr)`` with one row per k-mer, rows of sequence ``i``
+    at ``ptr[i]:ptr[i + 1]``.
+    """
+    n = offsets.shape[0] - 1
+    n_chunks = (k + c - 1) // c
+    cap = 0
+    for i in range(n):
+        cap += max(0, offsets[i + 1] - offsets[i] - k + 1)
+    out = np.empty((cap, n_chunks), dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    t = 0
+    for i in range(n):
+        run = 0
+        for p in range(offsets[i], offsets[i + 1]):
+            if codes[p] >= A:
+                run = 0
+                continue
+            run += 1
+            if run >= k:
+                start = p - k + 1
+                for j in range(n_chunks):
+                    value = 0
+                    for q in range(start + j * c, min(start + (j + 1) * c, start + k)):
+                        value = value * A + codes[q]
+                    out[t, j] = value
+                t += 1
+        ptr[i + 1] = t
+    return out[:t], ptr
+
+
+@numba.njit(cache=True)
 def _count_sorted(buf, m, indices, data, t, presence):
     """Run-length count the sorted ``buf[:m]`` into ``indices/data`` from ``t``."""
     j = 0

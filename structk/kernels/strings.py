@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
-from ..sequences import check_unknown, encode
+from ..sequences import EncodedSequences, check_unknown, encode
 from ._sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
 from .base import Kernel, _row_sq_norms, mirror_upper
@@ -95,10 +95,10 @@ class _KmerKernel(_SequenceKernel):
 
     has_features = True
 
-    def _check_k(self):
+    def _check_k(self, bounded=True):
         k = check_scalar(self.k, "k", lower=1, integer=True)
         A = len(self._alphabet)
-        if A ** k > MAX_SPACE:
+        if bounded and A ** k > MAX_SPACE:
             raise ValueError(
                 f"k={k} is too large for an alphabet of {A} symbols: the "
                 f"{A}^{k} k-mers do not fit in int64 feature indices (at most "
@@ -138,7 +138,10 @@ class Spectrum(_KmerKernel):
     one column per k-mer: k-mer ``s_1 .. s_k`` is column
     ``sum_j code(s_j) A ** (k - j)`` (see
     :func:`structk.sequences.kmer_strings`), so k = 10 on DNA or k = 5 on
-    proteins (about 10^6 and 3.2 x 10^6 columns) stay sparse. The counts
+    proteins (about 10^6 and 3.2 x 10^6 columns) stay sparse. Column
+    indices are int64: beyond ``A ** k > 2^62`` (k > 31 on DNA, k > 14 on
+    proteins) there is no feature map, and the Gram matrices are computed
+    on the k-mers present, numbered jointly for X and Y. The counts
     equal ``sklearn.feature_extraction.text.CountVectorizer(analyzer="char",
     ngram_range=(k, k), lowercase=False)`` up to the column order. The Gram
     matrix is computed from the sparse features, common k-mers by BLAS and
@@ -187,16 +190,65 @@ class Spectrum(_KmerKernel):
 
     def _check_params(self):
         self._check_sequence_params()
-        self._check_k()
+        self._check_k(bounded=False)
         _check_bool(self.presence, "presence")
+
+    def _beyond_int64(self):
+        return len(self._alphabet) ** int(self.k) > MAX_SPACE
 
     def _raw_features(self, P):
         from .._jit.strings import count_rows
 
+        if self._beyond_int64():
+            A, k = len(self._alphabet), int(self.k)
+            raise ValueError(
+                f"{self!r} has {A}^{k} possible k-mers, more than int64 feature "
+                "indices hold, so it has no explicit feature map; its Gram "
+                "matrices (k(X), k(X, Y), k.diag(X)) are computed on the k-mers "
+                "present"
+            )
         ids, ptr = self._kmers(P)
         space = len(self._alphabet) ** int(self.k)
         direct = space <= COUNTER_SPACE
         return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
+
+    def _present_features(self, P):
+        """Counts over the k-mers present in ``P``, numbered by sorted k-mer."""
+        import scipy.sparse as sp
+
+        from .._jit.strings import count_rows, kmer_chunks
+
+        if not self._beyond_int64():
+            return self._raw_features(P)
+        A = len(self._alphabet)
+        c = 1
+        while A ** (c + 1) <= MAX_SPACE:
+            c += 1
+        chunks, ptr = kmer_chunks(P.codes, P.offsets, int(self.k), A, c)
+        if chunks.shape[0] == 0:
+            return sp.csr_matrix((len(P), 1))
+        _, ids = np.unique(chunks, axis=0, return_inverse=True)
+        ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
+        space = int(ids.max()) + 1
+        indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space,
+                                           space <= COUNTER_SPACE)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
+
+    def _raw_gram(self, P):
+        return sparse_gram(self._present_features(P))
+
+    def _raw_cross(self, P, Q):
+        if not self._beyond_int64():
+            return super()._raw_cross(P, Q)
+        # number the k-mers of X and Y together so that the columns agree
+        both = EncodedSequences(np.concatenate([P.codes, Q.codes]),
+                                np.concatenate([P.offsets, Q.offsets[1:] + P.offsets[-1]]),
+                                P.alphabet)
+        F = self._present_features(both)
+        return sparse_cross(F[: len(P)], F[len(P):])
+
+    def _raw_diag(self, P):
+        return _row_sq_norms(self._present_features(P))
 
 
 class Mismatch(_KmerKernel):
