@@ -40,7 +40,8 @@ def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
     each update lands in row ``i`` of ``K``, so the writes stay in cache.
     With ``upper`` (``G`` is ``F``), only ``j >= i`` is computed: row ``i``
     meets each of its columns at a cursor that advances as the rows are
-    processed in order, which leaves the lower triangle untouched.
+    processed in order, which leaves the lower triangle untouched (this
+    needs at most one stored entry per row and column, as canonical CSR).
     """
     start = colptr[:-1].copy()
     for i in range(indptr.shape[0] - 1):

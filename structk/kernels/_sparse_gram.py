@@ -6,10 +6,10 @@ matrices are sparse counts or indicators. A general sparse product
 almost every row holds (common k-mers, frequent tokens), one scalar update
 at a time. Here the columns are split by occupancy:
 
-* *dense* columns (held by more than ``1 / DENSE_RATIO`` of the rows' worth
-  of pairs) are gathered, a bounded block at a time, into a dense matrix
-  and multiplied by BLAS (``D @ D.T``), which does the same arithmetic
-  tens of times faster;
+* *dense* columns (held by ``c`` rows with ``c^2 DENSE_RATIO > n^2``) are
+  gathered, a bounded block at a time, into a dense matrix and multiplied
+  by BLAS (``D @ D.T``), which does the same arithmetic tens of times
+  faster per product;
 * *rare* columns add their few products ``K[i, j] += F[i, c] F[j, c]``
   directly into the dense result in a jitted loop, row by row of ``K`` so
   that the writes stay in cache, with no sparse intermediate.
