@@ -225,32 +225,31 @@ def mismatch_rows(ids, ptr, k, A, m, space):
 
 
 @numba.njit(cache=True)
-def wd_run_weights(d, L):
-    """``w[r] = sum_{k=1}^{min(d, r)} beta_k (r - k + 1)``: a run of ``r`` matches.
+def wd_increments(d, L):
+    """``inc[r] = sum_{k=1}^{min(d, r)} beta_k``, ``beta_k = 2 (d - k + 1) / (d (d + 1))``.
 
-    ``beta_k = 2 (d - k + 1) / (d (d + 1))``; a maximal run of ``r``
-    consecutive matching positions holds ``r - k + 1`` matching k-mers.
+    A position that extends a run of matches to length ``r`` completes one
+    matching k-mer for each ``k <= min(d, r)`` (the one ending there), so
+    the kernel is the sum of ``inc[run]`` over positions, with ``inc[0] = 0``.
     """
-    w = np.zeros(L + 1, dtype=np.float64)
+    inc = np.zeros(L + 1, dtype=np.float64)
     for r in range(1, L + 1):
         total = 0.0
         for k in range(1, min(d, r) + 1):
-            total += 2.0 * (d - k + 1) / (d * (d + 1)) * (r - k + 1)
-        w[r] = total
-    return w
+            total += 2.0 * (d - k + 1) / (d * (d + 1))
+        inc[r] = total
+    return inc
 
 
 @numba.njit(cache=True)
-def _wd_pair(a, b, A, w):
+def _wd_pair(a, b, A, inc):
     total = 0.0
     run = 0
     for p in range(a.shape[0]):
-        if a[p] == b[p] and a[p] < A:
-            run += 1
-        elif run:
-            total += w[run]
-            run = 0
-    return total + w[run]
+        match = (a[p] == b[p]) & (a[p] < A)
+        run = (run + 1) * match  # branch-free: 0 after a mismatch
+        total += inc[run]
+    return total
 
 
 @numba.njit(cache=True)
@@ -258,7 +257,7 @@ def wd_gram(S, A, w):
     """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
 
     Serial: ``parallel=True`` over rows measured no faster on the shared
-    2-core development machine.
+    2-core development machine. ``w`` is :func:`wd_increments`.
     """
     n = S.shape[0]
     K = np.zeros((n, n), dtype=np.float64)

@@ -317,8 +317,9 @@ class WeightedDegree(_SequenceKernel):
     every length ``k`` up to the degree ``d``. Unlike the spectrum kernel it
     is position-aware, which is what splice-site recognition needs.
 
-    Computed pair by pair in ``O(L)``: a maximal run of ``r`` matching
-    positions contributes ``sum_{k <= min(d, r)} beta_k (r - k + 1)``.
+    Computed pair by pair in ``O(L)``: the position that extends a run of
+    matches to length ``r`` completes one matching k-mer for each
+    ``k <= min(d, r)``, so it adds ``sum_{k <= min(d, r)} beta_k``.
     With ``unknown="skip"`` a position holding an unknown symbol matches
     nothing (itself included), i.e. the k-mers containing it are dropped.
 
@@ -378,9 +379,9 @@ class WeightedDegree(_SequenceKernel):
             )
 
     def _weights(self, L):
-        from .._jit.strings import wd_run_weights
+        from .._jit.strings import wd_increments
 
-        return wd_run_weights(int(self.d), L)
+        return wd_increments(int(self.d), L)
 
     def _raw_gram(self, P):
         from .._jit.strings import wd_gram
