@@ -29,9 +29,10 @@ from .base import mirror_upper
 DENSE_RATIO = 30.0
 #: Upper bound on the bytes of one dense block of columns.
 BLOCK_BYTES = 32 * 2**20
-#: Column spaces up to this size are used as they are; larger ones are
+#: Column spaces up to this size, or up to twice the stored entries, are
+#: used as they are (arrays of one entry per column); larger ones are
 #: renumbered to the columns present (np.unique).
-DIRECT_SPACE = 2**22
+DIRECT_SPACE = 2**16
 
 
 def _csr_arrays(F):

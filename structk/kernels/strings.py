@@ -37,8 +37,9 @@ from .base import Kernel, _row_sq_norms, mirror_upper
 
 #: Largest k-mer index space (A ** k) held in int64 column indices.
 MAX_SPACE = 2**62
-#: Count k-mers through one counter per k-mer up to this many k-mers.
-COUNTER_SPACE = 2**22
+#: Count k-mers through one counter per possible k-mer when there are at
+#: most this many, or no more than the k-mers to count; else sort each row.
+COUNTER_SPACE = 2**16
 
 
 def _check_bool(value, name):
@@ -209,7 +210,7 @@ class Spectrum(_KmerKernel):
             )
         ids, ptr = self._kmers(P)
         space = len(self._alphabet) ** int(self.k)
-        direct = space <= COUNTER_SPACE
+        direct = space <= max(COUNTER_SPACE, ids.size)
         return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
 
     def _present_features(self, P):
@@ -231,7 +232,7 @@ class Spectrum(_KmerKernel):
         ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
         space = int(ids.max()) + 1
         indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space,
-                                           space <= COUNTER_SPACE)
+                                           space <= max(COUNTER_SPACE, ids.size))
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
     def _raw_gram(self, P):
