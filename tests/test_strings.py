@@ -121,7 +121,9 @@ def test_spectrum_features_equal_countvectorizer(k, presence):
     cv = CountVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False,
                          binary=presence)
     G = cv.fit_transform(X).toarray()
-    F = Spectrum(k=k, presence=presence).features(X).tocsc()
+    F = Spectrum(k=k, presence=presence).features(X)
+    assert F.has_sorted_indices
+    F = F.tocsc()
     present = np.flatnonzero(F.getnnz(axis=0))
     names = kmer_strings(present, k)
     assert sorted(names) == sorted(cv.vocabulary_)
@@ -144,6 +146,30 @@ def test_large_k_stays_sparse():
     long = random_strings(4, "ACGT", 40, 50) + ["ACGT" * 10]
     np.testing.assert_array_equal(
         Spectrum(k=31)(long), brute(lambda s, t: spectrum_def(s, t, 31), long, long))
+
+
+@pytest.mark.parametrize("k, alphabet, unknown", [
+    (32, "ACGT", "error"), (45, "ACGT", "skip"), (15, "ACDEFGHIKLMNPQRSTVWY", "error"),
+])
+def test_k_beyond_int64_feature_indices(k, alphabet, unknown):
+    # 4^32, 4^45 and 20^15 k-mers exceed int64: Grams on the k-mers present
+    X = random_strings(6, alphabet[:2], k - 3, k + 6) + [alphabet[0] * (k + 4), ""]
+    if unknown == "skip":
+        X += [alphabet[:2] * 30 + "N" + alphabet[:2] * 30]
+    Y = X[2:5] + random_strings(3, alphabet[:2], k, k + 3)
+    kern = Spectrum(k=k, alphabet=alphabet, unknown=unknown)
+    f = lambda s, t: spectrum_def(s, t, k, bad="N")  # noqa: E731
+    np.testing.assert_array_equal(kern(X), brute(f, X, X))
+    np.testing.assert_array_equal(kern(X, Y), brute(f, X, Y))
+    np.testing.assert_array_equal(kern.diag(X), [f(s, s) for s in X])
+    presence = Spectrum(k=k, alphabet=alphabet, unknown=unknown, presence=True)
+    g = lambda s, t: spectrum_def(s, t, k, presence=True, bad="N")  # noqa: E731
+    np.testing.assert_array_equal(presence(X, Y), brute(g, X, Y))
+    assert np.isfinite(Spectrum(k=k, alphabet=alphabet, unknown=unknown,
+                                normalize=True)(X)).all()
+    assert kern(["", "A"]).sum() == 0  # no k-mer at all
+    with pytest.raises(ValueError, match="no explicit feature map"):
+        kern.features(X)
 
 
 def test_dense_and_rare_column_paths_agree():
@@ -222,7 +248,7 @@ def test_unknown_symbols_raise_or_are_skipped():
     (lambda: Spectrum(k=0), "k must be >= 1"),
     (lambda: Spectrum(k=2.5), "k must be an integer"),
     (lambda: Spectrum(k=True), "k must be an integer"),
-    (lambda: Spectrum(k=32), "k=32 is too large for an alphabet of 4"),
+    (lambda: Mismatch(k=32, m=1), "k=32 is too large for an alphabet of 4"),
     (lambda: Spectrum(presence=1), "presence must be True or False"),
     (lambda: Spectrum(unknown="drop"), "unknown must be 'error' or 'skip'"),
     (lambda: Spectrum(alphabet=""), "alphabet is empty"),

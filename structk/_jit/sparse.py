@@ -2,9 +2,9 @@
 
 Features arrive as CSR arrays (``indptr``, column ids ``cols`` already
 compacted to ``0 .. n_cols - 1``, ``vals``). :func:`to_csc` regroups them
-by column with rows kept sorted; a rare column then adds ``vals[a] *
-vals[b]`` to ``K[rows[a], rows[b]]`` for each of its pairs, and a common one
-is copied into a dense block for BLAS (:func:`fill_block`).
+by column with rows kept sorted. The rare columns' products are added row
+by row of ``K`` (:func:`add_row_products`); the common columns are copied
+into dense blocks for BLAS (:func:`fill_block`).
 """
 
 import numba
@@ -32,33 +32,28 @@ def to_csc(indptr, cols, vals, n_cols):
 
 
 @numba.njit(cache=True)
-def add_column_pairs(K, colptr, rows, vals, skip):
-    """``K += F F^T`` over the columns not in ``skip`` (both triangles)."""
-    for c in range(colptr.shape[0] - 1):
-        if skip[c]:
-            continue
-        lo, hi = colptr[c], colptr[c + 1]
-        for a in range(lo, hi):
-            ra = rows[a]
-            va = vals[a]
-            K[ra, ra] += va * va
-            for b in range(a + 1, hi):
-                x = va * vals[b]
-                K[ra, rows[b]] += x
-                K[rows[b], ra] += x
+def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
+    """``K[i, j] += sum_c F[i, c] G[j, c]`` over the columns not in ``skip``.
 
-
-@numba.njit(cache=True)
-def add_column_pairs_cross(K, colptr_x, rows_x, vals_x, colptr_y, rows_y, vals_y, skip):
-    """``K += F G^T`` over the columns (shared numbering) not in ``skip``."""
-    for c in range(colptr_x.shape[0] - 1):
-        if skip[c]:
-            continue
-        for a in range(colptr_x[c], colptr_x[c + 1]):
-            ra = rows_x[a]
-            va = vals_x[a]
-            for b in range(colptr_y[c], colptr_y[c + 1]):
-                K[ra, rows_y[b]] += va * vals_y[b]
+    ``F`` is given as CSR (``indptr, cols, vals``), ``G`` as CSC
+    (``colptr, rows, cvals``, rows sorted) with the same column numbering;
+    each update lands in row ``i`` of ``K``, so the writes stay in cache.
+    With ``upper`` (``G`` is ``F``), only ``j >= i`` is computed: row ``i``
+    meets each of its columns at a cursor that advances as the rows are
+    processed in order, which leaves the lower triangle untouched (this
+    needs at most one stored entry per row and column, as canonical CSR).
+    """
+    start = colptr[:-1].copy()
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            c = cols[e]
+            if skip[c]:
+                continue
+            v = vals[e]
+            for a in range(start[c], colptr[c + 1]):
+                K[i, rows[a]] += v * cvals[a]
+            if upper:
+                start[c] += 1
 
 
 @numba.njit(cache=True)

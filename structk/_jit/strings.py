@@ -46,6 +46,42 @@ def kmer_ids(codes, offsets, k, A):
 
 
 @numba.njit(cache=True)
+def kmer_chunks(codes, offsets, k, A, c):
+    """Every k-mer free of unknown symbols as ``ceil(k / c)`` base-``A`` integers.
+
+    For k-mer spaces beyond int64: chunk ``j`` holds symbols ``j c ..
+    min((j + 1) c, k) - 1`` of the k-mer (``A ** c`` must fit in int64).
+    Returns ``(chunks, ptr)`` with one row per k-mer, rows of sequence ``i``
+    at ``ptr[i]:ptr[i + 1]``.
+    """
+    n = offsets.shape[0] - 1
+    n_chunks = (k + c - 1) // c
+    cap = 0
+    for i in range(n):
+        cap += max(0, offsets[i + 1] - offsets[i] - k + 1)
+    out = np.empty((cap, n_chunks), dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    t = 0
+    for i in range(n):
+        run = 0
+        for p in range(offsets[i], offsets[i + 1]):
+            if codes[p] >= A:
+                run = 0
+                continue
+            run += 1
+            if run >= k:
+                start = p - k + 1
+                for j in range(n_chunks):
+                    value = 0
+                    for q in range(start + j * c, min(start + (j + 1) * c, start + k)):
+                        value = value * A + codes[q]
+                    out[t, j] = value
+                t += 1
+        ptr[i + 1] = t
+    return out[:t], ptr
+
+
+@numba.njit(cache=True)
 def _count_sorted(buf, m, indices, data, t, presence):
     """Run-length count the sorted ``buf[:m]`` into ``indices/data`` from ``t``."""
     j = 0
@@ -185,54 +221,57 @@ def mismatch_rows(ids, ptr, k, A, m, space):
         buf[:b].sort()
         t = _count_sorted(buf, b, indices, data, t, False)
         indptr[i + 1] = t
-    return indptr, indices[:t], data[:t]
+    return indptr, indices[:t].copy(), data[:t].copy()  # release the bound-sized arrays
 
 
 @numba.njit(cache=True)
-def wd_run_weights(d, L):
-    """``w[r] = sum_{k=1}^{min(d, r)} beta_k (r - k + 1)``: a run of ``r`` matches.
+def wd_increments(d, L):
+    """``inc[r] = sum_{k=1}^{min(d, r)} beta_k``, ``beta_k = 2 (d - k + 1) / (d (d + 1))``.
 
-    ``beta_k = 2 (d - k + 1) / (d (d + 1))``; a maximal run of ``r``
-    consecutive matching positions holds ``r - k + 1`` matching k-mers.
+    A position that extends a run of matches to length ``r`` completes one
+    matching k-mer for each ``k <= min(d, r)`` (the one ending there), so
+    the kernel is the sum of ``inc[run]`` over positions, with ``inc[0] = 0``.
     """
-    w = np.zeros(L + 1, dtype=np.float64)
+    inc = np.zeros(L + 1, dtype=np.float64)
     for r in range(1, L + 1):
         total = 0.0
         for k in range(1, min(d, r) + 1):
-            total += 2.0 * (d - k + 1) / (d * (d + 1)) * (r - k + 1)
-        w[r] = total
-    return w
+            total += 2.0 * (d - k + 1) / (d * (d + 1))
+        inc[r] = total
+    return inc
 
 
 @numba.njit(cache=True)
-def _wd_pair(a, b, A, w):
+def _wd_pair(a, b, A, inc):
     total = 0.0
     run = 0
     for p in range(a.shape[0]):
-        if a[p] == b[p] and a[p] < A:
-            run += 1
-        elif run:
-            total += w[run]
-            run = 0
-    return total + w[run]
+        match = (a[p] == b[p]) & (a[p] < A)
+        run = (run + 1) * match  # branch-free: 0 after a mismatch
+        total += inc[run]
+    return total
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def wd_gram(S, A, w):
-    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``."""
+    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
+
+    Serial: ``parallel=True`` over rows measured no faster on the shared
+    2-core development machine. ``w`` is :func:`wd_increments`.
+    """
     n = S.shape[0]
     K = np.zeros((n, n), dtype=np.float64)
-    for i in numba.prange(n):
+    for i in range(n):
         for j in range(i, n):
             K[i, j] = _wd_pair(S[i], S[j], A, w)
     return K
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def wd_cross(S, T, A, w):
     """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
     K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
-    for i in numba.prange(S.shape[0]):
+    for i in range(S.shape[0]):
         for j in range(T.shape[0]):
             K[i, j] = _wd_pair(S[i], T[j], A, w)
     return K

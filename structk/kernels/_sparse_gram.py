@@ -6,13 +6,13 @@ matrices are sparse counts or indicators. A general sparse product
 almost every row holds (common k-mers, frequent tokens), one scalar update
 at a time. Here the columns are split by occupancy:
 
-* *dense* columns (held by more than ``1 / DENSE_RATIO`` of the rows' worth
-  of pairs) are gathered, a bounded block at a time, into a dense matrix
-  and multiplied by BLAS (``D @ D.T``), which does the same arithmetic
-  tens of times faster;
-* *rare* columns add their few pairs ``K[i, j] += F[i, c] F[j, c]``
-  directly into the dense result in a jitted loop, with no sparse
-  intermediate.
+* *dense* columns (held by ``c`` rows with ``c^2 DENSE_RATIO > n^2``) are
+  gathered, a bounded block at a time, into a dense matrix and multiplied
+  by BLAS (``D @ D.T``), which does the same arithmetic tens of times
+  faster per product;
+* *rare* columns add their few products ``K[i, j] += F[i, c] F[j, c]``
+  directly into the dense result in a jitted loop, row by row of ``K`` so
+  that the writes stay in cache, with no sparse intermediate.
 
 Both parts are exact for integer features (float64 holds integers up to
 2^53 exactly), so the result does not depend on the split.
@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import mirror_upper
+
 #: A column goes to BLAS when its pair count times this exceeds n * m
-#: (a scattered update into a large K costs ~100 BLAS multiply-adds).
-DENSE_RATIO = 100.0
+#: (a scattered update costs about as much as 30 BLAS multiply-adds).
+DENSE_RATIO = 30.0
 #: Upper bound on the bytes of one dense block of columns.
 BLOCK_BYTES = 32 * 2**20
-#: Column spaces up to this size are used as they are; larger ones are
+#: Column spaces up to this size, or up to twice the stored entries, are
+#: used as they are (arrays of one entry per column); larger ones are
 #: renumbered to the columns present (np.unique).
-DIRECT_SPACE = 2**22
+DIRECT_SPACE = 2**16
 
 
 def _csr_arrays(F):
@@ -66,7 +69,7 @@ def _dense_blocks(columns, n_rows, csc_list):
 
 def sparse_gram(F):
     """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``."""
-    from .._jit.sparse import add_column_pairs, to_csc
+    from .._jit.sparse import add_row_products, to_csc
 
     n = F.shape[0]
     indptr, indices, data = _csr_arrays(F)
@@ -84,13 +87,14 @@ def sparse_gram(F):
             K += D @ D.T
     if K is None:
         K = np.zeros((n, n), dtype=np.float64)
-    add_column_pairs(K, *csc, dense)
+    add_row_products(K, indptr, cols, data, *csc, dense, True)  # upper triangle
+    mirror_upper(K)
     return K
 
 
 def sparse_cross(F, G):
     """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
-    from .._jit.sparse import add_column_pairs_cross, to_csc
+    from .._jit.sparse import add_row_products, to_csc
 
     n, m = F.shape[0], G.shape[0]
     K = np.zeros((n, m), dtype=np.float64)
@@ -103,7 +107,7 @@ def sparse_cross(F, G):
     csc_g = to_csc(gp, gc, gd, n_cols)
     cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
     dense = cost * DENSE_RATIO > float(n) * m
-    add_column_pairs_cross(K, *csc_f, *csc_g, dense)
+    add_row_products(K, fp, fc, fd, *csc_g, dense, False)
     for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
         K += DF @ DG.T
     return K

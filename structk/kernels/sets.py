@@ -9,7 +9,7 @@ elements, duplicates ignored). A ``str`` is refused as a set, since
 Each Gram matrix maps the tokens to integer ids once and takes the
 intersection sizes ``|A n B|`` from the product of the sparse 0/1 indicator
 matrix with its transpose (:mod:`structk.kernels._sparse_gram`); the
-benchmark ``benchmarks/bench_strings.py --sets`` compares this with a jitted
+benchmark ``benchmarks/bench_sets.py`` compares this with a jitted
 merge of sorted id arrays, which it outruns.
 """
 

@@ -37,8 +37,9 @@ from .base import Kernel, _row_sq_norms, mirror_upper
 
 #: Largest k-mer index space (A ** k) held in int64 column indices.
 MAX_SPACE = 2**62
-#: Count k-mers through one counter per k-mer up to this many k-mers.
-COUNTER_SPACE = 2**22
+#: Count k-mers through one counter per possible k-mer when there are at
+#: most this many, or no more than the k-mers to count; else sort each row.
+COUNTER_SPACE = 2**16
 
 
 def _check_bool(value, name):
@@ -87,8 +88,11 @@ class _SequenceKernel(Kernel):
 
     def _features(self, P):
         if self.normalize:
-            return Normalize(self._unnormalized())._features(P)
-        return self._raw_features(P)
+            F = Normalize(self._unnormalized())._features(P)
+        else:
+            F = self._raw_features(P)
+        F.sort_indices()  # canonical CSR for users; Gram matrices skip this
+        return F
 
 
 class _KmerKernel(_SequenceKernel):
@@ -96,10 +100,10 @@ class _KmerKernel(_SequenceKernel):
 
     has_features = True
 
-    def _check_k(self):
+    def _check_k(self, bounded=True):
         k = check_scalar(self.k, "k", lower=1, integer=True)
         A = len(self._alphabet)
-        if A ** k > MAX_SPACE:
+        if bounded and A ** k > MAX_SPACE:
             raise ValueError(
                 f"k={k} is too large for an alphabet of {A} symbols: the "
                 f"{A}^{k} k-mers do not fit in int64 feature indices (at most "
@@ -139,7 +143,10 @@ class Spectrum(_KmerKernel):
     one column per k-mer: k-mer ``s_1 .. s_k`` is column
     ``sum_j code(s_j) A ** (k - j)`` (see
     :func:`structk.sequences.kmer_strings`), so k = 10 on DNA or k = 5 on
-    proteins (about 10^6 and 3.2 x 10^6 columns) stay sparse. The counts
+    proteins (about 10^6 and 3.2 x 10^6 columns) stay sparse. Column
+    indices are int64: beyond ``A ** k > 2^62`` (k > 31 on DNA, k > 14 on
+    proteins) there is no feature map, and the Gram matrices are computed
+    on the k-mers present, numbered jointly for X and Y. The counts
     equal ``sklearn.feature_extraction.text.CountVectorizer(analyzer="char",
     ngram_range=(k, k), lowercase=False)`` up to the column order. The Gram
     matrix is computed from the sparse features, common k-mers by BLAS and
@@ -188,16 +195,65 @@ class Spectrum(_KmerKernel):
 
     def _check_params(self):
         self._check_sequence_params()
-        self._check_k()
+        self._check_k(bounded=False)
         _check_bool(self.presence, "presence")
+
+    def _beyond_int64(self):
+        return len(self._alphabet) ** int(self.k) > MAX_SPACE
 
     def _raw_features(self, P):
         from .._jit.strings import count_rows
 
+        if self._beyond_int64():
+            A, k = len(self._alphabet), int(self.k)
+            raise ValueError(
+                f"{self!r} has {A}^{k} possible k-mers, more than int64 feature "
+                "indices hold, so it has no explicit feature map; its Gram "
+                "matrices (k(X), k(X, Y), k.diag(X)) are computed on the k-mers "
+                "present"
+            )
         ids, ptr = self._kmers(P)
         space = len(self._alphabet) ** int(self.k)
-        direct = space <= COUNTER_SPACE
+        direct = space <= max(COUNTER_SPACE, ids.size)
         return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
+
+    def _present_features(self, P):
+        """Counts over the k-mers present in ``P``, numbered by sorted k-mer."""
+        import scipy.sparse as sp
+
+        from .._jit.strings import count_rows, kmer_chunks
+
+        if not self._beyond_int64():
+            return self._raw_features(P)
+        A = len(self._alphabet)
+        c = 1
+        while A ** (c + 1) <= MAX_SPACE:
+            c += 1
+        chunks, ptr = kmer_chunks(P.codes, P.offsets, int(self.k), A, c)
+        if chunks.shape[0] == 0:
+            return sp.csr_matrix((len(P), 1))
+        _, ids = np.unique(chunks, axis=0, return_inverse=True)
+        ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
+        space = int(ids.max()) + 1
+        indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space,
+                                           space <= max(COUNTER_SPACE, ids.size))
+        return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
+
+    def _raw_gram(self, P):
+        return sparse_gram(self._present_features(P))
+
+    def _raw_cross(self, P, Q):
+        if not self._beyond_int64():
+            return super()._raw_cross(P, Q)
+        # number the k-mers of X and Y together so that the columns agree
+        both = EncodedSequences(np.concatenate([P.codes, Q.codes]),
+                                np.concatenate([P.offsets, Q.offsets[1:] + P.offsets[-1]]),
+                                P.alphabet)
+        F = self._present_features(both)
+        return sparse_cross(F[: len(P)], F[len(P):])
+
+    def _raw_diag(self, P):
+        return _row_sq_norms(self._present_features(P))
 
 
 class Mismatch(_KmerKernel):
@@ -266,8 +322,9 @@ class WeightedDegree(_SequenceKernel):
     every length ``k`` up to the degree ``d``. Unlike the spectrum kernel it
     is position-aware, which is what splice-site recognition needs.
 
-    Computed pair by pair in ``O(L)``: a maximal run of ``r`` matching
-    positions contributes ``sum_{k <= min(d, r)} beta_k (r - k + 1)``.
+    Computed pair by pair in ``O(L)``: the position that extends a run of
+    matches to length ``r`` completes one matching k-mer for each
+    ``k <= min(d, r)``, so it adds ``sum_{k <= min(d, r)} beta_k``.
     With ``unknown="skip"`` a position holding an unknown symbol matches
     nothing (itself included), i.e. the k-mers containing it are dropped.
 
@@ -327,9 +384,9 @@ class WeightedDegree(_SequenceKernel):
             )
 
     def _weights(self, L):
-        from .._jit.strings import wd_run_weights
+        from .._jit.strings import wd_increments
 
-        return wd_run_weights(int(self.d), L)
+        return wd_increments(int(self.d), L)
 
     def _raw_gram(self, P):
         from .._jit.strings import wd_gram
