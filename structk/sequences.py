@@ -42,8 +42,8 @@ other k-mer. Sequence lengths and positions are unchanged.
 FASTA
 -----
 :func:`read_fasta` and :func:`write_fasta` (plain or gzip-compressed) use
-Biopython's ``Bio.SeqIO``, an optional dependency: install it with
-``pip install structk[bio]``. Only the FASTA functions need it.
+Biopython's ``Bio.SeqIO`` (a dependency of structk: the command line and
+the demo read FASTA files).
 """
 
 from __future__ import annotations
