@@ -140,12 +140,24 @@ def test_clearly_non_psd_gram_raises_with_the_report(cls):
 
 
 @pytest.mark.parametrize("cls", ALL)
-def test_large_non_psd_gram_caught_by_necessary_conditions(cls):
-    X, y = blobs(1100, seed=4)
+def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
+    import structk.psd
+    from structk.learners import _base
+
+    monkeypatch.setattr(_base, "FULL_PSD_CHECK_MAX_N", 20)  # "large" = more than 20
+    X, y = blobs(40, seed=4)
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz
-    with pytest.raises(NotPSDError):
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
         cls().fit(*fit_args(cls, K, y))
+    # a PSD Gram passes the necessary conditions without the O(n^3) check
+    def no_full_check(*args, **kwargs):
+        raise AssertionError("the full PSD check ran")
+
+    monkeypatch.setattr(structk.psd, "check_psd", no_full_check)
+    cls().fit(*fit_args(cls, rbf_gram(X), y))
+    with pytest.raises(AssertionError, match="the full PSD check ran"):
+        cls(psd_check="full").fit(*fit_args(cls, rbf_gram(X), y))
 
 
 @pytest.mark.parametrize("cls", ALL)
