@@ -150,6 +150,14 @@ def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
     K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz
     with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
         cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[30, 3] = np.nan  # lower triangle, off the diagonal
+    with pytest.raises(ValueError, match=r"non-finite value nan at entry \(30, 3\)"):
+        cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[30, 3] += 1e-3  # asymmetric
+    with pytest.raises(ValueError, match=r"not symmetric: K\[3, 30\]|not symmetric: K\[30, 3\]"):
+        cls().fit(*fit_args(cls, K, y))
     # a PSD Gram passes the necessary conditions without the O(n^3) check
     def no_full_check(*args, **kwargs):
         raise AssertionError("the full PSD check ran")

@@ -59,8 +59,10 @@ class KernelLearnerMixin:
         objects as the second value (``None`` when precomputed).
         """
         kernel = _check_kernel(self.kernel)
+        psd_check = getattr(self, "psd_check", "auto")
         if kernel == "precomputed":
-            K = check_gram(X, "K")
+            # finiteness is part of the PSD checks (one pass less) unless skipped
+            K = check_gram(X, "K", check_finite=psd_check == "none")
             objects = None
         else:
             objects = check_objects(X, "X")
@@ -71,7 +73,7 @@ class KernelLearnerMixin:
                 f"{what} {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, getattr(self, "psd_check", "auto"))
+        check_psd_policy(K, psd_check)
         self.n_train_ = K.shape[0]
         return K, objects
 
@@ -127,18 +129,27 @@ def _check_kernel(kernel):
     )
 
 
-def _as_finite_float(K, name):
+def _as_finite_float(K, name, check_finite=True):
     if K.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, got dtype {K.dtype}")
+    from .._jit.gram import first_nonfinite
+
     K = np.ascontiguousarray(K, dtype=np.float64)
-    if not np.isfinite(K).all():
-        i, j = np.argwhere(~np.isfinite(K))[0]
-        raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+    flat = first_nonfinite(K) if check_finite and K.size else -1
+    if flat >= 0:
+        _raise_nonfinite(K, *divmod(int(flat), K.shape[1]), name=name)
     return K
 
 
-def check_gram(K, name="K"):
-    """Return a training Gram matrix as a finite, square, C-contiguous float64 array."""
+def _raise_nonfinite(K, i, j, name="K"):
+    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+
+
+def check_gram(K, name="K", check_finite=True):
+    """Return a training Gram matrix as a square, C-contiguous float64 array.
+
+    Finite too, unless ``check_finite=False`` (the caller checks it later).
+    """
     if hasattr(K, "toarray"):
         K = K.toarray()
     if isinstance(K, (list, tuple)) and K and isinstance(K[0], str):
@@ -154,7 +165,7 @@ def check_gram(K, name="K"):
         )
     if K.shape[0] == 0:
         raise ValueError(f"{name} is empty (0 x 0)")
-    return _as_finite_float(K, name)
+    return _as_finite_float(K, name, check_finite)
 
 
 def check_psd_policy(K, psd_check):
@@ -174,27 +185,22 @@ def check_psd_policy(K, psd_check):
             raise NotPSDError(report)
 
 
-def _necessary_psd(K, block=1024):
+def _necessary_psd(K):
     """O(n^2) necessary conditions: symmetry, ``K_ii >= 0``, Cauchy-Schwarz.
 
     Tolerances are relative to the largest diagonal entry; ``False`` sends the
     matrix to the full check.
     """
+    from .._jit.gram import necessary_psd_violation
+
     d = np.diag(K)
-    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
-    tol = 1e-10 * scale
-    if d.min() < -tol:
+    tol = 1e-10 * max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
-    s = np.sqrt(np.maximum(d, 0.0))
-    n = K.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        B = K[start:stop]
-        if np.abs(B - K[:, start:stop].T).max() > tol:
-            return False
-        if (np.abs(B) > np.outer(s[start:stop], s) + tol).any():
-            return False
-    return True
+    i, j = necessary_psd_violation(K, tol, tol)
+    if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
+        _raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
+    return i == -1
 
 
 def encode_labels(y, n_objects=None, min_classes=2):
