@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from learners_util import blobs, rbf_gram, string_data, string_kernel
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -248,3 +250,26 @@ def test_grid_search_and_pipeline_on_lists_of_strings():
         target = y if cls is not KernelRidge else (y == "rich").astype(float)
         scores = cross_val_score(cls(kernel=string_kernel()), X, target, cv=3)
         assert np.isfinite(scores).all()
+
+
+# ----------------------------------------------- the O(n^2) necessary checks
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 150), rank=st.integers(1, 5))
+def test_necessary_conditions_accept_psd_and_locate_violations(seed, n, rank):
+    from structk._jit.gram import necessary_psd_violation
+
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, rank))
+    K = F @ F.T
+    K = (K + K.T) / 2  # exactly symmetric
+    tol = 1e-10 * np.abs(np.diag(K)).max()
+    assert necessary_psd_violation(K, tol, tol) == (-1, -1)
+    i, j = sorted(rng.choice(n, size=2, replace=False))
+    bad = K.copy()
+    bad[i, j] = bad[j, i] = 1.5 * np.sqrt(K[i, i] * K[j, j]) + 1.0  # breaks Cauchy-Schwarz
+    assert necessary_psd_violation(bad, tol, tol) == (i, j)
+    asym = K.copy()
+    asym[j, i] += 1e-6 * (1.0 + abs(asym[j, i]))
+    assert sorted(necessary_psd_violation(asym, tol, tol)) == [i, j]
+    nan = K.copy()
+    nan[j, i] = np.nan
+    assert sorted(necessary_psd_violation(nan, tol, tol)) == [i, j]

@@ -12,16 +12,18 @@ may be strings, sets or graphs. The learners index them themselves.
 Positive semi-definiteness
 --------------------------
 Every learner assumes a PSD Gram matrix, and an indefinite one is a bug in a
-kernel, not a modelling choice, so a clearly non-PSD training Gram raises
-:class:`~structk.exceptions.NotPSDError` carrying the
-:func:`~structk.psd.check_psd` report. With ``psd_check="auto"`` (the default)
-matrices of up to ``FULL_PSD_CHECK_MAX_N`` objects get the full check (a
-Cholesky factorisation), larger ones the O(n^2) necessary conditions
-(non-negative diagonal, ``K_ij^2 <= K_ii K_jj``) so that the check never
-dominates a fit; when a necessary condition fails, the full check runs to
+kernel, not a modelling choice, so we **raise** (rather than warn): a clearly
+non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
+carrying the :func:`~structk.psd.check_psd` report. With
+``psd_check="auto"`` (the default) matrices of up to ``FULL_PSD_CHECK_MAX_N``
+objects get the full check (a Cholesky factorisation, O(n^3)); larger ones
+get one O(n^2) pass over the rows checking the necessary conditions
+(finite entries, ``K_ii >= 0``, ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), so
+that the check never dominates a fit; when one fails, the full check runs to
 confirm and report. ``psd_check="full"`` always runs the full check and
-``psd_check="none"`` skips it (the SVM solver then copes with indefinite
-matrices as LIBSVM does).
+``psd_check="none"`` skips it (only finiteness is checked; the SVM solver
+then copes with indefinite matrices as LIBSVM does, the ridge and logistic
+solvers still fail on their Cholesky factorisation).
 """
 
 from __future__ import annotations
