@@ -91,7 +91,10 @@ def bench_svm(sizes, Cs, repeats, n_test=1000):
             obj = dual_objective(K, ours.dual_coef_, ours.support_)
             obj_ref = dual_objective(K, ref.dual_coef_, ref.support_)
             f, f_ref = ours.decision_function(Kt), ref.decision_function(Kt)
-            agree = float(np.mean(ours.predict(Kt) == ref.predict(Kt)))
+            same = ours.predict(Kt) == ref.predict(Kt)
+            agree = float(np.mean(same))
+            # a disagreement is only legitimate where |f| is within the tolerance
+            assert np.all(same | (np.abs(f_ref) < 10 * 1e-3)), "predictions differ"
             rel = abs(obj - obj_ref) / abs(obj_ref)
             print(f"{n:>6} {C:>5g} {t_ours:>10.3f} {t_ref:>10.3f} {t_ours / t_ref:>6.2f} "
                   f"{rel:>9.1e} {agree:>10.4f} {np.abs(f - f_ref).max():>8.1e} "
@@ -123,8 +126,9 @@ def bench_ridge(sizes, repeats):
         diff = np.abs(ours.dual_coef_ - ref.dual_coef_).max()
         print(f"{n:>6} {t_ours:>10.3f} {t_ref:>10.3f} {t_ours / t_ref:>6.2f} {diff:>10.1e}")
         alphas = np.logspace(-3, 2, 20)
-        t_cv, cv = timed(lambda: KernelRidgeCV(alphas=alphas).fit(K, y), repeats)
-        t_cv1, _ = timed(lambda: KernelRidgeCV(alphas=[1.0]).fit(K, y), repeats)
+        r = 1 if n >= 5000 else repeats  # an n = 5000 eigendecomposition takes ~40 s
+        t_cv, cv = timed(lambda: KernelRidgeCV(alphas=alphas).fit(K, y), r)
+        t_cv1, _ = timed(lambda: KernelRidgeCV(alphas=[1.0]).fit(K, y), r)
         cv_rows.append((n, t_cv, t_cv1, t_ours, cv.alpha_))
     print("\n== KernelRidgeCV, 20 alphas, exact leave-one-out from one eigendecomposition ==")
     print(f"{'n':>6} {'CV(20) s':>9} {'CV(1) s':>8} {'CV20/CV1':>8} {'1 fit s':>8} "
@@ -138,14 +142,17 @@ def bench_logistic(cases, repeats):
     from structk.learners import KernelLogisticRegression
 
     print("\n== KernelLogisticRegression (precomputed RBF), alpha=1e-2 ==")
-    print(f"{'n':>6} {'classes':>7} {'fit s':>8} {'target s':>8} {'iters':>6} "
+    print(f"{'n':>6} {'classes':>7} {'fit s':>8} {'target s':>8} {'chol s':>7} {'iters':>6} "
           f"{'|grad|_inf':>10} {'train acc':>9}")
+    from structk.learners.logistic import _jittered_cholesky
+
     for n, n_classes, target in cases:
         X, y2, y3 = noisy_points(n, seed=n + 2)
         y = y2 if n_classes == 2 else y3
         K = rbf(X, X, gamma=0.1)
         t, model = timed(lambda: KernelLogisticRegression(alpha=1e-2).fit(K, y), repeats)
-        print(f"{n:>6} {n_classes:>7} {t:>8.3f} {target:>8.1f} {model.n_iter_:>6} "
+        t_chol, _ = timed(lambda: _jittered_cholesky(K), repeats)
+        print(f"{n:>6} {n_classes:>7} {t:>8.3f} {target:>8.1f} {t_chol:>7.3f} {model.n_iter_:>6} "
               f"{model.gradient_norm_:>10.1e} {model.score(K, y):>9.3f}")
 
 

@@ -36,7 +36,7 @@ from .._validation import check_objects
 from ..kernels.base import Kernel
 
 #: Largest training set whose Gram matrix ``psd_check="auto"`` factorises.
-FULL_PSD_CHECK_MAX_N = 1000
+FULL_PSD_CHECK_MAX_N = 500
 
 _PSD_CHECKS = ("auto", "full", "none")
 

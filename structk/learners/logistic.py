@@ -163,11 +163,27 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
 # ------------------------------------------------------------ the objective
 def _whitened(fun, B, L, Y, lam):
     """Objective and gradient in ``b`` with ``f = L b`` (flattened gradient)."""
-    F = L @ B
+    F = _tri_mul(L, B, transpose=False)
     loss, dF = fun(F, Y)
     value = loss + 0.5 * lam * float(np.vdot(B, B))
-    grad = L.T @ dF + lam * B
+    grad = _tri_mul(L, dF, transpose=True) + lam * B
     return value, grad.ravel()
+
+
+def _tri_mul(L, B, transpose):
+    """``L @ B`` or ``L.T @ B`` for C-ordered lower-triangular ``L``.
+
+    The products are memory bound, and BLAS's triangular routines read only
+    the triangle: half the traffic of a general product. ``L.T`` is the same
+    buffer read as a Fortran-ordered upper-triangular matrix.
+    """
+    from scipy.linalg import blas
+
+    U = L.T  # Fortran-ordered, upper triangular
+    if B.shape[1] == 1:
+        out = blas.dtrmv(U, np.ascontiguousarray(B[:, 0]), lower=0, trans=0 if transpose else 1)
+        return out[:, None]
+    return blas.dtrmm(1.0, U, np.asfortranarray(B), lower=0, trans_a=0 if transpose else 1)
 
 
 def _binary_loss_grad(F, Y):
