@@ -204,6 +204,7 @@ def test_any_hashable_labels(cls):
 
 
 # ------------------------------------------------- model selection on objects
+@pytest.mark.filterwarnings("ignore:the perceptron still made")  # noisy, non-separable folds
 def test_cross_val_score_slices_precomputed_grams():
     X, y = blobs(60, noise=2.0, seed=6)
     k = Polynomial(degree=2)
