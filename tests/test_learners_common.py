@@ -274,3 +274,13 @@ def test_necessary_conditions_accept_psd_and_locate_violations(seed, n, rank):
     nan = K.copy()
     nan[j, i] = np.nan
     assert sorted(necessary_psd_violation(nan, tol, tol)) == [i, j]
+
+
+def test_objects_given_as_an_iterator_or_a_single_string():
+    X, y = string_data(12)
+    model = KernelSVM(kernel=string_kernel()).fit(iter(X), y)
+    assert model.n_train_ == 12
+    with pytest.raises(ValueError, match="X has 12 training objects but y has 11"):
+        KernelSVM(kernel=string_kernel()).fit(iter(X), y[:11])
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        KernelSVM(kernel=string_kernel()).fit("ACGT", y[:4])

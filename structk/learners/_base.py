@@ -54,15 +54,17 @@ class KernelLearnerMixin:
         return tags
 
     # ----------------------------------------------------------------- fit
-    def _train_gram(self, X, n_targets=None):
+    def _train_gram(self, X, n_targets):
         """Gram matrix of the training data (float64, C order), checked.
 
         Also sets ``n_train_`` and, with a kernel, returns the validated
-        objects as the second value (``None`` when precomputed).
+        objects as the second value (``None`` when precomputed). ``n_targets``
+        (the length of ``y``) must match the number of objects; callers also
+        check it before the Gram is computed when they can (``n_objects``).
         """
         kernel = _check_kernel(self.kernel)
         psd_check = getattr(self, "psd_check", "auto")
-        if kernel == "precomputed":
+        if _is_precomputed(kernel):
             # finiteness is part of the PSD checks (one pass less) unless skipped
             K = check_gram(X, "K", check_finite=psd_check == "none")
             objects = None
@@ -70,9 +72,8 @@ class KernelLearnerMixin:
             objects = check_objects(X, "X")
             K = np.ascontiguousarray(kernel(objects), dtype=np.float64)
         if n_targets is not None and n_targets != K.shape[0]:
-            what = "K has" if objects is None else "X has"
             raise ValueError(
-                f"{what} {K.shape[0]} training objects but y has {n_targets} "
+                f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
         check_psd_policy(K, psd_check)
@@ -264,7 +265,7 @@ def check_targets(y, n_objects):
         raise ValueError(f"y must hold numbers: {exc}") from None
     if Y.ndim not in (1, 2):
         raise ValueError(f"y must be 1-D or 2-D, got shape {Y.shape}")
-    if Y.shape[0] != n_objects:
+    if n_objects is not None and Y.shape[0] != n_objects:
         raise ValueError(
             f"X has {n_objects} training objects but y has {Y.shape[0]} rows; "
             "they must match"
@@ -276,9 +277,16 @@ def check_targets(y, n_objects):
 
 
 def n_objects(X):
-    """Number of training objects in ``X`` (objects or a Gram matrix)."""
+    """Number of training objects in ``X`` (objects or a Gram matrix).
+
+    ``None`` when it cannot be known before validation (a single string, an
+    iterator): ``check_objects`` reports the former, and the Gram's size is
+    checked against ``y`` afterwards.
+    """
     if hasattr(X, "shape"):
-        return X.shape[0]
+        return X.shape[0] if len(X.shape) else None
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+        return None
     return len(X)
 
 

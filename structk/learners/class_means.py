@@ -55,7 +55,7 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Store the class means' norms and membership."""
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n_c = np.bincount(codes, minlength=len(classes)).astype(np.float64)
         M = np.zeros((len(classes), K.shape[0]))  # M[c] = indicator(c) / n_c
         M[codes, np.arange(K.shape[0])] = 1.0

@@ -93,7 +93,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
         L = _jittered_cholesky(K)
         if len(classes) == 2:

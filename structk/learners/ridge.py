@@ -65,7 +65,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
 
         lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(Y))
         A = K.copy()
         A.flat[:: A.shape[0] + 1] += lam
         # A is symmetric, so its C-ordered buffer is the Fortran matrix A^T = A
@@ -143,7 +143,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         for i, a in enumerate(alphas):
             check_scalar(float(a), f"alphas[{i}]", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(Y))
         w, V = eigh(K, driver="evd", check_finite=False)
         if self.psd_check != "none" and w[0] < -_PSD_TOL * len(w) * np.linalg.norm(w):
             _raise_not_psd(K, alphas.min())

@@ -123,7 +123,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if self.multi_class not in ("ovo", "ovr"):
             raise ValueError(f"multi_class must be 'ovo' or 'ovr', got {self.multi_class!r}")
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
         if max_iter == -1:
             max_iter = max(10_000_000, 100 * n)
