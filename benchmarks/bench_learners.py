@@ -161,6 +161,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", choices=["svm", "ridge", "logistic"], default=None)
+    parser.add_argument("--svm-sizes", type=int, nargs="+", default=None,
+                        help="override the SVM sizes (default 2000 5000 10000)")
     parser.add_argument(
         "--blas-threads", type=int, default=1,
         help="BLAS threads for both libraries (default 1: on a shared, loaded machine "
@@ -179,6 +181,7 @@ def main():
           f"medians of {repeats} run(s)")
     if args.only in (None, "svm"):
         sizes = [1000, 2000] if args.quick else [2000, 5000, 10000]
+        sizes = args.svm_sizes or sizes
         bench_svm(sizes, [1.0, 10.0, 100.0], repeats, n_test=200 if args.quick else 1000)
     if args.only in (None, "ridge"):
         bench_ridge([1000] if args.quick else [2000, 5000], repeats)

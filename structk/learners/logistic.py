@@ -111,7 +111,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         gtol = tol * max(1.0, float(np.abs(_whitened(fun, np.zeros(shape), L, Y, lam)[1]).max()))
         res = minimize(objective, np.zeros(n * shape[1]), jac=True, method="L-BFGS-B",
                        options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0,
-                                "maxcor": 20})
+                                "maxcor": 50})
         B = res.x.reshape(shape)
         grad_norm = float(np.abs(objective(res.x)[1]).max())
         if grad_norm > gtol:
