@@ -284,3 +284,15 @@ def test_objects_given_as_an_iterator_or_a_single_string():
         KernelSVM(kernel=string_kernel()).fit(iter(X), y[:11])
     with pytest.raises(TypeError, match="wrap it in a list"):
         KernelSVM(kernel=string_kernel()).fit("ACGT", y[:4])
+
+
+@pytest.mark.filterwarnings("ignore:the perceptron still made")
+@pytest.mark.parametrize("cls", ALL)
+def test_rounding_noise_is_not_clearly_non_psd(cls):
+    """A rank-deficient Gram computed in float32 has eigenvalues around -1e-8 ||K||."""
+    X, y = blobs(120, d=3, seed=8)
+    X32 = X.astype(np.float32)
+    K = (X32 @ X32.T).astype(np.float64)
+    K = (K + K.T) / 2
+    assert np.linalg.eigvalsh(K)[0] < -1e-12 * np.linalg.norm(K)  # really indefinite
+    cls().fit(*fit_args(cls, K, y))

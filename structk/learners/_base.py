@@ -14,7 +14,8 @@ Positive semi-definiteness
 Every learner assumes a PSD Gram matrix, and an indefinite one is a bug in a
 kernel, not a modelling choice, so we **raise** (rather than warn): a clearly
 non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
-carrying the :func:`~structk.psd.check_psd` report. With
+carrying the :func:`~structk.psd.check_psd` report ("clearly": the smallest
+eigenvalue is below ``-PSD_RTOL * ||K||_F``, see below). With
 ``psd_check="auto"`` (the default) matrices of up to ``FULL_PSD_CHECK_MAX_N``
 objects get the full check (a Cholesky factorisation, O(n^3)); larger ones
 get one O(n^2) pass over the rows checking the necessary conditions
@@ -37,6 +38,11 @@ from ..kernels.base import Kernel
 
 #: Largest training set whose Gram matrix ``psd_check="auto"`` factorises.
 FULL_PSD_CHECK_MAX_N = 500
+
+#: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
+#: negative eigenvalues are rounding noise (a Gram computed in float32 has
+#: them around 1e-8 ||K||_F) and harmless to the solvers.
+PSD_RTOL = 1e-6
 
 _PSD_CHECKS = ("auto", "full", "none")
 
@@ -177,15 +183,23 @@ def check_psd_policy(K, psd_check):
         raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
         return
-    from ..exceptions import NotPSDError
-    from ..psd import check_psd
-
     n = K.shape[0]
     small = n <= FULL_PSD_CHECK_MAX_N
     if psd_check == "full" or small or not _necessary_psd(K):
-        report = check_psd(K)
-        if not report.is_psd:
-            raise NotPSDError(report)
+        raise_if_not_psd(K)
+
+
+def raise_if_not_psd(K):
+    """Raise :class:`NotPSDError` with the report when ``K`` is clearly not PSD.
+
+    "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
+    """
+    from ..exceptions import NotPSDError
+    from ..psd import check_psd
+
+    report = check_psd(K, tol=PSD_RTOL * float(np.linalg.norm(K)))
+    if not report.is_psd:
+        raise NotPSDError(report)
 
 
 def _necessary_psd(K):
@@ -197,10 +211,12 @@ def _necessary_psd(K):
     from .._jit.gram import necessary_psd_violation
 
     d = np.diag(K)
-    tol = 1e-10 * max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    tol = PSD_RTOL * scale  # as the eigenvalue tolerance
     if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
-    i, j = necessary_psd_violation(K, tol, tol)
+    # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
+    i, j = necessary_psd_violation(K, tol, 1e-10 * scale)
     if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
         _raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
     return i == -1
@@ -212,6 +228,10 @@ def encode_labels(y, n_objects=None, min_classes=2):
     Returns ``(classes, codes)`` with ``classes`` sorted when the labels are
     orderable (as scikit-learn) and in order of first appearance otherwise.
     """
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    if not isinstance(y, (np.ndarray, list, tuple)) and hasattr(y, "__array__"):
+        y = np.asarray(y)
     if isinstance(y, np.ndarray):
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
@@ -249,6 +269,8 @@ def encode_labels(y, n_objects=None, min_classes=2):
             codes[i] = index.setdefault(label, len(index))
         classes = np.empty(len(index), dtype=object)
         classes[:] = list(index)
+    if len(classes) == 0:
+        raise ValueError("y is empty: a classifier needs labelled training objects")
     if len(classes) < min_classes:
         raise ValueError(
             f"y has a single class ({classes[0]!r}); a classifier needs at least "
@@ -259,6 +281,8 @@ def encode_labels(y, n_objects=None, min_classes=2):
 
 def check_targets(y, n_objects):
     """Regression targets as float64, shape (n,) or (n, n_outputs)."""
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     try:
         Y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -79,8 +79,15 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         return D
 
     def decision_function(self, X, test_diag=None):
-        """Negative squared distances to the class means (larger is nearer)."""
-        return -self.distances(X, test_diag)
+        """Negative squared distances to the class means (larger is nearer).
+
+        Shape (n_test, n_classes); for two classes, as scikit-learn, the
+        single column ``d^2(x, m_0) - d^2(x, m_1)`` (positive: ``classes_[1]``).
+        """
+        D = self.distances(X, test_diag)
+        if D.shape[1] == 2:
+            return D[:, 0] - D[:, 1]
+        return -D
 
     def predict(self, X):
         """The class with the nearest mean."""

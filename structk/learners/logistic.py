@@ -10,7 +10,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
-from ._base import KernelLearnerMixin, encode_labels, n_objects, take
+from ._base import (
+    PSD_RTOL,
+    KernelLearnerMixin,
+    encode_labels,
+    n_objects,
+    raise_if_not_psd,
+    take,
+)
 
 
 class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -26,7 +33,8 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     In ``a`` the problem's conditioning is about ``cond(K)^2``, hopeless for
     gradient methods. The solver changes variables: with a Cholesky factor
     ``K + eps I = L L^T`` (``eps = n * machine-eps * max K_ii``, raised
-    tenfold until the factorisation succeeds), ``f = L b`` and
+    tenfold until the factorisation succeeds, at most to the rounding-noise
+    level ``1e-6 ||K||_F``), ``f = L b`` and
     ``a^T K a = ||b||^2``, so the problem becomes L2-regularised logistic
     regression on the n x n design ``L``, whose Hessian
     ``L^T W L + lambda I`` has condition at most
@@ -215,13 +223,18 @@ def _logsumexp(F):
     return m + np.log(np.exp(F - m[:, None]).sum(axis=1))
 
 
-def _jittered_cholesky(K, tries=6):
-    """Lower ``L`` with ``L L^T = K + eps I``; NotPSDError when none works."""
+def _jittered_cholesky(K):
+    """Lower ``L`` with ``L L^T = K + eps I``; NotPSDError when none works.
+
+    The jitter grows tenfold from ``n * machine-eps * max K_ii`` up to the
+    rounding-noise level ``PSD_RTOL * ||K||_F`` that the learners accept.
+    """
     from scipy.linalg import lapack
 
     n = K.shape[0]
     eps = n * np.finfo(np.float64).eps * max(float(np.diag(K).max()), 1e-300)
-    for _ in range(tries):
+    cap = max(eps, PSD_RTOL * float(np.linalg.norm(K)))
+    while eps <= 10.0 * cap:
         A = K.copy()
         A.flat[:: n + 1] += eps
         # A is symmetric: its C buffer read as Fortran is A itself; the factor
@@ -230,12 +243,7 @@ def _jittered_cholesky(K, tries=6):
         if info == 0:
             return np.ascontiguousarray(U.T)
         eps *= 10.0
-    from ..exceptions import NotPSDError
-    from ..psd import check_psd
-
-    report = check_psd(K)
-    if not report.is_psd:
-        raise NotPSDError(report)
+    raise_if_not_psd(K)
     raise np.linalg.LinAlgError(  # pragma: no cover - PSD but not factorisable
         "could not factorise K + eps I even with a jitter of "
         f"{eps / 10:.3g}; the Gram matrix is numerically indefinite"
