@@ -186,7 +186,9 @@ def main():
     if args.only in (None, "ridge"):
         bench_ridge([1000] if args.quick else [2000, 5000], repeats)
     if args.only in (None, "logistic"):
-        cases = [(500, 3, 2.0), (1000, 2, 10.0)] if args.quick else [(2000, 3, 2.0), (5000, 2, 10.0)]
+        cases = [(2000, 3, 2.0), (5000, 2, 10.0)]
+        if args.quick:
+            cases = [(500, 3, 2.0), (1000, 2, 10.0)]
         bench_logistic(cases, repeats)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 

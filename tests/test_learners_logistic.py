@@ -81,7 +81,8 @@ def test_whitened_gradient_by_finite_differences(fun, n_classes):
         E = np.zeros(B.size)
         E[k] = h
         E = E.reshape(B.shape)
-        fd[k] = (_whitened(fun, B + E, L, Y, 0.7)[0] - _whitened(fun, B - E, L, Y, 0.7)[0]) / (2 * h)
+        up, down = _whitened(fun, B + E, L, Y, 0.7)[0], _whitened(fun, B - E, L, Y, 0.7)[0]
+        fd[k] = (up - down) / (2 * h)
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-7)
     # the whitened objective is the objective in alpha = L^{-T} b
     A = np.linalg.solve(L.T, B)
