@@ -48,7 +48,9 @@ def test_nearest_class_mean_matches_nearest_centroid(n_classes):
     centroids = np.array([X[y == c].mean(axis=0) for c in ours.classes_])
     d2 = ((Xt[:, None, :] - centroids[None]) ** 2).sum(-1)
     np.testing.assert_allclose(ours.distances(Xt), d2, atol=1e-9)
-    np.testing.assert_allclose(ours.decision_function(Xt), -d2, atol=1e-9)
+    expected = d2[:, 0] - d2[:, 1] if n_classes == 2 else -d2
+    np.testing.assert_allclose(ours.decision_function(Xt), expected, atol=1e-9)
+    np.testing.assert_array_equal(ours.predict(Xt), ref.predict(Xt))
 
 
 def test_nearest_class_mean_precomputed_with_and_without_diag():

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from learners_util import blobs, rbf_gram, string_data, string_kernel
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -140,12 +142,32 @@ def test_clearly_non_psd_gram_raises_with_the_report(cls):
 
 
 @pytest.mark.parametrize("cls", ALL)
-def test_large_non_psd_gram_caught_by_necessary_conditions(cls):
-    X, y = blobs(1100, seed=4)
+def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
+    import structk.psd
+    from structk.learners import _base
+
+    monkeypatch.setattr(_base, "FULL_PSD_CHECK_MAX_N", 20)  # "large" = more than 20
+    X, y = blobs(40, seed=4)
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz
-    with pytest.raises(NotPSDError):
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
         cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[30, 3] = np.nan  # lower triangle, off the diagonal
+    with pytest.raises(ValueError, match=r"non-finite value nan at entry \(30, 3\)"):
+        cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[30, 3] += 1e-3  # asymmetric
+    with pytest.raises(ValueError, match=r"not symmetric: K\[3, 30\]|not symmetric: K\[30, 3\]"):
+        cls().fit(*fit_args(cls, K, y))
+    # a PSD Gram passes the necessary conditions without the O(n^3) check
+    def no_full_check(*args, **kwargs):
+        raise AssertionError("the full PSD check ran")
+
+    monkeypatch.setattr(structk.psd, "check_psd", no_full_check)
+    cls().fit(*fit_args(cls, rbf_gram(X), y))
+    with pytest.raises(AssertionError, match="the full PSD check ran"):
+        cls(psd_check="full").fit(*fit_args(cls, rbf_gram(X), y))
 
 
 @pytest.mark.parametrize("cls", ALL)
@@ -182,6 +204,7 @@ def test_any_hashable_labels(cls):
 
 
 # ------------------------------------------------- model selection on objects
+@pytest.mark.filterwarnings("ignore:the perceptron still made")  # noisy, non-separable folds
 def test_cross_val_score_slices_precomputed_grams():
     X, y = blobs(60, noise=2.0, seed=6)
     k = Polynomial(degree=2)
@@ -228,3 +251,48 @@ def test_grid_search_and_pipeline_on_lists_of_strings():
         target = y if cls is not KernelRidge else (y == "rich").astype(float)
         scores = cross_val_score(cls(kernel=string_kernel()), X, target, cv=3)
         assert np.isfinite(scores).all()
+
+
+# ----------------------------------------------- the O(n^2) necessary checks
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 150), rank=st.integers(1, 5))
+def test_necessary_conditions_accept_psd_and_locate_violations(seed, n, rank):
+    from structk._jit.gram import necessary_psd_violation
+
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, rank))
+    K = F @ F.T
+    K = (K + K.T) / 2  # exactly symmetric
+    tol = 1e-10 * np.abs(np.diag(K)).max()
+    assert necessary_psd_violation(K, tol, tol) == (-1, -1)
+    i, j = sorted(rng.choice(n, size=2, replace=False))
+    bad = K.copy()
+    bad[i, j] = bad[j, i] = 1.5 * np.sqrt(K[i, i] * K[j, j]) + 1.0  # breaks Cauchy-Schwarz
+    assert necessary_psd_violation(bad, tol, tol) == (i, j)
+    asym = K.copy()
+    asym[j, i] += 1e-6 * (1.0 + abs(asym[j, i]))
+    assert sorted(necessary_psd_violation(asym, tol, tol)) == [i, j]
+    nan = K.copy()
+    nan[j, i] = np.nan
+    assert sorted(necessary_psd_violation(nan, tol, tol)) == [i, j]
+
+
+def test_objects_given_as_an_iterator_or_a_single_string():
+    X, y = string_data(12)
+    model = KernelSVM(kernel=string_kernel()).fit(iter(X), y)
+    assert model.n_train_ == 12
+    with pytest.raises(ValueError, match="X has 12 training objects but y has 11"):
+        KernelSVM(kernel=string_kernel()).fit(iter(X), y[:11])
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        KernelSVM(kernel=string_kernel()).fit("ACGT", y[:4])
+
+
+@pytest.mark.filterwarnings("ignore:the perceptron still made")
+@pytest.mark.parametrize("cls", ALL)
+def test_rounding_noise_is_not_clearly_non_psd(cls):
+    """A rank-deficient Gram computed in float32 has eigenvalues around -1e-8 ||K||."""
+    X, y = blobs(120, d=3, seed=8)
+    X32 = X.astype(np.float32)
+    K = (X32 @ X32.T).astype(np.float64)
+    K = (K + K.T) / 2
+    assert np.linalg.eigvalsh(K)[0] < -1e-12 * np.linalg.norm(K)  # really indefinite
+    cls().fit(*fit_args(cls, K, y))

@@ -94,7 +94,7 @@ def test_indefinite_gram_is_solved_like_libsvm_when_allowed():
 def test_multiclass(multi_class):
     X, y = blobs(150, n_classes=4, noise=1.5, seed=7)
     K = rbf_gram(X)
-    svm = KernelSVM(C=2.0, multi_class=multi_class).fit(K, y)
+    svm = KernelSVM(C=2.0, multi_class=multi_class, decision_function_shape="ovo").fit(K, y)
     n_machines = 6 if multi_class == "ovo" else 4
     assert svm.dual_coef_.shape == (n_machines, len(svm.support_))
     assert svm.decision_function(K).shape == (150, n_machines)
@@ -106,6 +106,13 @@ def test_multiclass(multi_class):
         np.testing.assert_allclose(f, f_ref, atol=5e-3)
         clear = (np.abs(f_ref) > 1e-2).all(axis=1)
         np.testing.assert_array_equal(svm.predict(K)[clear], ref.predict(K)[clear])
+        # the per-class ("ovr") shape: as SVC's, and its argmax is the prediction
+        svm.set_params(decision_function_shape="ovr")
+        scores = svm.decision_function(K)
+        np.testing.assert_allclose(scores, SVC(kernel="precomputed", C=2.0).fit(K, y)
+                                   .decision_function(K), atol=5e-3)
+        np.testing.assert_array_equal(svm.classes_[scores.argmax(axis=1)][clear],
+                                      svm.predict(K)[clear])
     else:  # each machine is a binary SVM of one class against the rest
         for c in range(4):
             binary = KernelSVM(C=2.0).fit(K, y == c)

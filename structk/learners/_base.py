@@ -12,16 +12,19 @@ may be strings, sets or graphs. The learners index them themselves.
 Positive semi-definiteness
 --------------------------
 Every learner assumes a PSD Gram matrix, and an indefinite one is a bug in a
-kernel, not a modelling choice, so a clearly non-PSD training Gram raises
-:class:`~structk.exceptions.NotPSDError` carrying the
-:func:`~structk.psd.check_psd` report. With ``psd_check="auto"`` (the default)
-matrices of up to ``FULL_PSD_CHECK_MAX_N`` objects get the full check (a
-Cholesky factorisation), larger ones the O(n^2) necessary conditions
-(non-negative diagonal, ``K_ij^2 <= K_ii K_jj``) so that the check never
-dominates a fit; when a necessary condition fails, the full check runs to
+kernel, not a modelling choice, so we **raise** (rather than warn): a clearly
+non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
+carrying the :func:`~structk.psd.check_psd` report ("clearly": the smallest
+eigenvalue is below ``-PSD_RTOL * ||K||_F``, see below). With
+``psd_check="auto"`` (the default) matrices of up to ``FULL_PSD_CHECK_MAX_N``
+objects get the full check (a Cholesky factorisation, O(n^3)); larger ones
+get one O(n^2) pass over the rows checking the necessary conditions
+(finite entries, ``K_ii >= 0``, ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), so
+that the check never dominates a fit; when one fails, the full check runs to
 confirm and report. ``psd_check="full"`` always runs the full check and
-``psd_check="none"`` skips it (the SVM solver then copes with indefinite
-matrices as LIBSVM does).
+``psd_check="none"`` skips it (only finiteness is checked; the SVM solver
+then copes with indefinite matrices as LIBSVM does, the ridge and logistic
+solvers still fail on their Cholesky factorisation).
 """
 
 from __future__ import annotations
@@ -34,7 +37,12 @@ from .._validation import check_objects
 from ..kernels.base import Kernel
 
 #: Largest training set whose Gram matrix ``psd_check="auto"`` factorises.
-FULL_PSD_CHECK_MAX_N = 1000
+FULL_PSD_CHECK_MAX_N = 500
+
+#: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
+#: negative eigenvalues are rounding noise (a Gram computed in float32 has
+#: them around 1e-8 ||K||_F) and harmless to the solvers.
+PSD_RTOL = 1e-6
 
 _PSD_CHECKS = ("auto", "full", "none")
 
@@ -52,26 +60,29 @@ class KernelLearnerMixin:
         return tags
 
     # ----------------------------------------------------------------- fit
-    def _train_gram(self, X, n_targets=None):
+    def _train_gram(self, X, n_targets):
         """Gram matrix of the training data (float64, C order), checked.
 
         Also sets ``n_train_`` and, with a kernel, returns the validated
-        objects as the second value (``None`` when precomputed).
+        objects as the second value (``None`` when precomputed). ``n_targets``
+        (the length of ``y``) must match the number of objects; callers also
+        check it before the Gram is computed when they can (``n_objects``).
         """
         kernel = _check_kernel(self.kernel)
-        if kernel == "precomputed":
-            K = check_gram(X, "K")
+        psd_check = getattr(self, "psd_check", "auto")
+        if _is_precomputed(kernel):
+            # finiteness is part of the PSD checks (one pass less) unless skipped
+            K = check_gram(X, "K", check_finite=psd_check == "none")
             objects = None
         else:
             objects = check_objects(X, "X")
             K = np.ascontiguousarray(kernel(objects), dtype=np.float64)
         if n_targets is not None and n_targets != K.shape[0]:
-            what = "K has" if objects is None else "X has"
             raise ValueError(
-                f"{what} {K.shape[0]} training objects but y has {n_targets} "
+                f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, getattr(self, "psd_check", "auto"))
+        check_psd_policy(K, psd_check)
         self.n_train_ = K.shape[0]
         return K, objects
 
@@ -127,18 +138,27 @@ def _check_kernel(kernel):
     )
 
 
-def _as_finite_float(K, name):
+def _as_finite_float(K, name, check_finite=True):
     if K.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, got dtype {K.dtype}")
+    from .._jit.gram import first_nonfinite
+
     K = np.ascontiguousarray(K, dtype=np.float64)
-    if not np.isfinite(K).all():
-        i, j = np.argwhere(~np.isfinite(K))[0]
-        raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+    flat = first_nonfinite(K) if check_finite and K.size else -1
+    if flat >= 0:
+        _raise_nonfinite(K, *divmod(int(flat), K.shape[1]), name=name)
     return K
 
 
-def check_gram(K, name="K"):
-    """Return a training Gram matrix as a finite, square, C-contiguous float64 array."""
+def _raise_nonfinite(K, i, j, name="K"):
+    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+
+
+def check_gram(K, name="K", check_finite=True):
+    """Return a training Gram matrix as a square, C-contiguous float64 array.
+
+    Finite too, unless ``check_finite=False`` (the caller checks it later).
+    """
     if hasattr(K, "toarray"):
         K = K.toarray()
     if isinstance(K, (list, tuple)) and K and isinstance(K[0], str):
@@ -154,7 +174,7 @@ def check_gram(K, name="K"):
         )
     if K.shape[0] == 0:
         raise ValueError(f"{name} is empty (0 x 0)")
-    return _as_finite_float(K, name)
+    return _as_finite_float(K, name, check_finite)
 
 
 def check_psd_policy(K, psd_check):
@@ -163,38 +183,43 @@ def check_psd_policy(K, psd_check):
         raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
         return
-    from ..exceptions import NotPSDError
-    from ..psd import check_psd
-
     n = K.shape[0]
     small = n <= FULL_PSD_CHECK_MAX_N
     if psd_check == "full" or small or not _necessary_psd(K):
-        report = check_psd(K)
-        if not report.is_psd:
-            raise NotPSDError(report)
+        raise_if_not_psd(K)
 
 
-def _necessary_psd(K, block=1024):
+def raise_if_not_psd(K):
+    """Raise :class:`NotPSDError` with the report when ``K`` is clearly not PSD.
+
+    "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
+    """
+    from ..exceptions import NotPSDError
+    from ..psd import check_psd
+
+    report = check_psd(K, tol=PSD_RTOL * float(np.linalg.norm(K)))
+    if not report.is_psd:
+        raise NotPSDError(report)
+
+
+def _necessary_psd(K):
     """O(n^2) necessary conditions: symmetry, ``K_ii >= 0``, Cauchy-Schwarz.
 
     Tolerances are relative to the largest diagonal entry; ``False`` sends the
     matrix to the full check.
     """
+    from .._jit.gram import necessary_psd_violation
+
     d = np.diag(K)
     scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
-    tol = 1e-10 * scale
-    if d.min() < -tol:
+    tol = PSD_RTOL * scale  # as the eigenvalue tolerance
+    if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
-    s = np.sqrt(np.maximum(d, 0.0))
-    n = K.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        B = K[start:stop]
-        if np.abs(B - K[:, start:stop].T).max() > tol:
-            return False
-        if (np.abs(B) > np.outer(s[start:stop], s) + tol).any():
-            return False
-    return True
+    # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
+    i, j = necessary_psd_violation(K, tol, 1e-10 * scale)
+    if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
+        _raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
+    return i == -1
 
 
 def encode_labels(y, n_objects=None, min_classes=2):
@@ -203,6 +228,10 @@ def encode_labels(y, n_objects=None, min_classes=2):
     Returns ``(classes, codes)`` with ``classes`` sorted when the labels are
     orderable (as scikit-learn) and in order of first appearance otherwise.
     """
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    if not isinstance(y, (np.ndarray, list, tuple)) and hasattr(y, "__array__"):
+        y = np.asarray(y)
     if isinstance(y, np.ndarray):
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
@@ -240,6 +269,8 @@ def encode_labels(y, n_objects=None, min_classes=2):
             codes[i] = index.setdefault(label, len(index))
         classes = np.empty(len(index), dtype=object)
         classes[:] = list(index)
+    if len(classes) == 0:
+        raise ValueError("y is empty: a classifier needs labelled training objects")
     if len(classes) < min_classes:
         raise ValueError(
             f"y has a single class ({classes[0]!r}); a classifier needs at least "
@@ -250,13 +281,15 @@ def encode_labels(y, n_objects=None, min_classes=2):
 
 def check_targets(y, n_objects):
     """Regression targets as float64, shape (n,) or (n, n_outputs)."""
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     try:
         Y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"y must hold numbers: {exc}") from None
     if Y.ndim not in (1, 2):
         raise ValueError(f"y must be 1-D or 2-D, got shape {Y.shape}")
-    if Y.shape[0] != n_objects:
+    if n_objects is not None and Y.shape[0] != n_objects:
         raise ValueError(
             f"X has {n_objects} training objects but y has {Y.shape[0]} rows; "
             "they must match"
@@ -268,9 +301,16 @@ def check_targets(y, n_objects):
 
 
 def n_objects(X):
-    """Number of training objects in ``X`` (objects or a Gram matrix)."""
+    """Number of training objects in ``X`` (objects or a Gram matrix).
+
+    ``None`` when it cannot be known before validation (a single string, an
+    iterator): ``check_objects`` reports the former, and the Gram's size is
+    checked against ``y`` afterwards.
+    """
     if hasattr(X, "shape"):
-        return X.shape[0]
+        return X.shape[0] if len(X.shape) else None
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+        return None
     return len(X)
 
 

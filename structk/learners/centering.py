@@ -53,7 +53,7 @@ class KernelCenterer(KernelLearnerMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _fit(self, X):
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, None)
         self.K_fit_rows_ = K.mean(axis=0)
         self.K_fit_all_ = float(self.K_fit_rows_.mean())
         self.X_fit_ = objects

@@ -55,7 +55,7 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Store the class means' norms and membership."""
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n_c = np.bincount(codes, minlength=len(classes)).astype(np.float64)
         M = np.zeros((len(classes), K.shape[0]))  # M[c] = indicator(c) / n_c
         M[codes, np.arange(K.shape[0])] = 1.0
@@ -79,8 +79,15 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         return D
 
     def decision_function(self, X, test_diag=None):
-        """Negative squared distances to the class means (larger is nearer)."""
-        return -self.distances(X, test_diag)
+        """Negative squared distances to the class means (larger is nearer).
+
+        Shape (n_test, n_classes); for two classes, as scikit-learn, the
+        single column ``d^2(x, m_0) - d^2(x, m_1)`` (positive: ``classes_[1]``).
+        """
+        D = self.distances(X, test_diag)
+        if D.shape[1] == 2:
+            return D[:, 0] - D[:, 1]
+        return -D
 
     def predict(self, X):
         """The class with the nearest mean."""

@@ -10,7 +10,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
-from ._base import KernelLearnerMixin, encode_labels, n_objects, take
+from ._base import (
+    PSD_RTOL,
+    KernelLearnerMixin,
+    encode_labels,
+    n_objects,
+    raise_if_not_psd,
+    take,
+)
 
 
 class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -26,7 +33,8 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     In ``a`` the problem's conditioning is about ``cond(K)^2``, hopeless for
     gradient methods. The solver changes variables: with a Cholesky factor
     ``K + eps I = L L^T`` (``eps = n * machine-eps * max K_ii``, raised
-    tenfold until the factorisation succeeds), ``f = L b`` and
+    tenfold until the factorisation succeeds, at most to the rounding-noise
+    level ``1e-6 ||K||_F``), ``f = L b`` and
     ``a^T K a = ||b||^2``, so the problem becomes L2-regularised logistic
     regression on the n x n design ``L``, whose Hessian
     ``L^T W L + lambda I`` has condition at most
@@ -93,7 +101,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
         L = _jittered_cholesky(K)
         if len(classes) == 2:
@@ -111,7 +119,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         gtol = tol * max(1.0, float(np.abs(_whitened(fun, np.zeros(shape), L, Y, lam)[1]).max()))
         res = minimize(objective, np.zeros(n * shape[1]), jac=True, method="L-BFGS-B",
                        options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0,
-                                "maxcor": 20})
+                                "maxcor": 50})
         B = res.x.reshape(shape)
         grad_norm = float(np.abs(objective(res.x)[1]).max())
         if grad_norm > gtol:
@@ -163,11 +171,27 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
 # ------------------------------------------------------------ the objective
 def _whitened(fun, B, L, Y, lam):
     """Objective and gradient in ``b`` with ``f = L b`` (flattened gradient)."""
-    F = L @ B
+    F = _tri_mul(L, B, transpose=False)
     loss, dF = fun(F, Y)
     value = loss + 0.5 * lam * float(np.vdot(B, B))
-    grad = L.T @ dF + lam * B
+    grad = _tri_mul(L, dF, transpose=True) + lam * B
     return value, grad.ravel()
+
+
+def _tri_mul(L, B, transpose):
+    """``L @ B`` or ``L.T @ B`` for C-ordered lower-triangular ``L``.
+
+    The products are memory bound, and BLAS's triangular routines read only
+    the triangle: half the traffic of a general product. ``L.T`` is the same
+    buffer read as a Fortran-ordered upper-triangular matrix.
+    """
+    from scipy.linalg import blas
+
+    U = L.T  # Fortran-ordered, upper triangular
+    if B.shape[1] == 1:
+        out = blas.dtrmv(U, np.ascontiguousarray(B[:, 0]), lower=0, trans=0 if transpose else 1)
+        return out[:, None]
+    return blas.dtrmm(1.0, U, np.asfortranarray(B), lower=0, trans_a=0 if transpose else 1)
 
 
 def _binary_loss_grad(F, Y):
@@ -199,13 +223,18 @@ def _logsumexp(F):
     return m + np.log(np.exp(F - m[:, None]).sum(axis=1))
 
 
-def _jittered_cholesky(K, tries=6):
-    """Lower ``L`` with ``L L^T = K + eps I``; NotPSDError when none works."""
+def _jittered_cholesky(K):
+    """Lower ``L`` with ``L L^T = K + eps I``; NotPSDError when none works.
+
+    The jitter grows tenfold from ``n * machine-eps * max K_ii`` up to the
+    rounding-noise level ``PSD_RTOL * ||K||_F`` that the learners accept.
+    """
     from scipy.linalg import lapack
 
     n = K.shape[0]
     eps = n * np.finfo(np.float64).eps * max(float(np.diag(K).max()), 1e-300)
-    for _ in range(tries):
+    cap = max(eps, PSD_RTOL * float(np.linalg.norm(K)))
+    while eps <= 10.0 * cap:
         A = K.copy()
         A.flat[:: n + 1] += eps
         # A is symmetric: its C buffer read as Fortran is A itself; the factor
@@ -214,12 +243,7 @@ def _jittered_cholesky(K, tries=6):
         if info == 0:
             return np.ascontiguousarray(U.T)
         eps *= 10.0
-    from ..exceptions import NotPSDError
-    from ..psd import check_psd
-
-    report = check_psd(K)
-    if not report.is_psd:
-        raise NotPSDError(report)
+    raise_if_not_psd(K)
     raise np.linalg.LinAlgError(  # pragma: no cover - PSD but not factorisable
         "could not factorise K + eps I even with a jitter of "
         f"{eps / 10:.3g}; the Gram matrix is numerically indefinite"

@@ -7,11 +7,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
-from ._base import KernelLearnerMixin, check_targets, n_objects
-
-
-#: check_psd's default tolerance is ``_PSD_TOL * n * ||K||_F``
-_PSD_TOL = 10 * np.finfo(np.float64).eps
+from ._base import PSD_RTOL, KernelLearnerMixin, check_targets, n_objects, raise_if_not_psd
 
 
 class _RidgePredictMixin:
@@ -65,7 +61,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
 
         lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(Y))
         A = K.copy()
         A.flat[:: A.shape[0] + 1] += lam
         # A is symmetric, so its C-ordered buffer is the Fortran matrix A^T = A
@@ -80,12 +76,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
 
 
 def _raise_not_psd(K, lam):
-    from ..exceptions import NotPSDError
-    from ..psd import check_psd
-
-    report = check_psd(K)
-    if not report.is_psd:
-        raise NotPSDError(report)
+    raise_if_not_psd(K)
     raise np.linalg.LinAlgError(
         f"K + alpha I is numerically singular (alpha={lam}); increase alpha"
     )
@@ -143,9 +134,9 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         for i, a in enumerate(alphas):
             check_scalar(float(a), f"alphas[{i}]", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(Y))
         w, V = eigh(K, driver="evd", check_finite=False)
-        if self.psd_check != "none" and w[0] < -_PSD_TOL * len(w) * np.linalg.norm(w):
+        if self.psd_check != "none" and w[0] < -PSD_RTOL * np.linalg.norm(w):
             _raise_not_psd(K, alphas.min())
         if w[0] + alphas.min() <= 0:
             raise np.linalg.LinAlgError(

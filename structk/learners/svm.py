@@ -58,6 +58,11 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         prediction by the largest decision value).
     shrinking : bool, default=True
         Use LIBSVM's shrinking heuristic (large ``C`` needs it).
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        For "ovo" with more than two classes: ``decision_function`` returns
+        the raw values of the pairwise machines ("ovo") or, as scikit-learn's
+        ``SVC``, per-class scores (votes plus a confidence term in (-1/3, 1/3)
+        from the summed pairwise values, "ovr"). Ignored otherwise.
     max_iter : int, default=-1
         Iteration limit per machine; -1 means LIBSVM's ``max(10**7, 100 n)``.
     psd_check : {"auto", "full", "none"}, default="auto"
@@ -104,11 +109,13 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, kernel="precomputed", C=1.0, tol=1e-3, multi_class="ovo",
-                 shrinking=True, max_iter=-1, psd_check="auto"):
+                 decision_function_shape="ovr", shrinking=True, max_iter=-1,
+                 psd_check="auto"):
         self.kernel = kernel
         self.C = C
         self.tol = tol
         self.multi_class = multi_class
+        self.decision_function_shape = decision_function_shape
         self.shrinking = shrinking
         self.max_iter = max_iter
         self.psd_check = psd_check
@@ -120,10 +127,11 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         C = check_scalar(self.C, "C", lower=0.0, lower_inclusive=False)
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_int_or_unlimited(self.max_iter, "max_iter")
-        if self.multi_class not in ("ovo", "ovr"):
-            raise ValueError(f"multi_class must be 'ovo' or 'ovr', got {self.multi_class!r}")
+        for name in ("multi_class", "decision_function_shape"):
+            if getattr(self, name) not in ("ovo", "ovr"):
+                raise ValueError(f"{name} must be 'ovo' or 'ovr', got {getattr(self, name)!r}")
         classes, codes = encode_labels(y, n_objects(X))
-        K, objects = self._train_gram(X)
+        K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
         if max_iter == -1:
             max_iter = max(10_000_000, 100 * n)
@@ -170,23 +178,41 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 rows = np.flatnonzero((codes == a) | (codes == b))
                 yield rows, np.where(codes[rows] == a, 1.0, -1.0)
 
-    def decision_function(self, X):
-        """Decision values: (n,) for two classes, else one column per machine."""
+    def _machine_values(self, X):
         check_is_fitted(self, "dual_coef_")
         Kt = self._test_gram(X, self.support_vectors_, columns=self.support_)
-        D = Kt @ self.dual_coef_.T + self.intercept_
-        return D[:, 0] if len(self.classes_) == 2 else D
+        return Kt @ self.dual_coef_.T + self.intercept_
+
+    def decision_function(self, X):
+        """Decision values: (n,) for two classes, else (n, n_classes) scores
+        or, with ``decision_function_shape="ovo"``, one column per pair."""
+        D = self._machine_values(X)
+        if len(self.classes_) == 2:
+            return D[:, 0]
+        if self.multi_class == "ovr" or self.decision_function_shape == "ovo":
+            return D
+        votes, confidence = self._votes(D)
+        return votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+
+    def _votes(self, D):
+        """Votes and summed signed pairwise values of the one-vs-one machines."""
+        n_classes = len(self.classes_)
+        votes = np.zeros((D.shape[0], n_classes))
+        confidence = np.zeros((D.shape[0], n_classes))
+        for p, (a, b) in enumerate(combinations(range(n_classes), 2)):
+            wins = D[:, p] > 0
+            votes[:, a] += wins
+            votes[:, b] += ~wins
+            confidence[:, a] += D[:, p]
+            confidence[:, b] -= D[:, p]
+        return votes, confidence
 
     def predict(self, X):
-        """Predicted class of each test object."""
-        D = self.decision_function(X)
-        n_classes = len(self.classes_)
-        if n_classes == 2:
-            return self.classes_[(D > 0).astype(np.intp)]
+        """Predicted class of each test object (one-vs-one: most votes, ties
+        to the lowest class, as LIBSVM)."""
+        D = self._machine_values(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(D[:, 0] > 0).astype(np.intp)]
         if self.multi_class == "ovr":
             return self.classes_[np.argmax(D, axis=1)]
-        votes = np.zeros((D.shape[0], n_classes), dtype=np.intp)
-        rows = np.arange(D.shape[0])
-        for p, (a, b) in enumerate(combinations(range(n_classes), 2)):
-            votes[rows, np.where(D[:, p] > 0, a, b)] += 1
-        return self.classes_[np.argmax(votes, axis=1)]
+        return self.classes_[np.argmax(self._votes(D)[0], axis=1)]
