@@ -12,7 +12,9 @@
 4. Scaling with the number of graphs: MUTAG repeated up to 4 x 188 graphs.
 
 Times are wall-clock medians (structk after a warm-up call, so numba
-compilation is excluded). Usage::
+compilation is excluded). BLAS is limited to one thread for both libraries
+(their matrices are tiny; idle OpenBLAS threads spinning after GraKeL's
+calls otherwise steal the cores numba's threads run on). Usage::
 
     STRUCTK_DATA=/path/to/data python benchmarks/bench_graphs.py [--quick]
 """
@@ -79,6 +81,14 @@ def main(argv=None):
     if not root:
         sys.exit("STRUCTK_DATA is not set: point it at the folder holding graphs/MUTAG")
 
+    warnings.filterwarnings("ignore")
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        run(args.quick, root)
+
+
+def run(quick, root):
     import numba
     from grakel.kernels import RandomWalk as GRandomWalk
     from grakel.kernels import RandomWalkLabeled as GRandomWalkLabeled
@@ -88,8 +98,6 @@ def main(argv=None):
     import structk
     from structk.datasets import load_tu
 
-    warnings.filterwarnings("ignore")
-    quick = args.quick
     reps, peer_reps = (1, 1) if quick else (5, 3)
     graphs, _ = load_tu(os.path.join(root, "graphs"), "MUTAG")
     if quick:

@@ -150,7 +150,7 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
         split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
     if off[na] == 0:
         return 0.0, 0  # no label-matched node pair: no common walk
-    use_arcs = arcs <= 2 * split if layout == 0 else layout == 1
+    use_arcs = arcs <= split if layout == 0 else layout == 1
     # start / stop weights on the product vertices
     if use_arcs:
         if arcs > pidx.shape[0]:
