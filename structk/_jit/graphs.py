@@ -53,14 +53,12 @@ def _match_ranges(cls, a0, na, cls_b, b0, nb, lo, hi):
 
 @njit(cache=True)
 def _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off, ptr_b, idx_b, el_b, b0,
-                  max_arcs):
-    """CSR of the direct product graph on matched pairs (vertex of (i, i')
-    is ``off[i] + i' - lo_a[i]``): arcs (i, i') -> (j, j') for arcs i->j,
-    i'->j' with equal edge labels and (j, j') matched."""
-    m = off[na]
-    pptr = np.zeros(m + 1, np.int64)
-    pidx = np.empty(max_arcs, np.int64)
+                  pptr, pidx):
+    """CSR (``pptr``, ``pidx``) of the direct product graph on matched pairs
+    (the vertex of (i, i') is ``off[i] + i' - lo_a[i]``): arcs (i, i') ->
+    (j, j') for arcs i->j, i'->j' with equal edge labels, (j, j') matched."""
     cnt = 0
+    pptr[0] = 0
     for i in range(na):
         for ip in range(lo_a[i], hi_a[i]):
             for ka in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
@@ -74,7 +72,6 @@ def _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off, ptr_b, idx_b, el_
                         pidx[cnt] = off[j] + jp - lo
                         cnt += 1
             pptr[off[i] + ip - lo_a[i] + 1] = cnt
-    return pptr, pidx
 
 
 @njit(cache=True)
@@ -116,22 +113,30 @@ def _matvec(x, y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_
 @njit(cache=True)
 def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
                node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout):
+               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
+               ibuf, fbuf, zbuf, pptr, pidx):
     """One random-walk kernel value ``q_x^T f(A_x) p_x``; returns (value, iterations),
-    iterations = -1 when the solver did not converge within ``maxiter``."""
+    iterations = -1 when the solver did not converge within ``maxiter``, -2
+    when ``pidx`` is too small (the caller grows it and calls again).
+
+    Scratch (reused across the pairs of a chunk): ``ibuf`` (5, max n + 1),
+    ``fbuf`` (7, max n n'), ``zbuf`` (edge labels * max n n'), ``pptr``
+    (max n n' + 1), ``pidx``.
+    """
     a0 = node_ptr_a[ga]
     na = node_ptr_a[ga + 1] - a0
     b0 = node_ptr_b[gb]
     nb = node_ptr_b[gb + 1] - b0
     if na == 0 or nb == 0:
         return 0.0, 0
-    lo_a = np.empty(na, np.int64)
-    hi_a = np.empty(na, np.int64)
-    lo_b = np.empty(nb, np.int64)
-    hi_b = np.empty(nb, np.int64)
+    lo_a = ibuf[0, :na]
+    hi_a = ibuf[1, :na]
+    lo_b = ibuf[2, :nb]
+    hi_b = ibuf[3, :nb]
+    off = ibuf[4, :na + 1]
     _match_ranges(cls_a, a0, na, cls_b, b0, nb, lo_a, hi_a)
     _match_ranges(cls_b, b0, nb, cls_a, a0, na, lo_b, hi_b)
-    off = np.zeros(na + 1, np.int64)
+    off[0] = 0
     arcs = 0   # bound on the product arcs
     split = (n_elabels + 1) * na * nb
     for i in range(na):
@@ -143,27 +148,33 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
             split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
     for ip in range(nb):
         split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
-    use_arcs = arcs <= 2 * split if layout == 0 else layout == 1
+    if off[na] == 0:
+        return 0.0, 0  # no label-matched node pair: no common walk
+    use_arcs = arcs <= split if layout == 0 else layout == 1
     # start / stop weights on the product vertices
     if use_arcs:
-        pptr, pidx = _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off,
-                                   ptr_b, idx_b, el_b, b0, arcs)
-        Z = np.empty((0, 0, 0))
+        if arcs > pidx.shape[0]:
+            return 0.0, -2
+        _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off,
+                      ptr_b, idx_b, el_b, b0, pptr, pidx)
         m = off[na]
+        Z = zbuf[:0].reshape((0, 0, 0))
     else:
-        pptr = np.zeros(1, np.int64)
-        pidx = pptr
-        Z = np.empty((n_elabels, na, nb))
         m = na * nb
-    P = np.zeros(m)
-    Q = np.zeros(m)
+        Z = zbuf[:n_elabels * m].reshape((n_elabels, na, nb))
+    P = fbuf[0, :m]
+    Q = fbuf[1, :m]
+    Y = fbuf[2, :m]
+    D = fbuf[3, :m]
+    P[:] = 0.0
+    Q[:] = 0.0
+    Y[:] = 0.0
     for i in range(na):
         for ip in range(lo_a[i], hi_a[i]):
             v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip
             P[v] = p_a[a0 + i] * p_b[b0 + ip]
             Q[v] = q_a[a0 + i] * q_b[b0 + ip]
-    Y = np.zeros(m)
-    D = P.copy()
+    D[:] = P
 
     if kind == TRUNCATED:
         value = weights[0] * np.dot(Q, D)
@@ -179,7 +190,8 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     rate = lam * rho
     qn = np.sqrt(np.dot(Q, Q))
     if kind == GEOMETRIC and symmetric and (same_pq or rate > 0.5):
-        return _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a,
+        return _conjugate_gradient(P, Q, Y, fbuf[4, :m], fbuf[5, :m], fbuf[6, :m],
+                                   use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a,
                                    a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b,
                                    hi_b, lam, rate, qn, same_pq, tol, maxiter)
 
@@ -238,7 +250,7 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
 
 
 @njit(cache=True)
-def _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na,
+def _conjugate_gradient(P, Q, Y, x, r, d, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na,
                         lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b,
                         lam, rate, qn, same_pq, tol, maxiter):
     """Solve ``(I - lam A_x) x = p_x`` (A_x symmetric) and return ``q_x^T x``.
@@ -252,9 +264,9 @@ def _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0
     ``|q^T r| + rate ||q|| ||r|| / (1 - rate)``.
     """
     m = P.shape[0]
-    x = np.zeros(m)
-    r = P.copy()
-    d = P.copy()
+    x[:] = 0.0
+    r[:] = P
+    d[:] = P
     rs = np.dot(r, r)
     if rs == 0.0:
         return 0.0, 0
@@ -294,21 +306,38 @@ def _conjugate_gradient(P, Q, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0
 def walk_pairs(pair_a, pair_b,
                node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
                node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout):
+               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
+               n_chunks):
     """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``,
-    in parallel over pairs; also returns each pair's iteration count.
+    in parallel over ``n_chunks`` chunks of pairs (each with its own scratch);
+    also returns each pair's iteration count.
     ``layout``: 0 picks the cheaper product layout per pair, 1 arcs, 2 split."""
     n = pair_a.shape[0]
     out = np.empty(n)
     iters = np.empty(n, np.int64)
-    for t in prange(n):
-        v, it = _walk_pair(
-            pair_a[t], pair_b[t],
-            node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
-            node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-            n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout)
-        out[t] = v
-        iters[t] = it
+    max_a = np.diff(node_ptr_a).max()
+    max_b = np.diff(node_ptr_b).max()
+    max_m = max_a * max_b
+    n_chunks = min(n, n_chunks)
+    for c in prange(n_chunks):
+        ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
+        fbuf = np.empty((7, max_m))
+        zbuf = np.empty(n_elabels * max_m)
+        pptr = np.empty(max_m + 1, np.int64)
+        pidx = np.empty(16 * max_m, np.int64)
+        for t in range(c * n // n_chunks, (c + 1) * n // n_chunks):
+            while True:
+                v, it = _walk_pair(
+                    pair_a[t], pair_b[t],
+                    node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
+                    node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
+                    n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol,
+                    maxiter, layout, ibuf, fbuf, zbuf, pptr, pidx)
+                if it != -2:
+                    break
+                pidx = np.empty(2 * pidx.shape[0], np.int64)
+            out[t] = v
+            iters[t] = it
     return out, iters
 
 
