@@ -99,6 +99,17 @@ def test_gram_on_strings_and_sets_with_function_kernels():
     np.testing.assert_allclose(gram(jac, sets, sets[:5], block_size=3), jac(sets, sets[:5]))
 
 
+@given(strings=st.lists(st.text("ACGT", max_size=10), min_size=1, max_size=15),
+       block_size=st.integers(1, 16), n_jobs=st.integers(1, 2))
+def test_gram_of_strings_matches_brute_force(strings, block_size, n_jobs):
+    k = FunctionKernel(shared_kmers)
+    brute = np.array([[shared_kmers(a, b) for b in strings] for a in strings])
+    np.testing.assert_array_equal(gram(k, strings, block_size=block_size, n_jobs=n_jobs), brute)
+    np.testing.assert_array_equal(
+        gram(k, strings, strings[:3], block_size=block_size), brute[:, :3]
+    )
+
+
 def test_gram_on_sparse_features():
     class SparseLinear(Kernel):
         has_features = True
