@@ -54,6 +54,12 @@ def test_no_client_is_a_clear_error(monkeypatch):
         dask_gram(Linear(), X)
 
 
+def test_missing_dask_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.array", None)
+    with pytest.raises(ImportError, match=r"pip install 'structk\[dask\]'"):
+        dask_gram(Linear(), X)
+
+
 @pytest.mark.parametrize("kernel", [
     Linear(), Gaussian(sigma=3.0), Normalize(Polynomial(degree=3) + Gaussian()),
 ], ids=repr)

@@ -1,6 +1,7 @@
 """Blockwise Gram (structk.gram) and the Kernel._take hook it relies on."""
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -303,3 +304,10 @@ def test_bad_kernel_and_inputs():
         gram(Linear(), X, np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"X\[1\] holds a non-finite value"):
         gram(Linear(), [[0.0], [np.nan]])
+
+
+def test_progress_without_tqdm_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    with pytest.raises(ImportError, match=r"progress=True needs tqdm"):
+        gram(Linear(), X, progress=True)
