@@ -180,3 +180,13 @@ def test_residual_is_psd_and_landmarks_are_exact(sets, m, seed, landmarks):
     assert check_psd((R + R.T) / 2, tol=1e-9 * scale), str(check_psd((R + R.T) / 2))
     L = ny.component_indices_
     np.testing.assert_allclose(R[np.ix_(L, L)], 0.0, atol=1e-9 * scale)
+
+
+def test_kernels_without_take():
+    from test_gram import LetterCounts
+
+    words = ["".join(RNG.choice(list("abcdef"), size=6)) for _ in range(25)]
+    k = LetterCounts()
+    for landmarks in ("uniform", "kmeans++"):
+        ny = Nystroem(k, n_components=25, landmarks=landmarks, random_state=0).fit(words)
+        assert rel_error(k(words), ny.transform(words)) < 1e-9
