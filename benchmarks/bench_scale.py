@@ -22,9 +22,10 @@ vectors computed with numpy, which gives the same kernel values (Leslie et
 al.'s feature maps) but a dense BLAS computation and a dense n x 4^k input.
 
 Every measurement of the scaling and dask sections runs in a fresh
-subprocess, so peak memory is that of the measurement alone. BLAS is pinned
-to one thread (before numpy is imported) so that parallelism comes only from
-``n_jobs`` and the Dask workers. Times are medians over ``--repeats`` runs
+subprocess, so peak memory is that of the measurement alone. BLAS and numba
+are pinned to one thread (before numpy is imported; override by setting
+``NUMBA_NUM_THREADS`` etc.) so that "1 vs 2 cores" compares one thread with
+``n_jobs=2`` threads or two Dask workers. Times are medians over ``--repeats`` runs
 (one run for n >= 10k). The machine has 2 cores shared with other sessions.
 
 Usage::
@@ -36,7 +37,8 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+             "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
@@ -388,8 +390,9 @@ def main():
           "structk.kernels.Spectrum / Mismatch are NOT importable on this branch: "
           "using FALLBACK Linear() on explicit feature vectors (labelled below); "
           "re-run after the string kernels are merged")
-    print(f"cores: {os.cpu_count()}, BLAS threads pinned to "
-          f"{os.environ['OPENBLAS_NUM_THREADS']}, load average {os.getloadavg()}")
+    print(f"cores: {os.cpu_count()}, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"numba threads {os.environ['NUMBA_NUM_THREADS']}, "
+          f"load average {os.getloadavg()}")
     report = {name: [] for name in SECTIONS}
     with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
         args.tmpdir = tmp
