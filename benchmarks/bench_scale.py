@@ -22,9 +22,10 @@ vectors computed with numpy, which gives the same kernel values (Leslie et
 al.'s feature maps) but a dense BLAS computation and a dense n x 4^k input.
 
 Every measurement of the scaling and dask sections runs in a fresh
-subprocess, so peak memory is that of the measurement alone. BLAS is pinned
-to one thread (before numpy is imported) so that parallelism comes only from
-``n_jobs`` and the Dask workers. Times are medians over ``--repeats`` runs
+subprocess, so peak memory is that of the measurement alone. BLAS and numba
+are pinned to one thread (before numpy is imported; override by setting
+``NUMBA_NUM_THREADS`` etc.) so that "1 vs 2 cores" compares one thread with
+``n_jobs=2`` threads or two Dask workers. Times are medians over ``--repeats`` runs
 (one run for n >= 10k). The machine has 2 cores shared with other sessions.
 
 Usage::
@@ -36,7 +37,8 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+             "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
@@ -160,11 +162,13 @@ def _nbytes(X):
 # ----------------------------------------------------------- child processes
 def child(spec):
     """One measurement in this (fresh) process; returns a dict."""
-    from structk import dask_gram, gram
+    from structk.blockwise import gram
+    from structk.distributed import dask_gram
 
     seqs = synthetic_dna(spec["n"])
     t = time.perf_counter()
     kernel, X, label = kernel_and_data(spec["kernel"], seqs)
+    kernel(X[:20]), kernel(X[:10], X[10:20])  # numba compilation / cache load
     result = {"label": label, "featurize_s": time.perf_counter() - t,
               "input_mib": _nbytes(X) / 2**20}
     path = Path(spec["tmpdir"]) / f"K-{os.getpid()}.npy"
@@ -243,12 +247,13 @@ def section_scaling(args, report):
 
 
 def section_jobs(args, report):
-    from structk import gram
+    from structk.blockwise import gram
 
     n = 1000 if args.quick else 5000
     print(f"\n== threads: gram(n_jobs=1) vs gram(n_jobs=2), n={n} ==")
     for name in ("spectrum k=6", "mismatch (5,1)"):
         kernel, X, label = kernel_and_data(name, synthetic_dna(n))
+        gram(kernel, X[:20], block_size=8, n_jobs=2)  # numba compilation / cache load
         times = {}
         for jobs in (1, 2):
             runs = []
@@ -300,7 +305,7 @@ def load_splice(root):
 def section_nystroem(args, report):
     from sklearn.kernel_approximation import Nystroem as SkNystroem
 
-    from structk import Nystroem
+    from structk.nystroem import Nystroem
 
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -385,8 +390,9 @@ def main():
           "structk.kernels.Spectrum / Mismatch are NOT importable on this branch: "
           "using FALLBACK Linear() on explicit feature vectors (labelled below); "
           "re-run after the string kernels are merged")
-    print(f"cores: {os.cpu_count()}, BLAS threads pinned to "
-          f"{os.environ['OPENBLAS_NUM_THREADS']}, load average {os.getloadavg()}")
+    print(f"cores: {os.cpu_count()}, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"numba threads {os.environ['NUMBA_NUM_THREADS']}, "
+          f"load average {os.getloadavg()}")
     report = {name: [] for name in SECTIONS}
     with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
         args.tmpdir = tmp

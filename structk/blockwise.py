@@ -29,7 +29,7 @@ import numpy as np
 
 from ._validation import check_objects, check_scalar
 from .exceptions import KernelOverflowError
-from .kernels.base import Kernel, _check_finite, mirror_upper
+from .kernels.base import Kernel, TakeNotImplemented, _check_finite, mirror_upper
 
 #: Working memory of one tile, in tiles of float64: the tile itself, its
 #: mirrored copy and a kernel's own temporaries (distances, powers, ...).
@@ -142,7 +142,7 @@ def write_tiles(plan, out, tiles, progress=False):
 
 # --------------------------------------------------------------- the tiling
 class _Plan:
-    """Validated kernel, prepared objects and the list of tiles to compute."""
+    """Validated kernel, prepared blocks of objects and the tiles to compute."""
 
     def __init__(self, kernel, X, Y, block_size):
         if not isinstance(kernel, Kernel):
@@ -155,25 +155,26 @@ class _Plan:
         self.kernel = kernel
         self.symmetric = Y is None
         X = check_objects(X, "X")
-        self.P = kernel._prepare(X, "X")
-        rows = _bounds(_length(X), self.block_size)
+        self.rows = _bounds(_length(X), self.block_size)
+        self.row_blocks = prepared_blocks(kernel, X, self.rows, "X")
         if self.symmetric:
-            self.Q, cols = self.P, rows
-            self.tiles = [(i, j) for i in range(len(rows)) for j in range(i, len(rows))]
+            self.cols, self.col_blocks = self.rows, self.row_blocks
+            n = len(self.rows)
+            self.tiles = [(i, j) for i in range(n) for j in range(i, n)]
         else:
             Y = check_objects(Y, "Y")
-            self.Q = kernel._prepare(Y, "Y")
-            kernel._check_pair(self.P, self.Q)
-            cols = _bounds(_length(Y), self.block_size)
-            self.tiles = [(i, j) for i in range(len(rows)) for j in range(len(cols))]
-        self.rows, self.cols = rows, cols
-        self.shape = (rows[-1][1], cols[-1][1])
+            self.cols = _bounds(_length(Y), self.block_size)
+            self.col_blocks = prepared_blocks(kernel, Y, self.cols, "Y")
+            kernel._check_pair(self.row_blocks[0], self.col_blocks[0])
+            self.tiles = [(i, j) for i in range(len(self.rows))
+                          for j in range(len(self.cols))]
+        self.shape = (self.rows[-1][1], self.cols[-1][1])
 
     def row_block(self, i):
-        return self.kernel._take(self.P, slice(*self.rows[i]))
+        return self.row_blocks[i]
 
     def col_block(self, j):
-        return self.kernel._take(self.Q, slice(*self.cols[j]))
+        return self.col_blocks[j]
 
     def compute(self, i, j):
         """Tile ``(i, j)`` as a float64 array, checked finite."""
@@ -182,6 +183,41 @@ class _Plan:
             self.kernel, self.row_block(i), None if diagonal else self.col_block(j),
             (self.rows[i], self.cols[j]),
         )
+
+
+def prepared_blocks(kernel, objects, bounds, name):
+    """Prepared data of each block ``objects[a:b]`` for ``(a, b)`` in ``bounds``.
+
+    The whole collection is prepared once (so invalid input is reported
+    before any tile is computed) and sliced with ``kernel._take``. A kernel
+    whose prepared data cannot be sliced (``TakeNotImplemented``) has each
+    block prepared on its own instead, still up front and still once per
+    object; its errors then name the block, e.g. ``X[1000:2000][17]``.
+    """
+    if _takes(kernel, objects, name):
+        P = kernel._prepare(objects, name)
+        return [kernel._take(P, slice(a, b)) for a, b in bounds]
+    return [kernel._prepare(objects[a:b], f"{name}[{a}:{b}]") for a, b in bounds]
+
+
+def take(kernel, objects, P, index, name):
+    """``kernel._take(P, index)``, or ``objects[index]`` prepared anew."""
+    try:
+        return kernel._take(P, index)
+    except TakeNotImplemented:
+        subset = objects[index] if hasattr(objects, "shape") else [
+            objects[i] for i in np.asarray(index).tolist()
+        ]
+        return kernel._prepare(subset, name)
+
+
+def _takes(kernel, objects, name):
+    """Whether ``kernel._take`` slices its prepared data (probed on 1 object)."""
+    try:
+        kernel._take(kernel._prepare(objects[:1], name), slice(0, 1))
+    except TakeNotImplemented:
+        return False
+    return True
 
 
 def checked_tile(kernel, Pi, Pj, bounds):

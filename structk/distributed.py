@@ -23,7 +23,9 @@ Scheduling", Proceedings of the 14th Python in Science Conference, 2015.
 
 from __future__ import annotations
 
+import collections
 import pickle
+import threading
 import uuid
 
 import numpy as np
@@ -90,23 +92,16 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None,
     plan = _Plan(kernel, X, Y, block_size)
     if out is not None:
         _check_memory(plan, 1, out, None)
-    kernel_blob = _pickled(kernel, f"the kernel {kernel!r}")
-    row_blobs = [
-        _pickled(plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
+    da, delayed, client = _dask_and_client(client)
+    kernel_f = _scatter(client, kernel, f"the kernel {kernel!r}")
+    rows_f = [
+        _scatter(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
         for i in range(len(plan.rows))
     ]
-    col_blobs = None if plan.symmetric else [
-        _pickled(plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
+    cols_f = rows_f if plan.symmetric else [
+        _scatter(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
         for j in range(len(plan.cols))
     ]
-
-    da, delayed, client = _dask(client)
-    kernel_f = client.scatter(kernel_blob, broadcast=True, hash=False)
-    rows_f = client.scatter(row_blobs, broadcast=True, hash=False)
-    cols_f = rows_f if col_blobs is None else client.scatter(
-        col_blobs, broadcast=True, hash=False
-    )
-    del row_blobs, col_blobs
 
     token = uuid.uuid4().hex
     tasks = {}
@@ -147,7 +142,7 @@ def _gathered(client, tasks):
         client.cancel(futures)
 
 
-def _dask(client):
+def _dask_and_client(client):
     try:
         import dask.array as da
         from dask import delayed
@@ -168,19 +163,20 @@ def _dask(client):
     return da, delayed, client
 
 
-def _pickled(obj, what):
-    """``obj`` pickled (protocol 5, buffers in-band), or a clear TypeError.
+def _scatter(client, obj, what):
+    """Pickle ``obj`` (or raise a clear TypeError) and broadcast the bytes.
 
-    Tasks receive pickled bytes rather than the objects themselves: Dask
-    deserialises scattered numpy arrays into frames at arbitrary byte
-    offsets, and numpy falls back from BLAS to slow loops on such unaligned
-    arrays (with different rounding). ``pickle.loads`` in the task rebuilds
-    aligned arrays, at the cost of one copy of the block per task.
+    Each object is pickled and scattered on its own, so the client holds
+    one pickled block at a time. Tasks receive pickled bytes rather than
+    the objects: Dask deserialises scattered numpy arrays into frames at
+    arbitrary byte offsets, and numpy falls back from BLAS to slow loops
+    (with different rounding) on such unaligned arrays; ``pickle.loads`` in
+    the worker rebuilds aligned arrays (see :func:`_loads`).
     """
     import cloudpickle
 
     try:
-        return cloudpickle.dumps(obj, protocol=5)
+        blob = cloudpickle.dumps(obj, protocol=5)
     except Exception as exc:  # pickling raises TypeError, PicklingError, ...
         raise TypeError(
             f"{what} cannot be sent to Dask workers: pickling failed with "
@@ -189,10 +185,37 @@ def _pickled(obj, what):
             "compute on one machine with structk.gram(kernel, X, n_jobs=...) "
             "instead, or keep such state out of the kernel."
         ) from exc
+    return client.scatter(blob, broadcast=True, hash=False)
+
+
+#: Per worker process: the last few unpickled blocks, keyed by the identity
+#: of their pickled bytes (held too, so an id is never reused while cached).
+_DECODED = collections.OrderedDict()
+_DECODED_LOCK = threading.Lock()
+_DECODED_MAX = 8
+
+
+def _loads(blob):
+    """``pickle.loads(blob)``, reusing the result for the same bytes object.
+
+    A worker holds one bytes object per scattered block and the tiles of a
+    row share their row block, so most tasks find their blocks decoded.
+    """
+    key = id(blob)
+    with _DECODED_LOCK:
+        hit = _DECODED.get(key)
+        if hit is not None and hit[0] is blob:
+            _DECODED.move_to_end(key)
+            return hit[1]
+    obj = pickle.loads(blob)
+    with _DECODED_LOCK:
+        _DECODED[key] = (blob, obj)
+        while len(_DECODED) > _DECODED_MAX:
+            _DECODED.popitem(last=False)
+    return obj
 
 
 def _tile_task(kernel_blob, rows_blob, cols_blob, bounds):
-    """One Dask task: unpickle the kernel and the two blocks, compute the tile."""
-    kernel = pickle.loads(kernel_blob)
-    cols = None if cols_blob is None else pickle.loads(cols_blob)
-    return checked_tile(kernel, pickle.loads(rows_blob), cols, bounds)
+    """One Dask task: decode the kernel and the two blocks, compute the tile."""
+    cols = None if cols_blob is None else _loads(cols_blob)
+    return checked_tile(_loads(kernel_blob), _loads(rows_blob), cols, bounds)

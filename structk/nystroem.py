@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_objects, check_scalar
-from .blockwise import checked_tile
+from .blockwise import checked_tile, take
 from .kernels.base import Kernel
 
 _LANDMARKS = ("uniform", "kmeans++")
@@ -125,8 +125,9 @@ class Nystroem(TransformerMixin, BaseEstimator):
         if self.landmarks == "uniform":
             idx = rng.permutation(n)[:m]
         else:
-            idx = _kmeanspp(kernel, P, m, rng)
-        K_mm = checked_tile(kernel, kernel._take(P, idx), None, ((0, m), (0, m)))
+            idx = _kmeanspp(kernel, X, P, m, rng)
+        landmarks = take(kernel, X, P, idx, "X")
+        K_mm = checked_tile(kernel, landmarks, None, ((0, m), (0, m)))
         self.normalization_, self.rank_ = _inv_sqrt_psd(K_mm, self.rcond)
         self.component_indices_ = idx
         self.components_ = X[idx] if hasattr(X, "shape") else [X[i] for i in idx]
@@ -156,7 +157,7 @@ class Nystroem(TransformerMixin, BaseEstimator):
         return self.kernel
 
 
-def _kmeanspp(kernel, P, m, rng):
+def _kmeanspp(kernel, X, P, m, rng):
     """k-means++ seeding (D^2 sampling) in the kernel's feature space.
 
     Each step draws one landmark with probability proportional to its
@@ -183,7 +184,7 @@ def _kmeanspp(kernel, P, m, rng):
             c = int(rng.choice(np.flatnonzero(~taken)))
         chosen[t], taken[c] = c, True
         if t + 1 < m:
-            col = checked_tile(kernel, P, kernel._take(P, np.array([c])),
+            col = checked_tile(kernel, P, take(kernel, X, P, np.array([c]), "X"),
                                ((0, n), (c, c + 1)))[:, 0]
             d2 = np.maximum(diag + diag[c] - 2.0 * col, 0.0)
             np.minimum(closest, d2, out=closest)

@@ -54,6 +54,12 @@ def test_no_client_is_a_clear_error(monkeypatch):
         dask_gram(Linear(), X)
 
 
+def test_missing_dask_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.array", None)
+    with pytest.raises(ImportError, match=r"pip install 'structk\[dask\]'"):
+        dask_gram(Linear(), X)
+
+
 @pytest.mark.parametrize("kernel", [
     Linear(), Gaussian(sigma=3.0), Normalize(Polynomial(degree=3) + Gaussian()),
 ], ids=repr)
@@ -170,3 +176,16 @@ def test_failure_on_a_worker_leaves_no_file(client, tmp_path):
     with pytest.raises(RuntimeError, match="injected failure on a worker"):
         dask_gram(Fails(), X, block_size=30, client=client, out=tmp_path / "K.npy")
     assert os.listdir(tmp_path) == []
+
+
+def test_worker_side_decoding_cache_is_by_identity():
+    from structk.distributed import _DECODED_MAX, _loads
+
+    blob = cloudpickle.dumps(np.arange(5.0))
+    first = _loads(blob)
+    assert _loads(blob) is first and first.flags.aligned
+    twin = bytes(bytearray(blob))  # equal content, another object: decoded anew
+    assert _loads(twin) is not first and np.array_equal(_loads(twin), first)
+    for k in range(_DECODED_MAX + 1):  # evicted after _DECODED_MAX newer blocks
+        _loads(cloudpickle.dumps(k))
+    assert _loads(blob) is not first

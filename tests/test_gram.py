@@ -1,6 +1,7 @@
 """Blockwise Gram (structk.gram) and the Kernel._take hook it relies on."""
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from structk import KernelOverflowError, gram
+from structk.kernels.base import TakeNotImplemented
 from structk.kernels import (
     Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Kernel, Laplace, Linear,
     Normalize, Polynomial,
@@ -68,15 +70,59 @@ def test_take_on_lists_slices_and_constant():
     assert c._take(10, np.array([1, 1, 2])) == 3
 
 
-def test_take_default_refuses_unknown_prepared_data():
-    class Pairs(Kernel):
-        def _prepare(self, X, name):
-            return tuple(X), len(X)
+class Encoded:
+    """CSR-style encoding of strings (codes + offsets): not sliceable as is."""
 
-    with pytest.raises(TypeError, match=r"Pairs._prepare returns tuple.*implement Pairs._take"):
-        Pairs()._take(Pairs()._prepare([1, 2], "X"), slice(0, 1))
-    with pytest.raises(TypeError, match="Pairs._take"):
-        gram(Pairs(), [1, 2, 3], block_size=2)
+    def __init__(self, strings):
+        self.codes = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
+        self.offsets = np.cumsum([0] + [len(s) for s in strings])
+
+
+class LetterCounts(Kernel):
+    """Inner product of letter counts, over an encoding without ``_take``."""
+
+    prepared = 0  # objects prepared so far, to check "once per object"
+
+    def _prepare(self, X, name):
+        for i, x in enumerate(X):
+            if not isinstance(x, str):
+                raise ValueError(f"{name}[{i}] is not a string")
+        LetterCounts.prepared += len(X)
+        return Encoded(X)
+
+    def _counts(self, P):
+        rows = np.repeat(np.arange(len(P.offsets) - 1), np.diff(P.offsets))
+        C = np.zeros((len(P.offsets) - 1, 256))
+        np.add.at(C, (rows, P.codes), 1.0)
+        return C
+
+    def _cross(self, P, Q):
+        return self._counts(P) @ self._counts(Q).T
+
+    def _diag(self, P):
+        return (self._counts(P) ** 2).sum(axis=1)
+
+
+def test_take_default_refuses_unknown_prepared_data():
+    k = LetterCounts()
+    with pytest.raises(TakeNotImplemented, match=r"LetterCounts._prepare returns Encoded"
+                                                 r".*implement LetterCounts._take"):
+        k._take(k._prepare(["ab"], "X"), slice(0, 1))
+    assert issubclass(TakeNotImplemented, TypeError)
+
+
+def test_kernels_without_take_are_prepared_block_by_block_once():
+    k = LetterCounts()
+    LetterCounts.prepared = 0
+    K = gram(k, STRINGS, block_size=4)
+    assert LetterCounts.prepared == 1 + len(STRINGS)  # a 1-object probe, then each once
+    np.testing.assert_array_equal(K, k(STRINGS))
+    np.testing.assert_array_equal(gram(k, STRINGS, STRINGS[:7], block_size=3),
+                                  k(STRINGS, STRINGS[:7]))
+    np.testing.assert_array_equal(gram(Normalize(k) + 1.0, STRINGS, block_size=5),
+                                  (Normalize(k) + 1.0)(STRINGS))
+    with pytest.raises(ValueError, match=r"X\[8:12\]\[1\] is not a string"):
+        gram(k, STRINGS[:9] + [5] + STRINGS[9:], block_size=4)
 
 
 # -------------------------------------------------------------- correctness
@@ -97,6 +143,17 @@ def test_gram_on_strings_and_sets_with_function_kernels():
     sets = [frozenset(s) for s in STRINGS]
     jac = FunctionKernel(lambda a, b: len(a & b) / len(a | b), name="jaccard")
     np.testing.assert_allclose(gram(jac, sets, sets[:5], block_size=3), jac(sets, sets[:5]))
+
+
+@given(strings=st.lists(st.text("ACGT", max_size=10), min_size=1, max_size=15),
+       block_size=st.integers(1, 16), n_jobs=st.integers(1, 2))
+def test_gram_of_strings_matches_brute_force(strings, block_size, n_jobs):
+    k = FunctionKernel(shared_kmers)
+    brute = np.array([[shared_kmers(a, b) for b in strings] for a in strings])
+    np.testing.assert_array_equal(gram(k, strings, block_size=block_size, n_jobs=n_jobs), brute)
+    np.testing.assert_array_equal(
+        gram(k, strings, strings[:3], block_size=block_size), brute[:, :3]
+    )
 
 
 def test_gram_on_sparse_features():
@@ -292,3 +349,10 @@ def test_bad_kernel_and_inputs():
         gram(Linear(), X, np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"X\[1\] holds a non-finite value"):
         gram(Linear(), [[0.0], [np.nan]])
+
+
+def test_progress_without_tqdm_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    with pytest.raises(ImportError, match=r"progress=True needs tqdm"):
+        gram(Linear(), X, progress=True)

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.kernel_approximation import Nystroem as SkNystroem
@@ -10,7 +12,8 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
-from structk import Nystroem
+from structk import Nystroem, check_psd
+from structk.testing import object_lists, token_sets
 from structk.kernels import FunctionKernel, Gaussian, Linear, Normalize
 
 RNG = np.random.default_rng(11)
@@ -157,3 +160,33 @@ def test_unfitted_and_too_many_components():
     assert ny.transform(X).shape == (60, 60)
     with pytest.raises(ValueError, match="X has 2 features but Y has 3"):
         ny.transform(np.zeros((4, 2)))
+
+
+OVERLAP = FunctionKernel(lambda a, b: float(len(a & b)), name="overlap")
+
+
+@given(sets=object_lists(token_sets(), min_size=1, max_size=12),
+       m=st.integers(1, 12), seed=st.integers(0, 3),
+       landmarks=st.sampled_from(["uniform", "kmeans++"]))
+def test_residual_is_psd_and_landmarks_are_exact(sets, m, seed, landmarks):
+    """K - Phi Phi^T is a Schur complement, hence PSD; on the landmarks it is 0."""
+    K = OVERLAP(sets)
+    ny = Nystroem(OVERLAP, n_components=min(m, len(sets)), landmarks=landmarks,
+                  random_state=seed).fit(sets)
+    Phi = ny.transform(sets)
+    assert len(set(ny.component_indices_.tolist())) == len(ny.component_indices_)
+    scale = max(1.0, np.abs(K).max()) * len(sets)
+    R = K - Phi @ Phi.T
+    assert check_psd((R + R.T) / 2, tol=1e-9 * scale), str(check_psd((R + R.T) / 2))
+    L = ny.component_indices_
+    np.testing.assert_allclose(R[np.ix_(L, L)], 0.0, atol=1e-9 * scale)
+
+
+def test_kernels_without_take():
+    from test_gram import LetterCounts
+
+    words = ["".join(RNG.choice(list("abcdef"), size=6)) for _ in range(25)]
+    k = LetterCounts()
+    for landmarks in ("uniform", "kmeans++"):
+        ny = Nystroem(k, n_components=25, landmarks=landmarks, random_state=0).fit(words)
+        assert rel_error(k(words), ny.transform(words)) < 1e-9

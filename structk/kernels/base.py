@@ -60,6 +60,10 @@ from ..exceptions import KernelOverflowError
 LOG_MAX = float(np.log(np.finfo(np.float64).max))
 
 
+class TakeNotImplemented(TypeError):
+    """A kernel's prepared data cannot be sliced (see :meth:`Kernel._take`)."""
+
+
 class Kernel:
     """Base class of all structk kernels.
 
@@ -178,7 +182,11 @@ class Kernel:
         ``_diag(P)[a]`` (up to floating-point rounding).
 
         The default slices numpy arrays and scipy.sparse matrices (rows) and
-        lists; composites override it to slice each part.
+        lists, and raises :class:`TakeNotImplemented` for anything else;
+        composites override it to slice each part. Blockwise computations
+        then fall back to preparing each block of objects on its own (each
+        object is still prepared once, but the whole-collection encoding is
+        not shared).
         """
         if isinstance(P, np.ndarray) or hasattr(P, "tocsr"):
             return P[index]
@@ -186,7 +194,7 @@ class Kernel:
             if isinstance(index, slice):
                 return P[index]
             return [P[i] for i in np.asarray(index).tolist()]
-        raise TypeError(
+        raise TakeNotImplemented(
             f"{type(self).__name__}._prepare returns {type(P).__name__}, which "
             "structk cannot slice into blocks; implement "
             f"{type(self).__name__}._take(P, index) returning the prepared data "
