@@ -1,12 +1,14 @@
 """Make data/graph_families/: two families of labelled graphs in TU format (seeded).
 
-Both families are random trees on 12-20 nodes with node labels C, N, O, plus
-three extra edges. In family "rings" each extra edge closes a triangle
-(joins two nodes at distance 2); in family "chords" it joins two nodes at
-distance >= 4. Sizes and label frequencies are the same in both, so only
-structure (short cycles) tells them apart. Written in the TU Dortmund text
-format (GRAPHFAM_A.txt, _graph_indicator.txt, _graph_labels.txt,
-_node_labels.txt) so structk.datasets.load_tu reads it.
+Every graph is a random tree on 12-20 nodes plus two extra random edges
+(so it has rings), with node labels: exactly two N, two O, the rest C. In
+family "bonded" (graph label 1) each N is bonded to an O; in family "apart"
+(label -1) no N is bonded to an O. Sizes, edge counts and label frequencies
+have the same distribution in both families, so only which labels are
+neighbours tells them apart, as a functional group does in a molecule.
+Written in the TU Dortmund text format (GRAPHFAM_A.txt,
+_graph_indicator.txt, _graph_labels.txt, _node_labels.txt) so
+structk.datasets.load_tu reads it.
 
     python data/make_graphs.py
 """
@@ -20,30 +22,45 @@ SEED = 11
 N_PER_CLASS = 60
 NAME = "GRAPHFAM"
 LABELS = ["C", "N", "O"]
-LABEL_P = [0.6, 0.25, 0.15]
 
 
-def _extra_edges(T, rng, rings, count=3):
-    dist = dict(nx.all_pairs_shortest_path_length(T))
-    nodes = list(T.nodes)
-    want = (lambda d: d == 2) if rings else (lambda d: d >= 4)
-    pairs = [(u, v) for u in nodes for v in nodes if u < v and want(dist[u][v])]
-    chosen = rng.choice(len(pairs), size=min(count, len(pairs)), replace=False)
-    return [pairs[i] for i in chosen]
+def _skeleton(rng):
+    n = int(rng.integers(12, 21))
+    G = nx.Graph(nx.random_labeled_tree(n, seed=int(rng.integers(2**31))))
+    non_edges = [(u, v) for u in G for v in G if u < v and not G.has_edge(u, v)]
+    for i in rng.choice(len(non_edges), size=2, replace=False):
+        G.add_edge(*non_edges[i])
+    return G
+
+
+def _label(G, rng, bonded):
+    while True:
+        labels = {v: "C" for v in G}
+        if bonded:
+            edges = list(G.edges)
+            i, j = rng.choice(len(edges), size=2, replace=False)
+            (a, b), (c, d) = edges[i], edges[j]
+            if len({a, b, c, d}) < 4:
+                continue
+            for n_node, o_node in ((a, b), (c, d)):
+                if rng.random() < 0.5:
+                    n_node, o_node = o_node, n_node
+                labels[n_node], labels[o_node] = "N", "O"
+        else:
+            chosen = rng.choice(list(G), size=4, replace=False)
+            labels.update({chosen[0]: "N", chosen[1]: "N", chosen[2]: "O", chosen[3]: "O"})
+        no_edges = sum(1 for u, v in G.edges if {labels[u], labels[v]} == {"N", "O"})
+        if (bonded and no_edges == 2) or (not bonded and no_edges == 0):
+            nx.set_node_attributes(G, labels, "label")
+            return G
 
 
 def make_graph_families(n_per_class=N_PER_CLASS, seed=SEED):
     rng = np.random.default_rng(seed)
     graphs, targets = [], []
-    for cls, rings in ((1, True), (-1, False)):
+    for cls, bonded in ((1, True), (-1, False)):
         for _ in range(n_per_class):
-            n = int(rng.integers(12, 21))
-            T = nx.random_labeled_tree(n, seed=int(rng.integers(2**31)))
-            G = nx.Graph(T)
-            G.add_edges_from(_extra_edges(T, rng, rings))
-            for v in G.nodes:
-                G.nodes[v]["label"] = LABELS[rng.choice(3, p=LABEL_P)]
-            graphs.append(G)
+            graphs.append(_label(_skeleton(rng), rng, bonded))
             targets.append(cls)
     order = rng.permutation(len(graphs))
     return [graphs[i] for i in order], [targets[i] for i in order]
@@ -68,9 +85,8 @@ def write_tu(graphs, targets, folder, name=NAME):
     (folder / f"{name}_graph_labels.txt").write_text("".join(f"{t}\n" for t in targets))
     (folder / f"{name}_node_labels.txt").write_text("".join(f"{x}\n" for x in node_labels))
     (folder / "README.txt").write_text(
-        f"{name}: made by data/make_graphs.py (seed {SEED}). Graph label 1 = 'rings' "
-        "(extra edges close triangles), -1 = 'chords' (extra edges join nodes at "
-        "distance >= 4). Node labels: " + ", ".join(f"{i} = {lab}" for lab, i in label_id.items())
+        f"{name}: made by data/make_graphs.py (seed {SEED}). Graph label 1 = 'bonded' "
+        "(each N bonded to an O), -1 = 'apart' (no N-O bond). Node labels: " + ", ".join(f"{i} = {lab}" for lab, i in label_id.items())
         + "\n"
     )
 
