@@ -19,10 +19,13 @@ Dask cluster.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import tempfile
 import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait,
+)
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +40,7 @@ TILE_WORK_FACTOR = 4
 
 
 def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
-         progress=False, memory_limit=None):
+         backend="threads", progress=False, memory_limit=None):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` computed tile by tile.
 
     Parameters
@@ -67,9 +70,14 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
           float64, filled in place. If the computation fails it is filled
           with NaN, so it cannot be mistaken for a result.
     n_jobs : int >= 1, default 1
-        Threads computing tiles at once. Kernels whose work is in numpy or
-        numba release the GIL and gain; pure-Python kernels
-        (``FunctionKernel``) do not.
+        Tiles computed at once.
+    backend : {"threads", "processes"}, default "threads"
+        How ``n_jobs > 1`` runs. Threads share the prepared objects and gain
+        when the kernel's work releases the GIL (numpy, BLAS, numba compiled
+        with ``nogil=True``). Processes gain for any kernel, including a
+        pure-Python ``FunctionKernel``; each worker process receives the
+        kernel and the prepared objects once (pickled, with cloudpickle when
+        installed so lambdas work), and every tile travels back pickled.
     progress : bool or callable, default False
         ``True`` shows a tqdm progress bar over tiles (needs ``tqdm``:
         ``pip install structk[progress]``); a callable is called as
@@ -107,8 +115,10 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
     """
     plan = _Plan(kernel, X, Y, block_size)
     n_jobs = check_scalar(n_jobs, "n_jobs", lower=1, integer=True)
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
     _check_memory(plan, n_jobs, out, memory_limit)
-    return write_tiles(plan, out, _local_tiles(plan, n_jobs), progress)
+    return write_tiles(plan, out, _local_tiles(plan, n_jobs, backend), progress)
 
 
 def write_tiles(plan, out, tiles, progress=False):
@@ -253,8 +263,11 @@ def _bounds(n, block_size):
     return [(s, min(s + block_size, n)) for s in range(0, n, block_size)]
 
 
-def _local_tiles(plan, n_jobs):
-    """Compute the plan's tiles in this process, ``n_jobs`` threads at once.
+_BACKENDS = ("threads", "processes")
+
+
+def _local_tiles(plan, n_jobs, backend="threads"):
+    """Compute the plan's tiles on this machine, ``n_jobs`` at once.
 
     At most ``2 * n_jobs`` finished or running tiles exist at any time, so
     memory stays bounded whatever the number of tiles.
@@ -263,12 +276,19 @@ def _local_tiles(plan, n_jobs):
         for i, j in plan.tiles:
             yield (i, j), plan.compute(i, j)
         return
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+    if backend == "threads":
+        pool, compute = ThreadPoolExecutor(max_workers=n_jobs), plan.compute
+    else:
+        pool = ProcessPoolExecutor(
+            max_workers=n_jobs, initializer=_set_worker_plan, initargs=(_dumps(plan),)
+        )
+        compute = _worker_tile
+    with pool:
         pending, todo = {}, iter(plan.tiles)
         try:
             while True:
                 for tile in todo:
-                    pending[pool.submit(plan.compute, *tile)] = tile
+                    pending[pool.submit(compute, *tile)] = tile
                     if len(pending) >= 2 * n_jobs:
                         break
                 if not pending:
@@ -279,6 +299,27 @@ def _local_tiles(plan, n_jobs):
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _dumps(obj):
+    """Pickle with cloudpickle when installed (lambdas), else with pickle."""
+    try:
+        import cloudpickle
+    except ImportError:
+        return pickle.dumps(obj, protocol=5)
+    return cloudpickle.dumps(obj, protocol=5)
+
+
+_WORKER_PLAN = None  # set in each worker process of backend="processes"
+
+
+def _set_worker_plan(blob):
+    global _WORKER_PLAN
+    _WORKER_PLAN = pickle.loads(blob)
+
+
+def _worker_tile(i, j):
+    return _WORKER_PLAN.compute(i, j)
 
 
 def _store(plan, K, tiles, tick):

@@ -356,3 +356,19 @@ def test_progress_without_tqdm_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     with pytest.raises(ImportError, match=r"progress=True needs tqdm"):
         gram(Linear(), X, progress=True)
+
+
+def test_processes_backend_runs_python_kernels_in_parallel(tmp_path):
+    k = FunctionKernel(lambda a, b: shared_kmers(a, b), name="spectrum2 lambda")
+    brute = np.array([[shared_kmers(a, b) for b in STRINGS] for a in STRINGS])
+    K = gram(k, STRINGS, block_size=4, n_jobs=2, backend="processes")
+    np.testing.assert_array_equal(K, brute)
+    C = gram(Normalize(Polynomial(degree=2)), X, Y, block_size=9, n_jobs=2,
+             backend="processes", out=tmp_path / "C.npy")
+    np.testing.assert_allclose(C, Normalize(Polynomial(degree=2))(X, Y), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        gram(Failing(), X, block_size=7, n_jobs=2, backend="processes",
+             out=tmp_path / "F.npy")
+    assert sorted(os.listdir(tmp_path)) == ["C.npy"]
+    with pytest.raises(ValueError, match="backend must be one of"):
+        gram(Linear(), X, backend="dask")
