@@ -77,12 +77,20 @@ def _read(args, need_labels=False):
     return data
 
 
-def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256):
-    """Gram matrix of ``objects`` with an optional progress bar; returns ``(K, seconds)``."""
+def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
+                 blockwise_from=2000):
+    """Gram matrix of ``objects``; returns ``(K, seconds)``.
+
+    Up to ``blockwise_from`` objects (and no output file) the kernel is
+    called once; larger inputs, or ``out`` a ``.npy`` path, go tile by tile
+    through :func:`structk.gram`, with a progress bar and bounded memory.
+    """
+    t0 = time.perf_counter()
+    if out is None and len(objects) <= blockwise_from:
+        return kernel(objects), time.perf_counter() - t0
     from .blockwise import gram
 
     bar = _Bar(progress, "gram", "tile")
-    t0 = time.perf_counter()
     try:
         K = gram(kernel, objects, block_size=block_size, out=out,
                  progress=bar if progress else False)

@@ -41,7 +41,7 @@ def _fold_score(learner, K, y, train, test):
 
 
 def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, seed=0,
-                         n_jobs=1, progress=False, gram=None):
+                         n_jobs=1, progress=False, gram=None, kernel_names=None):
     """Cross-validated accuracy of every (kernel, learner) pair.
 
     Parameters
@@ -59,8 +59,10 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
     progress : bool
         Show progress bars (Gram tiles, folds).
     gram : callable, optional
-        ``gram(kernel, objects) -> (K, seconds)``; defaults to a blockwise
-        computation.
+        ``gram(kernel, objects) -> (K, seconds)``; defaults to
+        :func:`structk.cli.compute_gram`.
+    kernel_names : list of str, optional
+        Names for the table (default: each kernel's repr).
 
     Returns
     -------
@@ -81,7 +83,8 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
     splitter = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
     splits = list(splitter.split(np.zeros((len(y), 1)), y))
     rows = []
-    for kernel in kernels:
+    names = kernel_names or [repr(k) for k in kernels]
+    for kernel, kernel_name in zip(kernels, names):
         K, seconds = gram(kernel, objects)
         K = np.asarray(K)
         report = check_psd(K)
@@ -89,7 +92,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
             model = learner.set_params(kernel="precomputed")
             jobs = (delayed(_fold_score)(model, K, y, tr, te) for tr, te in splits)
             scores = _run(jobs, n_jobs, len(splits), progress, f"{type(model).__name__} folds")
-            rows.append(CVResult(repr(kernel), repr(model), np.array(scores), seconds,
+            rows.append(CVResult(kernel_name, repr(model), np.array(scores), seconds,
                                  report.is_psd))
     return rows
 
