@@ -12,18 +12,28 @@ SCRIPTS = sorted(EXAMPLES.glob("*.py")) if EXAMPLES.exists() else []
 NEEDS_DATA = {"splice_promoters.py", "mutag.py"}
 
 
+def _env(**changes):
+    """The current environment with PYTHONPATH made absolute (scripts run elsewhere)."""
+    env = dict(os.environ, **changes)
+    paths = [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_example_runs(script, request, tmp_path):
     if script.name in NEEDS_DATA:
         request.getfixturevalue("structk_data")  # skips with a reason when unset
     out = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True,
-                         text=True, cwd=tmp_path, env=dict(os.environ), timeout=600)
+                         text=True, cwd=tmp_path, env=_env(), timeout=600)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert out.stdout.strip(), f"{script.name} printed nothing"
 
 
 def test_real_data_examples_explain_missing_data(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "STRUCTK_DATA"}
+    env = _env()
+    env.pop("STRUCTK_DATA", None)
     for name in sorted(NEEDS_DATA):
         script = EXAMPLES / name
         if not script.exists():
