@@ -365,10 +365,10 @@ def test_promoter_grams_are_psd(promoters, kern):
 
 
 def make_svm():
-    """The classifier on precomputed Grams (swap for structk.learners.KernelSVM)."""
-    from sklearn.svm import SVC
+    """structk's own SVM on precomputed Gram matrices."""
+    from structk.learners import KernelSVM
 
-    return SVC(kernel="precomputed", C=1.0)
+    return KernelSVM(kernel="precomputed", C=1.0)
 
 
 def test_weighted_degree_svm_splice_accuracy(splice, make_estimator=make_svm):
