@@ -160,13 +160,8 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     _match_ranges(cls_a, a0, na, cls_b, b0, nb, lo_a, hi_a)
     _match_ranges(cls_b, b0, nb, cls_a, a0, na, lo_b, hi_b)
     off[0] = 0
-    split = (n_elabels + 1) * na * nb  # operation count of one split product
     for i in range(na):
         off[i + 1] = off[i] + hi_a[i] - lo_a[i]
-        for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
-            split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
-    for ip in range(nb):
-        split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
     if off[na] == 0:
         return 0.0, 0  # no label-matched node pair: no common walk
     ea0 = ptr_a[a0]
@@ -175,6 +170,14 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     eb1 = ptr_b[b0 + nb]
     arcs = _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
                          off, lo_a, psrc[:0], ptgt[:0])
+    # operation count of one split product (only needed when not obviously larger)
+    split = (n_elabels + 1) * na * nb
+    if layout == 0 and arcs > split:
+        for i in range(na):
+            for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
+                split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
+        for ip in range(nb):
+            split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
     use_arcs = arcs <= split if layout == 0 else layout == 1
     # start / stop weights on the product vertices
     if use_arcs:
@@ -195,9 +198,10 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     Q = fbuf[1, :m]
     Y = fbuf[2, :m]
     D = fbuf[3, :m]
-    P[:] = 0.0
-    Q[:] = 0.0
-    Y[:] = 0.0
+    if not use_arcs:  # unmatched pairs stay zero (arcs: every entry is matched)
+        P[:] = 0.0
+        Q[:] = 0.0
+        Y[:] = 0.0
     for i in range(na):
         for ip in range(lo_a[i], hi_a[i]):
             v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip

@@ -413,7 +413,9 @@ class RandomWalk(Kernel):
         try:
             w = np.asarray(self.weights, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"weights must be a sequence of numbers, got {self.weights!r}") from None
+            raise TypeError(
+                f"weights must be a sequence of numbers, got {self.weights!r}"
+            ) from None
         if w.ndim != 1 or w.size == 0:
             raise ValueError(f"weights must be a non-empty 1-D sequence, got {self.weights!r}")
         bad = ~np.isfinite(w) | (w < 0)
@@ -468,7 +470,9 @@ class RandomWalk(Kernel):
                     f"weight per node, ({sizes[g]},)"
                 )
             if not (np.isfinite(w).all() and (w >= 0).all()):
-                raise ValueError(f"{which}({name}[{g}]) returned a weight that is negative or not finite")
+                raise ValueError(
+                    f"{which}({name}[{g}]) returned a weight that is negative or not finite"
+                )
             index = {v: i for i, v in enumerate(G.nodes)}
             out[P.node_ptr[g]:P.node_ptr[g + 1]] = w[[index[v] for v in P.orders[g]]]
         return out
