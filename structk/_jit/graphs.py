@@ -20,8 +20,9 @@ TRUNCATED = 2
 #
 # A vector on the product graph is a 1-D array in one of two layouts:
 # * "arcs": one entry per matched pair (label-equal nodes), with the
-#   product graph's arcs listed explicitly in CSR form (built per pair in
-#   O(product arcs)); best for sparse graphs such as molecules;
+#   product graph's arcs listed explicitly (built per pair in O(product
+#   arcs) by merging the two graphs' arcs sorted by label key); best for
+#   sparse graphs such as molecules;
 # * "split": the n x n' array X[j, j'] (flattened, zero on unmatched pairs),
 #   multiplied by the Kronecker-vec identity in two sparse passes with
 #   O(|E| n') work and no product arcs stored; best for denser graphs.
@@ -52,26 +53,47 @@ def _match_ranges(cls, a0, na, cls_b, b0, nb, lo, hi):
 
 
 @njit(cache=True)
-def _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off, ptr_b, idx_b, el_b, b0,
-                  pptr, pidx):
-    """CSR (``pptr``, ``pidx``) of the direct product graph on matched pairs
-    (the vertex of (i, i') is ``off[i] + i' - lo_a[i]``): arcs (i, i') ->
-    (j, j') for arcs i->j, i'->j' with equal edge labels, (j, j') matched."""
+def _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
+                  off, lo_a, psrc, ptgt):
+    """The arcs of the direct product graph as (source, target) vertex lists.
+
+    Each graph's arcs come sorted by the key (class of source, edge label,
+    class of target); arcs i->j and i'->j' with equal keys make the product
+    arc (i, i') -> (j, j'), so a merge over the keys visits only real
+    product arcs. The vertex of matched pair (i, i') is
+    ``off[i] + i' - lo_a[i]``. With ``psrc`` of length 0 only counts them.
+    """
+    count_only = psrc.shape[0] == 0
     cnt = 0
-    pptr[0] = 0
-    for i in range(na):
-        for ip in range(lo_a[i], hi_a[i]):
-            for ka in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
-                j = idx_a[ka]
-                ea = el_a[ka]
-                lo = lo_a[j]
-                hi = hi_a[j]
-                for kb in range(ptr_b[b0 + ip], ptr_b[b0 + ip + 1]):
-                    jp = idx_b[kb]
-                    if jp >= lo and jp < hi and el_b[kb] == ea:
-                        pidx[cnt] = off[j] + jp - lo
+    ka = ea0
+    kb = eb0
+    while ka < ea1 and kb < eb1:
+        xa = key_a[ka]
+        xb = key_b[kb]
+        if xa < xb:
+            ka += 1
+        elif xb < xa:
+            kb += 1
+        else:
+            ra = ka + 1
+            while ra < ea1 and key_a[ra] == xa:
+                ra += 1
+            rb = kb + 1
+            while rb < eb1 and key_b[rb] == xa:
+                rb += 1
+            if count_only:
+                cnt += (ra - ka) * (rb - kb)
+            else:
+                for x in range(ka, ra):
+                    sbase = off[src_a[x]] - lo_a[src_a[x]]
+                    tbase = off[tgt_a[x]] - lo_a[tgt_a[x]]
+                    for y in range(kb, rb):
+                        psrc[cnt] = sbase + src_b[y]
+                        ptgt[cnt] = tbase + tgt_b[y]
                         cnt += 1
-            pptr[off[i] + ip - lo_a[i] + 1] = cnt
+            ka = ra
+            kb = rb
+    return cnt
 
 
 @njit(cache=True)
@@ -99,12 +121,10 @@ def _matvec_split(X, Y, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
 def _matvec(x, y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
             ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b):
     """``y = A_x x`` in either layout."""
-    if use_arcs:
-        for v in range(y.shape[0]):
-            s = 0.0
-            for k in range(pptr[v], pptr[v + 1]):
-                s += x[pidx[k]]
-            y[v] = s
+    if use_arcs:  # pptr, pidx: sources and targets of the product arcs
+        y[:] = 0.0
+        for e in range(pptr.shape[0]):
+            y[pptr[e]] += x[pidx[e]]
     else:
         _matvec_split(x.reshape((na, nb)), y.reshape((na, nb)), Z, ptr_a, idx_a, el_a,
                       a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
@@ -114,14 +134,17 @@ def _matvec(x, y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_
 def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
                node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
                n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
-               ibuf, fbuf, zbuf, pptr, pidx):
+               ibuf, fbuf, zbuf, psrc, ptgt, key_a, src_a, tgt_a, key_b, src_b, tgt_b):
     """One random-walk kernel value ``q_x^T f(A_x) p_x``; returns (value, iterations),
     iterations = -1 when the solver did not converge within ``maxiter``, -2
-    when ``pidx`` is too small (the caller grows it and calls again).
+    when ``psrc`` / ``ptgt`` are too small (the caller grows them and calls
+    again).
 
     Scratch (reused across the pairs of a chunk): ``ibuf`` (5, max n + 1),
-    ``fbuf`` (7, max n n'), ``zbuf`` (edge labels * max n n'), ``pptr``
-    (max n n' + 1), ``pidx``.
+    ``fbuf`` (7, max n n'), ``zbuf`` (edge labels * max n n'), ``psrc`` and
+    ``ptgt``. ``key_*``, ``src_*``, ``tgt_*``: each graph's arcs sorted by
+    (class of source, edge label, class of target), at the positions of its
+    CSR entries.
     """
     a0 = node_ptr_a[ga]
     na = node_ptr_a[ga + 1] - a0
@@ -137,38 +160,48 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     _match_ranges(cls_a, a0, na, cls_b, b0, nb, lo_a, hi_a)
     _match_ranges(cls_b, b0, nb, cls_a, a0, na, lo_b, hi_b)
     off[0] = 0
-    arcs = 0   # bound on the product arcs
-    split = (n_elabels + 1) * na * nb
     for i in range(na):
         off[i + 1] = off[i] + hi_a[i] - lo_a[i]
-        deg = ptr_a[a0 + i + 1] - ptr_a[a0 + i]
-        for ip in range(lo_a[i], hi_a[i]):
-            arcs += deg * (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip])
-        for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
-            split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
-    for ip in range(nb):
-        split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
     if off[na] == 0:
         return 0.0, 0  # no label-matched node pair: no common walk
+    ea0 = ptr_a[a0]
+    ea1 = ptr_a[a0 + na]
+    eb0 = ptr_b[b0]
+    eb1 = ptr_b[b0 + nb]
+    arcs = _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
+                         off, lo_a, psrc[:0], ptgt[:0])
+    # operation count of one split product (only needed when not obviously larger)
+    split = (n_elabels + 1) * na * nb
+    if layout == 0 and arcs > split:
+        for i in range(na):
+            for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
+                split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
+        for ip in range(nb):
+            split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
     use_arcs = arcs <= split if layout == 0 else layout == 1
     # start / stop weights on the product vertices
     if use_arcs:
-        if arcs > pidx.shape[0]:
+        if arcs > psrc.shape[0]:
             return 0.0, -2
-        _product_arcs(ptr_a, idx_a, el_a, a0, na, lo_a, hi_a, off,
-                      ptr_b, idx_b, el_b, b0, pptr, pidx)
+        pptr = psrc[:arcs]
+        pidx = ptgt[:arcs]
+        _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
+                      off, lo_a, pptr, pidx)
         m = off[na]
         Z = zbuf[:0].reshape((0, 0, 0))
     else:
+        pptr = psrc[:0]
+        pidx = ptgt[:0]
         m = na * nb
         Z = zbuf[:n_elabels * m].reshape((n_elabels, na, nb))
     P = fbuf[0, :m]
     Q = fbuf[1, :m]
     Y = fbuf[2, :m]
     D = fbuf[3, :m]
-    P[:] = 0.0
-    Q[:] = 0.0
-    Y[:] = 0.0
+    if not use_arcs:  # unmatched pairs stay zero (arcs: every entry is matched)
+        P[:] = 0.0
+        Q[:] = 0.0
+        Y[:] = 0.0
     for i in range(na):
         for ip in range(lo_a[i], hi_a[i]):
             v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip
@@ -307,7 +340,7 @@ def walk_pairs(pair_a, pair_b,
                node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
                node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
                n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
-               n_chunks):
+               n_chunks, key_a, src_a, tgt_a, key_b, src_b, tgt_b):
     """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``,
     in parallel over ``n_chunks`` chunks of pairs (each with its own scratch);
     also returns each pair's iteration count.
@@ -323,8 +356,8 @@ def walk_pairs(pair_a, pair_b,
         ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
         fbuf = np.empty((7, max_m))
         zbuf = np.empty(n_elabels * max_m)
-        pptr = np.empty(max_m + 1, np.int64)
-        pidx = np.empty(16 * max_m, np.int64)
+        psrc = np.empty(8 * max_m, np.int64)
+        ptgt = np.empty(8 * max_m, np.int64)
         for t in range(c * n // n_chunks, (c + 1) * n // n_chunks):
             while True:
                 v, it = _walk_pair(
@@ -332,10 +365,12 @@ def walk_pairs(pair_a, pair_b,
                     node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
                     node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
                     n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol,
-                    maxiter, layout, ibuf, fbuf, zbuf, pptr, pidx)
+                    maxiter, layout, ibuf, fbuf, zbuf, psrc, ptgt,
+                    key_a, src_a, tgt_a, key_b, src_b, tgt_b)
                 if it != -2:
                     break
-                pidx = np.empty(2 * pidx.shape[0], np.int64)
+                psrc = np.empty(2 * psrc.shape[0], np.int64)
+                ptgt = np.empty(2 * ptgt.shape[0], np.int64)
             out[t] = v
             iters[t] = it
     return out, iters

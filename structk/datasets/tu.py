@@ -129,7 +129,8 @@ def load_tu(path_or_dir, name=None, *, directed=False):
     order = np.argsort(graph_of, kind="stable")
     starts = np.searchsorted(graph_of[order], np.arange(n_graphs))
     local = np.empty(n_nodes, dtype=np.int64)
-    local[order] = np.arange(n_nodes) - np.repeat(starts, np.bincount(graph_of, minlength=n_graphs))
+    sizes = np.bincount(graph_of, minlength=n_graphs)
+    local[order] = np.arange(n_nodes) - np.repeat(starts, sizes)
 
     graphs = [nx.DiGraph() if directed else nx.Graph() for _ in range(n_graphs)]
     for g_node in order:

@@ -413,7 +413,9 @@ class RandomWalk(Kernel):
         try:
             w = np.asarray(self.weights, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"weights must be a sequence of numbers, got {self.weights!r}") from None
+            raise TypeError(
+                f"weights must be a sequence of numbers, got {self.weights!r}"
+            ) from None
         if w.ndim != 1 or w.size == 0:
             raise ValueError(f"weights must be a non-empty 1-D sequence, got {self.weights!r}")
         bad = ~np.isfinite(w) | (w < 0)
@@ -468,7 +470,9 @@ class RandomWalk(Kernel):
                     f"weight per node, ({sizes[g]},)"
                 )
             if not (np.isfinite(w).all() and (w >= 0).all()):
-                raise ValueError(f"{which}({name}[{g}]) returned a weight that is negative or not finite")
+                raise ValueError(
+                    f"{which}({name}[{g}]) returned a weight that is negative or not finite"
+                )
             index = {v: i for i, v in enumerate(G.nodes)}
             out[P.node_ptr[g]:P.node_ptr[g + 1]] = w[[index[v] for v in P.orders[g]]]
         return out
@@ -566,6 +570,9 @@ class RandomWalk(Kernel):
         else:
             el_p, el_q = _dense_ids(P.edge_keys, Q.edge_keys)
             n_el = max(1, int(max(el_p.max(initial=0), el_q.max(initial=0))) + 1)
+        n_cls = int(max(cls_p.max(initial=0), cls_q.max(initial=0))) + 1
+        arcs_p = _sorted_arcs(P, cls_p, el_p, n_el, n_cls)
+        arcs_q = arcs_p if Q is P else _sorted_arcs(Q, cls_q, el_q, n_el, n_cls)
         with _threads_for(work) as threads:
             for s in range(0, len(i), _PAIR_CHUNK):
                 sl = slice(s, s + _PAIR_CHUNK)
@@ -576,7 +583,8 @@ class RandomWalk(Kernel):
                     Q.node_ptr, Q.adj_ptr, Q.adj_idx, el_q, cls_q, Q.cache["p"],
                     Q.cache["q"], Q.cache["rho"], Q.cache["col"],
                     n_el, kind, lam, beta, weights, not P.directed,
-                    self.start == self.stop, _TOL, _MAXITER, _LAYOUT, 8 * threads)
+                    self.start == self.stop, _TOL, _MAXITER, _LAYOUT, 8 * threads,
+                    *arcs_p, *arcs_q)
                 if (iters < 0).any():
                     t = int(np.argmax(iters < 0))
                     raise RuntimeError(
@@ -587,6 +595,19 @@ class RandomWalk(Kernel):
                     )
                 out[sl] = vals
         return out
+
+
+def _sorted_arcs(P, cls, el, n_el, n_cls):
+    """Each graph's arcs sorted by the key (class of source, edge label,
+    class of target), kept within the graph's CSR range: (keys, local
+    sources, local targets)."""
+    src_global = np.repeat(np.arange(P.node_ptr[-1], dtype=np.int64), np.diff(P.adj_ptr))
+    graph = np.repeat(np.arange(P.n_graphs, dtype=np.int64), np.diff(P.adj_ptr[P.node_ptr]))
+    base = P.node_ptr[graph]
+    key = (cls[src_global] * n_el + el) * n_cls + cls[base + P.adj_idx]
+    order = np.lexsort((key, graph))
+    return (np.ascontiguousarray(key[order]), src_global[order] - base[order],
+            np.ascontiguousarray(P.adj_idx[order]))
 
 
 @contextmanager
