@@ -424,4 +424,4 @@ def test_mutag_accuracy_of_the_normalised_walk(structk_data):
     X, y = load_tu(structk_data("graphs/MUTAG"))
     K = Normalize(RandomWalk(lam=0.01))(X)
     mean, _ = example.nested_cv_accuracy(K, y, repeats=3)
-    assert mean >= 0.875
+    assert mean >= 0.885  # the issue: structk with its own Gram and SVM, at least 88.5%
