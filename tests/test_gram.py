@@ -372,3 +372,18 @@ def test_processes_backend_runs_python_kernels_in_parallel(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["C.npy"]
     with pytest.raises(ValueError, match="backend must be one of"):
         gram(Linear(), X, backend="dask")
+
+
+def test_memmapped_gram_feeds_a_learner(tmp_path):
+    """A Gram written to disk tile by tile is used by KernelRidge without loading it."""
+    from structk.kernels import Gaussian
+    from structk.learners import KernelRidge
+
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(300, 3)), rng.normal(size=300)
+    K_disk = gram(Gaussian(), X, block_size=64, out=tmp_path / "K.npy")
+    K_disk = np.load(tmp_path / "K.npy", mmap_mode="r")
+    assert isinstance(K_disk, np.memmap)
+    on_disk = KernelRidge(alpha=0.1).fit(K_disk, y)
+    in_memory = KernelRidge(alpha=0.1).fit(Gaussian()(X), y)
+    np.testing.assert_allclose(on_disk.dual_coef_, in_memory.dual_coef_, rtol=1e-12)

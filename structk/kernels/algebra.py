@@ -157,7 +157,23 @@ class Product(_Binary):
         return a + b
 
 
-class Scaled(Kernel):
+class _Unary(Kernel):
+    """A kernel computed from one inner ``kernel`` on the same prepared data."""
+
+    def _check_params(self):
+        _check_kernel(self.kernel, "kernel")
+
+    def _prepare(self, X, name):
+        return self.kernel._prepare(X, name)
+
+    def _check_pair(self, P, Q):
+        self.kernel._check_pair(P, Q)
+
+    def _take(self, P, index):
+        return self.kernel._take(P, index)
+
+
+class Scaled(_Unary):
     """A kernel times a non-negative constant, ``factor * k(x, y)``.
 
     Written ``c * k``; a negative factor raises ``ValueError`` since
@@ -188,15 +204,6 @@ class Scaled(Kernel):
     @property
     def _has_log_form(self):
         return self.kernel._has_log_form
-
-    def _prepare(self, X, name):
-        return self.kernel._prepare(X, name)
-
-    def _check_pair(self, P, Q):
-        self.kernel._check_pair(P, Q)
-
-    def _take(self, P, index):
-        return self.kernel._take(P, index)
 
     def _features(self, P):
         return np.sqrt(float(self.factor)) * self.kernel._features(P)
@@ -269,7 +276,7 @@ class Constant(Kernel):
         return _repr_value(self.value)
 
 
-class Power(Kernel):
+class Power(_Unary):
     """A kernel to a positive integer power, ``k(x, y) ** exponent``.
 
     Written ``k ** p``. Valid as a repeated Schur product; fractional powers
@@ -297,15 +304,6 @@ class Power(Kernel):
     @property
     def _has_log_form(self):
         return self.kernel._has_log_form
-
-    def _prepare(self, X, name):
-        return self.kernel._prepare(X, name)
-
-    def _check_pair(self, P, Q):
-        self.kernel._check_pair(P, Q)
-
-    def _take(self, P, index):
-        return self.kernel._take(P, index)
 
     def _gram(self, P):
         return self.kernel._gram(P) ** int(self.exponent)
@@ -352,7 +350,7 @@ def exp_checked(L, kernel, what="entry"):
     return np.exp(L)
 
 
-class Exp(Kernel):
+class Exp(_Unary):
     """The exponential of a kernel, ``exp(k(x, y))``.
 
     Valid as the limit of polynomials in ``k`` with non-negative
@@ -368,18 +366,6 @@ class Exp(Kernel):
     def __init__(self, kernel):
         self.kernel = kernel
         self._check_params()
-
-    def _check_params(self):
-        _check_kernel(self.kernel, "kernel")
-
-    def _prepare(self, X, name):
-        return self.kernel._prepare(X, name)
-
-    def _check_pair(self, P, Q):
-        self.kernel._check_pair(P, Q)
-
-    def _take(self, P, index):
-        return self.kernel._take(P, index)
 
     def _gram(self, P):
         return exp_checked(self.kernel._gram(P), self)
@@ -403,7 +389,7 @@ class Exp(Kernel):
         return f"Exp({self.kernel!r})"
 
 
-class Normalize(Kernel):
+class Normalize(_Unary):
     """Cosine normalisation, ``k(x, y) / sqrt(k(x, x) k(y, y))``.
 
     Every object with ``k(x, x) > 0`` gets unit norm in feature space.
@@ -422,21 +408,9 @@ class Normalize(Kernel):
         self.kernel = kernel
         self._check_params()
 
-    def _check_params(self):
-        _check_kernel(self.kernel, "kernel")
-
     @property
     def has_features(self):
         return self.kernel.has_features
-
-    def _prepare(self, X, name):
-        return self.kernel._prepare(X, name)
-
-    def _check_pair(self, P, Q):
-        self.kernel._check_pair(P, Q)
-
-    def _take(self, P, index):
-        return self.kernel._take(P, index)
 
     def _features(self, P):
         F = self.kernel._features(P)
