@@ -87,14 +87,15 @@ def test_operators_build_the_right_classes():
 def test_repr_reads_as_the_expression():
     k = Normalize(2 * (lin + gau) * Laplace() ** 2 + 1.5)
     assert repr(k) == (
-        "Normalize(2 * (Linear() + Gaussian(sigma=1.3)) * Laplace() ** 2 + 1.5)"
+        "Normalize(2 * (Linear() + Gaussian(sigma=1.3)) * Laplace(sigma=1.0) ** 2 + 1.5)"
     )
     assert repr(Exp(0.5 * lin)) == "Exp(0.5 * Linear())"
     assert repr((lin + gau) ** 2) == "(Linear() + Gaussian(sigma=1.3)) ** 2"
-    # like scikit-learn, only parameters that differ from their defaults
+    # the defining parameter, then those that differ from their defaults
     assert repr(Polynomial(degree=3)) == "Polynomial(degree=3)"
-    assert repr(Polynomial(degree=2, coef0=0.0, gamma=0.5)) == "Polynomial(coef0=0.0, gamma=0.5)"
-    assert repr(Gaussian()) == "Gaussian()"
+    assert repr(Polynomial(degree=2, coef0=0.0, gamma=0.5)) == (
+        "Polynomial(degree=2, coef0=0.0, gamma=0.5)")
+    assert repr(Gaussian()) == "Gaussian(sigma=1.0)"
 
 
 def test_nested_params_for_grid_search():

@@ -402,7 +402,8 @@ def test_labels_compare_by_value_and_params_roundtrip():
     k = RandomWalk(lam=0.1)
     assert k([a], [b])[0, 0] == pytest.approx(k([a])[0, 0], rel=1e-14)
     assert WeisfeilerLehman()([a], [b])[0, 0] == WeisfeilerLehman()([a])[0, 0]
-    assert repr(k) == "RandomWalk(lam=0.1)"  # non-default parameters only
+    assert repr(k) == "RandomWalk(kind='geometric', lam=0.1)"  # defining + non-default
+    assert repr(RandomWalk(kind="exponential", beta=0.5)) == "RandomWalk(kind='exponential', beta=0.5)"
     assert k.set_params(lam=0.2).get_params()["lam"] == 0.2
     assert structk.RandomWalk is RandomWalk and structk.WeisfeilerLehman is WeisfeilerLehman
 

@@ -284,7 +284,8 @@ def test_params_and_repr():
     from sklearn.base import clone
 
     kern = Spectrum(k=4, presence=True)
-    assert repr(kern) == "Spectrum(k=4, presence=True)"  # non-default parameters only
+    assert repr(kern) == "Spectrum(k=4, presence=True)"  # defining + non-default parameters
+    assert repr(Spectrum()) == "Spectrum(k=3)"
     assert clone(kern).get_params() == kern.get_params()
     assert repr(Normalize(Mismatch(k=5, m=2))).startswith("Normalize(Mismatch(k=5, m=2")
 

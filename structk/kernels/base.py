@@ -77,6 +77,8 @@ class Kernel:
     has_features = False
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
+    #: Parameters the repr always shows; the others only when not at their default.
+    _repr_always = ()
 
     # ------------------------------------------------------------ parameters
     @classmethod
@@ -144,7 +146,8 @@ class Kernel:
                 value._validate()
 
     def __repr__(self):
-        """``Name(param=value, ...)`` with the parameters that differ from their defaults."""
+        """``Name(param=value, ...)``: the defining parameters (``_repr_always``)
+        and those that differ from their defaults."""
         defaults = {
             p.name: p.default
             for p in inspect.signature(type(self).__init__).parameters.values()
@@ -152,7 +155,8 @@ class Kernel:
         args = ", ".join(
             f"{name}={_repr_value(getattr(self, name))}"
             for name in self._get_param_names()
-            if not _is_default(getattr(self, name), defaults.get(name, inspect.Parameter.empty))
+            if name in self._repr_always
+            or not _is_default(getattr(self, name), defaults.get(name, inspect.Parameter.empty))
         )
         return f"{type(self).__name__}({args})"
 

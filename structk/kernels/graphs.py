@@ -373,6 +373,11 @@ class RandomWalk(Kernel):
     11.041667
     """
 
+    @property
+    def _repr_always(self):
+        defining = {"geometric": "lam", "exponential": "beta", "truncated": "weights"}
+        return ("kind", defining.get(self.kind, "lam"))
+
     def __init__(self, kind="geometric", lam=0.01, beta=1.0, weights=None,
                  node_label="label", edge_label=None, start=None, stop=None):
         self.kind = kind
@@ -679,6 +684,8 @@ class WeisfeilerLehman(Kernel):
     K. M. Borgwardt, "Weisfeiler-Lehman graph kernels", JMLR
     12:2539-2561, 2011 (Section 3.1).
     """
+
+    _repr_always = ('h',)
 
     has_features = True
 

@@ -150,6 +150,8 @@ class ExpIntersection(_SetKernel):
     Analysis*, Cambridge University Press, 2004, Sections 3.4 and 9.1.
     """
 
+    _repr_always = ('scale',)
+
     _has_log_form = True
 
     def __init__(self, scale=1.0):

@@ -183,6 +183,8 @@ class Spectrum(_KmerKernel):
     Biocomputing 7, 2002, 564-575.
     """
 
+    _repr_always = ('k',)
+
     def __init__(self, k=3, alphabet="dna", presence=False, normalize=False,
                  ignore_case=True, unknown="error"):
         self.k = k
@@ -285,6 +287,8 @@ class Mismatch(_KmerKernel):
     Processing Systems 15, 2003, 1441-1448.
     """
 
+    _repr_always = ('k', 'm')
+
     def __init__(self, k=5, m=1, alphabet="dna", normalize=False, ignore_case=True,
                  unknown="error"):
         self.k = k
@@ -349,6 +353,8 @@ class WeightedDegree(_SequenceKernel):
     S. Sonnenburg, G. Rätsch and B. Schölkopf, "Large scale genomic sequence
     SVM classifiers", ICML 2005.
     """
+
+    _repr_always = ('d',)
 
     def __init__(self, d=5, alphabet="dna", normalize=False, ignore_case=True,
                  unknown="error"):

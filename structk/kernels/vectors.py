@@ -58,6 +58,8 @@ class Polynomial(_VectorKernel):
     gamma : float > 0, default 1.0
     """
 
+    _repr_always = ('degree',)
+
     def __init__(self, degree=2, coef0=1.0, gamma=1.0):
         self.degree = degree
         self.coef0 = coef0
@@ -93,6 +95,8 @@ class Gaussian(_VectorKernel):
     sigma : float > 0, default 1.0
         Bandwidth.
     """
+
+    _repr_always = ('sigma',)
 
     def __init__(self, sigma=1.0):
         self.sigma = sigma
@@ -139,6 +143,8 @@ class Laplace(_VectorKernel):
     sigma : float > 0, default 1.0
         Length scale.
     """
+
+    _repr_always = ('sigma',)
 
     def __init__(self, sigma=1.0):
         self.sigma = sigma
