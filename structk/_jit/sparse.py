@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def to_csc(indptr, cols, vals, n_cols):
     """CSC arrays ``(colptr, rows, vals)`` of a CSR matrix, rows sorted per column."""
     colptr = np.zeros(n_cols + 1, dtype=np.int64)
@@ -31,7 +31,7 @@ def to_csc(indptr, cols, vals, n_cols):
     return colptr, rows, out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
     """``K[i, j] += sum_c F[i, c] G[j, c]`` over the columns not in ``skip``.
 
@@ -56,7 +56,7 @@ def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
                 start[c] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def fill_block(D, colptr, rows, vals, columns):
     """``D[:, j] = F[:, columns[j]]`` for a zeroed dense block ``D``."""
     for j in range(columns.shape[0]):
@@ -65,7 +65,7 @@ def fill_block(D, colptr, rows, vals, columns):
             D[rows[a], j] = vals[a]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def column_counts(cols, n_cols):
     """Number of stored entries in each column."""
     counts = np.zeros(n_cols, dtype=np.int64)

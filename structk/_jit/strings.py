@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def kmer_ids(codes, offsets, k, A):
     """Base-``A`` index of every k-mer free of unknown symbols, row by row.
 
@@ -45,7 +45,7 @@ def kmer_ids(codes, offsets, k, A):
     return ids[:t], ptr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def kmer_chunks(codes, offsets, k, A, c):
     """Every k-mer free of unknown symbols as ``ceil(k / c)`` base-``A`` integers.
 
@@ -81,7 +81,7 @@ def kmer_chunks(codes, offsets, k, A, c):
     return out[:t], ptr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _count_sorted(buf, m, indices, data, t, presence):
     """Run-length count the sorted ``buf[:m]`` into ``indices/data`` from ``t``."""
     j = 0
@@ -97,7 +97,7 @@ def _count_sorted(buf, m, indices, data, t, presence):
     return t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def count_rows(ids, ptr, presence, space, direct):
     """CSR count matrix from per-row k-mer ids.
 
@@ -135,7 +135,7 @@ def count_rows(ids, ptr, presence, space, direct):
     return indptr, indices[:t], data[:t]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def neighbourhood_size(k, A, m):
     """``sum_{i <= m} C(k, i) (A - 1) ** i``: k-mers within Hamming distance m."""
     total = 0
@@ -148,7 +148,7 @@ def neighbourhood_size(k, A, m):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _emit_neighbours(kid, k, A, m, powers, pos_idx, digits, subst, out, t):
     """Write every k-mer within Hamming distance ``m`` of ``kid`` into ``out[t:]``."""
     out[t] = kid
@@ -186,7 +186,7 @@ def _emit_neighbours(kid, k, A, m, powers, pos_idx, digits, subst, out, t):
     return t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def mismatch_rows(ids, ptr, k, A, m, space):
     """CSR matrix of the (k, m)-mismatch features.
 
@@ -224,7 +224,7 @@ def mismatch_rows(ids, ptr, k, A, m, space):
     return indptr, indices[:t].copy(), data[:t].copy()  # release the bound-sized arrays
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def wd_increments(d, L):
     """``inc[r] = sum_{k=1}^{min(d, r)} beta_k``, ``beta_k = 2 (d - k + 1) / (d (d + 1))``.
 
@@ -241,7 +241,7 @@ def wd_increments(d, L):
     return inc
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _wd_pair(a, b, A, inc):
     total = 0.0
     run = 0
@@ -252,7 +252,7 @@ def _wd_pair(a, b, A, inc):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def wd_gram(S, A, w):
     """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
 
@@ -267,7 +267,7 @@ def wd_gram(S, A, w):
     return K
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def wd_cross(S, T, A, w):
     """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
     K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
@@ -277,7 +277,7 @@ def wd_cross(S, T, A, w):
     return K
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def wd_diag(S, A, w):
     """``k(x, x)`` for each row of ``S``."""
     out = np.empty(S.shape[0], dtype=np.float64)
