@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 
@@ -29,27 +28,6 @@ EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 # ------------------------------------------------------------------ helpers
 def _show_progress(args):
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
-
-
-class _Bar:
-    """A tqdm bar that appears only when the work lasts over a second."""
-
-    def __init__(self, enabled, desc, unit):
-        self.bar = None
-        if enabled:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(desc=desc, unit=unit, delay=1.0, leave=False, file=sys.stderr)
-
-    def __call__(self, done, total):
-        if self.bar is not None:
-            self.bar.total = total
-            self.bar.n = done
-            self.bar.refresh()
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
 
 
 def _kernel(text):
@@ -77,28 +55,6 @@ def _read(args, need_labels=False):
     return data
 
 
-def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
-                 blockwise_from=2000):
-    """Gram matrix of ``objects``; returns ``(K, seconds)``.
-
-    Up to ``blockwise_from`` objects (and no output file) the kernel is
-    called once; larger inputs, or ``out`` a ``.npy`` path, go tile by tile
-    through :func:`structk.gram`, with a progress bar and bounded memory.
-    """
-    t0 = time.perf_counter()
-    if out is None and len(objects) <= blockwise_from:
-        return kernel(objects), time.perf_counter() - t0
-    from .blockwise import gram
-
-    bar = _Bar(progress, "gram", "tile")
-    try:
-        K = gram(kernel, objects, block_size=block_size, out=out,
-                 progress=bar if progress else False)
-    finally:
-        bar.close()
-    return K, time.perf_counter() - t0
-
-
 # ----------------------------------------------------------------- commands
 def _cmd_demo(args):
     from . import demo
@@ -110,6 +66,7 @@ def _cmd_demo(args):
 def _cmd_gram(args):
     import numpy as np
 
+    from .evaluation import compute_gram
     from .psd import check_psd
 
     kernel = _kernel(args.kernel)

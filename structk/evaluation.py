@@ -9,9 +9,49 @@ cost of one Gram matrix.
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
+
+
+def progress_bar(enabled, desc, unit, total=None):
+    """A tqdm bar on standard error that appears only once the work lasts a
+    second; ``None`` when ``enabled`` is false."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)
+
+
+def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
+                 blockwise_from=2000):
+    """Gram matrix of ``objects``; returns ``(K, seconds)``.
+
+    Up to ``blockwise_from`` objects (and no output file) the kernel is
+    called once; larger inputs, or ``out`` a ``.npy`` path, go tile by tile
+    through :func:`structk.gram`, with a progress bar and bounded memory.
+    """
+    t0 = time.perf_counter()
+    if out is None and len(objects) <= blockwise_from:
+        return kernel(objects), time.perf_counter() - t0
+    from .blockwise import gram
+
+    bar = progress_bar(progress, "gram", "tile")
+
+    def tick(done, total):
+        bar.total = total
+        bar.update(done - bar.n)  # update, not refresh: keeps the one-second delay
+
+    try:
+        K = gram(kernel, objects, block_size=block_size, out=out,
+                 progress=tick if bar is not None else False)
+    finally:
+        if bar is not None:
+            bar.close()
+    return K, time.perf_counter() - t0
 
 
 @dataclass
@@ -60,7 +100,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
         Show progress bars (Gram tiles, folds).
     gram : callable, optional
         ``gram(kernel, objects) -> (K, seconds)``; defaults to
-        :func:`structk.cli.compute_gram`.
+        :func:`compute_gram`.
     kernel_names : list of str, optional
         Names for the table (default: each kernel's repr).
 
@@ -69,14 +109,13 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
     list of CVResult
     """
     from joblib import delayed
+    from sklearn.base import clone
     from sklearn.model_selection import RepeatedStratifiedKFold
 
     from .psd import check_psd
 
     y = np.asarray(y)
     if gram is None:
-        from .cli import compute_gram
-
         def gram(kernel, objs):
             return compute_gram(kernel, objs, progress=progress)
 
@@ -89,7 +128,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
         K = np.asarray(K)
         report = check_psd(K)
         for learner in learners:
-            model = learner.set_params(kernel="precomputed")
+            model = clone(learner).set_params(kernel="precomputed")
             jobs = (delayed(_fold_score)(model, K, y, tr, te) for tr, te in splits)
             scores = _run(jobs, n_jobs, len(splits), progress, f"{type(model).__name__} folds")
             rows.append(CVResult(kernel_name, repr(model), np.array(scores), seconds,
@@ -100,14 +139,15 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
 def _run(jobs, n_jobs, total, progress, desc):
     from joblib import Parallel
 
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    if progress:
-        import sys
-
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=total, desc=desc, delay=1.0, leave=False, file=sys.stderr)
-    return list(results)
+    bar = progress_bar(progress, desc, "fold", total)
+    scores = []
+    for score in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+        scores.append(score)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return scores
 
 
 def format_table(rows):
