@@ -191,6 +191,16 @@ def _working_problem(K, idx, y, alpha, G, QD, C):
 
 
 @numba.njit(cache=True)
+def _unshrink(K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, identity):
+    """Write the working problem back, rebuild the full gradient and return
+    the whole problem as the working one (every variable active again)."""
+    _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
+    _reconstruct_gradient(K, y, alpha, G, is_active)
+    act[:] = identity
+    return _working_problem(K, identity, y, alpha, G, QD, C)
+
+
+@numba.njit(cache=True)
 def _rho(y, G, alpha, C):
     """Offset: mean of ``y_i G_i`` over free variables, else the bounds' midpoint."""
     ub = np.inf
@@ -302,12 +312,10 @@ def smo(K, y, C, eps, tau, shrinking, max_iter):
                 if not unshrunk and gap <= eps * 10.0:
                     # close to the end: bring every variable back once, shrink again
                     unshrunk = True
-                    _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
-                    _reconstruct_gradient(K, y, alpha, G, is_active)
+                    Kc, yc, Gc, ac, QDc, status, up, low = _unshrink(
+                        K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active,
+                        identity)
                     idx = identity
-                    Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
-                        K, idx, y, alpha, G, QD, C)
-                    act[:] = identity
                     n_active, gap = _shrink(yc, Gc, status, up, low, act, n)
                 if 0 < n_active < idx.shape[0] // 2:
                     _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
@@ -325,12 +333,9 @@ def smo(K, y, C, eps, tau, shrinking, max_iter):
                 converged = True
                 break
             # optimal on the shrunk problem: check on the whole one
-            _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
-            _reconstruct_gradient(K, y, alpha, G, is_active)
+            Kc, yc, Gc, ac, QDc, status, up, low = _unshrink(
+                K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, identity)
             idx = identity
-            Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
-                K, idx, y, alpha, G, QD, C)
-            act[:] = identity
             n_active = n
             pi, Gmax = _select_i(yc, Gc, up, act, n_active)
             pj, Gmax2 = _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau)
