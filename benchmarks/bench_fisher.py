@@ -16,7 +16,7 @@ ratio hmmlearn / structk (> 1 means structk is faster) are printed.
 * Threads: the E-step (Baum-Welch, Fisher scores) runs chunks of sequences
   in parallel threads (numba ``prange``) only above a work threshold; the
   serial and parallel loops are timed at several sizes to show where the
-  threads pay on this machine. Scoring is serial (threads did not pay).
+  threads pay on the machine at hand. Scoring is serial (threads did not pay).
 
 structk times include encoding the strings; hmmlearn gets its integer
 column pre-built (its time excludes encoding).

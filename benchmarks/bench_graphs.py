@@ -10,6 +10,14 @@
 3. Scaling with graph size: random labelled graphs of 10 .. 160 nodes
    (mean degree 3, 3 node labels), time per pair.
 4. Scaling with the number of graphs: MUTAG repeated up to 4 x 188 graphs.
+5. Shortest-path kernel (labelled, delta on lengths) on MUTAG and PTC_MR vs
+   GraKeL ``ShortestPath(with_labels=True)``.
+6. Weisfeiler-Lehman optimal assignment (h = 5) on MUTAG and PTC_MR vs
+   GraKeL ``WeisfeilerLehmanOptimalAssignment(n_iter=5)``.
+7. GraphHopper on the first ENZYMES graphs (18 real attributes per node),
+   linear and Gaussian node kernels, vs GraKeL ``GraphHopper`` (GraKeL
+   needs about 3 s per graph, so only a prefix of the dataset is compared;
+   structk's time for all 600 graphs is printed too).
 
 Times are wall-clock medians (structk after a warm-up call, so numba
 compilation is excluded). BLAS is limited to one thread for both libraries
@@ -87,6 +95,8 @@ def row(name, t_ours, t_peer, diff=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="graph kernels vs GraKeL")
     parser.add_argument("--quick", action="store_true", help="small smoke run")
+    parser.add_argument("--only", type=int, nargs="*", metavar="SECTION",
+                        help="run only these numbered sections")
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -96,15 +106,13 @@ def main(argv=None):
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1, user_api="blas"):
-        run(args.quick, root)
+        run(args.quick, root, set(args.only or range(1, 100)))
 
 
-def run(quick, root):
+def run(quick, root, only):
     import numba
     from grakel.kernels import RandomWalk as GRandomWalk
     from grakel.kernels import RandomWalkLabeled as GRandomWalkLabeled
-    from grakel.kernels import VertexHistogram
-    from grakel.kernels import WeisfeilerLehman as GWeisfeilerLehman
 
     import structk
     from structk.datasets import load_tu
@@ -118,8 +126,9 @@ def run(quick, root):
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
           f"MUTAG {len(graphs)} graphs, lam = 0.01")
 
-    print("\n1. geometric random walk on MUTAG")
-    for labelled in (False, True):
+    if 1 in only:
+        print("\n1. geometric random walk on MUTAG")
+    for labelled in (False, True) if 1 in only else ():
         k = structk.RandomWalk(lam=0.01, node_label="label" if labelled else None)
         k(graphs[:3])  # compile
         name = "labelled" if labelled else "unlabelled"
@@ -141,6 +150,26 @@ def run(quick, root):
         row(f"{name.split(':')[0]}: GraKeL baseline, first {n_base} graphs", t_sub,
             t_base, rel_diff(Ks + extra, B))
 
+    if 2 in only:
+        section_wl(graphs, reps, peer_reps)
+    if 3 in only:
+        section_size(quick, reps)
+    if 4 in only:
+        section_count(quick, reps, graphs)
+    if 5 in only:
+        section_shortest_path(quick, root, reps, peer_reps)
+    if 6 in only:
+        section_wloa(quick, root, reps, peer_reps)
+    if 7 in only:
+        section_graphhopper(quick, root, reps)
+
+
+def section_wl(graphs, reps, peer_reps):
+    from grakel.kernels import VertexHistogram
+    from grakel.kernels import WeisfeilerLehman as GWeisfeilerLehman
+
+    import structk
+
     print("\n2. Weisfeiler-Lehman subtree kernel, h = 5, MUTAG")
     wl = structk.WeisfeilerLehman(h=5)
     wl(graphs[:3])
@@ -150,6 +179,12 @@ def run(quick, root):
         n_iter=5, base_graph_kernel=VertexHistogram).fit_transform(gin), peer_reps,
         "WL + VertexHistogram")
     row("WL + VertexHistogram", t_ours, t_peer, rel_diff(K, G))
+
+
+def section_size(quick, reps):
+    from grakel.kernels import RandomWalkLabeled as GRandomWalkLabeled
+
+    import structk
 
     print("\n3. scaling with graph size: labelled geometric walk, lam = 0.01,"
           " random graphs (mean degree 3, 3 labels), time per pair")
@@ -166,6 +201,12 @@ def run(quick, root):
               f"{1e6 * t_peer / pairs:10.1f} us/pair   ratio {t_peer / t_ours:7.1f}x",
               flush=True)
 
+
+def section_count(quick, reps, graphs):
+    from grakel.kernels import RandomWalkLabeled as GRandomWalkLabeled
+
+    import structk
+
     print("\n4. scaling with the number of graphs (MUTAG repeated), labelled walk")
     k = structk.RandomWalk(lam=0.01)
     counts = (20, 40) if quick else (47, 94, 188, 376, 752)
@@ -178,6 +219,68 @@ def run(quick, root):
                 lambda: GRandomWalkLabeled(lamda=0.01).fit_transform(grakel_input(X)), 1)
             line += f"   GraKeL fast {t_peer:8.2f} s   ratio {t_peer / t_ours:6.1f}x"
         print(line, flush=True)
+
+
+def section_shortest_path(quick, root, reps, peer_reps):
+    from grakel.kernels import ShortestPath as GShortestPath
+
+    import structk
+
+    print("\n5. shortest-path kernel, labelled, delta on lengths "
+          "(GraKeL ShortestPath(with_labels=True))")
+    compare_on_datasets(quick, root, reps, peer_reps, structk.ShortestPath(),
+                        lambda: GShortestPath(with_labels=True))
+
+
+def section_wloa(quick, root, reps, peer_reps):
+    from grakel.kernels import WeisfeilerLehmanOptimalAssignment as GWLOA
+
+    import structk
+
+    print("\n6. Weisfeiler-Lehman optimal assignment, h = 5 "
+          "(GraKeL WeisfeilerLehmanOptimalAssignment(n_iter=5))")
+    compare_on_datasets(quick, root, reps, peer_reps,
+                        structk.WeisfeilerLehmanOptimalAssignment(h=5),
+                        lambda: GWLOA(n_iter=5))
+
+
+def section_graphhopper(quick, root, reps):
+    from grakel import graph_from_networkx
+    from grakel.kernels import GraphHopper as GGraphHopper
+
+    import structk
+    from structk.datasets import load_tu
+
+    n = 8 if quick else 24
+    print(f"\n7. GraphHopper on the first {n} ENZYMES graphs (GraKeL GraphHopper, one run)")
+    X, _ = load_tu(os.path.join(root, "graphs"), "ENZYMES")
+    for kernel_type, k in [("linear", structk.GraphHopper()),
+                           (("gaussian", 0.01),
+                            structk.GraphHopper(node_kernel="gaussian", gamma=0.01))]:
+        compare_on_datasets(
+            quick, root, reps, 1, k, lambda kt=kernel_type: GGraphHopper(kernel_type=kt),
+            names=("ENZYMES",), first=n,
+            grakel_graphs=lambda G: list(graph_from_networkx(G, node_labels_tag="attributes")))
+        t_all, _ = median_time(lambda k=k: k(X), 1)
+        print(f"  {'':<44s} structk, all {len(X)} graphs: {t_all:.2f} s", flush=True)
+
+
+def compare_on_datasets(quick, root, reps, peer_reps, kernel, make_peer,
+                        names=("MUTAG", "PTC_MR"), grakel_graphs=grakel_input, first=None):
+    """One row per dataset: kernel(X) vs make_peer().fit_transform on GraKeL input."""
+    from structk.datasets import load_tu
+
+    for name in names:
+        X, _ = load_tu(os.path.join(root, "graphs"), name)
+        if quick or first:
+            X = X[:first or 60]
+        kernel(X[:3])  # compile
+        label = f"{name} ({len(X)} graphs), {kernel!r}"
+        t_ours, K = median_time(lambda X=X: kernel(X), reps, label)
+        gin = grakel_graphs(X)
+        t_peer, G = median_time(lambda gin=gin: make_peer().fit_transform(gin), peer_reps,
+                                label)
+        row(label, t_ours, t_peer, rel_diff(K, G))
 
 
 if __name__ == "__main__":

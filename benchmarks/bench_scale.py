@@ -59,7 +59,7 @@ DNA = "ACGT"
 
 # --------------------------------------------------------------------- kernels
 def string_kernels():
-    """``{name: Kernel}`` for the issue's kernels, or None when missing."""
+    """``{name: Kernel}`` for the string kernels compared, or None when missing."""
     try:
         from structk.kernels import Mismatch, Spectrum
     except (ImportError, AttributeError):
@@ -162,8 +162,8 @@ def _nbytes(X):
 # ----------------------------------------------------------- child processes
 def child(spec):
     """One measurement in this (fresh) process; returns a dict."""
-    from structk.blockwise import gram
-    from structk.distributed import dask_gram
+    from structk.scale.blockwise import gram
+    from structk.scale.distributed import dask_gram
 
     seqs = synthetic_dna(spec["n"])
     t = time.perf_counter()
@@ -269,7 +269,7 @@ def parallel_headroom(work=5_000_000):
 
 
 def section_jobs(args, report):
-    from structk.blockwise import gram
+    from structk.scale.blockwise import gram
 
     n = 1000 if args.quick else 5000
     headroom = statistics.median(parallel_headroom() for _ in range(args.repeats))
@@ -331,7 +331,7 @@ def load_splice(root):
 def section_nystroem(args, report):
     from sklearn.kernel_approximation import Nystroem as SkNystroem
 
-    from structk.nystroem import Nystroem
+    from structk.scale.nystroem import Nystroem
 
     root = os.environ.get("STRUCTK_DATA")
     if not root:

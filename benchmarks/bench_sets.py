@@ -2,7 +2,7 @@
 
 structk computes ``|A n B|`` for all pairs from the sparse 0/1 indicator
 matrix (``structk.kernels._sparse_gram``: BLAS for frequent tokens, a jitted
-pair loop for rare ones). The alternative the issue names is a jitted merge
+pair loop for rare ones). The obvious alternative is a jitted merge
 of sorted token-id arrays, pair by pair, written here for the comparison.
 Both start from the same sets (tokens mapped to ids included in the timing)
 and must give the same matrix. Medians of ``--repeats`` runs; ratio printed.

@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold, LeaveOneOut, StratifiedKFold, cross_val_score
 
 from structk.datasets import load_promoters, load_splice, promoter_groups
-from structk.kernels import Mismatch, Spectrum, WeightedDegree
+from structk.kernels import GappyPair, Mismatch, Spectrum, WeightedDegree
 from structk.learners import KernelSVM
 
 
@@ -66,7 +66,11 @@ def main(quick=False):
                Mismatch(k=5, m=1, normalize=True, unknown="skip"),
                WeightedDegree(d=3, unknown="skip"),
                WeightedDegree(d=8, unknown="skip"),
-               WeightedDegree(d=12, unknown="skip")]
+               WeightedDegree(d=12, unknown="skip"),
+               GappyPair(k=2, m=2, normalize=True, unknown="skip"),
+               GappyPair(k=3, m=3, normalize=True, unknown="skip"),
+               WeightedDegree(d=8, shift=1, unknown="skip"),
+               WeightedDegree(d=8, shift=3, unknown="skip")]
     for kernel in kernels[1::3] if quick else kernels:
         print(f"  {cv_accuracy(kernel, splice, folds):.4f}  {kernel!r}")
 
@@ -75,7 +79,9 @@ def main(quick=False):
     groups = promoter_groups(promoters)
     kernels = [Spectrum(k=3, normalize=True), Spectrum(k=4, normalize=True),
                Mismatch(k=5, m=1, normalize=True),
-               WeightedDegree(d=3), WeightedDegree(d=5)]
+               WeightedDegree(d=3), WeightedDegree(d=5),
+               GappyPair(k=2, m=2, normalize=True), GappyPair(k=1, m=4, normalize=True),
+               WeightedDegree(d=5, shift=2), WeightedDegree(d=5, shift=8)]
     for kernel in kernels[1::3] if quick else kernels:
         loo = cv_accuracy(kernel, promoters, LeaveOneOut())
         grouped = cv_accuracy(kernel, promoters, GroupKFold(5), groups=groups)

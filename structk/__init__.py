@@ -21,12 +21,21 @@ __version__ = "0.1.0"
 _kernels = [
     "Kernel", "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
-    "ExpIntersection", "Intersection", "Jaccard", "Mismatch", "Spectrum", "WeightedDegree",
-    "FisherKernel", "RandomWalk", "WeisfeilerLehman",
+    "ExpIntersection", "Intersection", "Jaccard", "GappyPair", "Mismatch", "Spectrum",
+    "WeightedDegree", "LocalAlignment", "EmpiricalKernelMap",
+    "FisherKernel", "ClassConditionalFisherKernel", "GraphHopper", "RandomWalk",
+    "ShortestPath", "WeisfeilerLehman", "WeisfeilerLehmanOptimalAssignment",
+]
+
+#: Reachable as attributes after a plain ``import structk`` (imported on first use).
+_subpackages = [
+    "datasets", "feature_space", "hmm", "kernels", "learners", "psd", "scale",
+    "sequences", "stats", "testing",
 ]
 
 _learners = [
-    "KernelCenterer", "KernelLogisticRegression", "KernelPerceptron", "KernelRidge",
+    "KernelCCA", "KernelCenterer", "KernelLogisticRegression", "KernelPCA",
+    "KernelPerceptron", "KernelRidge",
     "KernelRidgeCV", "KernelSVM", "NearestClassMean",
 ]
 
@@ -34,18 +43,15 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".kernels": _kernels,
-        ".psd": ["PSDReport", "assert_psd", "check_psd"],
+        ".psd": ["PSDReport", "assert_psd", "check_psd", "nearest_psd"],
         ".exceptions": ["KernelOverflowError", "NotPSDError"],
         ".learners": _learners,
         ".feature_space": ["distance_to_barycentre", "feature_distance", "rkhs_norm"],
         ".hmm": ["DiscreteHMM"],
-        ".blockwise": ["gram"],
-        ".nystroem": ["Nystroem"],
-        ".distributed": ["dask_gram"],
+        ".scale.blockwise": ["gram"],
+        ".scale.nystroem": ["Nystroem"],
+        ".scale.distributed": ["dask_gram"],
     },
+    subpackages=_subpackages,
 )
 __all__ = __all__ + ["__version__"]
-
-
-def __dir__():  # noqa: F811 - include the submodules
-    return sorted(set(__all__) | {"kernels", "learners", "testing", "datasets", "sequences"})

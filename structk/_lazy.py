@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 
-def attach(package_name: str, submodules: dict[str, list[str]]):
+def attach(package_name: str, submodules: dict[str, list[str]], subpackages=()):
     """Return ``(__getattr__, __dir__, __all__)`` for a lazily loaded package.
 
     Parameters
@@ -21,6 +21,9 @@ def attach(package_name: str, submodules: dict[str, list[str]]):
     submodules : dict
         Maps a module path relative to the package (e.g. ``".kernels.vectors"``)
         to the public names it defines.
+    subpackages : sequence of str
+        Public submodules reachable as attributes (``structk.kernels`` after
+        a plain ``import structk``), imported on first access.
     """
     where = {}
     for module, names in submodules.items():
@@ -29,18 +32,20 @@ def attach(package_name: str, submodules: dict[str, list[str]]):
                 raise RuntimeError(f"{package_name}.{name} is exported twice")
             where[name] = module
     public = sorted(where)
+    subpackages = frozenset(subpackages)
 
     def __getattr__(name):
+        if name in subpackages:
+            return importlib.import_module(f"{package_name}.{name}")
         try:
             module = where[name]
         except KeyError:
             raise AttributeError(
                 f"module {package_name!r} has no attribute {name!r}"
             ) from None
-        value = getattr(importlib.import_module(module, package_name), name)
-        return value
+        return getattr(importlib.import_module(module, package_name), name)
 
     def __dir__():
-        return public
+        return sorted(set(public) | subpackages)
 
     return __getattr__, __dir__, public

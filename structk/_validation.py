@@ -8,6 +8,7 @@ or parameter), never a numba traceback and never a silently wrong number.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -48,8 +49,11 @@ def check_objects(X, name="X"):
 def as_vectors(X, name="X"):
     """Return ``X`` as a C-contiguous 2-D float64 array of finite values.
 
-    Raises a ``ValueError`` naming the offending row (and column) for ragged
-    input, non-numeric entries, NaN or infinity.
+    Raises a ``ValueError`` naming the offending row (and feature) for ragged
+    input, entries that are not real numbers (strings, nested lists,
+    ``None``, complex numbers), NaN or infinity, and a ``TypeError`` for
+    scipy.sparse input. Nothing is converted silently: numeric strings are
+    not parsed and complex values are not truncated to their real part.
     """
     if hasattr(X, "tocsr"):
         raise TypeError(
@@ -58,25 +62,17 @@ def as_vectors(X, name="X"):
         )
     X = check_objects(X, name)
     if not isinstance(X, np.ndarray):
-        lengths = []
-        for i, x in enumerate(X):
-            if isinstance(x, (str, bytes)) or np.ndim(x) != 1:
-                raise ValueError(
-                    f"{name}[{i}] is not a 1-D vector (got {type(x).__name__} "
-                    f"with {np.ndim(x)} dimensions)"
-                )
-            lengths.append(len(x))
-        if len(set(lengths)) > 1:
-            first = lengths[0]
-            bad = next(i for i, n in enumerate(lengths) if n != first)
-            raise ValueError(
-                f"ragged input: {name}[{bad}] has {lengths[bad]} features but "
-                f"{name}[0] has {first}"
-            )
-    try:
-        A = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold numbers only: {exc}") from None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.asarray(X)
+            if arr.dtype.kind in "biuf":
+                X = arr
+        except (TypeError, ValueError):  # ragged or nested: diagnosed below
+            pass
+    if not (isinstance(X, np.ndarray) and X.dtype.kind in "biuf"):
+        _check_rows(X, name)
+    A = np.asarray(X, dtype=np.float64)
     if A.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D (n_objects, n_features), got shape {A.shape}; "
@@ -90,6 +86,46 @@ def as_vectors(X, name="X"):
             f"{name}[{i}] holds a non-finite value ({A[i, j]}) at feature {j}"
         )
     return np.ascontiguousarray(A)
+
+
+_COMPLEX_HINT = ("kernels on real vectors take real input: pass the real part, the "
+                 "modulus, or both as separate features, explicitly")
+
+
+def _check_rows(X, name):
+    """Raise naming the first row that is not a flat vector of real numbers
+    of the common length; return when every row is one."""
+    if isinstance(X, np.ndarray) and X.dtype.kind == "c":
+        bad = np.argwhere(np.imag(X) != 0)
+        where = f" ({name}[{bad[0][0]}] at feature {bad[0][-1]})" if len(bad) else ""
+        raise ValueError(f"{name} holds complex numbers{where}; {_COMPLEX_HINT}")
+    first = None
+    for i, x in enumerate(X):
+        if isinstance(x, np.ndarray) and x.ndim != 1 or not isinstance(
+            x, (np.ndarray, list, tuple)
+        ):
+            got = (f"an array of shape {x.shape}" if isinstance(x, np.ndarray)
+                   else f"a {type(x).__name__}")
+            raise ValueError(f"{name}[{i}] is not a 1-D vector of numbers (got {got})")
+        for j, v in enumerate(x):
+            if isinstance(v, (numbers.Real, np.bool_)):
+                continue
+            if isinstance(v, numbers.Complex):
+                raise ValueError(  # noqa: TRY004 - a bad value, as numpy reports it
+                    f"{name}[{i}] holds a complex number ({v!r}) at feature {j}; "
+                    f"{_COMPLEX_HINT}"
+                )
+            raise ValueError(
+                f"{name}[{i}] holds {v!r} ({type(v).__name__}) at feature {j}: "
+                "vector kernels take rows of real numbers only"
+            )
+        if first is None:
+            first = len(x)
+        elif len(x) != first:
+            raise ValueError(
+                f"ragged input: {name}[{i}] has {len(x)} features but {name}[0] "
+                f"has {first}"
+            )
 
 
 def check_same_dim(A, B, name_a="X", name_b="Y"):
@@ -111,19 +147,30 @@ def check_scalar(value, name, *, lower=None, lower_inclusive=True, upper=None,
         kind = "an integer" if integer else "a real number"
         raise TypeError(f"{name} must be {kind}, got {value!r}")
     if integer:
-        if not float(value).is_integer():
+        if not isinstance(value, numbers.Integral) and not float(value).is_integer():
             raise ValueError(f"{name} must be an integer, got {value!r}")
         value = int(value)
     else:
         value = float(value)
         if not np.isfinite(value):
             raise ValueError(f"{name} must be finite, got {value!r}")
-    if lower is not None:
-        if value < lower or (value == lower and not lower_inclusive):
-            sign = ">=" if lower_inclusive else ">"
-            raise ValueError(f"{name} must be {sign} {lower}, got {value!r}")
-    if upper is not None:
-        if value > upper or (value == upper and not upper_inclusive):
-            sign = "<=" if upper_inclusive else "<"
-            raise ValueError(f"{name} must be {sign} {upper}, got {value!r}")
+    if lower is not None and (value < lower or (value == lower and not lower_inclusive)):
+        sign = ">=" if lower_inclusive else ">"
+        raise ValueError(f"{name} must be {sign} {lower}, got {value!r}")
+    if upper is not None and (value > upper or (value == upper and not upper_inclusive)):
+        sign = "<=" if upper_inclusive else "<"
+        raise ValueError(f"{name} must be {sign} {upper}, got {value!r}")
     return value
+
+
+def fitted_kernel(kernel, X):
+    """``kernel`` if it can evaluate as it is, else a clone of it fitted on ``X``
+    (a kernel that learns from data and has not been fitted yet)."""
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    try:
+        kernel._validate()
+    except NotFittedError:
+        return clone(kernel).fit(X)
+    return kernel

@@ -6,7 +6,10 @@ For a kernel ``k`` with feature map ``phi``:
 * the distance of ``x`` to the barycentre ``m = sum_i w_i phi(s_i)`` of a set
   (``w_i = 1/n`` by default) is
   ``sqrt(k(x,x) - 2 sum_i w_i k(x, s_i) + sum_ij w_i w_j k(s_i, s_j))``;
-* the squared RKHS norm of ``f = sum_i a_i k(x_i, .)`` is ``a^T K a``.
+* the squared RKHS norm of ``f = sum_i a_i k(x_i, .)`` is ``a^T K a``;
+* the ball ``{f : ||f|| <= B}`` has empirical Rademacher complexity at most
+  ``2 B sqrt(sum_i k(x_i, x_i)) / n`` on ``n`` objects
+  (:func:`rademacher_bound`).
 
 Squared distances can come out slightly negative through rounding; they are
 clipped at 0 before the square root.
@@ -15,6 +18,8 @@ References
 ----------
 B. Schölkopf and A. J. Smola, "Learning with Kernels", MIT Press (2002),
 sections 2.2 and 4.
+P. L. Bartlett and S. Mendelson, "Rademacher and Gaussian complexities: risk
+bounds and structural results", JMLR 3 (2002) 463-482.
 """
 
 from __future__ import annotations
@@ -116,3 +121,72 @@ def rkhs_norm(dual_coef, K, squared=False):
     sq = np.maximum(sq, 0.0)
     out = sq if squared else np.sqrt(sq)
     return float(out) if out.ndim == 0 else out
+
+
+def rademacher_bound(kernel_or_gram, B, X=None):
+    r"""Bound on the Rademacher complexity of the RKHS ball of radius ``B``.
+
+    For ``F_B = {f in H_k : ||f|| <= B}`` and objects ``x_1..x_n``, the
+    empirical Rademacher complexity
+    ``R_n(F_B) = E_sigma sup_{f in F_B} (2/n) sum_i sigma_i f(x_i)``
+    (the factor 2 as in Bartlett and Mendelson) satisfies
+
+    ``R_n(F_B) <= 2 B sqrt(sum_i k(x_i, x_i)) / n = 2 B sqrt(mean_i k(x_i, x_i)) / sqrt(n)``:
+
+    the supremum is ``(2B/n) ||sum_i sigma_i phi(x_i)||`` by Cauchy-Schwarz,
+    and Jensen's inequality bounds its expectation by the square root of
+    ``E ||sum_i sigma_i phi(x_i)||^2 = sum_i k(x_i, x_i)``. Only the diagonal
+    of the Gram matrix is needed. With normalised kernels (``k(x, x) = 1``) it
+    is ``2B / sqrt(n)`` whatever the objects. Fitted learners expose the
+    ``B`` of their predictor as ``rkhs_norm_``.
+
+    Parameters
+    ----------
+    kernel_or_gram : Kernel or array_like (n, n)
+        A kernel (then ``X`` gives the objects; only ``kernel.diag(X)`` is
+        computed) or a Gram matrix (its diagonal is used).
+    B : float
+        Radius of the ball (>= 0), e.g. ``model.rkhs_norm_``.
+    X : sequence of objects, optional
+        Required with a kernel, not allowed with a Gram matrix.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from structk import Normalize, Spectrum
+    >>> from structk.feature_space import rademacher_bound
+    >>> rademacher_bound(Normalize(Spectrum(k=2)), 1.0, X=["ACGT", "GGCA", "TTAC", "CAGT"])
+    1.0
+    """
+    from ._validation import check_scalar, fitted_kernel
+    from .kernels.base import Kernel
+
+    B = check_scalar(B, "B", lower=0.0)
+    if isinstance(kernel_or_gram, Kernel):
+        if X is None:
+            raise ValueError("kernel_or_gram is a kernel: pass the objects as X")
+        X = check_objects(X, "X")
+        d = np.asarray(fitted_kernel(kernel_or_gram, X).diag(X), dtype=np.float64)
+    else:
+        if X is not None:
+            raise ValueError("kernel_or_gram is a Gram matrix: X must not be given")
+        K = np.asarray(kernel_or_gram)
+        if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+            raise ValueError(
+                f"a Gram matrix must be square and non-empty, got shape {K.shape}"
+            )
+        d = np.diag(K).astype(np.float64)
+    if not np.isfinite(d).all():
+        i = int(np.argmin(np.isfinite(d)))
+        raise ValueError(f"k(x, x) of object {i} is {d[i]}: not finite")
+    if d.min() < 0:
+        i = int(np.argmin(d))
+        raise ValueError(
+            f"k(x, x) of object {i} is {d[i]} < 0: not a kernel (a PSD Gram has "
+            "a non-negative diagonal)"
+        )
+    return float(2.0 * B * np.sqrt(d.mean()) / np.sqrt(len(d)))
+

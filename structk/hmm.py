@@ -15,18 +15,24 @@ Differences from hmmlearn that are deliberate: :meth:`DiscreteHMM.score`
 returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
 relative and per symbol (hmmlearn's is absolute on the total, so its meaning
 changes with the size of the data), and ``converged_`` is ``True`` only when
-``tol`` was reached, never merely because ``n_iter`` ran out.
+``tol`` was reached, never merely because ``n_iter`` ran out. By default
+structk adds a small pseudo-count to the transition and emission counts
+(``pseudocount=0.01``; hmmlearn adds none): ``pseudocount=0`` gives hmmlearn's
+estimates exactly.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._jit import hmm as _jit
-from ._validation import check_objects, check_scalar
+from ._validation import check_scalar
 from .alphabets import resolve_alphabet
 
 _PARAM_NAMES = ("startprob", "transmat", "emissionprob")
@@ -49,6 +55,11 @@ class DiscreteHMM(BaseEstimator):
     alphabet : str or sequence of symbols, default "dna"
         ``"dna"``, ``"rna"``, ``"protein"``, or the symbols themselves
         (a string of one-character symbols or a sequence of hashable ones).
+    ignore_case : bool, default True
+        Read a letter as the alphabet symbol of either case (``"acgt"`` is
+        ``"ACGT"`` on the DNA alphabet), as the string kernels do; an
+        alphabet with two symbols that differ only by case needs ``False``.
+        Sequences are encoded by :func:`structk.sequences.encode`.
     n_iter : int >= 1, default 100
         Maximum number of Baum-Welch iterations per restart.
     tol : float >= 0, default 1e-6
@@ -70,6 +81,20 @@ class DiscreteHMM(BaseEstimator):
         ``"emissionprob"`` gives the starting point explicitly.
     random_state : int, numpy Generator/RandomState or None
         Seed of the random starting points.
+    pseudocount : float >= 0, default 0.01
+        Added to every expected transition count and every expected
+        emission count at each re-estimation (additive, or Laplace,
+        smoothing: the maximum a posteriori estimate under a symmetric
+        Dirichlet prior of parameter ``1 + pseudocount`` on each row).
+        Any value > 0 keeps every transition and emission probability
+        positive, so that every sequence over the alphabet has a non-zero
+        probability: a model fitted on a few sequences of a family still
+        scores (and gives Fisher scores to) the sequences that use a symbol
+        those few never showed. The default is small next to the counts of
+        any real training set (a symbol never seen in a state gets about
+        ``0.01 / n_s`` of the probability, ``n_s`` the state's expected
+        visits). ``0`` gives the plain maximum-likelihood Baum-Welch of
+        hmmlearn.
 
     Attributes
     ----------
@@ -98,9 +123,12 @@ class DiscreteHMM(BaseEstimator):
     ``-inf``; no ``log(0)`` is ever taken and no NaN is produced. Its
     posteriors and Viterbi path are undefined, and :meth:`score_samples`,
     :meth:`decode` and :meth:`fit` (for the starting parameters) raise a
-    ``ValueError`` naming it. No pseudo-counts are added: a state that
-    receives no expected visits keeps its previous transition or emission
-    row.
+    ``ValueError`` naming it. With ``pseudocount=0`` a state that receives
+    no expected visits keeps its previous transition or emission row.
+
+    A restart that stops after ``n_iter`` iterations without reaching
+    ``tol`` issues a :class:`sklearn.exceptions.ConvergenceWarning` (not
+    with ``tol=0``, which asks for ``n_iter`` iterations).
 
     Sequences must hold at least one symbol; an empty sequence raises a
     ``ValueError`` naming its index, as does a symbol outside the alphabet
@@ -125,9 +153,12 @@ class DiscreteHMM(BaseEstimator):
     """
 
     def __init__(self, n_states=2, alphabet="dna", n_iter=100, tol=1e-6,
-                 n_restarts=1, init="random", random_state=None):
+                 n_restarts=1, init="random", random_state=None, ignore_case=True,
+                 pseudocount=0.01):
         self.n_states = n_states
         self.alphabet = alphabet
+        self.ignore_case = ignore_case
+        self.pseudocount = pseudocount
         self.n_iter = n_iter
         self.tol = tol
         self.n_restarts = n_restarts
@@ -136,7 +167,7 @@ class DiscreteHMM(BaseEstimator):
 
     # --------------------------------------------------------- construction
     @classmethod
-    def from_params(cls, startprob, transmat, emissionprob, alphabet="dna"):
+    def from_params(cls, startprob, transmat, emissionprob, alphabet="dna", ignore_case=True):
         """A fitted model with the given parameters (no training).
 
         Parameters
@@ -148,6 +179,8 @@ class DiscreteHMM(BaseEstimator):
             renormalised exactly).
         alphabet : str or sequence of symbols
             Must have ``n_symbols`` symbols.
+        ignore_case : bool, default True
+            As for the constructor.
 
         Returns
         -------
@@ -159,7 +192,7 @@ class DiscreteHMM(BaseEstimator):
         init = {"startprob": startprob, "transmat": transmat,
                 "emissionprob": emissionprob}
         hmm = cls(n_states=len(np.atleast_1d(startprob)), alphabet=alphabet,
-                  init=init)
+                  init=init, ignore_case=ignore_case)
         symbols = resolve_alphabet(alphabet)
         pi, A, B = _check_init(init, hmm.n_states, len(symbols), "")
         hmm._set_fitted(pi, A, B, symbols)
@@ -181,7 +214,14 @@ class DiscreteHMM(BaseEstimator):
         check_scalar(self.n_iter, "n_iter", lower=1, integer=True)
         check_scalar(self.tol, "tol", lower=0)
         check_scalar(self.n_restarts, "n_restarts", lower=1, integer=True)
+        check_scalar(self.pseudocount, "pseudocount", lower=0)
         symbols = resolve_alphabet(self.alphabet)
+        if not isinstance(self.ignore_case, (bool, np.bool_)):
+            raise TypeError(f"ignore_case must be True or False, got {self.ignore_case!r}")
+        if len(symbols) > MAX_SYMBOLS:
+            raise ValueError(
+                f"a model's alphabet has at most {MAX_SYMBOLS} symbols, got {len(symbols)}"
+            )
         if isinstance(self.init, str):
             if self.init != "random":
                 raise ValueError(
@@ -210,7 +250,7 @@ class DiscreteHMM(BaseEstimator):
         self
         """
         K, symbols = self._check_params()
-        seq, offsets = _encode(X, symbols, "X")
+        seq, offsets = _encode(X, symbols, "X", self.ignore_case)
         M = len(symbols)
         if isinstance(self.init, dict):
             starts = [_check_init(self.init, K, M, "init")]
@@ -220,6 +260,17 @@ class DiscreteHMM(BaseEstimator):
         best = None
         for r, params in enumerate(starts):
             run = self._baum_welch(seq, offsets, params)
+            if not run[2] and float(self.tol) > 0:
+                history = run[1]
+                change = abs(history[-1] - history[-2]) / abs(history[-2]) if len(
+                    history) > 1 else float("nan")
+                warnings.warn(
+                    f"DiscreteHMM restart {r} stopped after n_iter={int(self.n_iter)} "
+                    f"Baum-Welch iterations without converging: the last relative change "
+                    f"of the log-likelihood per symbol was {change:.3g} > tol="
+                    f"{float(self.tol):g}; raise n_iter (or tol)",
+                    ConvergenceWarning, stacklevel=2,
+                )
             if best is None or run[1][-1] > best[1][1][-1]:
                 best = (r, run)
         r, (params, history, converged) = best
@@ -242,7 +293,8 @@ class DiscreteHMM(BaseEstimator):
             if it == 0:
                 _raise_if_impossible(ll, "X", "the starting parameters")
             history.append(ll.sum() / n_symbols)
-            pi, A, B = _m_step(s0.sum(0), s1.sum(0), s2.sum(0).T, A, B)
+            pi, A, B = _m_step(s0.sum(0), s1.sum(0), s2.sum(0).T, A, B,
+                               float(self.pseudocount))
             if it > 0 and abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
                 converged = True
                 break
@@ -251,7 +303,7 @@ class DiscreteHMM(BaseEstimator):
     # ----------------------------------------------------------- inference
     def _encode_fitted(self, X, name="X"):
         check_is_fitted(self, "emissionprob_")
-        seq, offsets = _encode(X, self.alphabet_, name)
+        seq, offsets = _encode(X, self.alphabet_, name, self.ignore_case)
         return seq, offsets
 
     def _jit_params(self):
@@ -381,90 +433,36 @@ class DiscreteHMM(BaseEstimator):
 
 
 # ---------------------------------------------------------------- helpers
-def _encode(X, symbols, name="X"):
-    """Encode sequences over ``symbols`` as a flat int64 array plus offsets.
+#: Largest alphabet of a model (``uint16`` symbol codes).
+MAX_SYMBOLS = 65535
+
+_UNKNOWN_HINT = ("a model scores only sequences over its alphabet: fit it on an "
+                 "alphabet that holds every symbol")
+
+
+def _encode(X, symbols, name="X", ignore_case=True):
+    """Encode sequences over ``symbols`` with :func:`structk.sequences.encode`,
+    as one flat int64 array plus offsets.
 
     Returns ``(seq, offsets)`` with sequence ``i`` at
     ``seq[offsets[i]:offsets[i + 1]]``. Raises a ``ValueError`` naming the
     sequence, position and symbol for a symbol outside the alphabet, and the
     sequence for an empty one.
     """
-    X = check_objects(X, name)
-    text = all(isinstance(x, str) for x in X)
-    if text:
-        lengths = np.fromiter(map(len, X), dtype=np.int64, count=len(X))
-    else:
-        lengths = np.array([_length(x, name, i) for i, x in enumerate(X)],
-                           dtype=np.int64)
-    empty = np.flatnonzero(lengths == 0)
+    from .sequences import encode
+
+    E = encode(X, symbols, ignore_case=ignore_case, unknown="error", name=name,
+               unknown_hint=_UNKNOWN_HINT, max_symbols=MAX_SYMBOLS)
+    empty = np.flatnonzero(E.lengths == 0)
     if empty.size:
         raise ValueError(
             f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol"
         )
-    offsets = np.zeros(len(X) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    seq = _encode_text(X, symbols, offsets, name) if text else None
-    if seq is None:
-        seq = _encode_general(X, symbols, offsets, name)
-    return seq, offsets
-
-
-def _length(x, name, i):
-    try:
-        return len(x)
-    except TypeError:
-        raise TypeError(
-            f"{name}[{i}] must be a sequence of symbols (e.g. a string), "
-            f"got {type(x).__name__}"
-        ) from None
-
-
-def _encode_text(X, symbols, offsets, name):
-    """Fast path for str sequences when every symbol is one latin-1 char."""
-    if not all(isinstance(s, str) and len(s) == 1 and ord(s) < 256 for s in symbols):
-        return None
-    try:
-        raw = "".join(X).encode("latin-1")
-    except UnicodeEncodeError:
-        return None  # an unknown non-latin-1 symbol: the general path names it
-    lut = np.full(256, -1, dtype=np.int64)
-    for code, s in enumerate(symbols):
-        lut[ord(s)] = code
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    seq = lut[buf]
-    bad = np.flatnonzero(seq < 0)
-    if bad.size:
-        p = int(bad[0])
-        i = int(np.searchsorted(offsets, p, side="right")) - 1
-        _unknown(name, i, p - int(offsets[i]), chr(buf[p]), symbols)
-    return seq
-
-
-def _encode_general(X, symbols, offsets, name):
-    index = {s: code for code, s in enumerate(symbols)}
-    seq = np.empty(int(offsets[-1]), dtype=np.int64)
-    for i, x in enumerate(X):
-        if isinstance(x, (bytes, bytearray)):
-            x = x.decode("latin-1")
-        start = int(offsets[i])
-        for t, s in enumerate(x):
-            try:
-                seq[start + t] = index[s]
-            except (KeyError, TypeError):
-                _unknown(name, i, t, s, symbols)
-    return seq
-
-
-def _unknown(name, i, position, symbol, symbols):
-    shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
-    raise ValueError(
-        f"{name}[{i}] has symbol {symbol!r} at position {position}, which is not "
-        f"in the alphabet {shown!r}"
-    )
+    return E.codes.astype(np.int64), E.offsets
 
 
 #: Work (symbols x states^2) from which the E-step runs in parallel threads.
-#: Measured with bench_fisher.py on the shared 2-core machine: 2 threads lose
+#: Measured with bench_fisher.py on 2 cores shared with other jobs: 2 threads lose
 #: below ~10^5 symbols (0.6x at K=4: launch cost under load), are even at
 #: 5 x 10^5, and gain up to 1.85x at 2 x 10^6 symbols when the machine is
 #: not saturated (0.95x when it is).
@@ -550,11 +548,12 @@ def _random_params(rng, K, M):
     return pi, A, B
 
 
-def _m_step(s_start, s_trans, s_emit, A_old, B_old):
-    """Baum-Welch re-estimation; rows without expected counts are kept."""
+def _m_step(s_start, s_trans, s_emit, A_old, B_old, pseudocount=0.0):
+    """Baum-Welch re-estimation with ``pseudocount`` added to the transition
+    and emission counts; rows without any count are kept."""
     pi = s_start / s_start.sum()
-    A = _normalise_rows(s_trans, A_old)
-    B = _normalise_rows(s_emit, B_old)
+    A = _normalise_rows(s_trans + pseudocount, A_old)
+    B = _normalise_rows(s_emit + pseudocount, B_old)
     return pi, A, B
 
 

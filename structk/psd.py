@@ -16,6 +16,12 @@ costs one pass over the matrix, so the default leaves a margin of at least
 ``2.5 n`` over the rounding level observed in practice, while a genuine
 violation (an eigenvalue of ``-1e-8 ||K||`` or below at n = 4000) is caught.
 
+``eps`` is that of the Gram's own dtype: a float32 Gram (eps = 1.2e-7) is
+PSD only up to float32 rounding, and gets ``10 n eps_32 ||K||_F``. Integer
+Grams are exact and get the float64 tolerance. A float16 Gram (three
+significant digits) is refused: at n = 100 its rounding alone allows
+eigenvalues of ``-||K||_F``, so no answer would mean anything.
+
 How it is computed: the Cholesky factorisation of ``K + tol * I`` exists
 exactly when ``lambda_min > -tol`` (up to the factorisation's own rounding,
 about ``n eps max K_ii``, far below ``tol``). It costs ``n^3 / 3`` flops in
@@ -31,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import check_scalar
 from .exceptions import NotPSDError
 
 EPS = float(np.finfo(np.float64).eps)
@@ -81,7 +88,7 @@ class PSDReport:
             lines.append(f"K ({self.n} x {self.n}) is NOT positive semi-definite")
         if self.min_eigenvalue is None:
             lines.append(
-                f"  smallest eigenvalue > -tol (certified by Cholesky of K + tol*I; "
+                "  smallest eigenvalue > -tol (certified by Cholesky of K + tol*I; "
                 "eigenvalues not computed)"
             )
         else:
@@ -106,6 +113,7 @@ class PSDReport:
 
 
 def _as_square(K):
+    """``K`` as a finite square float64 array, and the machine epsilon of its dtype."""
     if hasattr(K, "toarray"):
         K = K.toarray()
     K = np.asarray(K)
@@ -113,6 +121,13 @@ def _as_square(K):
         raise ValueError("K must be real; got a complex matrix")
     if K.dtype.kind not in "biuf":
         raise ValueError(f"K must hold real numbers, got dtype {K.dtype}")
+    eps = max(EPS, float(np.finfo(K.dtype).eps)) if K.dtype.kind == "f" else EPS
+    if eps > 1e-4:
+        raise ValueError(
+            f"K has dtype {K.dtype}, whose {-int(np.log10(eps))} significant digits are "
+            "too few to decide positive semi-definiteness; compute or store the Gram "
+            "matrix in float32 or float64"
+        )
     K = K.astype(np.float64, copy=False)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be a square matrix, got shape {K.shape}")
@@ -122,7 +137,7 @@ def _as_square(K):
     if not np.isfinite(np.sum(K)) and not np.isfinite(K).all():
         i, j = np.argwhere(~np.isfinite(K))[0]
         raise ValueError(f"K holds a non-finite value {K[i, j]} at entry ({i}, {j})")
-    return K
+    return K, eps
 
 
 def _max_asymmetry(K, block=256):
@@ -200,7 +215,8 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
         Real, finite and symmetric up to ``sym_rtol``.
     tol : float, optional
         Absolute tolerance: ``K`` is accepted when ``lambda_min >= -tol``.
-        Default ``10 * n * eps * ||K||_F`` (see the module documentation).
+        Default ``10 * n * eps * ||K||_F`` with the ``eps`` of ``K``'s dtype
+        (see the module documentation).
     method : {"auto", "eigh"}
         ``"auto"`` certifies PSD matrices by a Cholesky factorisation and
         computes the smallest eigenpair only when that fails; ``"eigh"``
@@ -216,7 +232,10 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
     Raises
     ------
     ValueError
-        For non-square, empty, complex, non-finite or non-symmetric ``K``.
+        For non-square, empty, complex, float16, non-finite or non-symmetric
+        ``K``, and a negative or non-finite ``tol``.
+    TypeError
+        For a ``tol`` that is not a real number.
 
     Examples
     --------
@@ -230,21 +249,22 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
     """
     if method not in ("auto", "eigh"):
         raise ValueError(f"method must be 'auto' or 'eigh', got {method!r}")
-    K = _as_square(K)
+    K, eps = _as_square(K)
+    if tol is not None:
+        tol = check_scalar(tol, "tol", lower=0.0)
+    check_scalar(sym_rtol, "sym_rtol", lower=0.0)
     K, asym = _symmetric_part(K, sym_rtol)
     n = K.shape[0]
     scale = _frobenius(K)
     if tol is None:
-        tol = 10.0 * n * EPS * scale
-    else:
-        if isinstance(tol, bool) or not np.isfinite(tol) or tol < 0:
-            raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-        tol = float(tol)
+        tol = 10.0 * n * eps * scale
 
-    if method == "auto" and _cholesky_ok(K, tol):
-        return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
+    from ._threads import small_blas
 
-    lam, z = _smallest_eigenpair(K)
+    with small_blas(n):
+        if method == "auto" and _cholesky_ok(K, tol):
+            return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
+        lam, z = _smallest_eigenpair(K)
     ok = lam >= -tol
     return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh")
 
@@ -258,3 +278,89 @@ def assert_psd(K, tol=None, **kwargs):
     if not report.is_psd:
         raise NotPSDError(report)
     return report
+
+
+_REPAIRS = ("clip", "flip", "shift")
+
+
+def nearest_psd(K, method="clip", *, sym_rtol=1e-10):
+    """Repair a symmetric similarity matrix into a PSD one, by its spectrum.
+
+    With ``K = V diag(lambda) V^T`` (``K`` symmetrised first):
+
+    ``"clip"``
+        ``V diag(max(lambda, 0)) V^T``: the PSD matrix nearest to ``K`` in
+        Frobenius norm (Higham 1988). Treats negative eigenvalues as noise.
+    ``"flip"``
+        ``V diag(|lambda|) V^T``: keeps the information in the negative
+        directions, as if they were positive (Graepel et al. 1999).
+    ``"shift"``
+        ``K - min(lambda_min, 0) I``: adds the same amount to every
+        diagonal entry, which changes no eigenvector and no off-diagonal
+        similarity, but moves every point away from all others (only the
+        smallest eigenvalue is computed).
+
+    All three are **transductive**: the repaired matrix depends on the
+    whole of ``K``, so the objects to predict must be in ``K`` when it is
+    repaired (train and test together, Chen et al. 2009, Section 4); a new
+    object cannot be added without recomputing it, and a learner fitted on
+    a repaired training block and applied to raw test similarities is
+    inconsistent. For an inductive repair (new objects at any time) use
+    :class:`~structk.kernels.empirical.EmpiricalKernelMap`.
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Real, finite, symmetric up to ``sym_rtol`` (relative to ``max|K|``).
+    method : {"clip", "flip", "shift"}, default "clip"
+    sym_rtol : float
+        Largest accepted ``max|K - K^T|`` relative to ``max|K|``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        Exactly symmetric and PSD up to rounding (``check_psd`` accepts it).
+        A PSD input is returned unchanged by ``"shift"`` and up to rounding by
+        ``"clip"`` and ``"flip"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structk.psd import nearest_psd
+    >>> K = np.array([[1.0, 2.0], [2.0, 1.0]])          # eigenvalues 3 and -1
+    >>> nearest_psd(K, "clip")
+    array([[1.5, 1.5],
+           [1.5, 1.5]])
+    >>> nearest_psd(K, "flip")
+    array([[2., 1.],
+           [1., 2.]])
+    >>> nearest_psd(K, "shift")
+    array([[2., 2.],
+           [2., 2.]])
+
+    References
+    ----------
+    Y. Chen, E. K. Garcia, M. R. Gupta, A. Rahimi and L. Cazzanti,
+    "Similarity-based classification: concepts and algorithms", Journal of
+    Machine Learning Research 10, 2009, 747-776.
+    N. J. Higham, "Computing a nearest symmetric positive semidefinite
+    matrix", Linear Algebra and its Applications 103, 1988, 103-118.
+    """
+    if method not in _REPAIRS:
+        raise ValueError(f"method must be one of {_REPAIRS}, got {method!r}")
+    K, _ = _as_square(K)
+    S, _ = _symmetric_part(K, sym_rtol)
+    S = np.array(S, dtype=np.float64)  # never modify the caller's matrix
+    if method == "shift":
+        lam, _ = _smallest_eigenpair(S)
+        if lam < 0:
+            S.flat[:: S.shape[0] + 1] -= lam
+        return S
+    from scipy.linalg import eigh
+
+    w, V = eigh(S, check_finite=False)
+    w = np.maximum(w, 0.0) if method == "clip" else np.abs(w)
+    R = (V * w) @ V.T
+    R += R.T  # exactly symmetric
+    R *= 0.5
+    return R

@@ -49,6 +49,7 @@ the demo read FASTA files).
 from __future__ import annotations
 
 import gzip
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,8 @@ from .alphabets import resolve_alphabet
 
 #: Code of a symbol outside the alphabet kept with ``unknown="skip"``.
 UNKNOWN = 255
-_NOT_FOUND = 255
+_SKIP_HINT = ("pass unknown='skip' to drop the k-mers that contain them, or choose "
+              "an alphabet that holds them")
 _UNKNOWN_MODES = ("error", "skip")
 
 
@@ -69,9 +71,10 @@ class EncodedSequences:
 
     Attributes
     ----------
-    codes : ndarray of uint8
+    codes : ndarray of uint8 (uint16 for alphabets of more than 255 symbols)
         All sequences concatenated; symbol ``i`` of the alphabet is code
-        ``i``, a skipped unknown symbol is :data:`UNKNOWN`.
+        ``i``, a skipped unknown symbol is :data:`UNKNOWN` (65535 with
+        ``uint16`` codes).
     offsets : ndarray of int64, shape (n + 1,)
         Sequence ``i`` is ``codes[offsets[i]:offsets[i + 1]]``.
     alphabet : tuple
@@ -115,7 +118,8 @@ def check_unknown(unknown):
     return unknown
 
 
-def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X"):
+def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X",
+           unknown_hint=None, max_symbols=255):
     """Encode a collection of sequences as flat ``uint8`` codes plus offsets.
 
     Parameters
@@ -133,6 +137,15 @@ def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X"):
         docstring): raise, or keep it as :data:`UNKNOWN`.
     name : str
         How the collection is called in error messages (``X[3]``).
+    unknown_hint : str, optional
+        The advice that ends the error for a symbol outside the alphabet
+        (with ``unknown="error"``); by default it suggests
+        ``unknown='skip'``, which suits the string kernels.
+    max_symbols : int, default 255
+        Largest alphabet accepted. Alphabets of up to 255 symbols get
+        ``uint8`` codes; callers that take larger alphabets (the hidden
+        Markov models, up to 65535 symbols) get ``uint16`` codes, whose
+        :data:`UNKNOWN` marker is then 65535.
 
     Returns
     -------
@@ -142,31 +155,32 @@ def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X"):
     if not isinstance(ignore_case, (bool, np.bool_)):
         raise TypeError(f"ignore_case must be True or False, got {ignore_case!r}")
     symbols = resolve_alphabet(alphabet)
-    if len(symbols) > 255:
+    if len(symbols) > min(max_symbols, 65535):
         raise ValueError(
-            f"an alphabet has at most 255 symbols, got {len(symbols)}"
+            f"an alphabet has at most {min(max_symbols, 65535)} symbols, got {len(symbols)}"
         )
+    dtype = np.uint8 if len(symbols) <= 255 else np.uint16
     X = check_objects(X, name)
     table = _symbol_table(symbols, ignore_case)
-    lut = _byte_table(table)
+    lut = _byte_table(table, dtype)
     items = [_as_sequence(x, f"{name}[{i}]") for i, x in enumerate(X)]
     if lut is not None and all(isinstance(x, (str, bytes)) for x in items):
         raw = [_latin1(x) for x in items]
         if all(r is not None for r in raw):
             lengths = np.fromiter((len(r) for r in raw), np.int64, len(raw))
             codes = lut[np.frombuffer(b"".join(raw), dtype=np.uint8)]
-            return _finish(codes, lengths, items, symbols, unknown, name)
+            return _finish(codes, lengths, items, symbols, unknown, name, unknown_hint)
     parts = []
     for i, x in enumerate(items):
         r = _latin1(x) if lut is not None and isinstance(x, (str, bytes)) else None
         if r is not None:
             parts.append(lut[np.frombuffer(r, dtype=np.uint8)])
         else:
-            parts.append(_encode_generic(x, table, ignore_case, f"{name}[{i}]"))
+            parts.append(_encode_generic(x, table, dtype, f"{name}[{i}]"))
     lengths = np.fromiter((len(p) for p in parts), np.int64, len(parts))
-    codes = np.concatenate(parts) if parts else np.empty(0, np.uint8)
-    return _finish(codes.astype(np.uint8, copy=False), lengths, items, symbols,
-                   unknown, name)
+    codes = np.concatenate(parts) if parts else np.empty(0, dtype)
+    return _finish(codes.astype(dtype, copy=False), lengths, items, symbols,
+                   unknown, name, unknown_hint)
 
 
 def _symbol_table(symbols, ignore_case):
@@ -186,11 +200,11 @@ def _symbol_table(symbols, ignore_case):
     return table
 
 
-def _byte_table(table):
+def _byte_table(table, dtype=np.uint8):
     """A 256-entry lookup table when every symbol is one latin-1 character."""
     if not all(isinstance(s, str) and len(s) == 1 and ord(s) < 256 for s in table):
         return None
-    lut = np.full(256, _NOT_FOUND, dtype=np.uint8)
+    lut = np.full(256, np.iinfo(dtype).max, dtype=dtype)
     for s, code in table.items():
         lut[ord(s)] = code
     return lut
@@ -214,25 +228,31 @@ def _as_sequence(x, where):
         return x
     if isinstance(x, np.ndarray) and x.ndim != 1:
         raise ValueError(f"{where} is a {x.ndim}-d array; a sequence must be 1-d")
+    if isinstance(x, (set, frozenset, dict)) or not hasattr(x, "__len__"):
+        raise TypeError(
+            f"{where} is a {type(x).__name__}, not a sequence (str, bytes or an "
+            "ordered sequence of symbols)"
+        )
     try:
         iter(x)
     except TypeError:
         raise TypeError(
-            f"{where} is a {type(x).__name__}, not a sequence (str, bytes or a "
-            "sequence of symbols)"
+            f"{where} is a {type(x).__name__}, not a sequence ({where} must be a "
+            "sequence of symbols: a str, bytes or a list of symbols)"
         ) from None
     return x
 
 
-def _encode_generic(x, table, ignore_case, where):
-    out = np.empty(len(x), dtype=np.uint8)
+def _encode_generic(x, table, dtype, where):
+    out = np.empty(len(x), dtype=dtype)
+    not_found = np.iinfo(dtype).max
     for p, s in enumerate(x):
         if isinstance(s, bytes) and len(s) == 1:
             s = s.decode("latin-1")
         elif isinstance(x, bytes):
             s = chr(s)
         try:
-            out[p] = table.get(s, _NOT_FOUND)
+            out[p] = table.get(s, not_found)
         except TypeError:
             raise TypeError(
                 f"{where} has an unhashable symbol {s!r} at position {p}"
@@ -240,10 +260,10 @@ def _encode_generic(x, table, ignore_case, where):
     return out
 
 
-def _finish(codes, lengths, items, symbols, unknown, name):
+def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    bad = np.flatnonzero(codes == _NOT_FOUND)
+    bad = np.flatnonzero(codes == np.iinfo(codes.dtype).max)
     if bad.size and unknown == "error":
         flat = int(bad[0])
         i = int(np.searchsorted(offsets, flat, side="right") - 1)
@@ -255,11 +275,9 @@ def _finish(codes, lengths, items, symbols, unknown, name):
         raise ValueError(
             f"{name}[{i}] has symbol {symbol!r} at position {pos}, which is not in "
             f"the alphabet {shown!r} ({bad.size} such symbol(s) in {n_seqs} "
-            "sequence(s)); pass unknown='skip' to drop the k-mers that contain "
-            "them, or choose an alphabet that holds them"
+            f"sequence(s)); {hint or _SKIP_HINT}"
         )
-    return EncodedSequences(np.ascontiguousarray(codes, dtype=np.uint8), offsets,
-                            tuple(symbols))
+    return EncodedSequences(np.ascontiguousarray(codes), offsets, tuple(symbols))
 
 
 # ---------------------------------------------------------------- k-mer names
@@ -341,20 +359,58 @@ def read_fasta(path, *, descriptions=False):
     sequences : list of str
         The sequences, as written in the file (case kept).
 
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    ValueError
+        Naming the file, when it is not FASTA (its first line does not
+        start with ``>``), not text, or a damaged or truncated gzip file.
+
     Notes
     -----
     Parsing is done by Biopython's ``Bio.SeqIO`` ("fasta" format).
     """
     SeqIO = _seqio()
     path = Path(path)
-    opener = gzip.open if _is_gzip(path) else open
-    with opener(path, "rt") as handle:
-        records = list(SeqIO.parse(handle, "fasta"))
+    compressed = _is_gzip(path)
+    opener = gzip.open if compressed else open
+    try:
+        with opener(path, "rt") as handle:
+            first = _first_line(handle)
+            if first is not None and not first.startswith(">"):
+                raise ValueError(
+                    f"{str(path)!r} is not a FASTA file: its first line does not start "
+                    f"with '>' ({first[:60]!r})"
+                )
+            handle.seek(0)
+            records = list(SeqIO.parse(handle, "fasta"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{str(path)!r} is not a text FASTA file: byte {exc.object[exc.start]:#04x} "
+            f"at offset {exc.start} is not {exc.encoding} text"
+        ) from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(
+            f"{str(path)!r} is a damaged or truncated gzip file ({exc or type(exc).__name__})"
+        ) from None
+    except ValueError as exc:
+        if str(path) in str(exc):
+            raise
+        raise ValueError(f"{str(path)!r}: {str(exc).splitlines()[0]}") from None
     ids = [r.id for r in records]
     sequences = [str(r.seq) for r in records]
     if descriptions:
         return ids, [r.description for r in records], sequences
     return ids, sequences
+
+
+def _first_line(handle):
+    """The first non-blank line of a text file, or ``None`` when it has none."""
+    for line in handle:
+        if line.strip():
+            return line.strip()
+    return None
 
 
 def write_fasta(path, sequences, ids=None, *, line_length=60):

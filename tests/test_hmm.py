@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from structk import DiscreteHMM
 from structk import hmm as hmm_module
@@ -179,7 +179,8 @@ def _training_data(seed=9, n=40):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_baum_welch_likelihood_is_monotone(seed):
     X = _training_data()
-    hmm = DiscreteHMM(3, "dna", n_iter=60, tol=0.0, random_state=seed).fit(X)
+    # plain maximum likelihood: pseudo-counts make it a MAP estimate
+    hmm = DiscreteHMM(3, "dna", n_iter=60, tol=0.0, random_state=seed, pseudocount=0).fit(X)
     h = hmm.history_
     assert len(h) == hmm.n_iter_ >= 2
     assert (np.diff(h) >= -1e-12 * np.abs(h[:-1])).all(), np.diff(h).min()
@@ -191,7 +192,7 @@ def test_baum_welch_equals_hmmlearn_from_the_same_start():
     X = _training_data(n=30)
     start = _random_params(np.random.default_rng(10), 3, 4)
     init = dict(zip(("startprob", "transmat", "emissionprob"), start))
-    hmm = DiscreteHMM(3, "dna", n_iter=7, tol=0.0, init=init).fit(X)
+    hmm = DiscreteHMM(3, "dna", n_iter=7, tol=0.0, init=init, pseudocount=0).fit(X)
     col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
     peer = _hmmlearn(start, n_iter=7).fit(col, [len(s) for s in X])
     assert hmm.n_iter_ == peer.monitor_.iter == 7
@@ -216,7 +217,9 @@ def test_parallel_e_step_equals_serial(monkeypatch):
 
 def test_converged_only_when_tol_is_reached():
     X = _training_data()
-    capped = DiscreteHMM(3, "dna", n_iter=3, tol=1e-12, random_state=0).fit(X)
+    with pytest.warns(ConvergenceWarning, match=r"restart 0 stopped after n_iter=3 .* > "
+                                                r"tol=1e-12; raise n_iter"):
+        capped = DiscreteHMM(3, "dna", n_iter=3, tol=1e-12, random_state=0).fit(X)
     assert capped.n_iter_ == 3 and capped.converged_ is False
     done = DiscreteHMM(3, "dna", n_iter=500, tol=1e-4, random_state=0).fit(X)
     assert done.converged_ is True and done.n_iter_ < 500
@@ -242,7 +245,7 @@ def test_restarts_keep_the_best_run_and_are_seeded():
 
 def test_unused_symbol_and_unvisited_state_give_no_nan():
     X = ["AAAC", "ACCA", "CA"]  # G and T never occur
-    hmm = DiscreteHMM(4, "dna", n_iter=30, random_state=0).fit(X)
+    hmm = DiscreteHMM(4, "dna", n_iter=30, random_state=0, pseudocount=0).fit(X)
     for p in (hmm.startprob_, hmm.transmat_, hmm.emissionprob_):
         assert np.isfinite(p).all()
         np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
@@ -326,7 +329,7 @@ def test_empty_sequences_and_collections_are_rejected():
         hmm.fit([])
     with pytest.raises(TypeError, match="wrap it in a list"):
         hmm.fit("ACGT")
-    with pytest.raises(TypeError, match=r"X\[0\] must be a sequence of symbols"):
+    with pytest.raises(TypeError, match=r"X\[0\] is a float, not a sequence"):
         hmm.fit([3.5])
 
 
@@ -369,3 +372,58 @@ def test_sample_rejects_bad_lengths():
         hmm.sample(3, [4, 5])
     with pytest.raises(TypeError, match=r"length\[0\] must be an integer"):
         hmm.sample(1, "10")
+
+
+def test_sequences_are_read_by_the_library_encoder():
+    # the same encoder as the string kernels: case ignored by default
+    hmm = DiscreteHMM(2, "dna", n_iter=5, random_state=0).fit(["ACGTTGCA", "AACCGGTT"])
+    np.testing.assert_array_equal(hmm.score(["acgt", "GaTtAcA"]), hmm.score(["ACGT", "GATTACA"]))
+    with pytest.raises(ValueError, match=r"X\[0\] has symbol 'N' at position 1.*fit it on an "
+                                         "alphabet that holds every symbol"):
+        hmm.score(["aNt"])
+    with pytest.raises(ValueError, match="differ only by case; pass ignore_case=False"):
+        DiscreteHMM(2, "aA").fit(["aA"])
+    cased = DiscreteHMM(2, "aA", ignore_case=False, n_iter=3, random_state=0).fit(["aAAa", "aaA"])
+    assert np.isfinite(cased.score(["aA"])).all()
+    # alphabets beyond 255 symbols (uint16 codes), as the string kernels cannot take
+    words = list(range(300))
+    big = DiscreteHMM(2, words, n_iter=3, random_state=0).fit([[0, 299, 5], [299, 1]])
+    ll = big.score([[299, 0]])
+    assert np.isfinite(ll).all()
+    with pytest.raises(ValueError, match=r"X\[0\] has symbol 300 at position 1"):
+        big.score([[0, 300]])
+
+
+# ---------------------------------------------------------- pseudo-counts
+def test_pseudocounts_keep_unseen_symbols_possible():
+    from structk.kernels import FisherKernel
+
+    few = ["ACCA", "CAAC", "ACAC"]  # a "family" that never shows G or T
+    others = ["ACGT", "TTTT", "GACA"]
+    plain = DiscreteHMM(2, "dna", random_state=0, pseudocount=0).fit(few)
+    assert np.isneginf(plain.score(others)).all()
+    smoothed = DiscreteHMM(2, "dna", random_state=0).fit(few)
+    assert np.isfinite(smoothed.score(others)).all()
+    assert (smoothed.emissionprob_ > 0).all() and (smoothed.transmat_ > 0).all()
+    K = FisherKernel(smoothed).fit(few)(others)
+    assert np.isfinite(K).all()
+
+
+def test_pseudocount_is_the_additive_smoothing_of_one_m_step():
+    X = ["ACGTTGCA", "AAAACCCGT"]
+    start = _random_params(np.random.default_rng(4), 2, 4)
+    init = dict(zip(("startprob", "transmat", "emissionprob"), start))
+    c = 0.5
+    hmm = DiscreteHMM(2, "dna", n_iter=1, tol=0.0, init=init, pseudocount=c).fit(X)
+    seq, offsets = hmm_module._encode(X, tuple("ACGT"))
+    _, _, s1, s2 = hmm_module._expected_counts(
+        seq, offsets, (start[0], start[1], np.ascontiguousarray(start[2].T)), False)
+    trans, emit = s1.sum(0) + c, s2.sum(0).T + c
+    np.testing.assert_allclose(hmm.transmat_, trans / trans.sum(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(hmm.emissionprob_, emit / emit.sum(1, keepdims=True), rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad, error", [(-0.1, ValueError), ("1", TypeError), (np.nan, ValueError)])
+def test_bad_pseudocount_is_named(bad, error):
+    with pytest.raises(error, match="pseudocount"):
+        DiscreteHMM(pseudocount=bad).fit(["ACGT"])

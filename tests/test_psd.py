@@ -82,7 +82,7 @@ def test_explicit_tolerance():
     K = np.diag([1.0, -1e-6])
     assert not check_psd(K).is_psd
     assert check_psd(K, tol=1e-5).is_psd
-    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+    with pytest.raises(ValueError, match="tol must be >= 0"):
         check_psd(K, tol=-1.0)
 
 
@@ -128,3 +128,28 @@ def test_one_by_one():
     assert check_psd(np.array([[3.0]])).is_psd
     r = check_psd(np.array([[-3.0]]))
     assert not r.is_psd and r.min_eigenvalue == -3.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tolerance_follows_the_dtype_of_the_gram(dtype):
+    from structk.kernels import Gaussian
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    K = Gaussian()(X).astype(dtype)
+    report = check_psd(K, method="eigh")
+    assert report.is_psd
+    assert report.tol == pytest.approx(10 * 300 * np.finfo(dtype).eps * np.linalg.norm(K))
+    # a genuine violation far above float32 rounding is still caught
+    K[0, 1] = K[1, 0] = 2.0 * max(K[0, 0], K[1, 1])
+    assert not check_psd(K).is_psd
+
+
+def test_float16_gram_is_refused_clearly():
+    with pytest.raises(ValueError, match="float16.*float32 or float64"):
+        check_psd(np.eye(3, dtype=np.float16))
+
+
+@pytest.mark.parametrize("tol", ["1e-8", [1e-8], True])
+def test_tol_must_be_a_number(tol):
+    with pytest.raises(TypeError, match="tol must be a real number"):
+        check_psd(np.eye(2), tol)

@@ -18,7 +18,7 @@ def test_readme_python_blocks_run_in_order(capsys):
         exec(compile(block, str(README), "exec"), namespace)
     out = capsys.readouterr().out
     assert "Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2.0))" in out
-    assert "is not a valid kernel on these 1 objects" in out
+    assert "is not a valid kernel: negative self-similarity on these 1 objects" in out
 
 
 def test_readme_has_examples_and_the_two_commands():

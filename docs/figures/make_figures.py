@@ -133,7 +133,7 @@ def spectrum_accuracy():
     import os
 
     from structk.datasets import load_splice
-    from structk.evaluation import cross_validate_grams
+    from structk.cli.evaluation import cross_validate_grams
     from structk.kernels import Normalize, Spectrum, WeightedDegree
     from structk.learners import KernelSVM
 
@@ -168,6 +168,10 @@ FIGURES = {
     "decision_regions": decision_regions,
     "spectrum_accuracy": spectrum_accuracy,
 }
+
+from methods_figures import FIGURES as _METHOD_FIGURES  # noqa: E402
+
+FIGURES.update(_METHOD_FIGURES)
 
 
 def main(names):

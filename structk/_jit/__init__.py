@@ -1,1 +1,42 @@
-"""Jitted inner loops (numba), one private module per topic."""
+"""Jitted inner loops (numba), one private module per topic.
+
+The first time a jitted function runs with given argument types, numba
+compiles it (seconds) and caches the machine code on disk; later processes
+load it from there. Importing this package registers a listener on numba's
+``numba:compile`` event, which fires on a real compilation only (not on a
+cache hit), so that a first run says once, on standard error, why it is
+slow. ``STRUCTK_QUIET_COMPILE=1`` silences it.
+"""
+
+import os
+import sys
+
+from numba.core import event
+
+#: What a first run prints once, before the first compilation of structk code.
+COMPILE_NOTICE = (
+    "structk: compiling its numerical code for first use; this happens once "
+    "(the machine code is cached), later runs start fast"
+)
+
+
+class _CompileNotice(event.Listener):
+    """Print :data:`COMPILE_NOTICE` at the first compilation of a structk function."""
+
+    def __init__(self):
+        self.shown = False
+
+    def on_start(self, ev):
+        if self.shown or os.environ.get("STRUCTK_QUIET_COMPILE"):
+            return
+        func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if getattr(func, "__module__", "").startswith("structk."):
+            self.shown = True
+            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, ev):
+        pass
+
+
+_notice = _CompileNotice()
+event.register("numba:compile", _notice)

@@ -51,8 +51,11 @@ def _scan_rows(K, s, w, tol, r, c, a):
 
 
 @numba.njit(cache=True)
-def necessary_psd_violation(K, tol, sym_tol):
+def necessary_psd_violation(K, tol, sym_tol, r):
     """First ``(i, j)`` where a necessary condition for PSD fails, else ``(-1, -1)``.
+
+    ``r`` (length n) receives the weighted row sums ``K w`` (complete when
+    no condition fails), which the caller may use as a fingerprint of ``K``.
 
     The conditions: every entry finite; ``|K_ij| <= sqrt(K_ii K_jj) + tol``
     (Cauchy-Schwarz, the 2 x 2 principal minors); ``|K_ij - K_ji| <= sym_tol``.
@@ -67,7 +70,7 @@ def necessary_psd_violation(K, tol, sym_tol):
     for i in range(n):
         s[i] = np.sqrt(max(K[i, i], 0.0))
         w[i] = 1.0 + ((i * 0.6180339887498949) % 1.0)  # in [1, 2), no pattern
-    r = np.zeros(n)
+    r[:] = 0.0
     c = np.zeros(n)
     a = np.zeros(n)
     bad = _scan_rows(K, s, w, tol, r, c, a)

@@ -8,12 +8,88 @@ optional per-entry edge-label ids ``elab`` and per-node class ids ``cls``
 contiguous block). Validation happens in Python before these are called.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
 GEOMETRIC = 0
 EXPONENTIAL = 1
 TRUNCATED = 2
+
+
+class WalkGraphs(NamedTuple):
+    """One collection of graphs, as the random-walk loops read it.
+
+    ``node_ptr``, ``adj_ptr``, ``adj_idx``: the CSR layout of the module
+    docstring; ``elab``: edge-label id per CSR entry; ``cls``: class
+    (node-label id) per node; ``p``, ``q``: start and stop weight per node;
+    ``rho``, ``col``: per graph, bounds on the spectral radius and the
+    largest column sum (in-degree) of the adjacency; ``arc_key``,
+    ``arc_src``, ``arc_tgt``: each graph's arcs sorted by (class of source,
+    edge label, class of target), at the positions of its CSR entries.
+    """
+
+    node_ptr: np.ndarray
+    adj_ptr: np.ndarray
+    adj_idx: np.ndarray
+    elab: np.ndarray
+    cls: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    rho: np.ndarray
+    col: np.ndarray
+    arc_key: np.ndarray
+    arc_src: np.ndarray
+    arc_tgt: np.ndarray
+
+
+class WalkSettings(NamedTuple):
+    """The kernel's settings: ``kind`` (GEOMETRIC, EXPONENTIAL, TRUNCATED),
+    ``lam``, ``beta``, ``weights``; ``n_elabels`` edge-label ids;
+    ``symmetric`` (undirected graphs), ``same_pq`` (start == stop weights);
+    the stopping rule ``tol``, ``maxiter``; ``layout`` 0 picks the cheaper
+    product layout per pair, 1 arcs, 2 split."""
+
+    kind: int
+    lam: float
+    beta: float
+    weights: np.ndarray
+    n_elabels: int
+    symmetric: bool
+    same_pq: bool
+    tol: float
+    maxiter: int
+    layout: int
+
+
+class _Product(NamedTuple):
+    """The product graph of one pair, as the matrix-vector product reads it:
+    graph a (nodes ``a0 .. a0 + na - 1``, CSR ``ptr_a``, ``idx_a``, edge
+    labels ``el_a``) matched with graph b, label-matched partners
+    ``lo_a[i]:hi_a[i]`` (and ``lo_b``, ``hi_b``), and either the product
+    arcs ``psrc -> ptgt`` (``use_arcs``) or the scratch ``Z`` of the split
+    layout. Only these arrays, not whole collections: numba passes a tuple
+    as its fields, so a lean tuple keeps each call cheap."""
+
+    ptr_a: np.ndarray
+    idx_a: np.ndarray
+    el_a: np.ndarray
+    a0: np.int64
+    na: np.int64
+    lo_a: np.ndarray
+    hi_a: np.ndarray
+    ptr_b: np.ndarray
+    idx_b: np.ndarray
+    el_b: np.ndarray
+    b0: np.int64
+    nb: np.int64
+    lo_b: np.ndarray
+    hi_b: np.ndarray
+    use_arcs: bool
+    psrc: np.ndarray
+    ptgt: np.ndarray
+    Z: np.ndarray
 
 
 # ---------------------------------------------------------------- random walks
@@ -97,19 +173,22 @@ def _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
 
 
 @njit(cache=True)
-def _matvec_split(X, Y, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
-                  ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b):
+def _matvec_split(X, Y, g):
     """``Y = A_x X`` for n x n' arrays by the Kronecker-vec identity
     ``(A (x) A') vec X = vec(A X A'^T)``: ``Z[e] = A_e X`` then
     ``Y = sum_e Z[e] A'_e^T`` on matched pairs (e: edge label)."""
+    Z = g.Z
+    ptr_a, idx_a, el_a, a0 = g.ptr_a, g.idx_a, g.el_a, g.a0
+    ptr_b, idx_b, el_b, b0 = g.ptr_b, g.idx_b, g.el_b, g.b0
+    lo_a, hi_a = g.lo_a, g.hi_a
     Z[:] = 0.0
-    for i in range(na):
+    for i in range(g.na):
         for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
             j = idx_a[k]
             e = el_a[k]
             for jp in range(lo_a[j], hi_a[j]):
                 Z[e, i, jp] += X[j, jp]
-    for i in range(na):
+    for i in range(g.na):
         for ip in range(lo_a[i], hi_a[i]):
             s = 0.0
             for k in range(ptr_b[b0 + ip], ptr_b[b0 + ip + 1]):
@@ -118,38 +197,34 @@ def _matvec_split(X, Y, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
 
 
 @njit(cache=True)
-def _matvec(x, y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
-            ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b):
+def _matvec(x, y, g):
     """``y = A_x x`` in either layout."""
-    if use_arcs:  # pptr, pidx: sources and targets of the product arcs
+    if g.use_arcs:  # psrc, ptgt: sources and targets of the product arcs
         y[:] = 0.0
+        pptr = g.psrc
+        pidx = g.ptgt
         for e in range(pptr.shape[0]):
             y[pptr[e]] += x[pidx[e]]
     else:
-        _matvec_split(x.reshape((na, nb)), y.reshape((na, nb)), Z, ptr_a, idx_a, el_a,
-                      a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+        _matvec_split(x.reshape((g.na, g.nb)), y.reshape((g.na, g.nb)), g)
 
 
 @njit(cache=True)
-def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
-               node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
-               ibuf, fbuf, zbuf, psrc, ptgt, key_a, src_a, tgt_a, key_b, src_b, tgt_b):
-    """One random-walk kernel value ``q_x^T f(A_x) p_x``; returns (value, iterations),
-    iterations = -1 when the solver did not converge within ``maxiter``, -2
-    when ``psrc`` / ``ptgt`` are too small (the caller grows them and calls
-    again).
+def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
+    """One random-walk kernel value ``q_x^T f(A_x) p_x`` of graph ``ga`` of
+    ``A`` and graph ``gb`` of ``B`` (:class:`WalkGraphs`) under settings
+    ``s`` (:class:`WalkSettings`); returns (value, iterations), iterations =
+    -1 when the solver did not converge within ``maxiter``, -2 when ``psrc``
+    / ``ptgt`` are too small (the caller grows them and calls again).
 
     Scratch (reused across the pairs of a chunk): ``ibuf`` (5, max n + 1),
     ``fbuf`` (7, max n n'), ``zbuf`` (edge labels * max n n'), ``psrc`` and
-    ``ptgt``. ``key_*``, ``src_*``, ``tgt_*``: each graph's arcs sorted by
-    (class of source, edge label, class of target), at the positions of its
-    CSR entries.
+    ``ptgt``.
     """
-    a0 = node_ptr_a[ga]
-    na = node_ptr_a[ga + 1] - a0
-    b0 = node_ptr_b[gb]
-    nb = node_ptr_b[gb + 1] - b0
+    a0 = A.node_ptr[ga]
+    na = A.node_ptr[ga + 1] - a0
+    b0 = B.node_ptr[gb]
+    nb = B.node_ptr[gb + 1] - b0
     if na == 0 or nb == 0:
         return 0.0, 0
     lo_a = ibuf[0, :na]
@@ -157,43 +232,46 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     lo_b = ibuf[2, :nb]
     hi_b = ibuf[3, :nb]
     off = ibuf[4, :na + 1]
-    _match_ranges(cls_a, a0, na, cls_b, b0, nb, lo_a, hi_a)
-    _match_ranges(cls_b, b0, nb, cls_a, a0, na, lo_b, hi_b)
+    _match_ranges(A.cls, a0, na, B.cls, b0, nb, lo_a, hi_a)
+    _match_ranges(B.cls, b0, nb, A.cls, a0, na, lo_b, hi_b)
     off[0] = 0
     for i in range(na):
         off[i + 1] = off[i] + hi_a[i] - lo_a[i]
     if off[na] == 0:
         return 0.0, 0  # no label-matched node pair: no common walk
-    ea0 = ptr_a[a0]
-    ea1 = ptr_a[a0 + na]
-    eb0 = ptr_b[b0]
-    eb1 = ptr_b[b0 + nb]
-    arcs = _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
+    ea0 = A.adj_ptr[a0]
+    ea1 = A.adj_ptr[a0 + na]
+    eb0 = B.adj_ptr[b0]
+    eb1 = B.adj_ptr[b0 + nb]
+    arcs = _product_arcs(A.arc_key, A.arc_src, A.arc_tgt, ea0, ea1,
+                         B.arc_key, B.arc_src, B.arc_tgt, eb0, eb1,
                          off, lo_a, psrc[:0], ptgt[:0])
     # operation count of one split product (only needed when not obviously larger)
-    split = (n_elabels + 1) * na * nb
-    if layout == 0 and arcs > split:
+    split = (s.n_elabels + 1) * na * nb
+    if s.layout == 0 and arcs > split:
         for i in range(na):
-            for k in range(ptr_a[a0 + i], ptr_a[a0 + i + 1]):
-                split += hi_a[idx_a[k]] - lo_a[idx_a[k]]
+            for k in range(A.adj_ptr[a0 + i], A.adj_ptr[a0 + i + 1]):
+                split += hi_a[A.adj_idx[k]] - lo_a[A.adj_idx[k]]
         for ip in range(nb):
-            split += (ptr_b[b0 + ip + 1] - ptr_b[b0 + ip]) * (hi_b[ip] - lo_b[ip])
-    use_arcs = arcs <= split if layout == 0 else layout == 1
+            split += (B.adj_ptr[b0 + ip + 1] - B.adj_ptr[b0 + ip]) * (hi_b[ip] - lo_b[ip])
+    use_arcs = arcs <= split if s.layout == 0 else s.layout == 1
     # start / stop weights on the product vertices
     if use_arcs:
         if arcs > psrc.shape[0]:
             return 0.0, -2
         pptr = psrc[:arcs]
         pidx = ptgt[:arcs]
-        _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
-                      off, lo_a, pptr, pidx)
+        _product_arcs(A.arc_key, A.arc_src, A.arc_tgt, ea0, ea1,
+                      B.arc_key, B.arc_src, B.arc_tgt, eb0, eb1, off, lo_a, pptr, pidx)
         m = off[na]
         Z = zbuf[:0].reshape((0, 0, 0))
     else:
         pptr = psrc[:0]
         pidx = ptgt[:0]
         m = na * nb
-        Z = zbuf[:n_elabels * m].reshape((n_elabels, na, nb))
+        Z = zbuf[:s.n_elabels * m].reshape((s.n_elabels, na, nb))
+    g = _Product(A.adj_ptr, A.adj_idx, A.elab, a0, na, lo_a, hi_a,
+                 B.adj_ptr, B.adj_idx, B.elab, b0, nb, lo_b, hi_b, use_arcs, pptr, pidx, Z)
     P = fbuf[0, :m]
     Q = fbuf[1, :m]
     Y = fbuf[2, :m]
@@ -205,28 +283,30 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     for i in range(na):
         for ip in range(lo_a[i], hi_a[i]):
             v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip
-            P[v] = p_a[a0 + i] * p_b[b0 + ip]
-            Q[v] = q_a[a0 + i] * q_b[b0 + ip]
+            P[v] = A.p[a0 + i] * B.p[b0 + ip]
+            Q[v] = A.q[a0 + i] * B.q[b0 + ip]
     D[:] = P
 
+    kind = s.kind
+    weights = s.weights
     if kind == TRUNCATED:
         value = weights[0] * np.dot(Q, D)
         for t in range(1, weights.shape[0]):
-            _matvec(D, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a,
-                    hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+            _matvec(D, Y, g)
             D, Y = Y, D
             value += weights[t] * np.dot(Q, D)
         return value, weights.shape[0] - 1
 
-    col = col_a[ga] * col_b[gb]  # bound on the max column sum of A_x
-    rho = rho_a[ga] * rho_b[gb]  # bound on rho(A_x)
+    lam = s.lam
+    beta = s.beta
+    symmetric = s.symmetric
+    col = A.col[ga] * B.col[gb]  # bound on the max column sum of A_x
+    rho = A.rho[ga] * B.rho[gb]  # bound on rho(A_x)
     rate = lam * rho
     qn = np.sqrt(np.dot(Q, Q))
-    if kind == GEOMETRIC and symmetric and (same_pq or rate > 0.5):
-        return _conjugate_gradient(P, Q, Y, fbuf[4, :m], fbuf[5, :m], fbuf[6, :m],
-                                   use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a,
-                                   a0, na, lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b,
-                                   hi_b, lam, rate, qn, same_pq, tol, maxiter)
+    if kind == GEOMETRIC and symmetric and (s.same_pq or rate > 0.5):
+        return _conjugate_gradient(P, Q, Y, fbuf[4, :m], fbuf[5, :m], fbuf[6, :m], g,
+                                   lam, rate, qn, s.same_pq, s.tol, s.maxiter)
 
     # Power series: geometric sum_t (lam A_x)^t p_x (fixed point) or
     # exponential sum_t (beta A_x)^t / t! p_x (Taylor). Every term is >= 0
@@ -240,19 +320,19 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
     #   shrinks faster still and uses the upper bound only);
     # * norms: ||A_x d||_2 <= rho ||d||_2 (symmetric A_x), else
     #   ||A_x d||_1 <= col ||d||_1.
+    tol = s.tol
     value = np.dot(Q, D)
     qscale = qn if symmetric else np.abs(Q).max()
-    for t in range(1, maxiter + 1):
-        _matvec(D, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
-                ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+    for t in range(1, s.maxiter + 1):
+        _matvec(D, Y, g)
         D, Y = Y, D  # D: A_x d_{t-1} (unscaled), Y: d_{t-1}
-        s = lam if kind == GEOMETRIC else beta / t
+        sc = lam if kind == GEOMETRIC else beta / t
         dv = 0.0
         size = 0.0
         c_hi = 0.0
         c_lo = np.inf
         for v in range(m):
-            d = s * D[v]
+            d = sc * D[v]
             D[v] = d
             dv += Q[v] * d
             size += d * d if symmetric else abs(d)
@@ -283,10 +363,9 @@ def _walk_pair(ga, gb, node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, c
 
 
 @njit(cache=True)
-def _conjugate_gradient(P, Q, Y, x, r, d, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na,
-                        lo_a, hi_a, ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b,
-                        lam, rate, qn, same_pq, tol, maxiter):
-    """Solve ``(I - lam A_x) x = p_x`` (A_x symmetric) and return ``q_x^T x``.
+def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxiter):
+    """Solve ``(I - lam A_x) x = p_x`` (A_x symmetric, the product graph
+    ``g``) and return ``q_x^T x``.
 
     With ``B = I - lam A_x`` (eigenvalues in [1 - rate, 1 + rate]) and
     residual r, the error is ``q^T B^-1 r``. When q = p it equals the
@@ -305,8 +384,7 @@ def _conjugate_gradient(P, Q, Y, x, r, d, use_arcs, pptr, pidx, Z, ptr_a, idx_a,
         return 0.0, 0
     value = 0.0
     for it in range(1, maxiter + 1):
-        _matvec(d, Y, use_arcs, pptr, pidx, Z, ptr_a, idx_a, el_a, a0, na, lo_a, hi_a,
-                ptr_b, idx_b, el_b, b0, nb, lo_b, hi_b)
+        _matvec(d, Y, g)
         dBd = 0.0
         for v in range(m):
             y = d[v] - lam * Y[v]
@@ -328,45 +406,36 @@ def _conjugate_gradient(P, Q, Y, x, r, d, use_arcs, pptr, pidx, Z, ptr_a, idx_a,
                 return value + mid, it
         elif abs(qr) + rate * qn * np.sqrt(rs_new) / (1.0 - rate) <= tol * abs(value):
             return value, it
-        g = rs_new / rs
+        g_ = rs_new / rs
         for v in range(m):
-            d[v] = r[v] + g * d[v]
+            d[v] = r[v] + g_ * d[v]
         rs = rs_new
     return value, -1
 
 
 @njit(parallel=True, cache=True)
-def walk_pairs(pair_a, pair_b,
-               node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
-               node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-               n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol, maxiter, layout,
-               n_chunks, key_a, src_a, tgt_a, key_b, src_b, tgt_b):
-    """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``,
-    in parallel over ``n_chunks`` chunks of pairs (each with its own scratch);
-    also returns each pair's iteration count.
-    ``layout``: 0 picks the cheaper product layout per pair, 1 arcs, 2 split."""
+def walk_pairs(pair_a, pair_b, A, B, s, n_chunks):
+    """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``
+    (graphs of ``A`` and ``B``, :class:`WalkGraphs`; settings ``s``,
+    :class:`WalkSettings`), in parallel over ``n_chunks`` chunks of pairs
+    (each with its own scratch); also returns each pair's iteration count."""
     n = pair_a.shape[0]
     out = np.empty(n)
     iters = np.empty(n, np.int64)
-    max_a = np.diff(node_ptr_a).max()
-    max_b = np.diff(node_ptr_b).max()
+    max_a = np.diff(A.node_ptr).max()
+    max_b = np.diff(B.node_ptr).max()
     max_m = max_a * max_b
     n_chunks = min(n, n_chunks)
     for c in prange(n_chunks):
         ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
         fbuf = np.empty((7, max_m))
-        zbuf = np.empty(n_elabels * max_m)
+        zbuf = np.empty(s.n_elabels * max_m)
         psrc = np.empty(8 * max_m, np.int64)
         ptgt = np.empty(8 * max_m, np.int64)
         for t in range(c * n // n_chunks, (c + 1) * n // n_chunks):
             while True:
-                v, it = _walk_pair(
-                    pair_a[t], pair_b[t],
-                    node_ptr_a, ptr_a, idx_a, el_a, cls_a, p_a, q_a, rho_a, col_a,
-                    node_ptr_b, ptr_b, idx_b, el_b, cls_b, p_b, q_b, rho_b, col_b,
-                    n_elabels, kind, lam, beta, weights, symmetric, same_pq, tol,
-                    maxiter, layout, ibuf, fbuf, zbuf, psrc, ptgt,
-                    key_a, src_a, tgt_a, key_b, src_b, tgt_b)
+                v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s,
+                                   ibuf, fbuf, zbuf, psrc, ptgt)
                 if it != -2:
                     break
                 psrc = np.empty(2 * psrc.shape[0], np.int64)
@@ -426,33 +495,3 @@ def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
     return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, h):
-    """Weisfeiler-Lehman labels of every node for iterations 0..h.
-
-    The new label of v hashes (iteration, old label of v, sorted multiset of
-    its neighbours' old labels) to 64 bits, so it depends on the node's
-    neighbourhood only, never on which other graphs are in the batch.
-    """
-    n = keys0.shape[0]
-    keys = np.empty((h + 1, n), np.uint64)
-    keys[0] = keys0
-    n_graphs = node_ptr.shape[0] - 1
-    for it in range(1, h + 1):
-        salt = _mix(np.uint64(it) * _GOLD)
-        for g in range(n_graphs):
-            base = node_ptr[g]
-            for v in range(base, node_ptr[g + 1]):
-                start = adj_ptr[v]
-                deg = adj_ptr[v + 1] - start
-                nb = np.empty(deg, np.uint64)
-                for k in range(deg):
-                    nb[k] = keys[it - 1, base + adj_idx[start + k]]
-                nb.sort()
-                z = _mix(salt ^ keys[it - 1, v])
-                for k in range(deg):
-                    z = _mix(z + nb[k] * _GOLD)
-                keys[it, v] = _mix(z ^ np.uint64(deg))
-    return keys

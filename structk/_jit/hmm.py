@@ -14,8 +14,8 @@ return ``-inf`` for it and leave its statistics untouched, never taking
 Work is split into contiguous ``chunks`` of sequences (bounds in
 ``chunk_starts``); each chunk owns its buffers and its partial sums, so
 :func:`expected_counts_parallel` can run chunks in ``prange`` threads
-without two threads writing the same memory. Measured on the 2-core
-development machine (benchmarks/bench_fisher.py), threads pay only for
+without two threads writing the same memory. Measured on 2 cores
+shared with other jobs (benchmarks/bench_fisher.py), threads pay only for
 large E-steps (up to 1.85x at 2M symbols, a loss below ~10^5 symbols
 because of the thread launch cost under load; see
 ``structk.hmm._PARALLEL_MIN_WORK``) and not for scoring (1.0-1.3x), so

@@ -1,5 +1,5 @@
 """Jitted loops of the string kernels: k-mer encoding, counting, mismatch
-neighbourhoods, weighted-degree matches.
+neighbourhoods, weighted-degree matches (with shifts), gappy pairs.
 
 Sequences arrive as flat ``uint8`` codes plus ``int64`` offsets; a code
 ``>= A`` (the alphabet size) marks an unknown symbol, which no k-mer may
@@ -242,45 +242,121 @@ def wd_increments(d, L):
 
 
 @numba.njit(cache=True, nogil=True)
-def _wd_pair(a, b, A, inc):
+def _wd_diagonal(a, b, s, A, inc):
+    """Weighted matches of ``a[p + s:]`` against ``b[p:]``: ``sum_p inc[run_p]``."""
     total = 0.0
     run = 0
-    for p in range(a.shape[0]):
-        match = (a[p] == b[p]) & (a[p] < A)
+    for p in range(a.shape[0] - s):
+        c = a[p + s]
+        match = (c == b[p]) & (c < A)
         run = (run + 1) * match  # branch-free: 0 after a mismatch
         total += inc[run]
     return total
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_gram(S, A, w):
+def _wd_pair(a, b, A, inc, shift):
+    """Weighted degree with shifts up to ``shift`` (``shift = 0``: plain WD).
+
+    Shift ``s > 0`` compares k-mers of ``a`` at ``l + s`` with those of ``b``
+    at ``l`` and vice versa, each match weighted ``1 / (2 (s + 1))``.
+    """
+    total = _wd_diagonal(a, b, 0, A, inc)
+    for s in range(1, shift + 1):
+        delta = 1.0 / (2.0 * (s + 1))
+        total += delta * (_wd_diagonal(a, b, s, A, inc) + _wd_diagonal(b, a, s, A, inc))
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def wd_gram(S, A, w, shift):
     """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
 
-    Serial: ``parallel=True`` over rows measured no faster on the shared
-    2-core development machine. ``w`` is :func:`wd_increments`.
+    Serial: ``parallel=True`` over rows measured no faster on 2 cores
+    (benchmarks/bench_strings.py). ``w`` is :func:`wd_increments`.
     """
     n = S.shape[0]
     K = np.zeros((n, n), dtype=np.float64)
     for i in range(n):
         for j in range(i, n):
-            K[i, j] = _wd_pair(S[i], S[j], A, w)
+            K[i, j] = _wd_pair(S[i], S[j], A, w, shift)
     return K
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_cross(S, T, A, w):
+def wd_cross(S, T, A, w, shift):
     """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
     K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
     for i in range(S.shape[0]):
         for j in range(T.shape[0]):
-            K[i, j] = _wd_pair(S[i], T[j], A, w)
+            K[i, j] = _wd_pair(S[i], T[j], A, w, shift)
     return K
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_diag(S, A, w):
+def wd_diag(S, A, w, shift):
     """``k(x, x)`` for each row of ``S``."""
     out = np.empty(S.shape[0], dtype=np.float64)
     for i in range(S.shape[0]):
-        out[i] = _wd_pair(S[i], S[i], A, w)
+        out[i] = _wd_pair(S[i], S[i], A, w, shift)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def gappy_ids(codes, offsets, k, m, A):
+    """Feature index of every gappy pair free of unknown symbols, row by row.
+
+    The pair of k-mers ``u`` at position ``p`` and ``v`` at ``p + k + g``
+    (``0 <= g <= m``) is feature ``g A^(2k) + index(u) A^k + index(v)``
+    (``index`` the base-``A`` k-mer number, leading symbol most significant).
+    Returns ``(ids, ptr)``: the pairs of sequence ``i`` are
+    ``ids[ptr[i]:ptr[i + 1]]``.
+    """
+    n = offsets.shape[0] - 1
+    top = 1
+    for _ in range(k - 1):
+        top *= A
+    block = top * A  # A ** k
+    plane = block * block  # A ** (2k)
+    cap = 0
+    longest = 0
+    for i in range(n):
+        length = offsets[i + 1] - offsets[i]
+        longest = max(longest, length)
+        for g in range(m + 1):
+            cap += max(0, length - 2 * k - g + 1)
+    ids = np.empty(cap, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    kid = np.empty(longest, dtype=np.int64)  # k-mer starting at p, or -1
+    t = 0
+    for i in range(n):
+        start = offsets[i]
+        length = offsets[i + 1] - start
+        for p in range(length):
+            kid[p] = -1
+        run = 0
+        value = 0
+        for p in range(length):
+            c = codes[start + p]
+            if c >= A:
+                run = 0
+                value = 0
+                continue
+            value = (value % top) * A + c
+            run += 1
+            if run >= k:
+                kid[p - k + 1] = value
+        for p in range(length - 2 * k + 1):
+            u = kid[p]
+            if u < 0:
+                continue
+            for g in range(m + 1):
+                q = p + k + g
+                if q + k > length:
+                    break
+                v = kid[q]
+                if v >= 0:
+                    ids[t] = g * plane + u * block + v
+                    t += 1
+        ptr[i + 1] = t
+    return ids[:t], ptr

@@ -9,6 +9,7 @@ module             contents
 ``bundled``        :func:`bundled_path`, :func:`load_moons` (data/ of the project)
 ``uci``            UCI promoter and splice-junction sequences
 ``tu``             :func:`load_tu` (TU Dortmund graph benchmark format)
+``chem``           :func:`from_smiles` (molecular graphs; RDKit, ``structk[chem]``)
 =================  ========================================================
 
 Names are imported lazily.
@@ -22,5 +23,6 @@ __getattr__, __dir__, __all__ = attach(
         ".bundled": ["bundled_path", "load_moons"],
         ".uci": ["SequenceDataset", "load_promoters", "load_splice", "promoter_groups"],
         ".tu": ["load_tu"],
+        ".chem": ["from_smiles"],
     },
 )

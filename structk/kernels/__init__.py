@@ -9,10 +9,15 @@ module             kernels
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
 ``sets``           Intersection, ExpIntersection, Jaccard
-``strings``        Spectrum, Mismatch, WeightedDegree
+``strings``        Spectrum, Mismatch, GappyPair, WeightedDegree
+``alignment``      LocalAlignment (and the similarity
+                   :func:`~structk.kernels.alignment.smith_waterman`)
+``empirical``      EmpiricalKernelMap (a valid kernel from any similarity)
 ``fisher``         :class:`FisherKernel` of a ``DiscreteHMM``, and the
                    raw :func:`fisher_scores`
-``graphs``         RandomWalk, WeisfeilerLehman
+``class_fisher``   :class:`ClassConditionalFisherKernel` of per-class HMMs
+``graphs``         RandomWalk, ShortestPath, WeisfeilerLehman,
+                   WeisfeilerLehmanOptimalAssignment, GraphHopper
 =================  ========================================================
 
 Names are imported lazily, so ``import structk.kernels`` stays cheap.
@@ -31,8 +36,14 @@ __getattr__, __dir__, __all__ = attach(
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
         ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
-        ".strings": ["Mismatch", "Spectrum", "WeightedDegree"],
+        ".strings": ["GappyPair", "Mismatch", "Spectrum", "WeightedDegree"],
+        ".alignment": ["LocalAlignment", "smith_waterman"],
+        ".empirical": ["EmpiricalKernelMap"],
         ".fisher": ["FisherKernel", "fisher_scores"],
-        ".graphs": ["RandomWalk", "WeisfeilerLehman"],
+        ".class_fisher": ["ClassConditionalFisherKernel"],
+        ".graphs": [
+            "GraphHopper", "RandomWalk", "ShortestPath", "WeisfeilerLehman",
+            "WeisfeilerLehmanOptimalAssignment",
+        ],
     },
 )

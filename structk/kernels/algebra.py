@@ -40,7 +40,7 @@ import numpy as np
 
 from .._validation import check_objects, check_scalar
 from ..exceptions import KernelOverflowError
-from .base import LOG_MAX, Kernel, _is_number, _repr_value
+from .base import LOG_MAX, Kernel, _is_number, _repr_value, _row_sq_norms
 
 
 def _wrap(kernel, precedence):
@@ -103,6 +103,18 @@ class _Binary(Kernel):
     def _log_diag(self, P):
         return self._log_op(self.k1._log_diag(P[0]), self.k2._log_diag(P[1]))
 
+    def _signed_log_gram(self, P):
+        return self._signed_op(self.k1._signed_log_gram(P[0]),
+                               self.k2._signed_log_gram(P[1]))
+
+    def _signed_log_cross(self, P, Q):
+        return self._signed_op(self.k1._signed_log_cross(P[0], Q[0]),
+                               self.k2._signed_log_cross(P[1], Q[1]))
+
+    def _signed_log_diag(self, P):
+        return self._signed_op(self.k1._signed_log_diag(P[0]),
+                               self.k2._signed_log_diag(P[1]))
+
     def __repr__(self):
         p = self._precedence
         return f"{_wrap(self.k1, p)} {self._symbol} {_wrap(self.k2, p + 1)}"
@@ -124,6 +136,10 @@ class Sum(_Binary):
     @staticmethod
     def _log_op(a, b):
         return np.logaddexp(a, b)
+
+    @staticmethod
+    def _signed_op(a, b):
+        return _signed_logaddexp(*a, *b)
 
     @property
     def has_features(self):
@@ -155,6 +171,10 @@ class Product(_Binary):
     @staticmethod
     def _log_op(a, b):
         return a + b
+
+    @staticmethod
+    def _signed_op(a, b):
+        return a[0] * b[0], a[1] + b[1]
 
 
 class _Unary(Kernel):
@@ -225,6 +245,19 @@ class Scaled(_Unary):
 
     def _log_diag(self, P):
         return _log_factor(self.factor) + self.kernel._log_diag(P)
+
+    def _signed_log_gram(self, P):
+        return self._scaled(self.kernel._signed_log_gram(P))
+
+    def _signed_log_cross(self, P, Q):
+        return self._scaled(self.kernel._signed_log_cross(P, Q))
+
+    def _signed_log_diag(self, P):
+        return self._scaled(self.kernel._signed_log_diag(P))
+
+    def _scaled(self, signed):
+        sign, L = signed
+        return sign * (float(self.factor) > 0), _log_factor(self.factor) + L
 
     def __repr__(self):
         return f"{_repr_value(self.factor)} * {_wrap(self.kernel, 2)}"
@@ -323,6 +356,20 @@ class Power(_Unary):
     def _log_diag(self, P):
         return int(self.exponent) * self.kernel._log_diag(P)
 
+    def _signed_log_gram(self, P):
+        return self._powered(self.kernel._signed_log_gram(P))
+
+    def _signed_log_cross(self, P, Q):
+        return self._powered(self.kernel._signed_log_cross(P, Q))
+
+    def _signed_log_diag(self, P):
+        return self._powered(self.kernel._signed_log_diag(P))
+
+    def _powered(self, signed):
+        sign, L = signed
+        p = int(self.exponent)
+        return sign ** p, p * L
+
     def __repr__(self):
         return f"{_wrap(self.kernel, 4)} ** {self.exponent!r}"
 
@@ -388,6 +435,32 @@ class Exp(_Unary):
     def __repr__(self):
         return f"Exp({self.kernel!r})"
 
+    def _normalised_exponent(self, P, Q):
+        """``k(x, y) - k(x, x) / 2 - k(y, y) / 2 = -|phi(x) - phi(y)|^2 / 2``
+        (``Q=None``: within ``P``), the logarithm of ``Normalize(Exp(k))``.
+
+        From the inner kernel's dense features when it has them (the
+        squared distances computed accurately, see
+        :func:`structk.kernels.vectors._sq_dist`), so that it stays exact
+        however large ``k(x, x)`` is; otherwise from the inner values.
+        """
+        from .vectors import _sq_dist
+
+        inner = self.kernel
+        if inner.has_features:
+            F = inner._features(P)
+            G = F if Q is None else inner._features(Q)
+            if not (hasattr(F, "tocsr") or hasattr(G, "tocsr")):
+                F, G = np.asarray(F, dtype=np.float64), np.asarray(G, dtype=np.float64)
+                D = _sq_dist(F, F if Q is None else G, 2.0)
+                if Q is None:
+                    np.fill_diagonal(D, 0.0)
+                return -0.5 * D
+        L = np.asarray(inner._gram(P) if Q is None else inner._cross(P, Q), dtype=np.float64)
+        dx = np.asarray(inner._diag(P), dtype=np.float64)
+        dy = dx if Q is None else np.asarray(inner._diag(Q), dtype=np.float64)
+        return L - 0.5 * dx[:, None] - 0.5 * dy[None, :]
+
 
 class Normalize(_Unary):
     """Cosine normalisation, ``k(x, y) / sqrt(k(x, x) k(y, y))``.
@@ -414,7 +487,7 @@ class Normalize(_Unary):
 
     def _features(self, P):
         F = self.kernel._features(P)
-        scale = _inv_sqrt(self.kernel._diag(P))
+        scale = _inv_sqrt(_row_sq_norms(F))  # k(x, x), from the same features
         if hasattr(F, "tocsr"):
             import scipy.sparse as sp
 
@@ -429,28 +502,48 @@ class Normalize(_Unary):
         return (d > 0).astype(np.float64)
 
     def _gram(self, P):
+        # the inner kernel is evaluated once: k(x, x) is the Gram's diagonal
         if self.kernel._has_log_form:
-            ld = self.kernel._log_diag(P)
-            K = _normalised_from_logs(self.kernel._log_gram(P), ld, ld)
-            nonzero = np.isfinite(ld)
+            if isinstance(self.kernel, Exp):
+                K = np.exp(self.kernel._normalised_exponent(P, None))
+                nonzero = np.ones(K.shape[0], dtype=bool)
+            else:
+                sign, L = self.kernel._signed_log_gram(P)
+                ld = np.diag(L).copy()
+                K = sign * _normalised_from_logs(L, ld, ld)
+                nonzero = np.isfinite(ld)
         else:
-            d = np.asarray(self.kernel._diag(P), dtype=np.float64)
+            K = np.asarray(self.kernel._gram(P), dtype=np.float64)
+            d = np.diag(K).copy()
             s = _inv_sqrt(d)
-            K = self.kernel._gram(P) * s[:, None] * s[None, :]
+            K = K * s[:, None] * s[None, :]
             nonzero = d > 0
         np.fill_diagonal(K, nonzero.astype(np.float64))
         return K
 
     def _cross(self, P, Q):
         if self.kernel._has_log_form:
-            return _normalised_from_logs(
-                self.kernel._log_cross(P, Q),
-                self.kernel._log_diag(P),
-                self.kernel._log_diag(Q),
-            )
+            if isinstance(self.kernel, Exp):
+                return np.exp(self.kernel._normalised_exponent(P, Q))
+            sign, L = self.kernel._signed_log_cross(P, Q)
+            return sign * _normalised_from_logs(
+                L, self.kernel._signed_log_diag(P)[1], self.kernel._signed_log_diag(Q)[1])
         sx = _inv_sqrt(self.kernel._diag(P))
         sy = _inv_sqrt(self.kernel._diag(Q))
         return self.kernel._cross(P, Q) * sx[:, None] * sy[None, :]
+
+
+def _signed_logaddexp(sa, a, sb, b):
+    """``(sign, log|.|)`` of ``sa e^a + sb e^b``, without leaving log space."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        hi = np.maximum(a, b)
+        gap = -np.abs(a - b)  # <= 0; NaN when both are -inf
+        same = sa * sb >= 0
+        L = np.where(same, hi + np.log1p(np.exp(gap)), hi + np.log1p(-np.exp(gap)))
+        sign = np.where(a >= b, sa, sb)
+        sign = np.where(sa == 0, sb, np.where(sb == 0, sa, sign))
+        L = np.where(np.isnan(L) | np.isneginf(L), -np.inf, L)
+    return np.where(np.isneginf(L), 0.0, sign), L
 
 
 def _inv_sqrt(d):
@@ -509,10 +602,10 @@ class FunctionScaled(Kernel):
         for i, x in enumerate(X):
             try:
                 value = float(self.func(x))
-            except (TypeError, ValueError) as exc:
+            except Exception as exc:
                 raise ValueError(
-                    f"func({name}[{i}]) did not return a real number: {exc}"
-                ) from None
+                    f"func({name}[{i}]) failed: {type(exc).__name__}: {exc}"
+                ) from exc
             if not np.isfinite(value):
                 raise ValueError(f"func({name}[{i}]) returned {value}")
             f[i] = value

@@ -42,6 +42,24 @@ names (scikit-learn's convention: this is what makes ``get_params``,
     (a tuple, a CSR encoding held in several arrays, ...) must override it.
 ``_check_params()``
     Raise on invalid parameters; called before every evaluation.
+``_fit(X)``, ``_check_fitted()``
+    Only for kernels that learn something from data (the information matrix
+    of :class:`~structk.kernels.fisher.FisherKernel`, the decay of
+    ``RandomWalk(lam="auto")``): ``_fit`` stores it in attributes ending in
+    ``_`` (by value, so the kernel pickles and copies), ``_check_fitted``
+    raises :class:`sklearn.exceptions.NotFittedError` naming the call to
+    make when it is missing; set ``_needs_fit = True``.
+
+Pure evaluation
+---------------
+Evaluating a kernel never changes it: ``k(X, Y)`` is a function of the
+parameters, the fitted state and the inputs only, so the same kernel gives
+bit-identical matrices whatever the order of the calls and from any thread.
+Anything learned from data is learned by an explicit :meth:`Kernel.fit`.
+A learner given a kernel that needs fitting fits a clone of it
+(``sklearn.base.clone``) on its training objects, stored as the learner's
+``kernel_``, so that cross-validation and grid searches refit it on each
+training fold.
 
 For a quick experiment, :class:`~structk.kernels.function.FunctionKernel`
 wraps a plain Python function ``f(x, y)``.
@@ -137,13 +155,47 @@ class Kernel:
     def _check_params(self):
         """Raise a clear error if a parameter is invalid (override)."""
 
+    def _kernel_params(self):
+        """The kernel-valued parameters (the parts of a composite)."""
+        values = (getattr(self, name) for name in self._get_param_names())
+        return [v for v in values if isinstance(v, Kernel)]
+
     def _validate(self):
-        """Check this kernel's parameters and those of kernel-valued ones."""
+        """Check the parameters and fitted state of this kernel and its parts."""
         self._check_params()
-        for name in self._get_param_names():
-            value = getattr(self, name)
-            if isinstance(value, Kernel):
-                value._validate()
+        self._check_fitted()
+        for part in self._kernel_params():
+            part._validate()
+
+    # -------------------------------------------------------------- fitting
+    #: Whether this kernel (not counting its parts) learns state in ``fit``.
+    _needs_fit = False
+
+    @property
+    def needs_fit(self):
+        """Whether :meth:`fit` learns something (here or in a part) that
+        evaluation needs."""
+        return self._needs_fit or any(p.needs_fit for p in self._kernel_params())
+
+    def fit(self, X, y=None):
+        """Learn what evaluation needs from the objects ``X``; returns ``self``.
+
+        Most kernels learn nothing (``needs_fit`` is False) and ``fit`` only
+        checks the parameters; composites fit their parts. Refitting
+        replaces the fitted state.
+        """
+        self._check_params()
+        for part in self._kernel_params():
+            part.fit(X)
+        if self._needs_fit:
+            self._fit(check_objects(X, "X"))
+        return self
+
+    def _fit(self, X):
+        """Store what evaluation needs, learned from validated ``X`` (override)."""
+
+    def _check_fitted(self):
+        """Raise ``NotFittedError`` if evaluation needs a call to fit (override)."""
 
     def __repr__(self):
         """``Name(param=value, ...)``: the defining parameters (``_repr_always``)
@@ -242,6 +294,26 @@ class Kernel:
     def _log_diag(self, P):
         return _log(self._diag(P))
 
+    # signed log-space evaluation, what Normalize uses: ``(sign, log|K|)``
+    # with sign 0 (and log -inf) for zero values. Kernels whose values are
+    # exponentials give sign +1 and their ``_log_*``; composites combine
+    # their parts' signs and logs, so negative values (Linear, odd powers)
+    # inside a sum or product of exponentials stay exact
+    def _signed_log_gram(self, P):
+        if self._has_log_form:
+            return _positive(self._log_gram(P))
+        return _signed_log(self._gram(P))
+
+    def _signed_log_cross(self, P, Q):
+        if self._has_log_form:
+            return _positive(self._log_cross(P, Q))
+        return _signed_log(self._cross(P, Q))
+
+    def _signed_log_diag(self, P):
+        if self._has_log_form:
+            return _positive(self._log_diag(P))
+        return _signed_log(self._diag(P))
+
     # ----------------------------------------------------------- public API
     def __call__(self, X, Y=None):
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted).
@@ -260,18 +332,34 @@ class Kernel:
         """
         self._validate()
         P = self._prepare(X, "X")
+        if Y is None:
+            return self._checked_gram(P)
+        return self._checked_cross(P, self._prepare(Y, "Y"))
+
+    def _checked_gram(self, P):
+        """The Gram matrix of prepared objects, as :meth:`__call__` returns it."""
         with np.errstate(over="ignore"):  # overflow is reported by _check_finite
-            if Y is None:
-                K = np.asarray(self._gram(P), dtype=np.float64)
-                if not (K.flags.owndata and K.flags.writeable):
-                    K = K.copy()  # never mirror into an array the kernel may hold
-                mirror_upper(K)
-            else:
-                Q = self._prepare(Y, "Y")
-                self._check_pair(P, Q)
-                K = np.asarray(self._cross(P, Q), dtype=np.float64)
+            K = np.asarray(self._gram(P), dtype=np.float64)
+            if not (K.flags.owndata and K.flags.writeable):
+                K = K.copy()  # never mirror into an array the kernel may hold
+            mirror_upper(K)
         _check_finite(K, self)
         return K
+
+    def _checked_cross(self, P, Q):
+        """The cross-Gram matrix of prepared objects, as :meth:`__call__` returns it."""
+        self._check_pair(P, Q)
+        with np.errstate(over="ignore"):
+            K = np.asarray(self._cross(P, Q), dtype=np.float64)
+        _check_finite(K, self)
+        return K
+
+    def _checked_diag(self, P):
+        """``k(x, x)`` of prepared objects, as :meth:`diag` returns it."""
+        with np.errstate(over="ignore"):
+            d = np.asarray(self._diag(P), dtype=np.float64).ravel()
+        _check_finite(d, self)
+        return d
 
     def diag(self, X):
         """``k(x, x)`` for each object, without building the Gram matrix.
@@ -281,11 +369,7 @@ class Kernel:
         d : ndarray of float64, shape (len(X),)
         """
         self._validate()
-        P = self._prepare(X, "X")
-        with np.errstate(over="ignore"):
-            d = np.asarray(self._diag(P), dtype=np.float64).ravel()
-        _check_finite(d, self)
-        return d
+        return self._checked_diag(self._prepare(X, "X"))
 
     def features(self, X):
         """Explicit feature matrix ``F`` with ``k(X, Y) = F(X) @ F(Y).T``.
@@ -367,6 +451,18 @@ class Kernel:
 
 
 # ------------------------------------------------------------------ helpers
+def take_prepared(kernel, objects, P, index, name):
+    """``kernel._take(P, index)``, or ``objects[index]`` prepared anew when
+    the kernel cannot slice its prepared data."""
+    try:
+        return kernel._take(P, index)
+    except TakeNotImplemented:
+        subset = objects[index] if hasattr(objects, "shape") else [
+            objects[i] for i in np.asarray(index).tolist()
+        ]
+        return kernel._prepare(subset, name)
+
+
 def _is_number(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
@@ -409,6 +505,19 @@ def _row_sq_norms(F):
 def _log(K):
     with np.errstate(divide="ignore"):
         return np.log(K)
+
+
+def _positive(L):
+    """``(sign, log)`` of positive values given by their logarithms ``L``."""
+    L = np.asarray(L, dtype=np.float64)
+    return np.where(np.isneginf(L), 0.0, 1.0), L
+
+
+def _signed_log(K):
+    """``(sign(K), log|K|)`` (sign 0 and log -inf where ``K`` is 0)."""
+    K = _dense(K)
+    with np.errstate(divide="ignore"):
+        return np.sign(K), np.log(np.abs(K))
 
 
 def mirror_upper(K, block=512):

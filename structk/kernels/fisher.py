@@ -88,9 +88,16 @@ def fisher_scores(hmm, X, parts=("emission",)):
 def _scores(params, seq, offsets, parts, name):
     from ..hmm import _expected_counts, _raise_if_impossible
 
-    pi, A, BT = params
-    ll, s0, s1, s2 = _expected_counts(seq, offsets, params, True)
+    ll, *counts = _expected_counts(seq, offsets, params, True)
     _raise_if_impossible(ll, name, "the HMM", "its Fisher score is")
+    return score_blocks(params, counts, parts)
+
+
+def score_blocks(params, counts, parts):
+    """Scores from the per-sequence expected counts ``(gamma_0, xi, n)`` of
+    forward-backward (the table of the module docstring)."""
+    pi, A, BT = params
+    s0, s1, s2 = counts
     n = s0.shape[0]
     blocks = []
     if "initial" in parts:
@@ -117,14 +124,17 @@ class FisherKernel(Kernel):
     hmm : DiscreteHMM
         The generative model. It must be fitted before the kernel is used:
         the kernel never trains it (that would tie the kernel silently to
-        whichever sequences it happened to see first); an unfitted model
-        raises ``sklearn.exceptions.NotFittedError``.
+        whichever sequences it happened to see); an unfitted model raises
+        ``sklearn.exceptions.NotFittedError``. ``sklearn.base.clone`` of
+        the kernel keeps this model (it is an input of the kernel, not
+        something the kernel learns).
     information : {"empirical", "identity"}, default "empirical"
         ``"empirical"``: ``F`` is the mean of ``g g^T`` over the sequences
-        passed to :meth:`fit`, or, without a call to ``fit``, over the
-        first collection the kernel is evaluated on (``X`` in ``k(X)`` or
-        ``k(X, Y)``). ``"identity"``: ``F = I``, the common practical
-        approximation; then ``phi = g``.
+        passed to :meth:`fit`, which must be called before the kernel is
+        evaluated. ``"identity"``: ``F = I``, the common practical
+        approximation; then ``phi = g`` and ``fit`` is optional (it copies
+        the HMM's parameters; without it the kernel reads ``hmm`` at each
+        evaluation).
     reg : float > 0, default 1e-3
         Ridge, relative to the scale of ``F``: the kernel inverts
         ``F + reg * (trace(F) / d) * I`` (``+ reg * I`` if ``F = 0``), so
@@ -133,23 +143,34 @@ class FisherKernel(Kernel):
         are fewer sequences than score dimensions; in null directions of
         ``F`` the scores of the training sequences vanish and the ridge
         only bounds the weight of new directions. Ignored for
-        ``"identity"``.
+        ``"identity"``. It may be changed after ``fit`` (it is applied to
+        the stored ``F``).
     parts : sequence of {"initial", "transition", "emission"}, default ("emission",)
         Which parameters the scores differentiate.
 
     Attributes
     ----------
     params_ : tuple of ndarray
-        ``(startprob, transmat, emissionprob.T)`` of ``hmm``, copied when the
-        kernel was fitted (explicitly or at first use). Every later
-        evaluation uses this copy and the same ``F``, so ``k(X, Y)`` is
-        consistent across calls even if ``hmm`` is refitted; call
-        :meth:`fit` again to follow a refitted model.
+        ``(startprob, transmat, emissionprob.T)`` of ``hmm``, copied by
+        :meth:`fit`. Every later evaluation uses this copy and the same
+        ``F``, so ``k(X, Y)`` is consistent across calls even if ``hmm`` is
+        refitted or replaced; call :meth:`fit` again to follow it.
     alphabet_ : tuple
+    ignore_case_ : bool
+        The model's alphabet and case rule, copied by :meth:`fit`.
+    parts_ : tuple of str
+        The parts the kernel was fitted with, in canonical order.
     information_ : ndarray of shape (d, d) or None
         The unregularised empirical information (None for "identity").
     n_information_ : int
         Number of sequences ``information_`` was estimated from.
+
+    Notes
+    -----
+    Evaluation is a pure function of the parameters, the fitted attributes
+    and the inputs: a fitted kernel pickles and deep-copies, and gives
+    bit-identical matrices whatever the order of the calls and from any
+    thread.
 
     Examples
     --------
@@ -175,6 +196,18 @@ class FisherKernel(Kernel):
         self.parts = parts
         self._check_params()
 
+    @property
+    def _needs_fit(self):
+        return self.information == "empirical"
+
+    def __sklearn_clone__(self):
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)
+        params = {name: value if name == "hmm" else clone(value, safe=False)
+                  for name, value in params.items()}
+        return type(self)(**params)
+
     def _check_params(self):
         _check_hmm(self.hmm, fitted=False)
         if self.information not in ("empirical", "identity"):
@@ -183,71 +216,106 @@ class FisherKernel(Kernel):
                 f"{self.information!r}"
             )
         check_scalar(self.reg, "reg", lower=0, lower_inclusive=False)
-        parts = _check_parts(self.parts)
-        state = getattr(self, "_state", None)
-        if state is not None and state["key"] != self._key(parts):
-            raise ValueError(
-                f"{type(self).__name__}: hmm, parts or information changed since "
-                "the kernel was fitted; call fit(X) again"
-            )
+        _check_parts(self.parts)
 
-    def _key(self, parts):
-        return (id(self.hmm), parts, self.information)
+    def _fitted(self):
+        return hasattr(self, "params_")
+
+    def _check_fitted(self):
+        from sklearn.exceptions import NotFittedError
+
+        if not self._fitted():
+            if self.information == "empirical":
+                _check_hmm(self.hmm)
+                raise NotFittedError(
+                    "This FisherKernel is not fitted yet: information='empirical' "
+                    "estimates the Fisher information from training sequences. "
+                    "Call k.fit(sequences) first (learners do it on their "
+                    "training objects)."
+                )
+            return
+        parts = _check_parts(self.parts)
+        fitted_info = "identity" if self.information_ is None else "empirical"
+        if parts != self.parts_ or self.information != fitted_info:
+            raise ValueError(
+                f"{type(self).__name__}: parts or information changed since the "
+                f"kernel was fitted (fitted with parts={self.parts_}, "
+                f"information={fitted_info!r}); call fit(X) again"
+            )
 
     # ------------------------------------------------------------- fitting
     def fit(self, X, y=None):
         """Copy the HMM's parameters and estimate ``F`` on sequences ``X``.
 
+        Parameters
+        ----------
+        X : sequence of sequences
+            Training sequences (for ``information="empirical"``).
+        y : ignored
+
         Returns
         -------
         self
         """
-        self._state = None
-        self._validate()
-        self._prepare(X, "X")
-        return self
+        from ..hmm import _encode
 
-    def _start(self):
-        """Copy the fitted HMM's parameters (first use or ``fit``)."""
+        self._check_params()
         _check_hmm(self.hmm)
         parts = _check_parts(self.parts)
-        self._state = {"key": self._key(parts), "W": {}}
-        self.params_ = tuple(p.copy() for p in self.hmm._jit_params())
-        self.alphabet_ = self.hmm.alphabet_
-        self.information_ = None
-        self.n_information_ = 0
+        params = tuple(p.copy() for p in self.hmm._jit_params())
+        alphabet, ignore_case = self.hmm.alphabet_, bool(self.hmm.ignore_case)
+        information = eigen = None
+        n_information = 0
+        if self.information == "empirical":
+            seq, offsets = _encode(X, alphabet, "X", ignore_case)
+            G = _scores(params, seq, offsets, parts, "X")
+            information, eigen = empirical_information(G)
+            n_information = G.shape[0]
+        # assigned together, after every check passed: never half fitted
+        self.params_, self.alphabet_, self.parts_ = params, alphabet, parts
+        self.ignore_case_ = ignore_case
+        self.information_, self.n_information_ = information, n_information
+        self._eigen = eigen
+        return self
+
+    def _state(self):
+        """``(params, alphabet, ignore_case, parts)`` evaluation uses: the
+        fitted copy, or the live model for an unfitted identity kernel."""
+        if self._fitted():
+            return self.params_, self.alphabet_, self.ignore_case_, self.parts_
+        _check_hmm(self.hmm)
+        return (self.hmm._jit_params(), self.hmm.alphabet_, bool(self.hmm.ignore_case),
+                _check_parts(self.parts))
 
     def _prepare(self, X, name):
         from ..hmm import _encode
 
-        if getattr(self, "_state", None) is None:
-            self._start()
-        seq, offsets = _encode(X, self.alphabet_, name)
-        G = _scores(self.params_, seq, offsets, _check_parts(self.parts), name)
-        if self.information == "empirical" and self.information_ is None:
-            self.information_ = G.T @ G / G.shape[0]
-            self.n_information_ = G.shape[0]
-        return G
+        params, alphabet, ignore_case, parts = self._state()
+        seq, offsets = _encode(X, alphabet, name, ignore_case)
+        return _scores(params, seq, offsets, parts, name)
 
     def _whitening(self):
-        reg = float(self.reg)
-        cache = self._state["W"]
-        if reg not in cache:
-            F = self.information_
-            d = F.shape[0]
-            scale = np.trace(F) / d
-            if not scale > 0:
-                scale = 1.0
-            w, V = np.linalg.eigh(F)
-            w = np.maximum(w, 0.0) + reg * scale
-            cache.clear()
-            cache[reg] = (V / np.sqrt(w)) @ V.T
-        return cache[reg]
+        return whitening(self._eigen, self.reg)
 
     def _features(self, G):
         if self.information == "identity":
             return G
         return G @ self._whitening()
+
+
+def empirical_information(G):
+    """``F = G^T G / n`` of scores ``G`` and its eigenpairs with the ridge scale
+    ``trace(F) / d`` (1 when ``F = 0``), as :func:`whitening` takes them."""
+    information = G.T @ G / G.shape[0]
+    w, V = np.linalg.eigh(information)
+    scale = np.trace(information) / information.shape[0]
+    return information, (np.maximum(w, 0.0), V, scale if scale > 0 else 1.0)
+
+
+def whitening(eigen, reg):
+    """``W = (F + reg * scale * I)^{-1/2}`` from :func:`empirical_information`'s eigenpairs."""
+    w, V, scale = eigen
+    return (V / np.sqrt(w + float(reg) * scale)) @ V.T
 
 
 def _check_hmm(hmm, fitted=True):

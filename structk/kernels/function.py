@@ -45,13 +45,14 @@ class FunctionKernel(Kernel):
             return f"FunctionKernel({self.name})"
         return f"FunctionKernel({getattr(self.func, '__qualname__', repr(self.func))})"
 
-    def _value(self, x, y, i, j):
+    def _value(self, x, y, where):
+        """``func(x, y)`` as a float; ``where`` names the pair (``X[2], Y[0]``)."""
         try:
             value = float(self.func(x, y))
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:
             raise ValueError(
-                f"{self!r} did not return a real number for pair ({i}, {j}): {exc}"
-            ) from None
+                f"{self!r} failed on {where}: {type(exc).__name__}: {exc}"
+            ) from exc
         return value
 
     def _gram(self, P):
@@ -59,7 +60,7 @@ class FunctionKernel(Kernel):
         K = np.empty((n, n))
         for i in range(n):
             for j in range(i, n):
-                K[i, j] = self._value(P[i], P[j], i, j)
+                K[i, j] = self._value(P[i], P[j], f"X[{i}], X[{j}]")
         mirror_upper(K)
         return K
 
@@ -67,8 +68,8 @@ class FunctionKernel(Kernel):
         K = np.empty((len(P), len(Q)))
         for i, x in enumerate(P):
             for j, y in enumerate(Q):
-                K[i, j] = self._value(x, y, i, j)
+                K[i, j] = self._value(x, y, f"X[{i}], Y[{j}]")
         return K
 
     def _diag(self, P):
-        return np.array([self._value(x, x, i, i) for i, x in enumerate(P)])
+        return np.array([self._value(x, x, f"X[{i}], X[{i}]") for i, x in enumerate(P)])

@@ -6,14 +6,19 @@ elements, duplicates ignored). A ``str`` is refused as a set, since
 ``"abc"`` for ``{"a", "b", "c"}`` is more often a mistake than a wish; write
 ``set("abc")``.
 
-Each Gram matrix maps the tokens to integer ids once and takes the
-intersection sizes ``|A n B|`` from the product of the sparse 0/1 indicator
-matrix with its transpose (:mod:`structk.kernels._sparse_gram`); the
+Preparing a collection maps its tokens to integer ids once (a vocabulary
+in order of first appearance) and builds the sparse 0/1 indicator matrix;
+a Gram matrix takes the intersection sizes ``|A n B|`` from the product of
+that matrix with its transpose (:mod:`structk.kernels._sparse_gram`), and a
+cross-Gram first maps the other collection's vocabulary onto this one's
+(one look-up per distinct token, not per occurrence); the
 benchmark ``benchmarks/bench_sets.py`` compares this with a jitted
 merge of sorted id arrays, which it outruns.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,10 +64,18 @@ def _hashable(t):
     return True
 
 
-def _indicator(sets, vocabulary):
-    """Sparse 0/1 matrix (rows: sets, columns: token ids), growing ``vocabulary``."""
+class _Indicator(NamedTuple):
+    """Prepared sets: the 0/1 indicator matrix and its column vocabulary."""
+
+    F: object          # scipy.sparse CSR, rows: sets, columns: token ids
+    vocabulary: dict   # token -> column id, in order of first appearance
+
+
+def _indicator(sets):
+    """The indicator matrix of sets, with its vocabulary built on the way."""
     import scipy.sparse as sp
 
+    vocabulary = {}
     indptr = np.zeros(len(sets) + 1, dtype=np.int64)
     ids = []
     for i, s in enumerate(sets):
@@ -71,28 +84,52 @@ def _indicator(sets, vocabulary):
         indptr[i + 1] = len(ids)
     indices = np.asarray(ids, dtype=np.int64)
     data = np.ones(indices.size, dtype=np.float64)
-    return sp.csr_matrix((data, indices, indptr), shape=(len(sets), max(len(vocabulary), 1)))
+    F = sp.csr_matrix((data, indices, indptr), shape=(len(sets), max(len(vocabulary), 1)))
+    return _Indicator(F, vocabulary)
+
+
+def _aligned(P, Q):
+    """The indicator matrices of ``P`` and ``Q`` over one column space:
+    ``Q``'s token ids mapped onto ``P``'s, new tokens numbered after them."""
+    import scipy.sparse as sp
+
+    if Q.vocabulary is P.vocabulary:
+        return P.F, Q.F
+    index = P.vocabulary
+    n = max(len(index), 1)
+    new = 0
+    remap = np.empty(max(len(Q.vocabulary), 1), dtype=np.int64)
+    for t, j in Q.vocabulary.items():
+        i = index.get(t)
+        if i is None:
+            i, new = n + new, new + 1
+        remap[j] = i
+    G = Q.F
+    G = sp.csr_matrix((G.data, remap[G.indices], G.indptr), shape=(G.shape[0], n + new))
+    F = P.F
+    if new:
+        F = sp.csr_matrix((F.data, F.indices, F.indptr), shape=(F.shape[0], n + new))
+    return F, G
 
 
 def _intersections(P, Q=None):
-    """``|A n B|`` for all pairs, by one sparse product over a shared vocabulary."""
-    vocabulary = {}
-    F = _indicator(P, vocabulary)
+    """``|A n B|`` for all pairs, by one sparse product."""
     if Q is None:
-        return sparse_gram(F)
-    G = _indicator(Q, vocabulary)
-    F.resize(F.shape[0], G.shape[1])
-    return sparse_cross(F, G)
+        return sparse_gram(P.F)
+    return sparse_cross(*_aligned(P, Q))
 
 
 def _sizes(P):
-    return np.fromiter((len(s) for s in P), np.float64, len(P))
+    return np.diff(P.F.indptr).astype(np.float64)
 
 
 class _SetKernel(Kernel):
 
     def _prepare(self, X, name):
-        return _as_sets(X, name)
+        return _indicator(_as_sets(X, name))
+
+    def _take(self, P, index):
+        return _Indicator(P.F[index], P.vocabulary)
 
 
 class Intersection(_SetKernel):
@@ -117,7 +154,7 @@ class Intersection(_SetKernel):
         self._check_params()
 
     def _features(self, P):
-        return _indicator(P, {})
+        return P.F
 
     def _gram(self, P):
         return _intersections(P)
@@ -211,4 +248,4 @@ class Jaccard(_SetKernel):
         return self._from_intersections(_intersections(P, Q), _sizes(P), _sizes(Q))
 
     def _diag(self, P):
-        return np.ones(len(P))
+        return np.ones(P.F.shape[0])

@@ -1,6 +1,7 @@
-"""String kernels: k-mer spectrum, (k, m)-mismatch and weighted degree.
+"""String kernels: k-mer spectrum, (k, m)-mismatch, gappy pair and weighted
+degree (with shifts).
 
-All three take a list of sequences (``str``, ``bytes``, sequences of
+All of them take a list of sequences (``str``, ``bytes``, sequences of
 symbols, Biopython records) over an alphabet (``"dna"``, ``"rna"``,
 ``"protein"`` or given symbols); the input rules (case, symbols outside the
 alphabet) are those of :func:`structk.sequences.encode`:
@@ -10,6 +11,9 @@ alphabet) are those of :func:`structk.sequences.encode`:
   error naming the sequence, position and symbol; ``unknown="skip"`` drops
   every k-mer containing it (and, for :class:`WeightedDegree`, makes its
   position match nothing), never counting it as some other k-mer.
+
+Alignment-based kernels for sequences of any length are in
+:mod:`structk.kernels.alignment`.
 
 A sequence shorter than ``k`` (the empty one included) has the zero feature
 vector: its kernel values are 0, and normalised it gets a zero row and
@@ -25,6 +29,7 @@ searches (``kernel__normalize``).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -40,6 +45,16 @@ MAX_SPACE = 2**62
 #: Count k-mers through one counter per possible k-mer when there are at
 #: most this many, or no more than the k-mers to count; else sort each row.
 COUNTER_SPACE = 2**16
+#: Largest memory (bytes) the mismatch expansion may ask for before it is
+#: refused, when the machine's available memory cannot be read.
+MISMATCH_MEMORY_FALLBACK = 4 * 2**30
+
+
+def _space_exceeds(A, k, limit=MAX_SPACE):
+    """Whether ``A ** k > limit``, without computing ``A ** k`` for large ``k``."""
+    if A >= 2 and k > math.log2(limit):  # A ** k >= 2 ** k > limit
+        return True
+    return A ** k > limit  # k is small here: exact and cheap
 
 
 def _check_bool(value, name):
@@ -103,7 +118,7 @@ class _KmerKernel(_SequenceKernel):
     def _check_k(self, bounded=True):
         k = check_scalar(self.k, "k", lower=1, integer=True)
         A = len(self._alphabet)
-        if bounded and A ** k > MAX_SPACE:
+        if bounded and _space_exceeds(A, k):
             raise ValueError(
                 f"k={k} is too large for an alphabet of {A} symbols: the "
                 f"{A}^{k} k-mers do not fit in int64 feature indices (at most "
@@ -201,7 +216,7 @@ class Spectrum(_KmerKernel):
         _check_bool(self.presence, "presence")
 
     def _beyond_int64(self):
-        return len(self._alphabet) ** int(self.k) > MAX_SPACE
+        return _space_exceeds(len(self._alphabet), int(self.k))
 
     def _raw_features(self, P):
         from .._jit.strings import count_rows
@@ -228,6 +243,8 @@ class Spectrum(_KmerKernel):
         if not self._beyond_int64():
             return self._raw_features(P)
         A = len(self._alphabet)
+        if len(P) == 0 or int(P.lengths.max()) < int(self.k):  # no k-mer anywhere
+            return sp.csr_matrix((len(P), 1))
         c = 1
         while A ** (c + 1) <= MAX_SPACE:
             c += 1
@@ -309,16 +326,133 @@ class Mismatch(_KmerKernel):
                 f"m={m}, k={k}"
             )
 
-    def _raw_features(self, P):
+    def _prepare(self, X, name):
+        # the expansion into mismatch neighbourhoods is the costly part: done
+        # once per object here, so Gram tiles, cross-Grams and the diagonal
+        # reuse it and _take slices its rows
         from .._jit.strings import mismatch_rows
 
-        ids, ptr = self._kmers(P)
+        P = super()._prepare(X, name)
         A, k = len(self._alphabet), int(self.k)
-        return self._csr(*mismatch_rows(ids, ptr, k, A, int(self.m), A ** k))
+        self._check_memory(np.maximum(P.lengths - k + 1, 0))
+        ids, ptr = self._kmers(P)
+        F = self._csr(*mismatch_rows(ids, ptr, k, A, int(self.m), A ** k))
+        F.sort_indices()  # canonical now, so later calls never write to it
+        return F
+
+    def _raw_features(self, P):
+        return P
+
+    def _check_memory(self, kmers_per_row):
+        """Refuse, naming ``m``, an expansion that would not fit in memory."""
+        A, k, m = len(self._alphabet), int(self.k), int(self.m)
+        size = sum(math.comb(k, i) * (A - 1) ** i for i in range(m + 1))
+        counts = [int(c) for c in kmers_per_row]  # an upper bound with unknown="skip"
+        space = A ** k
+        need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
+        from ..scale._tiling import _available_memory
+
+        available = _available_memory() or MISMATCH_MEMORY_FALLBACK
+        if need > available:
+            raise MemoryError(
+                f"{self!r} would need {need / 2**30:.3g} GiB (available: "
+                f"{available / 2**30:.3g} GiB): each of the {sum(counts)} k-mers is "
+                f"expanded into its {size:.4g} neighbours within m={m} mismatches "
+                f"(sum over i <= m of C(k, i) (A - 1)^i, A = {A}); lower m or k"
+            )
+
+
+class GappyPair(_KmerKernel):
+    """The gappy pair kernel: pairs of k-mers separated by a gap of 0..m positions.
+
+    Feature ``(u, g, v)`` of a sequence ``x`` counts the positions ``p`` with
+    ``x[p:p+k] = u`` and ``x[p+k+g:p+2k+g] = v``, for k-mers ``u, v`` and gap
+    lengths ``0 <= g <= m`` (the symbols in the gap are ignored);
+    ``k(x, y)`` is the inner product of these counts, or with
+    ``presence=True`` of their 0/1 indicators. ``m = 0`` counts the
+    (2k)-mers, i.e. it is :class:`Spectrum` with ``k`` doubled. This is
+    kebabs' ``gappyPairKernel(k, m)`` (whose feature names write the gap as
+    dots: ``"AC..GT"`` is ``u = AC``, ``g = 2``, ``v = GT``), with
+    normalisation off by default as for the other structk string kernels.
+
+    The feature map is a ``scipy.sparse`` CSR matrix with
+    ``(m + 1) A^(2k)`` columns: ``(u, g, v)`` is column
+    ``g A^(2k) + index(u) A^k + index(v)`` with ``index`` the k-mer number of
+    :class:`Spectrum`; the Gram matrix is the same sparse product. A
+    sequence has at most ``(m + 1) L`` pairs, so the cost is linear in the
+    total length.
+
+    Parameters
+    ----------
+    k : int >= 1, default 2
+        Length of each k-mer of a pair.
+    m : int >= 0, default 2
+        Longest gap between the two k-mers.
+    alphabet, presence, normalize, ignore_case, unknown
+        As for :class:`Spectrum`; with ``unknown="skip"`` a pair is dropped
+        when either k-mer holds an unknown symbol (the gap may hold any).
+
+    Examples
+    --------
+    >>> from structk.kernels import GappyPair
+    >>> GappyPair(k=1, m=1)(["ACG", "ACGA"])
+    array([[3., 3.],
+           [3., 5.]])
+
+    References
+    ----------
+    P. Kuksa, P.-H. Huang and V. Pavlovic, "A fast, large-scale learning
+    method for protein sequence classification", 8th International Workshop
+    on Data Mining in Bioinformatics (BIOKDD), 2008, 29-37.
+    J. Palme, S. Hochreiter and U. Bodenhofer, "KeBABS: an R package for
+    kernel-based analysis of biological sequences", Bioinformatics 31(15),
+    2015, 2574-2576.
+    """
+
+    _repr_always = ('k', 'm')
+
+    def __init__(self, k=2, m=2, alphabet="dna", presence=False, normalize=False,
+                 ignore_case=True, unknown="error"):
+        self.k = k
+        self.m = m
+        self.alphabet = alphabet
+        self.presence = presence
+        self.normalize = normalize
+        self.ignore_case = ignore_case
+        self.unknown = unknown
+        self._check_params()
+
+    def _check_params(self):
+        self._check_sequence_params()
+        k = check_scalar(self.k, "k", lower=1, integer=True)
+        m = check_scalar(self.m, "m", lower=0, integer=True)
+        _check_bool(self.presence, "presence")
+        A = len(self._alphabet)
+        if (m + 1) * A ** (2 * k) > MAX_SPACE:
+            raise ValueError(
+                f"GappyPair(k={k}, m={m}) has (m + 1) * {A}^(2k) features on an "
+                f"alphabet of {A} symbols, more than int64 feature indices hold "
+                "(2^62); use a smaller k or m"
+            )
+
+    def _space(self):
+        return (int(self.m) + 1) * len(self._alphabet) ** (2 * int(self.k))
+
+    def _raw_features(self, P):
+        import scipy.sparse as sp
+
+        from .._jit.strings import count_rows, gappy_ids
+
+        ids, ptr = gappy_ids(P.codes, P.offsets, int(self.k), int(self.m),
+                             len(self._alphabet))
+        space = self._space()
+        direct = space <= max(COUNTER_SPACE, ids.size)
+        indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space, direct)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
 
 class WeightedDegree(_SequenceKernel):
-    """The weighted-degree kernel for aligned sequences of equal length.
+    """The weighted-degree kernel (with shifts) for aligned sequences of equal length.
 
     ``k(x, y) = sum_{k=1}^{d} beta_k sum_{l=1}^{L-k+1} [x_{l..l+k-1} = y_{l..l+k-1}]``
     with the standard weights ``beta_k = 2 (d - k + 1) / (d (d + 1))``: the
@@ -326,8 +460,24 @@ class WeightedDegree(_SequenceKernel):
     every length ``k`` up to the degree ``d``. Unlike the spectrum kernel it
     is position-aware, which is what splice-site recognition needs.
 
-    Computed pair by pair in ``O(L)``: the position that extends a run of
-    matches to length ``r`` completes one matching k-mer for each
+    With ``shift = S > 0`` (Rätsch, Sonnenburg & Schölkopf 2005) a k-mer may
+    also match one up to ``S`` positions away::
+
+        k(x, y) = sum_k beta_k sum_l sum_{s=0}^{S} delta_s mu_{k,l,s}(x, y)
+        mu_{k,l,s} = [u_{k,l+s}(x) = u_{k,l}(y)] + [u_{k,l}(x) = u_{k,l+s}(y)]
+        delta_s = 1 / (2 (s + 1))
+
+    where ``u_{k,l}(x)`` is the k-mer of ``x`` at position ``l`` and only
+    k-mers inside the sequences count (``l + s + k - 1 <= L``); the paper's
+    position weights ``gamma_l`` are 1. ``shift=0`` is the plain kernel
+    (``delta_0 mu = [match]``). It is a valid kernel for every ``S``: it is
+    ``sum_{p,q} W_{pq} [u_p(x) = u_q(y)]`` with the symmetric Toeplitz
+    band ``W_{pp} = 1``, ``W_{p,p+s} = delta_s``, which is positive definite
+    (its symbol ``1 + sum_s cos(s t) / (s + 1)`` is positive).
+
+    Computed pair by pair in ``O(L (2S + 1))``: along each diagonal (offset
+    ``s`` between the sequences) the position that extends a run of matches
+    to length ``r`` completes one matching k-mer for each
     ``k <= min(d, r)``, so it adds ``sum_{k <= min(d, r)} beta_k``.
     With ``unknown="skip"`` a position holding an unknown symbol matches
     nothing (itself included), i.e. the k-mers containing it are dropped.
@@ -336,6 +486,9 @@ class WeightedDegree(_SequenceKernel):
     ----------
     d : int >= 1, default 5
         Degree: the longest k-mers compared.
+    shift : int >= 0, default 0
+        Largest shift ``S`` between matching k-mers (shifts beyond ``L - 1``
+        add nothing).
     alphabet, normalize, ignore_case, unknown
         As for :class:`Spectrum`.
 
@@ -350,6 +503,9 @@ class WeightedDegree(_SequenceKernel):
     G. Rätsch and S. Sonnenburg, "Accurate splice site prediction for
     Caenorhabditis elegans", in *Kernel Methods in Computational Biology*,
     MIT Press, 2004, 277-298.
+    G. Rätsch, S. Sonnenburg and B. Schölkopf, "RASE: recognition of
+    alternatively spliced exons in C. elegans", Bioinformatics 21 (suppl. 1),
+    2005, i369-i377 (the weighted-degree kernel with shifts).
     S. Sonnenburg, G. Rätsch and B. Schölkopf, "Large scale genomic sequence
     SVM classifiers", ICML 2005.
     """
@@ -357,8 +513,9 @@ class WeightedDegree(_SequenceKernel):
     _repr_always = ('d',)
 
     def __init__(self, d=5, alphabet="dna", normalize=False, ignore_case=True,
-                 unknown="error"):
+                 unknown="error", shift=0):
         self.d = d
+        self.shift = shift
         self.alphabet = alphabet
         self.normalize = normalize
         self.ignore_case = ignore_case
@@ -368,6 +525,7 @@ class WeightedDegree(_SequenceKernel):
     def _check_params(self):
         self._check_sequence_params()
         check_scalar(self.d, "d", lower=1, integer=True)
+        check_scalar(self.shift, "shift", lower=0, integer=True)
 
     def _prepare(self, X, name):
         P = super()._prepare(X, name)
@@ -394,19 +552,25 @@ class WeightedDegree(_SequenceKernel):
 
         return wd_increments(int(self.d), L)
 
+    def _shift(self, L):
+        return min(int(self.shift), max(L - 1, 0))
+
     def _raw_gram(self, P):
         from .._jit.strings import wd_gram
 
-        K = wd_gram(P, len(self._alphabet), self._weights(P.shape[1]))
+        L = P.shape[1]
+        K = wd_gram(P, len(self._alphabet), self._weights(L), self._shift(L))
         mirror_upper(K)
         return K
 
     def _raw_cross(self, P, Q):
         from .._jit.strings import wd_cross
 
-        return wd_cross(P, Q, len(self._alphabet), self._weights(P.shape[1]))
+        L = P.shape[1]
+        return wd_cross(P, Q, len(self._alphabet), self._weights(L), self._shift(L))
 
     def _raw_diag(self, P):
         from .._jit.strings import wd_diag
 
-        return wd_diag(P, len(self._alphabet), self._weights(P.shape[1]))
+        L = P.shape[1]
+        return wd_diag(P, len(self._alphabet), self._weights(L), self._shift(L))

@@ -83,6 +83,35 @@ class Polynomial(_VectorKernel):
     def _diag(self, P):
         return self._from_inner(np.einsum("ij,ij->i", P, P))
 
+    # high powers overflow or underflow long before their normalised values
+    # do: Normalize works on (sign, degree * log|gamma <x, y> + coef0|)
+    _has_log_form = True
+
+    def _signed_log_of(self, B):
+        B *= float(self.gamma)
+        B += float(self.coef0)
+        d = int(self.degree)
+        with np.errstate(divide="ignore"):
+            return np.sign(B) ** d, d * np.log(np.abs(B))
+
+    def _signed_log_gram(self, P):
+        return self._signed_log_of(P @ P.T)
+
+    def _signed_log_cross(self, P, Q):
+        return self._signed_log_of(P @ Q.T)
+
+    def _signed_log_diag(self, P):
+        return self._signed_log_of(np.einsum("ij,ij->i", P, P))
+
+    def _log_gram(self, P):
+        return self._signed_log_gram(P)[1]
+
+    def _log_cross(self, P, Q):
+        return self._signed_log_cross(P, Q)[1]
+
+    def _log_diag(self, P):
+        return self._signed_log_diag(P)[1]
+
 
 class Gaussian(_VectorKernel):
     """The Gaussian (RBF) kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``.
@@ -110,25 +139,71 @@ class Gaussian(_VectorKernel):
         return np.exp(D, out=D)
 
     def _gram(self, P):
-        D = _sq_dist(P, P)
+        D = _sq_dist(P, P, self._exact_scale())
         np.fill_diagonal(D, 0.0)
         return self._from_sq_dist(D)
 
     def _cross(self, P, Q):
-        return self._from_sq_dist(_sq_dist(P, Q))
+        return self._from_sq_dist(_sq_dist(P, Q, self._exact_scale()))
+
+    def _exact_scale(self):
+        return 2.0 * float(self.sigma) ** 2
 
     def _diag(self, P):
         return np.ones(P.shape[0])
 
 
-def _sq_dist(P, Q):
-    """Squared Euclidean distances by ``|x|^2 + |y|^2 - 2 <x, y>`` (BLAS), clipped at 0."""
-    D = P @ Q.T
+#: Relative accuracy of ``exp(-D / s)`` that :func:`_sq_dist` guarantees.
+_SQ_DIST_RTOL = 1e-13
+#: ``exp(-t)`` is 0 in float64 beyond this ``t``.
+_UNDERFLOW = 746.0
+
+
+def _sq_dist(P, Q, scale):
+    """Squared Euclidean distances, accurate to ``_SQ_DIST_RTOL * scale``.
+
+    Computed as ``|x|^2 + |y|^2 - 2 <x, y>`` (one BLAS product) on data
+    centred on a shared reference point (the mean of ``P``), which leaves
+    the distances unchanged and makes the norms small where the data
+    sit far from the origin. The expansion's rounding error is about
+    ``2 (sqrt(d) + 2) eps (|x|^2 + |y|^2)`` (rounding errors of a d-term
+    sum grow like ``sqrt(d)`` in practice: Higham, *Accuracy and Stability
+    of Numerical Algorithms*, 2002, Section 3.1); the entries where that bound
+    exceeds ``_SQ_DIST_RTOL * scale`` and whose kernel value does not
+    underflow (``D < 746 scale``) are recomputed from the differences
+    ``x - y`` directly. On ordinary data (one cluster, anywhere) no entry
+    needs it; data in several clusters far apart get their within-cluster
+    entries recomputed.
+    """
+    c = P.mean(axis=0)
+    Pc = P - c
+    Qc = Pc if Q is P else Q - c
+    p2 = np.einsum("ij,ij->i", Pc, Pc)
+    q2 = p2 if Q is P else np.einsum("ij,ij->i", Qc, Qc)
+    D = Pc @ Qc.T
     D *= -2.0
-    D += np.einsum("ij,ij->i", P, P)[:, None]
-    D += np.einsum("ij,ij->i", Q, Q)[None, :]
+    D += p2[:, None]
+    D += q2[None, :]
     np.maximum(D, 0.0, out=D)
+    gamma = 2.0 * (np.sqrt(P.shape[1]) + 2.0) * np.finfo(np.float64).eps
+    limit = _SQ_DIST_RTOL * scale / gamma  # recompute where p2_i + q2_j > limit
+    if p2.max(initial=0.0) + q2.max(initial=0.0) > limit:
+        _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale)
     return D
+
+
+def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=256):
+    """Replace the entries of ``D`` whose rounding bound is too large by the
+    directly computed ``sum_k (x_k - y_k)^2`` (see :func:`_sq_dist`)."""
+    for a in range(0, D.shape[0], block):
+        b = min(a + block, D.shape[0])
+        bound = gamma * (p2[a:b, None] + q2[None, :])
+        rows, cols = np.nonzero((bound > limit * gamma) & (D[a:b] - bound < _UNDERFLOW * scale))
+        chunk = max(1, 2**22 // P.shape[1])  # 32 MB of differences at a time
+        for s in range(0, len(rows), chunk):
+            i, j = rows[s:s + chunk] + a, cols[s:s + chunk]
+            diff = P[i] - Q[j]
+            D[i, j] = np.einsum("ij,ij->i", diff, diff)
 
 
 class Laplace(_VectorKernel):

@@ -9,6 +9,8 @@ module             learners
 ``logistic``       :class:`KernelLogisticRegression`
 ``centering``      :class:`KernelCenterer`
 ``class_means``    :class:`NearestClassMean`
+``pca``            :class:`KernelPCA`
+``cca``            :class:`KernelCCA` (two views)
 =================  ==========================================================
 
 All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
@@ -28,5 +30,7 @@ __getattr__, __dir__, __all__ = attach(
         ".logistic": ["KernelLogisticRegression"],
         ".centering": ["KernelCenterer"],
         ".class_means": ["NearestClassMean"],
+        ".pca": ["KernelPCA"],
+        ".cca": ["KernelCCA"],
     },
 )

@@ -1,10 +1,18 @@
 """What every kernel learner shares: the kernel or precomputed Gram, input checks.
 
 A learner's ``kernel`` is either a structk :class:`~structk.kernels.base.Kernel`
-(the learner computes the Gram matrix of the training objects itself and keeps
-the objects prediction needs) or the string ``"precomputed"`` (``fit(K, y)``
-with a square Gram matrix, ``predict(K_test)`` with ``K_test`` of shape
-``(n_test, n_train)``).
+(the learner computes the Gram matrix of the training objects itself) or the
+string ``"precomputed"`` (``fit(K, y)`` with a square Gram matrix,
+``predict(K_test)`` with ``K_test`` of shape ``(n_test, n_train)``).
+
+With a kernel, ``fit`` fits a clone of it on the training objects (a no-op
+for kernels that learn nothing; see "Pure evaluation" in
+:mod:`structk.kernels.base`) and keeps it as ``kernel_``, so that later
+changes to ``kernel`` do not leak into a fitted model and cross-validation
+refits data-dependent kernels on each training fold. The learner also keeps
+the *prepared* training data prediction needs (the encodings of the support
+vectors, say, sliced with ``Kernel._take``), so ``predict`` and
+``decision_function`` prepare only the new objects.
 
 Training objects are never passed through scikit-learn's ``check_array``: they
 may be strings, sets or graphs. The learners index them themselves.
@@ -17,11 +25,12 @@ non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
 carrying the :func:`~structk.psd.check_psd` report ("clearly": the smallest
 eigenvalue is below ``-PSD_RTOL * ||K||_F``, see below). With
 ``psd_check="auto"`` (the default) matrices of up to ``FULL_PSD_CHECK_MAX_N``
-objects get the full check (a Cholesky factorisation, O(n^3)); larger ones
-get one O(n^2) pass over the rows checking the necessary conditions
-(finite entries, ``K_ii >= 0``, ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), so
-that the check never dominates a fit; when one fails, the full check runs to
-confirm and report. ``psd_check="full"`` always runs the full check and
+objects get one O(n^2) pass over the rows checking the necessary conditions
+(finite entries, ``K_ii >= 0``, ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry)
+followed by the full check (a Cholesky factorisation, O(n^3), on one BLAS
+thread: see :mod:`structk._threads`); larger ones get the O(n^2) pass only,
+so that the check never dominates a fit. When a condition fails, the full
+check runs to confirm and report. ``psd_check="full"`` always runs the full check and
 ``psd_check="none"`` skips it (only finiteness is checked; the SVM solver
 then copes with indefinite matrices as LIBSVM does, the ridge and logistic
 solvers still fail on their Cholesky factorisation).
@@ -60,31 +69,51 @@ class KernelLearnerMixin:
         return tags
 
     # ----------------------------------------------------------------- fit
-    def _train_gram(self, X, n_targets):
+    def _train_gram(self, X, n_targets, eigenvalues_checked=False):
         """Gram matrix of the training data (float64, C order), checked.
 
         Also sets ``n_train_`` and, with a kernel, returns the validated
         objects as the second value (``None`` when precomputed). ``n_targets``
         (the length of ``y``) must match the number of objects; callers also
         check it before the Gram is computed when they can (``n_objects``).
+        A learner that computes the eigenvalues of ``K`` itself and raises on
+        a clearly negative one passes ``eigenvalues_checked=True``: the policy
+        then runs the O(n^2) necessary conditions only (no factorisation).
         """
+        from sklearn.base import clone
+
         kernel = _check_kernel(self.kernel)
         psd_check = getattr(self, "psd_check", "auto")
         if _is_precomputed(kernel):
             # finiteness is part of the PSD checks (one pass less) unless skipped
             K = check_gram(X, "K", check_finite=psd_check == "none")
-            objects = None
+            objects = prepared = None
         else:
             objects = check_objects(X, "X")
-            K = np.ascontiguousarray(kernel(objects), dtype=np.float64)
+            kernel = clone(kernel).fit(objects)
+            kernel._validate()
+            prepared = kernel._prepare(objects, "X")
+            K = np.ascontiguousarray(kernel._checked_gram(prepared), dtype=np.float64)
         if n_targets is not None and n_targets != K.shape[0]:
             raise ValueError(
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, psd_check)
+        check_psd_policy(K, psd_check, factorise=not eigenvalues_checked)
         self.n_train_ = K.shape[0]
+        self.kernel_ = kernel
+        self._train_prepared = prepared
         return K, objects
+
+    def _keep_training(self, objects, index):
+        """Keep only the prepared training data of the objects at ``index``
+        (e.g. the support vectors): what prediction needs."""
+        from ..kernels.base import take_prepared
+
+        P = getattr(self, "_train_prepared", None)
+        if P is not None:
+            index = np.asarray(index, dtype=np.intp)
+            self._train_prepared = take_prepared(self.kernel_, objects, P, index, "X")
 
     # ------------------------------------------------------------- predict
     def _test_gram(self, X, objects, columns=None):
@@ -110,11 +139,32 @@ class KernelLearnerMixin:
         X = check_objects(X, "X")
         if columns is not None and len(columns) == 0:
             return np.zeros((len(X), 0))
-        return np.asarray(self.kernel(X, objects), dtype=np.float64)
+        kernel, P = self._prediction_kernel(objects)
+        return kernel._checked_cross(kernel._prepare(X, "X"), P)
+
+    def _test_gram_diag(self, X, objects=None):
+        """``(k(X_test, training objects), k(x, x) of X_test)`` (kernel mode),
+        preparing the test objects once."""
+        X = check_objects(X, "X")
+        kernel, P = self._prediction_kernel(objects)
+        Q = kernel._prepare(X, "X")
+        return kernel._checked_cross(Q, P), kernel._checked_diag(Q)
+
+    def _prediction_kernel(self, objects):
+        """The fitted kernel and the prepared training data it is paired with
+        (``objects`` prepared now only for a model fitted without keeping them)."""
+        kernel = getattr(self, "kernel_", self.kernel)
+        kernel._validate()
+        P = getattr(self, "_train_prepared", None)
+        if P is None:
+            P = kernel._prepare(objects, "Y")
+        return kernel, P
 
     def _test_diag(self, X):
         """``k(x, x)`` of test objects (kernel mode only)."""
-        return self.kernel.diag(check_objects(X, "X"))
+        kernel = getattr(self, "kernel_", self.kernel)
+        kernel._validate()
+        return kernel._checked_diag(kernel._prepare(check_objects(X, "X"), "X"))
 
 
 # ---------------------------------------------------------------- helpers
@@ -122,18 +172,18 @@ def _is_precomputed(kernel):
     return isinstance(kernel, str) and kernel == "precomputed"
 
 
-def _check_kernel(kernel):
+def _check_kernel(kernel, name="kernel"):
     if _is_precomputed(kernel):
         return kernel
     if isinstance(kernel, Kernel):
         return kernel
     if isinstance(kernel, str):
         raise ValueError(
-            f"kernel must be a structk Kernel or 'precomputed', got {kernel!r}; "
-            "for a named kernel build it, e.g. kernel=structk.Gaussian(sigma=1.0)"
+            f"{name} must be a structk Kernel or 'precomputed', got {kernel!r}; "
+            f"for a named kernel build it, e.g. {name}=structk.Gaussian(sigma=1.0)"
         )
     raise TypeError(
-        f"kernel must be a structk Kernel or 'precomputed', got {type(kernel).__name__}"
+        f"{name} must be a structk Kernel or 'precomputed', got {type(kernel).__name__}"
         " (wrap a Python function in structk.kernels.FunctionKernel)"
     )
 
@@ -177,16 +227,48 @@ def check_gram(K, name="K", check_finite=True):
     return _as_finite_float(K, name, check_finite)
 
 
-def check_psd_policy(K, psd_check):
-    """Apply the ``psd_check`` policy of the module docstring to a training Gram."""
+def check_psd_policy(K, psd_check, factorise=True):
+    """Apply the ``psd_check`` policy of the module docstring to a training Gram.
+
+    The O(n^2) necessary conditions always come first (they also prove every
+    entry finite and ``K`` symmetric); a matrix passing them is then certified
+    by one Cholesky factorisation of ``K + PSD_RTOL ||K||_F I`` on a single
+    BLAS thread (when small or ``psd_check="full"``, and ``factorise``).
+    Only a failure pays for the full :func:`~structk.psd.check_psd` report.
+    A Gram certified by a factorisation is remembered by a fingerprint
+    (its size, diagonal and weighted row sums from the necessary pass):
+    fitting the same Gram again, as a grid search over a learner's
+    parameters does on each fold, does not factorise it again.
+    """
     if psd_check not in _PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
         return
-    n = K.shape[0]
-    small = n <= FULL_PSD_CHECK_MAX_N
-    if psd_check == "full" or small or not _necessary_psd(K):
-        raise_if_not_psd(K)
+    rowsums = np.empty(K.shape[0])
+    if _necessary_psd(K, rowsums):
+        if not factorise or (psd_check == "auto" and K.shape[0] > FULL_PSD_CHECK_MAX_N):
+            return
+        # the necessary pass proved K finite; its diagonal and weighted row
+        # sums identify it (equal for two different matrices only by design)
+        key = (K.shape[0], np.diag(K).tobytes(), rowsums.tobytes())
+        if key in _CERTIFIED:
+            return
+        from .._threads import small_blas
+        from ..psd import _cholesky_ok, _frobenius
+
+        with small_blas(K.shape[0]):
+            certified = _cholesky_ok(K, PSD_RTOL * _frobenius(K))
+        if certified:
+            _CERTIFIED[key] = None
+            while len(_CERTIFIED) > _CERTIFIED_MAX:
+                del _CERTIFIED[next(iter(_CERTIFIED))]
+            return
+    raise_if_not_psd(K)
+
+
+#: Fingerprints of the last Gram matrices certified PSD by a factorisation.
+_CERTIFIED = {}
+_CERTIFIED_MAX = 64
 
 
 def raise_if_not_psd(K):
@@ -195,18 +277,19 @@ def raise_if_not_psd(K):
     "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
     """
     from ..exceptions import NotPSDError
-    from ..psd import check_psd
+    from ..psd import _frobenius, check_psd
 
-    report = check_psd(K, tol=PSD_RTOL * float(np.linalg.norm(K)))
+    report = check_psd(K, tol=PSD_RTOL * _frobenius(K))
     if not report.is_psd:
         raise NotPSDError(report)
 
 
-def _necessary_psd(K):
+def _necessary_psd(K, rowsums=None):
     """O(n^2) necessary conditions: symmetry, ``K_ii >= 0``, Cauchy-Schwarz.
 
     Tolerances are relative to the largest diagonal entry; ``False`` sends the
-    matrix to the full check.
+    matrix to the full check. ``rowsums`` (length n), when given, receives the
+    weighted row sums of the pass (see ``necessary_psd_violation``).
     """
     from .._jit.gram import necessary_psd_violation
 
@@ -216,7 +299,9 @@ def _necessary_psd(K):
     if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
     # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
-    i, j = necessary_psd_violation(K, tol, 1e-10 * scale)
+    if rowsums is None:
+        rowsums = np.empty(K.shape[0])
+    i, j = necessary_psd_violation(K, tol, 1e-10 * scale, rowsums)
     if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
         _raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
     return i == -1
@@ -257,6 +342,13 @@ def encode_labels(y, n_objects=None, min_classes=2):
             f"X has {n_objects} training objects but y has {len(labels)} labels; "
             "they must match"
         )
+    if labels.dtype.kind == "O":
+        for i, label in enumerate(labels):
+            if label is None or (isinstance(label, float) and not np.isfinite(label)):
+                raise ValueError(
+                    f"y[{i}] is {label!r}: a missing label cannot be a class; drop "
+                    "the object or give it its label"
+                )
     if labels.dtype.kind == "f" and not np.isfinite(labels).all():
         i = int(np.argwhere(~np.isfinite(labels))[0, 0])
         raise ValueError(f"y[{i}] is {labels[i]}: labels must be finite")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import small_blas
 from ._base import KernelLearnerMixin, encode_labels, n_objects
 
 
@@ -62,17 +63,19 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         M /= n_c[:, None]
         self.classes_ = classes
         self.mean_weights_ = M
-        self.class_norms_ = np.einsum("ci,ci->c", M @ K, M)
+        with small_blas(K.shape[0]):
+            self.class_norms_ = np.einsum("ci,ci->c", M @ K, M)
         self.X_fit_ = objects
         return self
 
     def distances(self, X, test_diag=None):
         """Squared feature-space distances to each class mean, (n_test, n_classes)."""
         check_is_fitted(self, "class_norms_")
-        Kt = self._test_gram(X, self.X_fit_)
-        D = self.class_norms_ - 2.0 * (Kt @ self.mean_weights_.T)
         if test_diag is None and self.X_fit_ is not None:
-            test_diag = self._test_diag(X)
+            Kt, test_diag = self._test_gram_diag(X, self.X_fit_)
+        else:
+            Kt = self._test_gram(X, self.X_fit_)
+        D = self.class_norms_ - 2.0 * (Kt @ self.mean_weights_.T)
         if test_diag is not None:
             D += np.asarray(test_diag, dtype=np.float64).reshape(-1, 1)
             np.maximum(D, 0.0, out=D)

@@ -9,14 +9,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import small_blas
 from .._validation import check_scalar
+from ..feature_space import rkhs_norm
+from ..psd import _frobenius
 from ._base import (
     PSD_RTOL,
     KernelLearnerMixin,
     encode_labels,
     n_objects,
     raise_if_not_psd,
-    take,
 )
 
 
@@ -66,6 +68,9 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     Attributes
     ----------
     classes_ : ndarray (n_classes,)
+    rkhs_norm_ : ndarray (n_machines,)
+        RKHS norm ``sqrt(a^T K a)`` of each machine's decision function
+        (without the intercept), for :func:`~structk.feature_space.rademacher_bound`.
     dual_coef_ : ndarray (n_machines, n_train)
         ``a`` (two classes: one row, positive side ``classes_[1]``) or
         ``a_c`` for each class.
@@ -94,14 +99,18 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram ``K``) and labels ``y``."""
-        from scipy.linalg import solve_triangular
-        from scipy.optimize import minimize
-
         lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))
         K, objects = self._train_gram(X, len(codes))
+        with small_blas(K.shape[0]):
+            return self._fit_gram(K, codes, classes, objects, lam, tol, max_iter)
+
+    def _fit_gram(self, K, codes, classes, objects, lam, tol, max_iter):
+        from scipy.linalg import solve_triangular
+        from scipy.optimize import minimize
+
         n = K.shape[0]
         L = _jittered_cholesky(K)
         if len(classes) == 2:
@@ -123,14 +132,12 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         B = res.x.reshape(shape)
         grad_norm = float(np.abs(objective(res.x)[1]).max())
         if grad_norm > gtol:
-            warnings.warn(
-                f"L-BFGS stopped ({res.message}) with gradient max-norm "
-                f"{grad_norm:.3g} > {gtol:.3g}; raise max_iter or tol",
-                ConvergenceWarning, stacklevel=2,
-            )
+            warnings.warn(_stop_message(res, grad_norm, gtol, max_iter), ConvergenceWarning,
+                          stacklevel=3)
         A = solve_triangular(L, B, lower=True, trans="T")  # a = L^{-T} b
         self.classes_ = classes
         self.dual_coef_ = np.ascontiguousarray(A.T)
+        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K)
         self.X_fit_ = objects
         self.gradient_norm_ = grad_norm
         self.n_iter_ = int(res.nit)
@@ -166,6 +173,18 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         if F.ndim == 1:
             return self.classes_[(F > 0).astype(np.intp)]
         return self.classes_[np.argmax(F, axis=1)]
+
+
+def _stop_message(res, grad_norm, gtol, max_iter):
+    """Why L-BFGS stopped short of ``gtol``, and what (if anything) helps."""
+    if res.nit >= max_iter:
+        return (f"L-BFGS used all max_iter={max_iter} iterations with gradient max-norm "
+                f"{grad_norm:.3g} > tol target {gtol:.3g}; raise max_iter (or tol)")
+    return (f"L-BFGS stopped after {res.nit} iterations at the limit of floating-point "
+            f"precision ({res.message}): no step could decrease the objective further. "
+            f"The gradient max-norm {grad_norm:.3g} is as small as float64 allows here, "
+            f"above the tol target {gtol:.3g}; the solution is accurate to that level and "
+            "a smaller tol cannot be reached (raise tol to silence this)")
 
 
 # ------------------------------------------------------------ the objective
@@ -233,7 +252,7 @@ def _jittered_cholesky(K):
 
     n = K.shape[0]
     eps = n * np.finfo(np.float64).eps * max(float(np.diag(K).max()), 1e-300)
-    cap = max(eps, PSD_RTOL * float(np.linalg.norm(K)))
+    cap = max(eps, PSD_RTOL * _frobenius(K))
     while eps <= 10.0 * cap:
         A = K.copy()
         A.flat[:: n + 1] += eps

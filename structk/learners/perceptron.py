@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
+from ..feature_space import rkhs_norm
 from ._base import KernelLearnerMixin, encode_labels, n_objects, take
 
 
@@ -48,6 +49,9 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         ``alpha_i y_i`` (mistake counts with signs) on ``support_``; one
         machine for two classes (positive side ``classes_[1]``), else one
         per class.
+    rkhs_norm_ : ndarray (n_machines,)
+        RKHS norm ``sqrt(a^T K a)`` of each machine's decision function
+        (without the intercept), for :func:`~structk.feature_space.rademacher_bound`.
     intercept_ : ndarray (n_machines,)
     n_iter_ : int
         Epochs run by the slowest machine.
@@ -85,7 +89,7 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             alpha = np.zeros(n)
             g = np.zeros(n)
             b = 0.0
-            for epoch in range(1, max_iter + 1):
+            for epoch in range(1, max_iter + 1):  # noqa: B007 (read after the loop)
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 mistakes, b = perceptron_epoch(K, y_pm, order, alpha, g, b, R2)
                 if mistakes == 0:
@@ -105,7 +109,9 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.support_ = used
         self.support_vectors_ = None if objects is None else take(objects, used)
+        self._keep_training(objects, used)
         self.dual_coef_ = coefs[:, used]
+        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K[np.ix_(used, used)])
         self.intercept_ = np.array(biases)
         self.n_iter_ = epochs
         return self

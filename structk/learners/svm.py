@@ -8,9 +8,11 @@ from itertools import combinations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
+from ..feature_space import rkhs_norm
 from ._base import (
     KernelLearnerMixin,
     check_int_or_unlimited,
@@ -69,6 +71,21 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         Check of the training Gram (see :mod:`structk.learners._base`);
         with "none" an indefinite Gram is solved as LIBSVM does (curvature
         clipped to ``TAU``).
+    probability : bool, default=False
+        Also fit Platt's sigmoid ``P(positive | f) = 1 / (1 + exp(A f + B))``
+        to each machine's decision values, so that :meth:`predict_proba`
+        works. As LIBSVM (and so scikit-learn's ``SVC(probability=True)``)
+        the decision values come from an internal 5-fold cross-validation on
+        the training set (values of the training points themselves would be
+        over-confident), the sigmoid is fitted by Newton's method with
+        backtracking on Platt's regularised targets (Lin, Lin & Weng, 2007),
+        and several classes are combined by pairwise coupling (Wu, Lin &
+        Weng, 2004, method 2) for "ovo", or by normalising the per-class
+        probabilities for "ovr". Costs five more fits per machine.
+        ``predict`` is unchanged (it uses the decision values, not the
+        probabilities, so the two may disagree near the boundary).
+    random_state : int, RandomState or None, default=None
+        Seed of the internal cross-validation folds of ``probability=True``.
 
     Attributes
     ----------
@@ -82,6 +99,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         is not a support vector of that machine). Machines: one for two
         classes (positive side ``classes_[1]``); per pair ``(a, b)`` in
         lexicographic order for "ovo" (positive side ``a``); per class for "ovr".
+    rkhs_norm_ : ndarray (n_machines,)
+        RKHS norm ``sqrt(a^T K a)`` of each machine's decision function
+        (without the intercept), for :func:`~structk.feature_space.rademacher_bound`.
     intercept_ : ndarray (n_machines,)
     n_support_ : ndarray (n_classes,)
         Number of support vectors of each class.
@@ -89,6 +109,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         Final value of the dual objective of each machine (a minimisation).
     n_iter_ : ndarray (n_machines,)
     n_train_ : int
+    probA_, probB_ : ndarray (n_machines,)
+        Platt sigmoid parameters of each machine (``probability=True`` only).
 
     References
     ----------
@@ -97,6 +119,13 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector
     machines", ACM TIST 2 (2011).
     J. C. Platt, "Sequential minimal optimization", MSR-TR-98-14 (1998).
+    J. C. Platt, "Probabilistic outputs for support vector machines and
+    comparisons to regularized likelihood methods", in Advances in Large
+    Margin Classifiers, MIT Press (2000).
+    H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's probabilistic
+    outputs for support vector machines", Machine Learning 68 (2007).
+    T.-F. Wu, C.-J. Lin and R. C. Weng, "Probability estimates for
+    multi-class classification by pairwise coupling", JMLR 5 (2004).
 
     Examples
     --------
@@ -110,7 +139,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="precomputed", C=1.0, tol=1e-3, multi_class="ovo",
                  decision_function_shape="ovr", shrinking=True, max_iter=-1,
-                 psd_check="auto"):
+                 psd_check="auto", probability=False, random_state=None):
         self.kernel = kernel
         self.C = C
         self.tol = tol
@@ -119,6 +148,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.shrinking = shrinking
         self.max_iter = max_iter
         self.psd_check = psd_check
+        self.probability = probability
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram matrix ``K``) and labels ``y``."""
@@ -136,9 +167,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if max_iter == -1:
             max_iter = max(10_000_000, 100 * n)
 
-        coefs, rhos, objs, iters = [], [], [], []
-        for rows, signs in self._machines(codes, len(classes)):
-            Ks = K if rows is None else np.ascontiguousarray(K[np.ix_(rows, rows)])
+        def solve(Ks, signs):
             alpha, rho, obj, it, converged = smo(
                 Ks, signs, C, tol, TAU, bool(self.shrinking), max_iter
             )
@@ -146,8 +175,19 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 warnings.warn(
                     f"SMO stopped after max_iter={max_iter} iterations before "
                     f"reaching tol={tol}; the solution may be inaccurate",
-                    ConvergenceWarning, stacklevel=2,
+                    ConvergenceWarning, stacklevel=3,
                 )
+            return alpha, rho, obj, it
+
+        if not isinstance(self.probability, (bool, np.bool_)):
+            raise TypeError(f"probability must be True or False, got {self.probability!r}")
+        rng = check_random_state(self.random_state)
+        coefs, rhos, objs, iters, platt = [], [], [], [], []
+        for rows, signs in self._machines(codes, len(classes)):
+            Ks = K if rows is None else np.ascontiguousarray(K[np.ix_(rows, rows)])
+            alpha, rho, obj, it = solve(Ks, signs)
+            if self.probability:
+                platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng), signs))
             coef = np.zeros(n)
             coef[slice(None) if rows is None else rows] = alpha * signs
             coefs.append(coef)
@@ -159,11 +199,17 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.support_ = support
         self.support_vectors_ = None if objects is None else take(objects, support)
+        self._keep_training(objects, support)
         self.dual_coef_ = coefs[:, support]
+        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K[np.ix_(support, support)])
         self.intercept_ = -np.array(rhos)
         self.n_support_ = np.bincount(codes[support], minlength=len(classes))
         self.dual_objective_ = np.array(objs)
         self.n_iter_ = np.array(iters)
+        if self.probability:
+            self.probA_, self.probB_ = (np.array(v) for v in zip(*platt))
+        else:
+            self.probA_ = self.probB_ = np.empty(0)
         return self
 
     def _machines(self, codes, n_classes):
@@ -207,6 +253,24 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             confidence[:, b] -= D[:, p]
         return votes, confidence
 
+    def predict_proba(self, X):
+        """Class probabilities (n, n_classes), columns in ``classes_`` order;
+        needs ``probability=True`` (see its description)."""
+        check_is_fitted(self, "dual_coef_")
+        if not self.probability or len(self.probA_) == 0:
+            raise AttributeError("predict_proba needs KernelSVM(probability=True)")
+        P = _sigmoid(self._machine_values(X), self.probA_, self.probB_)  # P(positive side)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            return np.column_stack([1.0 - P[:, 0], P[:, 0]])
+        if self.multi_class == "ovr":
+            return P / P.sum(axis=1, keepdims=True)
+        return pairwise_coupling(P, n_classes)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
+
     def predict(self, X):
         """Predicted class of each test object (one-vs-one: most votes, ties
         to the lowest class, as LIBSVM)."""
@@ -216,3 +280,109 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if self.multi_class == "ovr":
             return self.classes_[np.argmax(D, axis=1)]
         return self.classes_[np.argmax(self._votes(D)[0], axis=1)]
+
+
+# --------------------------------------------------------- Platt scaling
+#: Folds of the internal cross-validation giving the decision values the
+#: sigmoid is fitted to (LIBSVM's choice).
+PLATT_FOLDS = 5
+
+
+def _cv_decision_values(K, signs, solve, rng, folds=PLATT_FOLDS):
+    """Decision value of each training point from a machine trained without
+    its fold (random folds, as LIBSVM). A training part holding one side
+    only gives that side's sign, +-1."""
+    n = len(signs)
+    perm = rng.permutation(n)
+    dec = np.empty(n)
+    for f in range(folds):
+        test = perm[f * n // folds:(f + 1) * n // folds]
+        train = np.setdiff1d(perm, test, assume_unique=True)
+        if len(test) == 0:
+            continue
+        side = signs[train]
+        if len(train) == 0 or np.all(side == side[0]):
+            dec[test] = side[0] if len(train) else 0.0
+            continue
+        alpha, rho, _, _ = solve(np.ascontiguousarray(K[np.ix_(train, train)]), side)
+        dec[test] = K[np.ix_(test, train)] @ (alpha * side) - rho
+    return dec
+
+
+def platt_objective(A, B, f, t):
+    """Negative log-likelihood of targets ``t`` under ``1 / (1 + exp(A f + B))``,
+    evaluated stably."""
+    z = A * f + B
+    return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-np.abs(z))),
+                                 (t - 1) * z + np.log1p(np.exp(-np.abs(z))))))
+
+
+def fit_sigmoid(f, signs, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):
+    """Platt's sigmoid ``(A, B)`` for decision values ``f`` and sides ``signs``
+    (+1 / -1), by Newton's method with backtracking line search on Platt's
+    regularised targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``, as in
+    Lin, Lin & Weng (2007)."""
+    f = np.asarray(f, dtype=np.float64)
+    pos = signs > 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    t = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    value = platt_objective(A, B, f, t)
+    for _ in range(max_iter):
+        z = A * f + B
+        e = np.exp(-np.abs(z))
+        p = np.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))  # 1 / (1 + exp(z))
+        q = 1.0 - p
+        d2 = p * q
+        h11, h22, h21 = sigma + np.dot(f * f, d2), sigma + d2.sum(), np.dot(f, d2)
+        d1 = t - p
+        g1, g2 = np.dot(f, d1), d1.sum()
+        if abs(g1) < eps and abs(g2) < eps:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= min_step:
+            new = platt_objective(A + step * dA, B + step * dB, f, t)
+            if new < value + 1e-4 * step * gd:
+                A, B, value = A + step * dA, B + step * dB, new
+                break
+            step /= 2.0
+        if step < min_step:
+            break
+    return A, B
+
+
+def _sigmoid(D, A, B):
+    """``1 / (1 + exp(A f + B))`` column by column, without overflow."""
+    z = D * A + B
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+
+
+def pairwise_coupling(P, n_classes, min_prob=1e-7):
+    """Class probabilities from the pairwise ones of one-vs-one machines.
+
+    ``P[:, m]`` is ``P(a | a or b)`` of the m-th pair ``(a, b)`` in
+    lexicographic order. Solves method 2 of Wu, Lin & Weng (2004),
+    ``min_p sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2`` subject to
+    ``sum p = 1``, exactly (its KKT system) rather than iteratively.
+    """
+    n = P.shape[0]
+    R = np.zeros((n, n_classes, n_classes))  # R[:, i, j] = P(i | i or j)
+    for m, (a, b) in enumerate(combinations(range(n_classes), 2)):
+        r = np.clip(P[:, m], min_prob, 1.0 - min_prob)
+        R[:, a, b], R[:, b, a] = r, 1.0 - r
+    Q = -R.transpose(0, 2, 1) * R
+    diag = np.einsum("nji,nji->ni", R, R)  # sum_j R[j, i]^2 (R[i, i] = 0)
+    Q[:, np.arange(n_classes), np.arange(n_classes)] = diag
+    M = np.zeros((n, n_classes + 1, n_classes + 1))
+    M[:, :n_classes, :n_classes] = Q
+    M[:, :n_classes, n_classes] = M[:, n_classes, :n_classes] = 1.0
+    rhs = np.zeros((n, n_classes + 1))
+    rhs[:, n_classes] = 1.0
+    p = np.linalg.solve(M, rhs[..., None])[:, :n_classes, 0]
+    p = np.clip(p, 0.0, None)
+    return p / p.sum(axis=1, keepdims=True)

@@ -1,27 +1,31 @@
-"""Property-testing kit: is the kernel you just wrote valid?
+"""Validity kit: is the similarity you just wrote a kernel?
 
-A function ``k(x, y)`` is a kernel exactly when every Gram matrix it
-produces is positive semi-definite. This kit searches for a list of objects
-whose Gram matrix is not, using hypothesis to generate candidates and to
-shrink a failure to a small readable one::
+A function ``k(x, y)`` is a kernel exactly when it is symmetric and every
+Gram matrix it produces is positive semi-definite. :func:`check_kernel`
+searches for objects on which this fails: it draws pools of a few hundred
+objects with hypothesis, finds a negative eigenvalue of the pool's Gram
+matrix, and shrinks the pool to a small witness::
 
     from structk.kernels import FunctionKernel
-    from structk.testing import find_psd_counterexample, strings
+    from structk.testing import check_kernel, strings
 
-    def exp_edit(s, t): ...
-    cx = find_psd_counterexample(FunctionKernel(exp_edit), strings("ab", max_size=4))
-    print(cx)   # the shrunk strings, their Gram matrix and its negative eigenvalue
+    result = check_kernel(FunctionKernel(my_similarity), strings("ACGT"))
+    print(result)   # the witness strings, their Gram matrix, z with z^T K z < 0
 
 Strategies for each object type: :func:`vectors`, :func:`token_sets`,
 :func:`strings`, :func:`graphs`; :func:`object_lists` makes lists of them.
 """
 
-from .search import Counterexample, assert_kernel_psd, find_psd_counterexample
+from .search import assert_kernel_psd, check_kernel, find_psd_counterexample
 from .strategies import graphs, object_lists, strings, token_sets, vectors
+from .verdict import Counterexample, KernelCheck, KernelError
 
 __all__ = [
     "Counterexample",
+    "KernelCheck",
+    "KernelError",
     "assert_kernel_psd",
+    "check_kernel",
     "find_psd_counterexample",
     "graphs",
     "object_lists",

@@ -46,7 +46,7 @@ def token_sets(tokens="abcdefgh", *, min_size=0, max_size=6):
     return st.frozensets(tokens, min_size=min_size, max_size=max_size)
 
 
-def strings(alphabet="dna", *, min_size=0, max_size=12):
+def strings(alphabet="dna", *, min_size=0, max_size=8):
     """Strings over an alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or given symbols.
 
     Shrinks towards short strings of the alphabet's first symbol.
@@ -59,7 +59,7 @@ def strings(alphabet="dna", *, min_size=0, max_size=12):
 
 @st.composite
 def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
-            label_attr, edge_label_attr):
+            node_label, edge_label):
     import networkx as nx
 
     n = draw(st.integers(min_nodes, max_nodes))
@@ -68,7 +68,7 @@ def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
         if node_labels is None:
             G.add_node(v)
         else:
-            G.add_node(v, **{label_attr: draw(st.sampled_from(node_labels))})
+            G.add_node(v, **{node_label: draw(st.sampled_from(node_labels))})
     if directed:
         pairs = [(u, v) for u in range(n) for v in range(n) if u != v]
     else:
@@ -80,12 +80,12 @@ def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
                 if edge_labels is None:
                     G.add_edge(u, v)
                 else:
-                    G.add_edge(u, v, **{edge_label_attr: draw(st.sampled_from(edge_labels))})
+                    G.add_edge(u, v, **{edge_label: draw(st.sampled_from(edge_labels))})
     return G
 
 
 def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
-           directed=False, label_attr="label", edge_label_attr="label"):
+           directed=False, node_label="label", edge_label="label"):
     """networkx graphs with optional node and edge labels.
 
     Shrinks towards few nodes, no edges and the first label.
@@ -95,17 +95,21 @@ def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
     min_nodes, max_nodes : int
         Bounds on the number of nodes (nodes are ``0 .. n-1``).
     node_labels, edge_labels : sequence, optional
-        Labels to draw from, stored under ``label_attr`` / ``edge_label_attr``;
-        ``None`` for unlabelled.
+        Labels to draw from, stored under the attributes ``node_label`` /
+        ``edge_label``; ``None`` for unlabelled.
     directed : bool
         Draw ``networkx.DiGraph`` instead of ``networkx.Graph``.
+    node_label, edge_label : str
+        Attribute names of the labels, as the graph kernels' parameters of
+        the same names (``WeisfeilerLehman(node_label=...)``,
+        ``RandomWalk(node_label=..., edge_label=...)``).
     """
     if not 0 <= min_nodes <= max_nodes:
         raise ValueError(f"need 0 <= min_nodes <= max_nodes, got {min_nodes}, {max_nodes}")
     node_labels = None if node_labels is None else list(node_labels)
     edge_labels = None if edge_labels is None else list(edge_labels)
     return _graphs(min_nodes, max_nodes, node_labels, edge_labels, bool(directed),
-                   label_attr, edge_label_attr)
+                   node_label, edge_label)
 
 
 def object_lists(objects, *, min_size=1, max_size=6):

@@ -1,0 +1,63 @@
+"""Jitted label-refinement loops of the graph kernels (``structk.kernels.graphs``).
+
+Same flat layout as :mod:`structk._jit.graphs`: ``node_ptr`` per graph, a
+CSR adjacency over all nodes with *local* successor indices, and here one
+edge-label hash per CSR entry.
+"""
+
+import numpy as np
+from numba import njit
+
+from .graphs import _GOLD, _mix
+
+
+@njit(cache=True)
+def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
+    """Weisfeiler-Lehman labels of every node for iterations 0..h.
+
+    The new label of v hashes (iteration, old label of v, sorted multiset of
+    its neighbours' old labels) to 64 bits, so it depends on the node's
+    neighbourhood only, never on which other graphs are in the batch. With
+    edge labels (``edge_keys``, one per CSR entry; empty for none) each
+    neighbour enters the multiset as the pair (edge label, old label).
+    """
+    n = keys0.shape[0]
+    keys = np.empty((h + 1, n), np.uint64)
+    keys[0] = keys0
+    n_graphs = node_ptr.shape[0] - 1
+    with_edges = edge_keys.shape[0] > 0
+    edge_salt = _mix(np.uint64(0x45444745) * _GOLD)
+    for it in range(1, h + 1):
+        salt = _mix(np.uint64(it) * _GOLD)
+        if with_edges:
+            salt = _mix(salt ^ edge_salt)
+        for g in range(n_graphs):
+            base = node_ptr[g]
+            for v in range(base, node_ptr[g + 1]):
+                start = adj_ptr[v]
+                deg = adj_ptr[v + 1] - start
+                nb = np.empty(deg, np.uint64)
+                for k in range(deg):
+                    nb[k] = keys[it - 1, base + adj_idx[start + k]]
+                    if with_edges:
+                        e = _mix(edge_keys[start + k] ^ edge_salt)
+                        nb[k] = _mix(e + nb[k] * _GOLD)
+                nb.sort()
+                z = _mix(salt ^ keys[it - 1, v])
+                for k in range(deg):
+                    z = _mix(z + nb[k] * _GOLD)
+                keys[it, v] = _mix(z ^ np.uint64(deg))
+    return keys
+
+
+@njit(cache=True)
+def occurrence_keys(keys, runs):
+    """``keys`` sorted so that equal (graph, label) entries are adjacent, and
+    ``runs[i]`` true where a new (graph, label) run starts: the hash of
+    (label, rank of the entry within its run), one per entry."""
+    out = np.empty(keys.shape[0], np.uint64)
+    t = 0
+    for i in range(keys.shape[0]):
+        t = 0 if runs[i] else t + 1
+        out[i] = _mix(_mix(keys[i] ^ _GOLD) + np.uint64(t) * _GOLD)
+    return out

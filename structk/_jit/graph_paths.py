@@ -1,0 +1,213 @@
+"""Jitted shortest-path loops of the graph kernels (``structk.kernels.graphs``).
+
+Graphs cross in as in :mod:`structk._jit.graphs`: ``node_ptr`` (graph g owns
+nodes ``node_ptr[g]:node_ptr[g+1]``) and a CSR adjacency over all nodes
+(``adj_ptr`` indexed by global node, ``adj_idx`` holding *local* successor
+indices). Validation (weights positive and finite, ...) happens in Python.
+"""
+
+import numpy as np
+from numba import njit
+
+from .graphs import _GOLD, _mix
+
+
+@njit(cache=True)
+def _bfs(base, n, adj_ptr, adj_idx, source, dist, queue):
+    """Hop distances from local node ``source`` (-1: unreachable)."""
+    for v in range(n):
+        dist[v] = -1
+    dist[source] = 0
+    queue[0] = source
+    head = 0
+    tail = 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for k in range(adj_ptr[base + u], adj_ptr[base + u + 1]):
+            v = adj_idx[k]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[tail] = v
+                tail += 1
+
+
+@njit(cache=True)
+def hop_distances(node_ptr, adj_ptr, adj_idx):
+    """All-pairs hop distances, one BFS per node: for each graph its
+    ``n x n`` matrix, flattened row-major at ``out[dptr[g]:dptr[g+1]]``
+    (``dptr[g] = sum of n_h^2 over h < g``; ``inf``: unreachable)."""
+    n_graphs = node_ptr.shape[0] - 1
+    dptr = np.zeros(n_graphs + 1, np.int64)
+    max_n = 0
+    for g in range(n_graphs):
+        n = node_ptr[g + 1] - node_ptr[g]
+        dptr[g + 1] = dptr[g] + n * n
+        max_n = max(max_n, n)
+    out = np.empty(dptr[n_graphs], np.float64)
+    dist = np.empty(max_n, np.int64)
+    queue = np.empty(max_n, np.int64)
+    for g in range(n_graphs):
+        base = node_ptr[g]
+        n = node_ptr[g + 1] - base
+        for s in range(n):
+            _bfs(base, n, adj_ptr, adj_idx, s, dist, queue)
+            row = dptr[g] + s * n
+            for v in range(n):
+                out[row + v] = dist[v] if dist[v] >= 0 else np.inf
+    return out, dptr
+
+
+@njit(cache=True)
+def weighted_distances(node_ptr, adj_ptr, adj_idx, weight):
+    """All-pairs shortest-path lengths with positive arc weights (one per
+    CSR entry), by Floyd-Warshall per graph; same layout and return values
+    as :func:`hop_distances`."""
+    n_graphs = node_ptr.shape[0] - 1
+    dptr = np.zeros(n_graphs + 1, np.int64)
+    for g in range(n_graphs):
+        n = node_ptr[g + 1] - node_ptr[g]
+        dptr[g + 1] = dptr[g] + n * n
+    out = np.full(dptr[n_graphs], np.inf)
+    for g in range(n_graphs):
+        base = node_ptr[g]
+        n = node_ptr[g + 1] - base
+        D = out[dptr[g]:dptr[g + 1]].reshape((n, n))
+        for u in range(n):
+            D[u, u] = 0.0
+            for k in range(adj_ptr[base + u], adj_ptr[base + u + 1]):
+                v = adj_idx[k]
+                if v != u and weight[k] < D[u, v]:
+                    D[u, v] = weight[k]
+        for m in range(n):
+            for u in range(n):
+                dum = D[u, m]
+                if dum == np.inf:
+                    continue
+                for v in range(n):
+                    alt = dum + D[m, v]
+                    if alt < D[u, v]:
+                        D[u, v] = alt
+    return out, dptr
+
+
+@njit(cache=True)
+def path_list(dist, dptr, node_ptr, keys):
+    """The shortest paths as a list: one entry per ordered pair of distinct
+    nodes ``(u, v)`` with ``v`` reachable from ``u`` (``0 < dist < inf``),
+    graph by graph. Returns the pointer (graph g owns ``ptr[g]:ptr[g+1]``),
+    the 64-bit hash of the ordered label pair ``(keys[u], keys[v])`` and the
+    length of each path."""
+    n_graphs = node_ptr.shape[0] - 1
+    ptr = np.zeros(n_graphs + 1, np.int64)
+    for g in range(n_graphs):
+        c = 0
+        for p in range(dptr[g], dptr[g + 1]):
+            if dist[p] > 0 and dist[p] < np.inf:
+                c += 1
+        ptr[g + 1] = ptr[g] + c
+    labels = np.empty(ptr[n_graphs], np.uint64)
+    lengths = np.empty(ptr[n_graphs], np.float64)
+    salt = _mix(np.uint64(0x5350) * _GOLD)
+    for g in range(n_graphs):
+        base = node_ptr[g]
+        n = node_ptr[g + 1] - base
+        i = ptr[g]
+        for u in range(n):
+            zu = _mix(salt ^ keys[base + u])
+            row = dptr[g] + u * n
+            for v in range(n):
+                d = dist[row + v]
+                if d > 0 and d < np.inf:
+                    labels[i] = _mix(zu + keys[base + v] * _GOLD)
+                    lengths[i] = d
+                    i += 1
+    return ptr, labels, lengths
+
+
+@njit(cache=True)
+def segment_counts(ptr, labels, lengths, with_length):
+    """Distinct keys of each segment with their counts (the sparse feature
+    rows): the key is the label-pair hash, combined with the bits of the
+    length when ``with_length``. Returns (pointer, keys, counts), keys
+    sorted within each segment."""
+    n_seg = ptr.shape[0] - 1
+    keys = np.empty(ptr[n_seg], np.uint64)
+    bits = lengths.view(np.uint64)
+    for i in range(keys.shape[0]):
+        if with_length:
+            keys[i] = _mix(_mix(labels[i] ^ _GOLD) + bits[i] * _GOLD)
+        else:
+            keys[i] = labels[i]
+    out_ptr = np.zeros(n_seg + 1, np.int64)
+    out_keys = np.empty(keys.shape[0], np.uint64)
+    counts = np.empty(keys.shape[0], np.float64)
+    j = 0
+    for g in range(n_seg):
+        seg = np.sort(keys[ptr[g]:ptr[g + 1]])
+        for t in range(seg.shape[0]):
+            if t > 0 and seg[t] == seg[t - 1]:
+                counts[j - 1] += 1.0
+            else:
+                out_keys[j] = seg[t]
+                counts[j] = 1.0
+                j += 1
+        out_ptr[g + 1] = j
+    return out_ptr, out_keys[:j], counts[:j]
+
+
+@njit(cache=True)
+def hopper_weights(node_ptr, adj_ptr, adj_idx, depth):
+    """GraphHopper's per-node path counts, ``M[v, t(a, b)]``: the number of
+    shortest paths (with multiplicity, over all ordered pairs of endpoints,
+    including the path of length 0 from v to itself) that have ``b`` edges
+    and visit v as their ``a``-th node, ``t(a, b) = b (b + 1) / 2 + a``,
+    ``0 <= a <= b <= depth``. One breadth-first search per root: paths from
+    the root to v (``sigma``) times paths down the shortest-path DAG from v
+    (``des``)."""
+    n_nodes = node_ptr[-1]
+    width = (depth + 1) * (depth + 2) // 2
+    M = np.zeros((n_nodes, width))
+    max_n = 0
+    for g in range(node_ptr.shape[0] - 1):
+        max_n = max(max_n, node_ptr[g + 1] - node_ptr[g])
+    dist = np.empty(max_n, np.int64)
+    queue = np.empty(max_n, np.int64)
+    sigma = np.empty(max_n)
+    des = np.empty((max_n, depth + 1))
+    for g in range(node_ptr.shape[0] - 1):
+        base = node_ptr[g]
+        n = node_ptr[g + 1] - base
+        for root in range(n):
+            _bfs(base, n, adj_ptr, adj_idx, root, dist, queue)
+            reached = 0
+            for v in range(n):
+                sigma[v] = 0.0
+                if dist[v] >= 0:
+                    reached += 1
+            sigma[root] = 1.0
+            for i in range(reached):  # queue holds the BFS order
+                u = queue[i]
+                for k in range(adj_ptr[base + u], adj_ptr[base + u + 1]):
+                    w = adj_idx[k]
+                    if dist[w] == dist[u] + 1:
+                        sigma[w] += sigma[u]
+            for i in range(reached - 1, -1, -1):
+                u = queue[i]
+                des[u, 0] = 1.0
+                for m in range(1, depth + 1):
+                    des[u, m] = 0.0
+                for k in range(adj_ptr[base + u], adj_ptr[base + u + 1]):
+                    w = adj_idx[k]
+                    if dist[w] == dist[u] + 1:
+                        for m in range(depth):
+                            des[u, m + 1] += des[w, m]
+            for i in range(reached):
+                u = queue[i]
+                a = dist[u]
+                for m in range(depth + 1 - a):
+                    if des[u, m] == 0.0:
+                        break
+                    b = a + m
+                    M[base + u, b * (b + 1) // 2 + a] += sigma[u] * des[u, m]
+    return M

@@ -1,0 +1,7 @@
+"""``python -m structk.cli``: the ``structk`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

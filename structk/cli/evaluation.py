@@ -1,0 +1,553 @@
+"""Cross-validating learners on precomputed Gram matrices, as the CLI and demo do.
+
+Each kernel's Gram matrix is computed once on all objects and checked with
+:func:`~structk.check_psd` (once: the learners skip their own check of each
+fold's principal submatrix of a certified matrix); every learner is then
+cross-validated on slices of it (``K[train][:, train]`` to fit,
+``K[test][:, train]`` to predict), which gives exactly the result of fitting
+on the objects themselves, at the cost of one Gram matrix.
+
+Cross-validation is nested when a learner has a grid (:class:`LearnerSpec`):
+on each outer training part an inner cross-validation, again on slices of
+the same Gram matrix, chooses the grid point, and the learner refitted with
+it there is scored on the outer test part. Every score comes with the
+score of a baseline that ignores the objects (the training part's majority
+class, or its mean for regression).
+
+References
+----------
+S. Varma and R. Simon, "Bias in error estimation when using cross-validation
+for model selection", BMC Bioinformatics 7 (2006).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import product
+
+import numpy as np
+
+
+def progress_bar(enabled, desc, unit, total=None):
+    """A tqdm bar on standard error that appears only once the work lasts a
+    second; ``None`` when ``enabled`` is false."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)
+
+
+def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
+                 blockwise_from=2000):
+    """Gram matrix of ``objects``; returns ``(K, seconds)``.
+
+    Without an output file and without a progress bar, up to
+    ``blockwise_from`` objects are computed by one call of the kernel. With
+    ``progress``, with more objects, or with ``out`` a ``.npy`` path, the
+    matrix goes tile by tile through :func:`structk.gram`, which reports
+    progress and bounds memory; for a progress bar on a small in-memory
+    matrix the tiles are cut so that there are about ten of them. A kernel
+    that learns from data (``kernel.needs_fit``) is fitted on a clone first,
+    on ``objects`` themselves.
+    """
+    t0 = time.perf_counter()
+    if kernel.needs_fit:
+        from sklearn.base import clone
+
+        kernel = clone(kernel).fit(objects)
+    n = len(objects)
+    if out is None and not progress and n <= blockwise_from:
+        return kernel(objects), time.perf_counter() - t0
+    if out is None and n <= 4 * block_size:
+        block_size = max(16, -(-n // 4))
+    from ..scale.blockwise import gram
+
+    bar = progress_bar(progress, "gram", "tile")
+
+    def tick(done, total):
+        bar.total = total
+        bar.update(done - bar.n)  # update, not refresh: keeps the one-second delay
+
+    try:
+        K = gram(kernel, objects, block_size=block_size, out=out,
+                 progress=tick if bar is not None else False)
+    finally:
+        if bar is not None:
+            bar.close()
+    return K, time.perf_counter() - t0
+
+
+# ----------------------------------------------------------------- learners
+#: Regularisation searched by the inner cross-validation when a learner
+#: expression leaves the parameter open (a value given in the expression fixes
+#: it; a list given there replaces the grid).
+DEFAULT_GRIDS = {
+    "KernelSVM": {"C": (0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)},
+    "KernelLogisticRegression": {"alpha": (1e-4, 1e-3, 1e-2, 0.1, 1.0)},
+    "KernelRidge": {"alpha": (1e-3, 1e-2, 0.1, 1.0, 10.0)},
+}
+
+
+@dataclass
+class LearnerSpec:
+    """A learner, the grid its inner cross-validation searches, and its name.
+
+    ``grid`` maps parameter names to candidate values; empty means the
+    learner is fitted as given (no inner cross-validation).
+    """
+
+    estimator: object
+    grid: dict = field(default_factory=dict)
+    name: str = ""
+
+    def __post_init__(self):
+        self.grid = {k: list(v) for k, v in self.grid.items()}
+        if not self.name:
+            self.name = _learner_name(self.estimator, self.grid)
+
+
+def learner_spec(estimator, grid=None, given=()):
+    """A :class:`LearnerSpec` whose grid is ``grid`` (parameters written as
+    lists) plus the :data:`DEFAULT_GRIDS` entries for parameters the
+    expression did not set (``given``)."""
+    grid = dict(grid or {})
+    for param, values in DEFAULT_GRIDS.get(type(estimator).__name__, {}).items():
+        if param not in given and param not in grid:
+            grid[param] = list(values)
+    return LearnerSpec(estimator, grid)
+
+
+def _learner_name(estimator, grid):
+    if not grid:
+        return _short_repr(estimator)
+    fixed = {k: v for k, v in estimator.get_params(deep=False).items() if k not in grid}
+    shown = _short_repr(type(estimator)(**fixed))
+    inner = ", ".join(f"{k}=[{', '.join(_fmt_value(v) for v in vals)}]"
+                      for k, vals in grid.items())
+    head, _, rest = shown.partition("(")
+    rest = rest[:-1]
+    return f"{head}({inner}{', ' + rest if rest else ''})"
+
+
+def _short_repr(estimator):
+    """``repr`` without the ``kernel='precomputed'`` every CV learner has."""
+    text = repr(estimator)
+    return re.sub(r"kernel='precomputed',?\s*", "", text).replace(", )", ")")
+
+
+def _fmt_value(v):
+    return f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+# ------------------------------------------------------------------- splits
+@dataclass
+class Splits:
+    """Outer folds plus what the inner cross-validation needs."""
+
+    folds: list
+    description: str
+    kind: str  # "kfold", "loo" or "grouped"
+    groups: np.ndarray | None = None
+    inner_folds: int = 5
+    seed: int = 0
+
+
+def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
+    """Outer folds for ``cv``: an int K (stratified K-fold for classification,
+    K-fold for regression, ``repeats`` times), ``"loo"`` (leave one out) or
+    ``"grouped"`` (no group split across folds: one fold per group up to 10
+    groups, else 10 folds of whole groups, stratified for classification)."""
+    from sklearn.model_selection import (
+        GroupKFold,
+        LeaveOneGroupOut,
+        LeaveOneOut,
+        RepeatedKFold,
+        RepeatedStratifiedKFold,
+        StratifiedGroupKFold,
+    )
+
+    y = np.asarray(y)
+    dummy = np.zeros((len(y), 1))
+    cv = str(cv).lower()
+    if cv == "loo":
+        folds = list(LeaveOneOut().split(dummy))
+        return Splits(folds, f"leave-one-out CV ({len(y)} folds)", "loo",
+                      inner_folds=inner_folds, seed=seed)
+    if cv == "grouped":
+        if groups is None:
+            raise ValueError("--cv grouped needs --groups (a header regex, a TSV or a "
+                             "CSV column)")
+        groups = np.asarray(groups)
+        n_groups = len(np.unique(groups))
+        if n_groups < 2:
+            raise ValueError(f"--cv grouped needs at least 2 groups, --groups gave {n_groups}")
+        if n_groups <= 10:
+            folds = list(LeaveOneGroupOut().split(dummy, y, groups))
+            text = f"leave-one-group-out CV ({n_groups} groups)"
+        elif task == "classification":
+            folds = list(StratifiedGroupKFold(10, shuffle=True, random_state=seed)
+                         .split(dummy, y, groups))
+            text = f"grouped stratified 10-fold CV ({n_groups} groups)"
+        else:
+            folds = list(GroupKFold(10).split(dummy, y, groups))
+            text = f"grouped 10-fold CV ({n_groups} groups)"
+        return Splits(folds, text, "grouped", groups, inner_folds, seed)
+    try:
+        k = int(cv)
+    except ValueError:
+        raise ValueError(f"--cv must be a number of folds, 'loo' or 'grouped', got {cv!r}") \
+            from None
+    if k < 2 or k > len(y):
+        raise ValueError(f"--cv {k}: the number of folds must be between 2 and the "
+                         f"number of objects ({len(y)})")
+    if task == "classification":
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        if k > smallest:
+            raise ValueError(f"--cv {k}: the smallest class has only {smallest} objects; "
+                             f"use --cv {max(2, smallest)} or fewer, or --cv loo")
+        splitter = RepeatedStratifiedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
+        text = f"stratified {k}-fold CV"
+    else:
+        splitter = RepeatedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
+        text = f"{k}-fold CV"
+    if repeats > 1:
+        text = f"{repeats} x {text}"
+    return Splits(list(splitter.split(dummy, y)), text, "kfold", None, inner_folds, seed)
+
+
+def _inner_splits(splits, train, y, task):
+    """Folds of the training indices ``train`` for the inner cross-validation
+    (indices into ``train``)."""
+    from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
+
+    yt = y[train]
+    dummy = np.zeros((len(train), 1))
+    k = min(splits.inner_folds, len(train))
+    if splits.groups is not None:
+        g = splits.groups[train]
+        n_groups = len(np.unique(g))
+        if n_groups >= 2:
+            return list(GroupKFold(min(k, n_groups)).split(dummy, yt, g))
+    if task == "classification":
+        smallest = int(np.unique(yt, return_counts=True)[1].min())
+        if smallest >= 2:
+            return list(StratifiedKFold(min(k, smallest), shuffle=True,
+                                        random_state=splits.seed).split(dummy, yt))
+    return list(KFold(k, shuffle=True, random_state=splits.seed).split(dummy))
+
+
+# -------------------------------------------------------------------- folds
+def _fit_predict(learner, K, y, train, test):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        learner.fit(K[np.ix_(train, train)], y[train])
+    return learner.predict(K[np.ix_(test, train)])
+
+
+#: Hyper-parameters some learners choose themselves (reported like a grid's).
+_SELF_CHOSEN = {"alpha_": "alpha"}
+
+
+def _loss(task, y_true, y_pred):
+    """Smaller is better: error rate or mean squared error."""
+    if task == "classification":
+        return float(np.mean(y_pred != y_true))
+    return float(np.mean((np.asarray(y_pred, dtype=np.float64) - y_true) ** 2))
+
+
+def _choose(spec, K, y, train, inner, task):
+    """The grid point with the smallest inner cross-validated loss (the first
+    one on ties); ``{}`` without a grid."""
+    from sklearn.base import clone
+
+    if not spec.grid:
+        return {}
+    names = list(spec.grid)
+    candidates = [dict(zip(names, values)) for values in product(*spec.grid.values())]
+    losses = np.zeros(len(candidates))
+    failed = [None] * len(candidates)
+    for itr, ite in inner:
+        tr, te = train[itr], train[ite]
+        for c, params in enumerate(candidates):
+            if failed[c] is not None:
+                continue
+            model = clone(spec.estimator).set_params(**params)
+            try:
+                losses[c] += _loss(task, y[te], _fit_predict(model, K, y, tr, te))
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+                failed[c] = exc
+    ok = [c for c in range(len(candidates)) if failed[c] is None]
+    if not ok:
+        raise failed[0]
+    return candidates[min(ok, key=lambda c: losses[c])]
+
+
+def _fold(spec, K, y, train, test, splits, task):
+    """Nested evaluation of one outer fold: choose the grid point on the
+    training part, refit there, score the test part beside the baseline."""
+    from sklearn.base import clone
+
+    params = _choose(spec, K, y, train, _inner_splits(splits, train, y, task), task) \
+        if spec.grid else {}
+    model = clone(spec.estimator).set_params(**params)
+    pred = _fit_predict(model, K, y, train, test)
+    params = {**params, **{name: float(getattr(model, attr))
+                           for attr, name in _SELF_CHOSEN.items() if hasattr(model, attr)}}
+    yt = y[test]
+    if task == "classification":
+        values, counts = np.unique(y[train], return_counts=True)
+        majority = values[np.argmax(counts)]
+        return {"params": params, "score": float(np.mean(pred == yt)),
+                "baseline": float(np.mean(yt == majority)),
+                "one_class": bool(len(yt) > 1 and len(np.unique(pred)) == 1
+                                  and len(np.unique(y[train])) > 1)}
+    pred = np.asarray(pred, dtype=np.float64)
+    mean = float(np.mean(y[train]))
+    sst = float(np.sum((yt - np.mean(yt)) ** 2))
+    sse = float(np.sum((yt - pred) ** 2))
+    return {"params": params, "score": float(np.sqrt(sse / len(yt))),
+            "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
+            "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
+            "one_class": False}
+
+
+# ------------------------------------------------------------------ results
+@dataclass
+class CVResult:
+    """One row of a cross-validation table: a kernel x learner pair."""
+
+    kernel: str
+    learner: str
+    task: str
+    folds: list
+    gram_seconds: float
+    psd: object
+    grid: dict = field(default_factory=dict)
+
+    @property
+    def metric(self):
+        return "accuracy" if self.task == "classification" else "RMSE"
+
+    @property
+    def scores(self):
+        return np.array([f["score"] for f in self.folds])
+
+    @property
+    def baselines(self):
+        return np.array([f["baseline"] for f in self.folds])
+
+    @property
+    def mean(self):
+        return float(np.mean(self.scores))
+
+    @property
+    def std(self):
+        return float(np.std(self.scores))
+
+    @property
+    def is_psd(self):
+        return bool(self.psd.is_psd)
+
+    @property
+    def one_class_folds(self):
+        return sum(f["one_class"] for f in self.folds)
+
+    def edge_folds(self):
+        """``{param: folds}`` for grids of 3+ numbers whose chosen value was the
+        smallest or largest candidate (the optimum may lie outside the grid)."""
+        out = {}
+        for name, values in self.grid.items():
+            if len(values) < 3 or not all(isinstance(v, (int, float)) for v in values):
+                continue
+            ends = (min(values), max(values))
+            n = sum(f["params"].get(name) in ends for f in self.folds)
+            if n:
+                out[name] = n
+        return out
+
+    def chosen(self):
+        """How often each grid point was chosen, most often first."""
+        counts = Counter(tuple(sorted(f["params"].items())) for f in self.folds)
+        return [(dict(p), n) for p, n in counts.most_common() if p]
+
+    def as_dict(self):
+        """Everything about the row, for JSON output."""
+        baseline = "majority class" if self.task == "classification" else "mean predictor"
+        out = {
+            "kernel": self.kernel, "learner": self.learner, "task": self.task,
+            "metric": self.metric, "mean": self.mean, "std": self.std,
+            "folds": [{k: v for k, v in f.items()} for f in self.folds],
+            "baseline": {"name": baseline, "mean": float(np.mean(self.baselines)),
+                         "std": float(np.std(self.baselines))},
+            "grid": self.grid, "grid_edge_folds": self.edge_folds(),
+            "one_class_folds": self.one_class_folds, "gram_seconds": self.gram_seconds,
+            "psd": {"is_psd": self.is_psd, "min_eigenvalue": self.psd.min_eigenvalue,
+                    "tol": self.psd.tol, "method": self.psd.method},
+        }
+        if self.task == "regression":
+            r2 = np.array([f["r2"] for f in self.folds])
+            out["r2"] = {"mean": float(np.mean(r2)), "std": float(np.std(r2))}
+        return out
+
+
+def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, seed=0,
+                         n_jobs=1, progress=False, gram=None, kernel_names=None,
+                         task="classification", splits=None):
+    """Nested cross-validation of every (kernel, learner) pair on one Gram
+    matrix per kernel.
+
+    Parameters
+    ----------
+    kernels : list of Kernel
+    learners : list of estimators or LearnerSpec
+        structk learners, each used with ``kernel="precomputed"``. A
+        :class:`LearnerSpec` with a grid has its parameters chosen on each
+        outer training part by an inner cross-validation on slices of the
+        same Gram matrix (nothing is recomputed); a plain estimator is fitted
+        as given.
+    objects : sequence
+    y : array-like
+        Class labels, or numbers for ``task="regression"``.
+    folds, repeats, seed : int
+        Stratified ``folds``-fold splits, repeated ``repeats`` times, shuffled
+        with ``seed``; the same splits for every pair. Ignored when
+        ``splits`` is given.
+    n_jobs : int
+        Outer folds fitted in parallel (joblib).
+    progress : bool
+        Show progress bars (Gram tiles, folds).
+    gram : callable, optional
+        ``gram(kernel, objects) -> (K, seconds)``; defaults to
+        :func:`compute_gram`.
+    kernel_names : list of str, optional
+        Names for the table (default: each kernel's repr).
+    task : {"classification", "regression"}
+        Accuracy beside the majority-class baseline, or RMSE and R² beside
+        the mean predictor's RMSE.
+    splits : Splits, optional
+        From :func:`make_splits`.
+
+    Returns
+    -------
+    list of CVResult
+    """
+    from joblib import delayed
+    from sklearn.base import clone
+
+    from ..psd import check_psd
+
+    y = np.asarray(y)
+    if task == "regression":
+        y = y.astype(np.float64)
+    if splits is None:
+        splits = make_splits(folds, y, task, repeats=repeats, seed=seed)
+    if gram is None:
+        def gram(kernel, objs):
+            return compute_gram(kernel, objs, progress=progress)
+
+    specs = [s if isinstance(s, LearnerSpec) else LearnerSpec(s) for s in learners]
+    rows = []
+    names = kernel_names or [repr(k) for k in kernels]
+    for kernel, kernel_name in zip(kernels, names):
+        K, seconds = gram(kernel, objects)
+        K = np.asarray(K)
+        report = check_psd(K)
+        # every fold's K[train][:, train] is a principal submatrix of the
+        # certified K, hence PSD too: no check per fold
+        for spec in specs:
+            estimator = clone(spec.estimator)
+            fixed = {"kernel": "precomputed"}
+            if report.is_psd and "psd_check" in estimator.get_params(deep=False):
+                fixed["psd_check"] = "none"
+            spec = LearnerSpec(estimator.set_params(**fixed), spec.grid, spec.name)
+            jobs = (delayed(_fold)(spec, K, y, tr, te, splits, task) for tr, te in splits.folds)
+            results = _run(jobs, n_jobs, len(splits.folds), progress,
+                           f"{type(spec.estimator).__name__} folds")
+            rows.append(CVResult(kernel_name, spec.name, task, results, seconds, report,
+                                 spec.grid))
+    return rows
+
+
+def _run(jobs, n_jobs, total, progress, desc):
+    from joblib import Parallel
+
+    bar = progress_bar(progress, desc, "fold", total)
+    results = []
+    for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+        results.append(result)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return results
+
+
+# ------------------------------------------------------------------- output
+def _chosen_text(row):
+    chosen = row.chosen()
+    if not chosen:
+        return "-"
+    return ", ".join(" ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
+                     + (f" ({n})" if len(chosen) > 1 else "") for p, n in chosen)
+
+
+def _cells(row):
+    base = row.baselines
+    cells = {"kernel": row.kernel, "learner": row.learner,
+             row.metric: f"{row.mean:.3f} ± {row.std:.3f}"}
+    if row.task == "regression":
+        r2 = row.as_dict()["r2"]
+        cells["R²"] = f"{r2['mean']:.3f} ± {r2['std']:.3f}"
+        cells["mean predictor"] = f"{np.mean(base):.3f}"
+    else:
+        cells["majority class"] = f"{np.mean(base):.3f}"
+    cells["chosen"] = _chosen_text(row)
+    cells["Gram s"] = f"{row.gram_seconds:.2f}"
+    cells["PSD"] = "yes" if row.is_psd else "NO"
+    notes = []
+    if row.one_class_folds:
+        notes.append(f"predicts one class on {row.one_class_folds}/{len(row.folds)} folds")
+    for name, n in row.edge_folds().items():
+        notes.append(f"{name} at the grid's edge on {n}/{len(row.folds)} folds")
+    if notes:
+        cells["note"] = "; ".join(notes)
+    return cells
+
+
+def format_table(rows):
+    """A plain-text table: kernel, learner, score ± std over folds, the
+    baseline, the chosen hyper-parameters (how many folds chose each), Gram
+    time, PSD status and a note when a learner predicts one class on a fold."""
+    cells = [_cells(r) for r in rows]
+    headers = list(dict.fromkeys(h for c in cells for h in c))
+    table = [[c.get(h, "") for h in headers] for c in cells]
+    widths = [max(len(h), *(len(c[i]) for c in table)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
+    return "\n".join(lines)
+
+
+def format_tsv(rows):
+    """Tab-separated: one header line, one line per kernel x learner pair."""
+    headers = ["kernel", "learner", "metric", "mean", "std", "baseline", "r2_mean",
+               "chosen", "gram_seconds", "psd", "one_class_folds", "folds"]
+    lines = ["\t".join(headers)]
+    for r in rows:
+        d = r.as_dict()
+        r2 = f"{d['r2']['mean']:.6g}" if "r2" in d else ""
+        lines.append("\t".join([r.kernel, r.learner, r.metric, f"{r.mean:.6g}",
+                                f"{r.std:.6g}", f"{d['baseline']['mean']:.6g}", r2,
+                                _chosen_text(r), f"{r.gram_seconds:.2f}",
+                                "yes" if r.is_psd else "no", str(r.one_class_folds),
+                                str(len(r.folds))]))
+    return "\n".join(lines)

@@ -1,0 +1,221 @@
+"""Gram matrices as Dask arrays, computed on a Dask cluster.
+
+:func:`dask_gram` cuts the Gram matrix into the same square tiles as
+:func:`structk.gram` and makes each tile one Dask task. The objects are
+prepared (validated and encoded) once, on the client; the kernel object and
+the encoded blocks are then pickled and shipped to every worker once with
+``client.scatter``; each task refers to them, so no task carries data.
+For a symmetric Gram only the tiles on and above the diagonal are tasks: a
+tile below the diagonal is the transpose of its mirror image, and Dask
+computes the mirror once.
+
+If a worker dies mid-computation, Dask recomputes the tiles it held on the
+surviving or restarted workers: scattered data is broadcast to every worker,
+so no input is lost with one of them.
+
+Needs ``dask.distributed`` (``pip install structk[dask]``).
+
+References
+----------
+M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task
+Scheduling", Proceedings of the 14th Python in Science Conference, 2015.
+"""
+
+from __future__ import annotations
+
+import collections
+import pickle
+import threading
+import uuid
+
+import numpy as np
+
+from ._tiling import Plan, check_memory, checked_tile, write_tiles
+
+
+def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None,
+              progress=False):
+    """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` as a lazy ``dask.array``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Any structk kernel that can be pickled (with cloudpickle: lambdas are
+        fine, locks and open files are not).
+    X : sequence of objects
+    Y : sequence of objects, optional
+        Second collection; ``Y = X`` when omitted, and then only the tiles on
+        and above the diagonal are computed.
+    block_size : int >= 1, default 1024
+        Side of the square tiles, i.e. the chunk size of the result. Each
+        task needs about ``4 * 8 * block_size**2`` bytes of worker memory.
+    client : distributed.Client, optional
+        Where to compute; default: the current client
+        (``distributed.get_client()``). A ``Client(LocalCluster())`` uses all
+        the cores of this machine; ``Client("tcp://scheduler:8786")`` a
+        cluster.
+    out : None, str, os.PathLike or ndarray, default None
+        ``None`` returns the lazy dask array. Otherwise the tiles are
+        computed at once and written into ``out`` on the client as they
+        arrive, exactly as :func:`structk.gram` does (a path gives a ``.npy``
+        memmap renamed into place only when complete; an array is filled in
+        place, with NaN if the computation fails). The client holds a few
+        tiles at a time, never the whole matrix.
+    progress : bool or callable, default False
+        With ``out``: a tqdm bar (``True``) or ``progress(done, total)``.
+
+    Returns
+    -------
+    K : dask.array.Array, or ndarray / np.memmap when ``out`` is given
+        float64, shape (len(X), len(Y)), in chunks of
+        ``block_size x block_size``. Each tile equals the tile
+        :func:`structk.gram` computes with the same ``block_size`` on a
+        machine with the same BLAS, bit for bit when BLAS runs single-threaded
+        (as it does in Dask workers). ``K.compute()`` gives an ndarray,
+        ``K.to_zarr(...)`` writes to chunked storage.
+
+    Raises
+    ------
+    TypeError
+        When the kernel (or the prepared objects) cannot be pickled; the
+        message names the kernel.
+    ImportError, ValueError
+        Without ``dask.distributed`` installed, or without a client.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client, LocalCluster   # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2))          # doctest: +SKIP
+    >>> K = dask_gram(Gaussian(), X, block_size=2000)       # doctest: +SKIP
+    >>> K.compute()                                         # doctest: +SKIP
+    """
+    plan = Plan(kernel, X, Y, block_size)
+    if out is not None:
+        check_memory(plan, 1, out, None)
+    da, delayed, client = _dask_and_client(client)
+    kernel_f = _scatter(client, kernel, f"the kernel {kernel!r}")
+    rows_f = [
+        _scatter(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
+        for i in range(len(plan.rows))
+    ]
+    cols_f = rows_f if plan.symmetric else [
+        _scatter(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
+        for j in range(len(plan.cols))
+    ]
+
+    token = uuid.uuid4().hex
+    tasks = {}
+    for i, j in plan.tiles:
+        diagonal = plan.symmetric and i == j
+        tasks[i, j] = delayed(_tile_task, pure=False)(
+            kernel_f, rows_f[i], None if diagonal else cols_f[j],
+            (plan.rows[i], plan.cols[j]),
+            dask_key_name=f"structk-gram-tile-{token}-{i}-{j}",
+        )
+    if out is None:
+        return _assemble(da, plan, tasks)
+    return write_tiles(plan, out, _gathered(client, tasks), progress)
+
+
+def _assemble(da, plan, tasks):
+    """The tiles as one dask array; a tile below the diagonal is a transpose."""
+    grid = [[None] * len(plan.cols) for _ in plan.rows]
+    for (i, j), task in tasks.items():
+        shape = (plan.rows[i][1] - plan.rows[i][0], plan.cols[j][1] - plan.cols[j][0])
+        grid[i][j] = da.from_delayed(task, shape=shape, dtype=np.float64)
+        if plan.symmetric and i != j:
+            grid[j][i] = grid[i][j].T
+    return da.block(grid)
+
+
+def _gathered(client, tasks):
+    """Yield ``((i, j), tile)`` as the cluster finishes them; cancel on exit."""
+    from distributed import as_completed
+
+    futures = client.compute(list(tasks.values()))
+    where = {f.key: ij for f, ij in zip(futures, tasks)}
+    try:
+        for future, tile in as_completed(futures, with_results=True):
+            yield where[future.key], tile
+            future.release()
+    finally:
+        client.cancel(futures)
+
+
+def _dask_and_client(client):
+    try:
+        import dask.array as da
+        from dask import delayed
+        from distributed import get_client
+    except ImportError:
+        raise ImportError(
+            "dask_gram needs dask.distributed: pip install 'structk[dask]'"
+        ) from None
+    if client is None:
+        try:
+            client = get_client()
+        except ValueError:
+            raise ValueError(
+                "dask_gram needs a Dask client: start one with "
+                "`from dask.distributed import Client; client = Client()` (a local "
+                "cluster) or `Client('tcp://scheduler:8786')`, or pass client=..."
+            ) from None
+    return da, delayed, client
+
+
+def _scatter(client, obj, what):
+    """Pickle ``obj`` (or raise a clear TypeError) and broadcast the bytes.
+
+    Each object is pickled and scattered on its own, so the client holds
+    one pickled block at a time. Tasks receive pickled bytes rather than
+    the objects: Dask deserialises scattered numpy arrays into frames at
+    arbitrary byte offsets, and numpy falls back from BLAS to slow loops
+    (with different rounding) on such unaligned arrays; ``pickle.loads`` in
+    the worker rebuilds aligned arrays (see :func:`_loads`).
+    """
+    import cloudpickle
+
+    try:
+        blob = cloudpickle.dumps(obj, protocol=5)
+    except Exception as exc:  # pickling raises TypeError, PicklingError, ...
+        raise TypeError(
+            f"{what} cannot be sent to Dask workers: pickling failed with "
+            f"{type(exc).__name__}: {exc}. Everything a kernel holds must be "
+            "picklable (no locks, open files, sockets or database handles); "
+            "compute on one machine with structk.gram(kernel, X, n_jobs=...) "
+            "instead, or keep such state out of the kernel."
+        ) from exc
+    return client.scatter(blob, broadcast=True, hash=False)
+
+
+#: Per worker process: the last few unpickled blocks, keyed by the identity
+#: of their pickled bytes (held too, so an id is never reused while cached).
+_DECODED = collections.OrderedDict()
+_DECODED_LOCK = threading.Lock()
+_DECODED_MAX = 8
+
+
+def _loads(blob):
+    """``pickle.loads(blob)``, reusing the result for the same bytes object.
+
+    A worker holds one bytes object per scattered block and the tiles of a
+    row share their row block, so most tasks find their blocks decoded.
+    """
+    key = id(blob)
+    with _DECODED_LOCK:
+        hit = _DECODED.get(key)
+        if hit is not None and hit[0] is blob:
+            _DECODED.move_to_end(key)
+            return hit[1]
+    obj = pickle.loads(blob)
+    with _DECODED_LOCK:
+        _DECODED[key] = (blob, obj)
+        while len(_DECODED) > _DECODED_MAX:
+            _DECODED.popitem(last=False)
+    return obj
+
+
+def _tile_task(kernel_blob, rows_blob, cols_blob, bounds):
+    """One Dask task: decode the kernel and the two blocks, compute the tile."""
+    cols = None if cols_blob is None else _loads(cols_blob)
+    return checked_tile(_loads(kernel_blob), _loads(rows_blob), cols, bounds)

@@ -1,0 +1,262 @@
+"""``structk cv``: nested cross-validation, baselines, folds, output formats."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from sklearn.metrics import mean_squared_error, r2_score
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from structk import cli
+from structk.cli.evaluation import learner_spec, make_splits
+from structk.cli.spec import parse_learner
+from structk.datasets import load_moons
+from structk.kernels import Gaussian
+from structk.learners import KernelSVM
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def moons_csv(tmp_path):
+    X, y = load_moons()
+    path = tmp_path / "moons.csv"
+    np.savetxt(path, np.c_[X, y], delimiter=",", header="x1,x2,label", comments="", fmt="%.17g")
+    return path, X, y
+
+
+def test_a_list_in_the_learner_is_the_grid_a_value_fixes_it():
+    svm, grid, given = parse_learner("KernelSVM(C=[0.1, 1, 10], tol=1e-4)")
+    assert grid == {"C": [0.1, 1, 10]} and given == {"C", "tol"}
+    assert svm.C == 0.1 and svm.tol == 1e-4
+    ridge, grid, _ = parse_learner("KernelRidgeCV(alphas=[0.1, 1])")
+    assert grid == {} and ridge.alphas == (0.1, 1)  # a sequence parameter takes the list
+    assert learner_spec(*parse_learner("KernelSVM(C=3)")).grid == {}
+    assert learner_spec(*parse_learner("KernelSVM()")).grid["C"][0] == 0.01
+    with pytest.raises(ValueError, match="list of values for C is empty"):
+        parse_learner("KernelSVM(C=[])")
+
+
+def test_nested_cv_equals_sklearn_grid_search_in_cross_validation(moons_csv, capsys):
+    path, X, y = moons_csv
+    grid = [0.01, 0.1, 1.0, 10.0, 100.0]
+    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
+                       "Gaussian(sigma=0.3)", "--learner", f"KernelSVM(C={grid})",
+                       "--cv", "4", "--inner-folds", "3", "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    # reference: the same folds, scikit-learn's GridSearchCV over structk's SVM
+    K = Gaussian(sigma=0.3)(X)
+    labels = y.astype(float).astype(str)
+    outer = make_splits(4, labels, "classification").folds
+    for fold, (tr, te) in zip(row["folds"], outer):
+        inner = StratifiedKFold(3, shuffle=True, random_state=0)
+        search = GridSearchCV(KernelSVM(psd_check="none"), {"C": grid}, cv=inner)
+        search.fit(K[np.ix_(tr, tr)], labels[tr])
+        assert fold["params"] == {"C": search.best_params_["C"]}
+        assert fold["score"] == pytest.approx(search.score(K[np.ix_(te, tr)], labels[te]))
+        dummy = DummyClassifier(strategy="most_frequent").fit(tr[:, None], labels[tr])
+        assert fold["baseline"] == pytest.approx(dummy.score(te[:, None], labels[te]))
+    assert row["mean"] == pytest.approx(np.mean([f["score"] for f in row["folds"]]))
+    assert row["baseline"]["name"] == "majority class"
+    assert set(row) >= {"kernel", "learner", "folds", "mean", "std", "baseline",
+                        "gram_seconds", "psd", "one_class_folds", "cv", "n"}
+    assert row["psd"]["is_psd"] is True and row["n"] == 200
+
+
+def test_one_class_predictions_are_flagged(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.r_[np.zeros(30), np.ones(10)]
+    path = tmp_path / "unbalanced.csv"
+    np.savetxt(path, np.c_[X, y], delimiter=",", header="a,b,y", comments="")
+    code, out, _ = run(capsys, "cv", str(path), "--label-column", "y", "--kernel", "Linear()",
+                       "--learner", "KernelSVM(C=1e-4)", "--cv", "5", "--quiet")
+    assert code == 0
+    assert "predicts one class on 5/5 folds" in out
+    assert "0.750 ± 0.000  0.750" in out  # the learner is the majority-class baseline
+
+
+def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    t = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=60)
+    path = tmp_path / "reg.csv"
+    np.savetxt(path, np.c_[X, t], delimiter=",", header="a,b,c,target", comments="",
+               fmt="%.17g")
+    code, out, _ = run(capsys, "cv", str(path), "--target-column", "target", "--kernel",
+                       "Linear()", "--learner", "KernelRidge(alpha=0.5)", "--cv", "5",
+                       "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    assert row["task"] == "regression" and row["metric"] == "RMSE"
+    K = X @ X.T
+    for fold, (tr, te) in zip(row["folds"], make_splits(5, t, "regression").folds):
+        pred = SkKernelRidge(alpha=0.5, kernel="precomputed").fit(
+            K[np.ix_(tr, tr)], t[tr]).predict(K[np.ix_(te, tr)])
+        assert fold["score"] == pytest.approx(mean_squared_error(t[te], pred) ** 0.5)
+        assert fold["r2"] == pytest.approx(r2_score(t[te], pred))
+        mean = DummyRegressor().fit(X[tr], t[tr]).predict(X[te])
+        assert fold["baseline"] == pytest.approx(mean_squared_error(t[te], mean) ** 0.5)
+    assert row["baseline"]["name"] == "mean predictor" and row["r2"]["mean"] > 0.99
+    code, out, _ = run(capsys, "cv", str(path), "--target-column", "target", "--kernel",
+                       "Linear()", "--cv", "3", "--quiet")
+    header, table = out.splitlines()[0], out.splitlines()[1]
+    assert "regression, targets in" in header and "3-fold CV" in header
+    assert table.split()[:4] == ["kernel", "learner", "RMSE", "R²"]
+    assert "mean predictor" in table and "KernelRidgeCV" in out
+
+
+def test_tsv_output_has_one_line_per_pair(moons_csv, capsys):
+    path, *_ = moons_csv
+    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
+                       "Linear()", "--kernel", "Gaussian(sigma=0.3)", "--learner",
+                       "NearestClassMean()", "--cv", "3", "--format", "tsv", "--quiet")
+    assert code == 0
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert lines[0][:5] == ["kernel", "learner", "metric", "mean", "std"]
+    assert len(lines) == 3 and all(len(row) == len(lines[0]) for row in lines)
+    assert [row[0] for row in lines[1:]] == ["Linear()", "Gaussian(sigma=0.3)"]
+    assert float(lines[2][3]) > float(lines[1][3])
+
+
+def test_leave_one_out_and_grouped_folds(tmp_path, capsys):
+    rows = []
+    for i in range(12):
+        rows.append(f">s{i} class={'a' if i % 2 else 'b'} src={i // 4}\n")
+        rows.append(("ACGTACGTAA" if i % 2 else "GGGGCCCCTA") + "ACGT"[i % 4] * 3 + "\n")
+    path = tmp_path / "seqs.fa"
+    path.write_text("".join(rows))
+    base = ["cv", str(path), "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
+            "--learner", "NearestClassMean()", "--quiet"]
+    code, out, _ = run(capsys, *base, "--cv", "loo", "--format", "json")
+    assert code == 0 and json.loads(out)["cv"] == "leave-one-out CV (12 folds)"
+    assert len(json.loads(out)["folds"]) == 12
+    code, out, _ = run(capsys, *base, "--cv", "grouped", "--groups", r"src=(\d+)")
+    assert code == 0 and "leave-one-group-out CV (3 groups)" in out
+    groups = tmp_path / "groups.txt"
+    groups.write_text("".join(f"s{i}\tg{i % 3}\n" for i in range(12)))
+    code, out, _ = run(capsys, *base, "--cv", "grouped", "--groups", str(groups))
+    assert code == 0 and "(3 groups)" in out
+    code, _, err = run(capsys, *base, "--cv", "grouped")
+    assert code == 2 and "--cv grouped needs --groups" in err
+
+
+def test_grouped_folds_never_split_a_group():
+    rng = np.random.default_rng(0)
+    groups = rng.integers(0, 25, size=200)
+    y = rng.integers(0, 2, size=200)
+    splits = make_splits("grouped", y, "classification", groups=groups)
+    assert len(splits.folds) == 10
+    for train, test in splits.folds:
+        assert not set(groups[train]) & set(groups[test])
+
+
+def test_grouped_csv_column(tmp_path, capsys):
+    X, y = load_moons()
+    path = tmp_path / "pts.csv"
+    src = np.arange(200) % 4
+    with open(path, "w") as fh:
+        fh.write("x1,x2,source,label\n")
+        fh.writelines(f"{a},{b},batch{s},{int(c)}\n" for (a, b), s, c in zip(X, src, y))
+    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--groups",
+                       "source", "--cv", "grouped", "--kernel", "Gaussian(sigma=0.3)",
+                       "--learner", "NearestClassMean()", "--quiet")
+    assert code == 0 and "leave-one-group-out CV (4 groups)" in out  # not a feature
+    code, _, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
+                       "Linear()", "--quiet")
+    assert code == 2 and "non-numeric value 'batch0' in column 'source', row 0" in err
+
+
+def test_the_header_is_printed_before_the_work(tmp_path, capsys):
+    path = tmp_path / "seqs.fa"
+    path.write_text(">a class=x\nACGT\n>b class=y\nACGA\n>c class=x\nACGG\n>d class=y\nACCA\n")
+    code, out, err = run(capsys, "cv", str(path), "--label-pattern", r"class=(\S+)",
+                         "--kernel", "Spectrum(k=2, alphabet='AC')", "--cv", "2")
+    assert code == 2 and "X[0]" in err  # failed while computing the Gram matrix...
+    assert out.startswith(f"{path}: 4 objects, classes ['x', 'y'], stratified 2-fold CV")
+
+
+def test_bad_cv_values_are_one_line_errors(moons_csv, capsys):
+    path, *_ = moons_csv
+    for value, message in [("1", "between 2 and the number of objects"),
+                           ("tenfold", "number of folds, 'loo' or 'grouped'")]:
+        code, _, err = run(capsys, "cv", str(path), "--label-column", "label",
+                           "--kernel", "Linear()", "--cv", value)
+        assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
+    mutag = structk_data("graphs/MUTAG")
+    code, out, _ = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
+                       "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    assert row["mean"] >= 0.85 and row["baseline"]["mean"] == pytest.approx(0.665, abs=0.01)
+    assert row["one_class_folds"] == 0 and len(row["folds"]) == 10
+    # the old default (C=1 fixed) predicted the majority class on every fold
+    code, out, _ = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
+                       "--learner", "KernelSVM(C=1)", "--quiet")
+    assert "predicts one class on 10/10 folds" in out
+
+
+@pytest.fixture
+def molecules(tmp_path):
+    rng = np.random.default_rng(0)
+    chains = ["C" * n for n in range(1, 9)] + ["C" * n + "O" for n in range(1, 9)] + \
+        ["OC" + "C" * n + "O" for n in range(8)]
+    size = np.array([len(s) for s in chains], dtype=float)
+    path = tmp_path / "mols.csv"
+    with open(path, "w") as fh:
+        fh.write("name,smiles,logS,kind\n")
+        for i, s in enumerate(chains):
+            kind = "alcohol" if "O" in s else "alkane"
+            fh.write(f'"mol {i}, test",{s} ,{-0.5 * size[i] + 0.1 * rng.normal():.4f},{kind}\n')
+    return path
+
+
+def test_smiles_regression_and_classification(molecules, capsys):
+    base = ["cv", str(molecules), "--smiles-column", "smiles", "--kernel",
+            "WeisfeilerLehman(h=1)", "--cv", "4", "--quiet"]
+    code, out, _ = run(capsys, *base, "--target-column", "logS", "--format", "json")
+    assert code == 0
+    row = json.loads(out)
+    assert row["task"] == "regression" and row["n"] == 24
+    assert row["mean"] < 0.5 * row["baseline"]["mean"]  # size is all that matters here
+    assert all("alpha" in f["params"] for f in row["folds"])  # KernelRidgeCV's choice
+    code, out, _ = run(capsys, *base, "--target-column", "kind")
+    assert code == 0 and "classes ['alcohol', 'alkane']" in out
+    code, out, _ = run(capsys, *base, "--target-column", "kind", "--format", "json")
+    row = json.loads(out)
+    assert row["task"] == "classification" and row["mean"] > 0.9 > row["baseline"]["mean"]
+
+
+def test_unparsable_smiles_name_the_row(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("smiles,y\nCC,1\nC1CC,2\n")
+    code, _, err = run(capsys, "gram", str(path), "--smiles-column", "smiles", "--kernel",
+                       "WeisfeilerLehman(h=1)", "-o", str(tmp_path / "K.npy"))
+    assert code == 2 and "row 1 of --smiles-column: 'C1CC' is not a SMILES string" in err
+    code, _, err = run(capsys, "gram", str(path), "--smiles-column", "SMILES", "--kernel",
+                       "WeisfeilerLehman(h=1)", "-o", str(tmp_path / "K.npy"))
+    assert code == 2 and "--smiles-column 'SMILES' is not a column" in err
+
+
+@pytest.mark.slow
+def test_esol_beats_delaneys_linear_model(structk_data, capsys):
+    path = structk_data("molecules/esol/delaney-processed.csv")
+    code, out, _ = run(capsys, "cv", str(path), "--smiles-column", "smiles", "--target-column",
+                       "measured log solubility in mols per litre", "--kernel",
+                       "WeisfeilerLehman(h=3)", "--learner",
+                       "KernelRidgeCV(alphas=[0.001, 0.01, 0.1, 1, 10, 100])",
+                       "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    assert row["n"] == 1128 and row["mean"] < 0.91  # Delaney's ESOL: RMSE 0.91
+    assert row["baseline"]["mean"] > 2.0 and row["r2"]["mean"] > 0.8

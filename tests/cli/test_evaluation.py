@@ -1,0 +1,46 @@
+"""cross_validate_grams: one PSD check per Gram, the folds as fitting on slices."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from structk import Gaussian, KernelSVM, NotPSDError
+from structk.cli.evaluation import cross_validate_grams
+from structk.kernels import FunctionKernel
+
+
+def data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_a_certified_gram_is_checked_once_and_the_folds_score_as_direct_fits(monkeypatch):
+    import structk.psd
+
+    X, y = data()
+    kernel = Gaussian(sigma=1.0)
+    calls = []
+    cholesky_ok = structk.psd._cholesky_ok
+
+    def counting(K, shift):
+        calls.append(K.shape[0])
+        return cholesky_ok(K, shift)
+
+    monkeypatch.setattr(structk.psd, "_cholesky_ok", counting)
+    (row,) = cross_validate_grams([kernel], [KernelSVM(C=2.0)], X, y, folds=4, seed=3)
+    assert calls == [len(X)]  # the whole Gram, not each fold's submatrix
+    assert row.is_psd and row.learner == repr(KernelSVM(C=2.0))
+    K = kernel(X)
+    folds = StratifiedKFold(4, shuffle=True, random_state=3).split(X, y)
+    expected = [np.mean(KernelSVM(C=2.0).fit(K[np.ix_(tr, tr)], y[tr])
+                        .predict(K[np.ix_(te, tr)]) == y[te]) for tr, te in folds]
+    np.testing.assert_allclose(row.scores, expected)
+
+
+def test_a_gram_that_is_not_psd_is_still_refused_by_the_learners():
+    X, y = data()
+    sigmoid = FunctionKernel(lambda a, b: np.tanh(3.0 * a @ b - 1.0), name="tanh")
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+        cross_validate_grams([sigmoid], [KernelSVM()], X, y, folds=4)

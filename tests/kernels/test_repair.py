@@ -1,0 +1,167 @@
+"""Repairs of similarities that are not kernels: nearest_psd and EmpiricalKernelMap,
+on the Smith-Waterman score and the log of the local alignment kernel."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from structk import check_psd, gram
+from structk.kernels import (
+    EmpiricalKernelMap,
+    FunctionKernel,
+    LocalAlignment,
+    Normalize,
+    smith_waterman,
+)
+from structk.psd import nearest_psd
+from structk.testing import assert_kernel_psd, find_psd_counterexample, strings
+
+RNG = np.random.default_rng(3)
+AMINO = "ACDEFGHIKLMNPQRSTVWY"
+
+
+def random_strings(n, alphabet, lo, hi):
+    return ["".join(RNG.choice(list(alphabet), RNG.integers(lo, hi + 1))) for _ in range(n)]
+
+
+def sw_pair(s, t):
+    return smith_waterman([s], [t], gap_open=2, gap_extend=1)[0, 0]
+
+
+def log_la_pair(s, t):
+    return LocalAlignment(beta=0.5, gap_open=2, gap_extend=1).log_kernel([s], [t])[0, 0]
+
+
+# ----------------------------------------------- the similarities are not PSD
+@pytest.mark.parametrize("func", [sw_pair, log_la_pair], ids=["smith_waterman", "log_LA"])
+def test_kit_finds_alignment_scores_are_not_psd(func):
+    # non-PSD sets need several short sequences over few symbols
+    cx = find_psd_counterexample(FunctionKernel(func, name=func.__name__),
+                                 strings("AW", min_size=1, max_size=6), pool_sizes=(32, 64))
+    assert cx is not None and cx.min_eigenvalue < 0
+    K = np.array([[func(s, t) for t in cx.objects] for s in cx.objects])
+    assert np.linalg.eigvalsh(K)[0] == pytest.approx(cx.min_eigenvalue, rel=1e-6, abs=1e-9)
+
+
+# ---------------------------------------------------------------- nearest_psd
+def indefinite(n, seed=0):
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    return (A + A.T) / 2
+
+
+@pytest.mark.parametrize("method", ["clip", "flip", "shift"])
+def test_nearest_psd_spectra(method):
+    K = indefinite(30)
+    w, V = np.linalg.eigh(K)
+    R = nearest_psd(K, method)
+    assert (R == R.T).all() and check_psd(R)
+    got = np.linalg.eigvalsh(R)
+    want = {"clip": np.maximum(w, 0), "flip": np.abs(w), "shift": w - w[0]}[method]
+    np.testing.assert_allclose(got, np.sort(want), atol=1e-12 * np.abs(w).max())
+    if method == "shift":  # off-diagonal similarities untouched
+        off = ~np.eye(30, dtype=bool)
+        assert (R[off] == K[off]).all()
+    else:  # same eigenvectors
+        np.testing.assert_allclose(V.T @ R @ V, np.diag(want), atol=1e-10)
+
+
+def test_clip_is_the_nearest_psd_matrix():
+    K = indefinite(12, seed=4)
+    R = nearest_psd(K, "clip")
+    best = np.linalg.norm(K - R)
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # no PSD matrix near R is nearer to K
+        B = rng.normal(size=(12, 12)) * 0.05
+        P = nearest_psd(R + (B + B.T) / 2, "clip")
+        assert np.linalg.norm(K - P) >= best - 1e-12
+
+
+def test_psd_input_is_kept():
+    X = np.random.default_rng(1).normal(size=(20, 40))
+    K = X @ X.T  # positive definite, smallest eigenvalue far from 0
+    np.testing.assert_array_equal(nearest_psd(K, "shift"), K)
+    for method in ("clip", "flip"):
+        np.testing.assert_allclose(nearest_psd(K, method), K, atol=1e-12 * np.abs(K).max())
+
+
+def test_nearest_psd_repairs_alignment_scores():
+    X = random_strings(40, "AW", 1, 6)  # short, over two symbols: not PSD
+    for S in (smith_waterman(X), LocalAlignment(beta=0.5).log_kernel(X)):
+        assert not check_psd(S)
+        for method in ("clip", "flip", "shift"):
+            assert check_psd(nearest_psd(S, method))
+
+
+@pytest.mark.parametrize("K, method, message", [
+    (np.eye(2), "eig", "method must be one of"),
+    (np.array([[1.0, 2.0], [0.0, 1.0]]), "clip", "not symmetric"),
+    (np.array([[1.0, np.nan], [np.nan, 1.0]]), "clip", "non-finite"),
+    (np.ones((2, 3)), "flip", "square"),
+])
+def test_nearest_psd_bad_input(K, method, message):
+    with pytest.raises(ValueError, match=message):
+        nearest_psd(K, method)
+
+
+def test_nearest_psd_does_not_modify_input():
+    K = indefinite(6)
+    before = K.copy()
+    nearest_psd(K, "shift")
+    nearest_psd(K, "clip")
+    assert (K == before).all()
+
+
+# --------------------------------------------------------- empirical kernel map
+X = random_strings(12, AMINO, 3, 30)
+Z = random_strings(5, AMINO, 5, 25)
+
+
+@pytest.mark.parametrize("similarity", [
+    smith_waterman,
+    LocalAlignment(beta=0.5).log_kernel,
+    FunctionKernel(sw_pair),
+])
+def test_ekm_is_the_inner_product_of_similarity_profiles(similarity):
+    k = EmpiricalKernelMap(similarity, Z)
+    S = np.array([[sw_pair(x, z) for z in Z] for x in X]) if isinstance(
+        similarity, FunctionKernel) else np.asarray(similarity(X, Z))
+    np.testing.assert_allclose(k.features(X), S, rtol=1e-15)
+    np.testing.assert_allclose(k(X), S @ S.T, rtol=1e-12)
+    np.testing.assert_allclose(k(X, X[:4]), S @ S[:4].T, rtol=1e-12)
+    np.testing.assert_allclose(k.diag(X), (S ** 2).sum(axis=1), rtol=1e-12)
+    assert check_psd(k(X))
+
+
+def test_ekm_of_non_kernels_is_psd_under_the_kit():
+    for func in (sw_pair, log_la_pair):
+        k = EmpiricalKernelMap(FunctionKernel(func), ["ACD", "WWA", "CCDA"])
+        assert_kernel_psd(k, strings("ACDW", max_size=6), pool_sizes=(16, 64))
+        assert_kernel_psd(Normalize(k), strings("ACDW", max_size=6), pool_sizes=(16, 32))
+
+
+def test_ekm_blocks_clone_and_repr():
+    k = EmpiricalKernelMap(smith_waterman, Z)
+    np.testing.assert_allclose(gram(k, X, block_size=5), k(X), rtol=1e-15)
+    c = clone(k)
+    np.testing.assert_array_equal(c(X), k(X))
+    assert repr(k) == "EmpiricalKernelMap(smith_waterman, landmarks=<5 objects>)"
+    assert "landmarks" in k.get_params()
+
+
+def test_ekm_bad_input():
+    with pytest.raises(TypeError, match="similarity must be a structk Kernel or a function"):
+        EmpiricalKernelMap("smith_waterman", Z)
+    with pytest.raises(ValueError, match="landmarks is empty"):
+        EmpiricalKernelMap(smith_waterman, [])
+    with pytest.raises(ValueError, match=r"returned shape \(12, 4\), expected \(12, 5\)"):
+        EmpiricalKernelMap(lambda A, B: np.zeros((len(A), 4)), Z)(X)
+
+    def holey(A, B):
+        out = np.ones((len(A), len(B)))
+        out[2, 3] = np.nan
+        return out
+
+    with pytest.raises(ValueError, match=r"similarity\(X\[2\], landmarks\[3\]\) is nan"):
+        EmpiricalKernelMap(holey, Z)(X)
+    with pytest.raises(ValueError, match=r"X\[0\] has symbol 'J'"):
+        EmpiricalKernelMap(smith_waterman, Z)(["MJK"])

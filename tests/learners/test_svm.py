@@ -1,0 +1,165 @@
+"""KernelSVM against LIBSVM (scikit-learn's SVC) and against the KKT conditions."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from learners_util import blobs, rbf_gram, string_data, string_kernel
+from sklearn.svm import SVC
+
+from structk import Gaussian, Linear, NotPSDError
+from structk.learners import KernelSVM
+
+
+def dual_objective(K, dual_coef, support):
+    """``1/2 c^T K c - sum |c|`` with ``c = y * alpha`` on the support vectors."""
+    c = np.ravel(dual_coef)
+    return 0.5 * c @ K[np.ix_(support, support)] @ c - np.abs(c).sum()
+
+
+def assert_same_as_libsvm(K, y, C, K_test=None, tol=1e-3, rtol=1e-4, **kw):
+    ours = KernelSVM(C=C, tol=tol, **kw).fit(K, y)
+    ref = SVC(kernel="precomputed", C=C, tol=tol).fit(K, y)
+    obj = dual_objective(K, ours.dual_coef_, ours.support_)
+    obj_ref = dual_objective(K, ref.dual_coef_, ref.support_)
+    assert obj == pytest.approx(ours.dual_objective_[0], rel=1e-9)
+    assert obj == pytest.approx(obj_ref, rel=rtol)
+    K_test = K if K_test is None else K_test
+    f, f_ref = ours.decision_function(K_test), ref.decision_function(K_test)
+    assert f.shape == f_ref.shape
+    clear = np.abs(f_ref) > 10 * tol  # both solutions are only tol-accurate
+    np.testing.assert_array_equal(ours.predict(K_test)[clear], ref.predict(K_test)[clear])
+    assert clear.mean() > 0.9
+    return ours, ref
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0, 100.0])
+def test_binary_rbf_matches_libsvm(C):
+    X, y = blobs(120, noise=2.0, seed=1)
+    Xt, _ = blobs(50, noise=2.0, seed=2)
+    assert_same_as_libsvm(rbf_gram(X), y, C, K_test=rbf_gram(Xt, X))
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_linear_kernel_and_shrinking_give_the_same_optimum(shrinking):
+    X, y = blobs(150, d=3, noise=1.5, seed=3)
+    K = X @ X.T  # rank 3: the dual has many optimal alphas, one objective
+    assert_same_as_libsvm(K, y, 5.0, shrinking=shrinking)
+
+
+def test_shrinking_reaches_large_problems_compaction():
+    # enough points and a large C so that shrinking compacts the working set
+    X, y = blobs(1500, d=5, noise=2.5, seed=4)
+    assert_same_as_libsvm(rbf_gram(X, gamma=0.5), y, 100.0, rtol=1e-5)
+
+
+def test_kkt_conditions_at_tight_tolerance():
+    X, y = blobs(100, noise=2.0, seed=5)
+    K = rbf_gram(X)
+    C, tol = 3.0, 1e-7
+    svm = KernelSVM(C=C, tol=tol).fit(K, y)
+    ypm = np.where(y == svm.classes_[1], 1.0, -1.0)
+    alpha = np.zeros(len(y))
+    alpha[svm.support_] = svm.dual_coef_[0] * ypm[svm.support_]
+    assert (alpha >= 0).all() and (alpha <= C).all()
+    assert abs(alpha @ ypm) < 1e-9 * C * len(y)
+    margin = ypm * svm.decision_function(K)
+    free = (alpha > 1e-9) & (alpha < C - 1e-9)
+    assert free.any()
+    assert (margin[alpha == 0] >= 1 - 1e-5).all()
+    assert (margin[alpha == C] <= 1 + 1e-5).all()
+    np.testing.assert_allclose(margin[free], 1.0, atol=1e-5)
+
+
+def test_indefinite_gram_is_solved_like_libsvm_when_allowed():
+    rng = np.random.default_rng(6)
+    X, y = blobs(80, seed=6)
+    A = rng.normal(size=(80, 80))
+    K = rbf_gram(X) + 0.05 * (A + A.T)  # symmetric, clearly indefinite
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+        KernelSVM().fit(K, y)
+    # indefinite: the dual is not convex and both solvers stop at a local
+    # solution; LIBSVM's path differs through its float32 cache. Ours must be
+    # feasible and at least as good.
+    ours = KernelSVM(C=1.0, psd_check="none").fit(K, y)
+    ref = SVC(kernel="precomputed", C=1.0).fit(K, y)
+    obj = dual_objective(K, ours.dual_coef_, ours.support_)
+    obj_ref = dual_objective(K, ref.dual_coef_, ref.support_)
+    assert obj <= obj_ref + 1e-4 * abs(obj_ref)
+    c = ours.dual_coef_[0]
+    assert abs(c.sum()) < 1e-9 and (np.abs(c) <= 1.0 + 1e-12).all()
+    assert np.isfinite(ours.decision_function(K)).all()
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_multiclass(multi_class):
+    X, y = blobs(150, n_classes=4, noise=1.5, seed=7)
+    K = rbf_gram(X)
+    svm = KernelSVM(C=2.0, multi_class=multi_class, decision_function_shape="ovo").fit(K, y)
+    n_machines = 6 if multi_class == "ovo" else 4
+    assert svm.dual_coef_.shape == (n_machines, len(svm.support_))
+    assert svm.decision_function(K).shape == (150, n_machines)
+    assert svm.n_support_.sum() == len(svm.support_)
+    assert svm.score(K, y) > 0.8
+    if multi_class == "ovo":
+        ref = SVC(kernel="precomputed", C=2.0, decision_function_shape="ovo").fit(K, y)
+        f, f_ref = svm.decision_function(K), ref.decision_function(K)
+        np.testing.assert_allclose(f, f_ref, atol=5e-3)
+        clear = (np.abs(f_ref) > 1e-2).all(axis=1)
+        np.testing.assert_array_equal(svm.predict(K)[clear], ref.predict(K)[clear])
+        # the per-class ("ovr") shape: as SVC's, and its argmax is the prediction
+        svm.set_params(decision_function_shape="ovr")
+        scores = svm.decision_function(K)
+        np.testing.assert_allclose(scores, SVC(kernel="precomputed", C=2.0).fit(K, y)
+                                   .decision_function(K), atol=5e-3)
+        np.testing.assert_array_equal(svm.classes_[scores.argmax(axis=1)][clear],
+                                      svm.predict(K)[clear])
+    else:  # each machine is a binary SVM of one class against the rest
+        for c in range(4):
+            binary = KernelSVM(C=2.0).fit(K, y == c)
+            np.testing.assert_allclose(
+                svm.decision_function(K)[:, c], binary.decision_function(K), atol=1e-9
+            )
+
+
+def test_kernel_mode_keeps_only_support_vectors():
+    X, y = string_data(30)
+    k = string_kernel()
+    svm = KernelSVM(kernel=k, C=1.0).fit(X, y)
+    assert svm.support_vectors_ == [X[i] for i in svm.support_]
+    assert len(svm.support_vectors_) < len(X)
+    pre = KernelSVM(C=1.0).fit(k(X), y)
+    X_test, _ = string_data(10, seed=9)
+    np.testing.assert_allclose(
+        svm.decision_function(X_test), pre.decision_function(k(X_test, X)), atol=1e-12
+    )
+    assert set(svm.predict(X_test)) <= {"rich", "poor"}
+
+
+def test_vector_kernel_mode_matches_precomputed():
+    X, y = blobs(60, seed=10)
+    a = KernelSVM(kernel=Gaussian(sigma=2.0), C=2.0).fit(X, y)
+    b = KernelSVM(C=2.0).fit(Gaussian(sigma=2.0)(X), y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(Gaussian(sigma=2.0)(X)))
+    assert isinstance(a.support_vectors_, np.ndarray)
+    np.testing.assert_array_equal(a.support_vectors_, X[a.support_])
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 40),
+    C=st.sampled_from([0.01, 1.0, 1e3]),
+    linear=st.booleans(),
+)
+def test_dual_objective_matches_libsvm_property(seed, n, C, linear):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = rng.integers(0, 2, size=n)
+    y[:2] = [0, 1]
+    K = Linear()(X) if linear else rbf_gram(X, gamma=1.0)
+    ours = KernelSVM(C=C, psd_check="none").fit(K, y)
+    ref = SVC(kernel="precomputed", C=C).fit(K, y)
+    obj = dual_objective(K, ours.dual_coef_, ours.support_)
+    obj_ref = dual_objective(K, ref.dual_coef_, ref.support_)
+    # both stop at a 1e-3 KKT gap; the objective gap is then O(tol * sum alpha)
+    assert abs(obj - obj_ref) <= 1e-4 * abs(obj_ref) + 2e-3 * max(1.0, C)

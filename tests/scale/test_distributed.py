@@ -1,0 +1,191 @@
+"""Dask Gram (structk.dask_gram) on a real 2-process LocalCluster on loopback."""
+
+import logging
+import os
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+threadpoolctl = pytest.importorskip("threadpoolctl")
+
+from structk import dask_gram, gram  # noqa: E402
+from structk.kernels import (  # noqa: E402
+    FunctionKernel, Gaussian, Linear, Normalize, Polynomial,
+)
+
+# classes defined here travel to the worker processes by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(91, 12))
+Y = RNG.normal(size=(30, 12))
+STRINGS = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(1, 9))) for _ in range(23)]
+
+
+def local_gram(*args, **kwargs):
+    """In-memory reference, with BLAS single-threaded like Dask's workers."""
+    with threadpoolctl.threadpool_limits(1):
+        return gram(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, silence_logs=logging.ERROR,
+    )
+    try:
+        with distributed.Client(cluster) as c:
+            yield c
+    finally:
+        cluster.close()
+
+
+def test_no_client_is_a_clear_error(monkeypatch):
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    with pytest.raises(ValueError, match="dask_gram needs a Dask client"):
+        dask_gram(Linear(), X)
+
+
+def test_missing_dask_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.array", None)
+    with pytest.raises(ImportError, match=r"pip install 'structk\[dask\]'"):
+        dask_gram(Linear(), X)
+
+
+@pytest.mark.parametrize("kernel", [
+    Linear(), Gaussian(sigma=3.0), Normalize(Polynomial(degree=3) + Gaussian()),
+], ids=repr)
+def test_equals_in_memory_gram_exactly(client, kernel):
+    K = dask_gram(kernel, X, block_size=20, client=client)
+    assert K.chunks == ((20, 20, 20, 20, 11),) * 2
+    # 15 upper tiles become tasks; the 10 lower ones are transposes of them
+    tile_tasks = [k for k in K.__dask_graph__() if "structk-gram-tile" in str(k)]
+    assert len(tile_tasks) == 15
+    A = K.compute()
+    assert np.array_equal(A, local_gram(kernel, X, block_size=20))
+    np.testing.assert_allclose(A, kernel(X), rtol=1e-12, atol=1e-13)
+    C = dask_gram(kernel, X, Y, block_size=20, client=client).compute()
+    assert np.array_equal(C, local_gram(kernel, X, Y, block_size=20))
+
+
+def test_function_kernel_with_lambda_on_strings(client):
+    k = FunctionKernel(lambda a, b: float(len(set(a) & set(b))), name="shared letters")
+    brute = np.array([[len(set(a) & set(b)) for b in STRINGS] for a in STRINGS])
+    np.testing.assert_array_equal(dask_gram(k, STRINGS, block_size=6).compute(), brute)
+
+
+class Locked:
+    """A callable holding a lock: cannot be pickled, even by cloudpickle."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+
+    def __call__(self, a, b):
+        with self.lock:
+            return float(len(a) * len(b))
+
+
+def test_unpicklable_kernel_names_the_kernel(client, tmp_path):
+    k = FunctionKernel(Locked(), name="locked")
+    with pytest.raises(TypeError, match=r"the kernel FunctionKernel\(locked\) cannot be sent "
+                                        r"to Dask workers.*_thread.lock"):
+        dask_gram(k, STRINGS, client=client)
+    with open(tmp_path / "f.txt", "w") as handle:
+        k = FunctionKernel(lambda a, b: 1.0 if handle else 0.0, name="file")
+        with pytest.raises(TypeError, match=r"FunctionKernel\(file\) cannot be sent"):
+            dask_gram(k, STRINGS, client=client)
+
+
+def test_unpicklable_objects_are_named(client):
+    k = FunctionKernel(lambda a, b: 1.0, name="one")
+    with pytest.raises(TypeError, match=r"objects of X as prepared by FunctionKernel\(one\)"):
+        dask_gram(k, [threading.Lock(), threading.Lock()], client=client)
+
+
+MARK = 1234.5
+
+
+class KillOnce(Linear):
+    """Linear kernel whose task kills its worker process the first time it
+    meets the row holding ``MARK`` (claimed atomically through ``marker``)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def _hit(self, P):
+        if MARK in P[:, 0]:
+            try:
+                fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            os._exit(1)
+
+    def _gram(self, P):
+        self._hit(P)
+        return super()._gram(P)
+
+    def _cross(self, P, Q):
+        self._hit(P)
+        self._hit(Q)
+        return super()._cross(P, Q)
+
+
+def test_worker_killed_mid_computation_loses_nothing(client, tmp_path):
+    Z = X.copy()
+    Z[75, 0] = MARK  # in the fourth of five row blocks
+    marker = tmp_path / "killed"
+    K = dask_gram(KillOnce(str(marker)), Z, block_size=20, client=client).compute()
+    assert marker.exists(), "no worker was killed: the test did not test recovery"
+    pid = int(marker.read_text())
+    assert pid != os.getpid()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the worker process really died
+    assert np.array_equal(K, local_gram(Linear(), Z, block_size=20))
+    client.wait_for_workers(2, timeout=30)  # the nanny restarted it
+
+
+def test_out_path_is_written_tile_by_tile(client, tmp_path):
+    k = Normalize(Gaussian(sigma=2.0) + Linear())
+    seen = []
+    K = dask_gram(k, X, block_size=16, client=client, out=tmp_path / "K.npy",
+                  progress=lambda done, total: seen.append((done, total)))
+    assert isinstance(K, np.memmap)
+    assert np.array_equal(np.load(tmp_path / "K.npy"), local_gram(k, X, block_size=16))
+    assert seen == [(d, 21) for d in range(1, 22)]
+    C = np.empty((91, 30))
+    assert dask_gram(k, X, Y, block_size=16, client=client, out=C) is C
+    assert np.array_equal(C, local_gram(k, X, Y, block_size=16))
+
+
+class Fails(Linear):
+    def _cross(self, P, Q):
+        raise RuntimeError("injected failure on a worker")
+
+
+def test_failure_on_a_worker_leaves_no_file(client, tmp_path):
+    with pytest.raises(RuntimeError, match="injected failure on a worker"):
+        dask_gram(Fails(), X, block_size=30, client=client, out=tmp_path / "K.npy")
+    assert os.listdir(tmp_path) == []
+
+
+def test_worker_side_decoding_cache_is_by_identity():
+    from structk.scale.distributed import _DECODED_MAX, _loads
+
+    blob = cloudpickle.dumps(np.arange(5.0))
+    first = _loads(blob)
+    assert _loads(blob) is first and first.flags.aligned
+    twin = bytes(bytearray(blob))  # equal content, another object: decoded anew
+    assert _loads(twin) is not first and np.array_equal(_loads(twin), first)
+    for k in range(_DECODED_MAX + 1):  # evicted after _DECODED_MAX newer blocks
+        _loads(cloudpickle.dumps(k))
+    assert _loads(blob) is not first
