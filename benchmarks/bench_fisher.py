@@ -130,29 +130,36 @@ def bench_score(K, n_seq, length, repeats):
 
 
 def bench_threads(K, sizes, repeats):
-    """Serial vs parallel (prange) E-step, the measurement behind the threshold."""
-    import numba
-
+    """One-chunk serial vs chunked threaded E-step, the measurement behind
+    ``structk.hmm._PARALLEL_MIN_WORK`` (interleaved rounds, medians)."""
     from structk import hmm as H
-    from structk._jit import hmm as J
+    from structk._threads import num_threads
 
     truth = _model(K, 4, seed=20 + K)
-    threads = numba.get_num_threads()
+    threads = num_threads()
     params = truth._jit_params()
+    limit = H._PARALLEL_MIN_WORK
     for n_seq, length in sizes:
         X = truth.sample(n_seq, length, random_state=4)
         seq, offsets = H._encode(X, truth.alphabet_)
-        one = H._one_chunk(offsets)
-        chunks = H._chunk_starts(offsets, 4 * threads)
-        serial = lambda: J.expected_counts(seq, offsets, *params, one, False)  # noqa: E731
-        par = lambda: J.expected_counts_parallel(seq, offsets, *params, chunks, False)  # noqa: E731
-        serial(), par()
-        t_s = _median_time(serial, repeats)
-        t_p = _median_time(par, repeats)
+
+        def run(min_work):
+            H._PARALLEL_MIN_WORK = min_work
+            try:
+                t0 = time.perf_counter()
+                H._expected_counts(seq, offsets, params, False)
+                return time.perf_counter() - t0
+            finally:
+                H._PARALLEL_MIN_WORK = limit
+
+        run(np.inf), run(0)
+        pairs = [(run(np.inf), run(0)) for _ in range(repeats)]
+        t_s = float(np.median([a for a, _ in pairs]))
+        t_p = float(np.median([b for _, b in pairs]))
         work = seq.shape[0] * K * K
-        chosen = "parallel" if threads > 1 and work >= H._PARALLEL_MIN_WORK else "serial"
+        chosen = "threads" if threads > 1 and work >= limit else "serial"
         print(f"  E-step K={K} {n_seq}x{length} ({seq.shape[0]} symbols): serial "
-              f"{t_s * 1e3:8.2f} ms, parallel ({threads} threads) {t_p * 1e3:8.2f} ms, "
+              f"{t_s * 1e3:8.2f} ms, chunked ({threads} threads) {t_p * 1e3:8.2f} ms, "
               f"gain {t_s / t_p:4.2f}x; structk uses {chosen}")
 
 
@@ -196,8 +203,9 @@ def main(argv=None):
     for K in (3, 5):
         t_ours, t_peer = bench_score(K, score_n, length, repeats)
         ratios[f"score K={K}"] = t_peer / t_ours
-    print("Parallel E-step")
-    sizes = [(50, 50), (200, 500)] if args.quick else [(500, 200), (2000, 250), (4000, 500)]
+    print("Threaded E-step")
+    sizes = [(50, 50), (200, 500)] if args.quick else [(500, 200), (2000, 250), (4000, 500),
+                                                       (8000, 500)]
     bench_threads(4, sizes, repeats)
     print("Fisher kernel")
     bench_fisher_gram(4, score_n, length, repeats)

@@ -1,4 +1,5 @@
-"""One BLAS/LAPACK thread for small dense linear algebra.
+"""Threads: one BLAS/LAPACK thread for small dense linear algebra, and
+chunked numba loops run on a few Python threads.
 
 OpenBLAS hands every call above a tiny size to its thread pool. For the
 matrices a kernel learner factorises (a few hundred to a thousand rows) the
@@ -46,3 +47,71 @@ def small_blas(n):
     ``n`` is the order of the matrix the enclosed calls factorise.
     """
     return _one_thread() if n <= SMALL_N else nullcontext()
+
+
+# ------------------------------------------------------------ chunked loops
+#
+# The numba loops that can use several cores are compiled serial with
+# ``nogil=True`` and take a range of items; :func:`run_chunks` calls them on
+# a few Python threads, one contiguous chunk at a time. Compared with
+# ``parallel=True`` this compiles and loads from the cache much faster and
+# never starts numba's threading layer.
+
+
+def num_threads():
+    """Threads the library's own loops use: numba's setting.
+
+    That is :func:`numba.get_num_threads` (set by ``numba.set_num_threads``
+    in the calling thread, default the ``NUMBA_NUM_THREADS`` environment
+    variable or the number of cores). Asking numba starts its threading
+    layer (~7 ms and a thread pool); until something has started it nobody
+    can have called ``set_num_threads``, so the configured number is read
+    instead.
+    """
+    import numba
+    from numba.np.ufunc import parallel
+
+    if not getattr(parallel, "_is_initialized", True):
+        return int(numba.config.NUMBA_NUM_THREADS)
+    return int(numba.get_num_threads())
+
+
+def threads_for(work, min_work):
+    """:func:`num_threads` when ``work >= min_work``, else 1 (small jobs run
+    inline: starting threads would cost more than they save)."""
+    return num_threads() if work >= min_work else 1
+
+
+def even_bounds(n, parts):
+    """Bounds of ``parts`` contiguous chunks of ``range(n)`` of about equal
+    length (no empty chunk): ``bounds[c]:bounds[c + 1]`` is chunk ``c``."""
+    parts = max(1, min(int(n), int(parts)))
+    return [c * n // parts for c in range(parts + 1)]
+
+
+def run_chunks(fn, bounds, threads):
+    """``fn(bounds[c], bounds[c + 1])`` for every non-empty chunk ``c``.
+
+    Inline, in order, when ``threads`` is 1 or there is one chunk; else on
+    ``min(threads, chunks)`` threads taking chunks in order as they free up
+    (``fn`` must release the GIL to gain, and chunks must write disjoint
+    memory). What ``fn`` computes must not depend on which thread runs it,
+    so results are the same for every thread count. The first exception
+    raised by a chunk is raised here, after the running chunks finish and
+    the others are cancelled.
+    """
+    chunks = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    if threads <= 1 or len(chunks) <= 1:
+        for lo, hi in chunks:
+            fn(lo, hi)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(threads, len(chunks))) as pool:
+        futures = [pool.submit(fn, lo, hi) for lo, hi in chunks]
+        try:
+            for f in futures:
+                f.result()
+        finally:
+            for f in futures:
+                f.cancel()

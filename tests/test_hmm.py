@@ -204,15 +204,32 @@ def test_baum_welch_equals_hmmlearn_from_the_same_start():
         np.testing.assert_allclose(ours, theirs, atol=1e-12)
 
 
-def test_parallel_e_step_equals_serial(monkeypatch):
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch):
+    """The E-step's chunks are fixed by the data alone, so Baum-Welch and the
+    per-sequence counts of Fisher scores are the same bit for bit with any
+    number of threads."""
+    import structk._threads as threads_module
+
+    from structk import FisherKernel
+
     X = _training_data(n=30)
     hmm = DiscreteHMM(3, "dna", n_iter=4, tol=0.0, random_state=3)
-    serial = clone(hmm).fit(X)
+    serial = clone(hmm).fit(X)  # one chunk: the plain serial loop
     monkeypatch.setattr(hmm_module, "_PARALLEL_MIN_WORK", 0)
-    parallel = clone(hmm).fit(X)
-    np.testing.assert_allclose(parallel.emissionprob_, serial.emissionprob_, rtol=1e-12)
-    np.testing.assert_allclose(parallel.transmat_, serial.transmat_, rtol=1e-12)
-    np.testing.assert_allclose(parallel.history_, serial.history_, rtol=1e-12)
+    monkeypatch.setattr(hmm_module, "_CHUNK_WORK", 1000)  # several chunks
+    results = []
+    for n in (1, threads):
+        monkeypatch.setattr(threads_module, "num_threads", lambda n=n: n)
+        fitted = clone(hmm).fit(X)
+        results.append((fitted.startprob_, fitted.transmat_, fitted.emissionprob_,
+                        fitted.history_, FisherKernel(serial).fit(X)(X)))
+    for a, b in zip(*results):
+        assert np.array_equal(a, b)
+    # chunked sums differ from the one-chunk loop only by rounding
+    np.testing.assert_allclose(results[0][2], serial.emissionprob_, rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], serial.transmat_, rtol=1e-12)
+    np.testing.assert_allclose(results[0][3], serial.history_, rtol=1e-12)
 
 
 def test_converged_only_when_tol_is_reached():

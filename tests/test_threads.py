@@ -1,9 +1,14 @@
-"""structk._threads: small dense linear algebra runs on one BLAS thread."""
+"""structk._threads: small dense linear algebra runs on one BLAS thread; chunked
+loops run on threads."""
 
+import threading
+
+import numba
 import numpy as np
+import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from structk._threads import SMALL_N, small_blas
+from structk._threads import SMALL_N, even_bounds, num_threads, run_chunks, small_blas
 
 
 def blas_threads():
@@ -47,3 +52,59 @@ def test_limit_is_restored_when_the_block_raises():
         except KeyError:
             pass
         assert blas_threads() == before
+
+
+def test_even_bounds_cover_the_range_without_empty_chunks():
+    assert even_bounds(10, 3) == [0, 3, 6, 10]
+    assert even_bounds(2, 8) == [0, 1, 2]
+    assert even_bounds(0, 4) == [0, 0]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_run_chunks_calls_every_chunk_once(threads):
+    seen, used = [], set()
+
+    def fn(lo, hi):
+        seen.append((lo, hi))
+        used.add(threading.get_ident())
+
+    run_chunks(fn, even_bounds(100, 7), threads)
+    assert sorted(seen) == list(zip(even_bounds(100, 7)[:-1], even_bounds(100, 7)[1:]))
+    if threads == 1:
+        assert used == {threading.get_ident()}  # inline
+
+
+def test_run_chunks_raises_the_chunks_error():
+    def fn(lo, hi):
+        if lo == 2:
+            raise KeyError("chunk")
+
+    with pytest.raises(KeyError, match="chunk"):
+        run_chunks(fn, [0, 1, 2, 3, 4], 2)
+
+
+def test_num_threads_follows_numba():
+    """Without set_num_threads: NUMBA_NUM_THREADS; with it: the setting of
+    the calling thread, as for numba's own parallel loops."""
+    assert 1 <= num_threads() <= numba.config.NUMBA_NUM_THREADS
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        assert num_threads() == 1
+    finally:
+        numba.set_num_threads(before)
+    assert num_threads() == before
+
+
+def test_num_threads_does_not_start_numbas_threading_layer():
+    import os
+    import subprocess
+    import sys
+
+    code = ("from structk._threads import num_threads\n"
+            "from numba.np.ufunc import parallel\n"
+            "print(num_threads(), parallel._is_initialized)")
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["1", "False"]

@@ -11,7 +11,7 @@ contiguous block). Validation happens in Python before these are called.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 GEOMETRIC = 0
 EXPONENTIAL = 1
@@ -285,7 +285,8 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
             v = off[i] + ip - lo_a[i] if use_arcs else i * nb + ip
             P[v] = A.p[a0 + i] * B.p[b0 + ip]
             Q[v] = A.q[a0 + i] * B.q[b0 + ip]
-    D[:] = P
+    for v in range(m):  # D = P (an explicit loop: slice assignment compiles slowly)
+        D[v] = P[v]
 
     kind = s.kind
     weights = s.weights
@@ -322,7 +323,11 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     #   ||A_x d||_1 <= col ||d||_1.
     tol = s.tol
     value = np.dot(Q, D)
-    qscale = qn if symmetric else np.abs(Q).max()
+    qscale = qn
+    if not symmetric:  # max |Q| (Q >= 0)
+        qscale = 0.0
+        for v in range(m):
+            qscale = max(qscale, abs(Q[v]))
     for t in range(1, s.maxiter + 1):
         _matvec(D, Y, g)
         D, Y = Y, D  # D: A_x d_{t-1} (unscaled), Y: d_{t-1}
@@ -376,9 +381,10 @@ def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxite
     ``|q^T r| + rate ||q|| ||r|| / (1 - rate)``.
     """
     m = P.shape[0]
-    x[:] = 0.0
-    r[:] = P
-    d[:] = P
+    for v in range(m):
+        x[v] = 0.0
+        r[v] = P[v]
+        d[v] = P[v]
     rs = np.dot(r, r)
     if rs == 0.0:
         return 0.0, 0
@@ -413,51 +419,46 @@ def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxite
     return value, -1
 
 
-@njit(parallel=True, cache=True)
-def walk_pairs(pair_a, pair_b, A, B, s, n_chunks):
+@njit(cache=True, nogil=True)
+def walk_pairs(pair_a, pair_b, A, B, s, max_a, max_b, lo, hi, out, iters):
     """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``
-    (graphs of ``A`` and ``B``, :class:`WalkGraphs`; settings ``s``,
-    :class:`WalkSettings`), in parallel over ``n_chunks`` chunks of pairs
-    (each with its own scratch); also returns each pair's iteration count."""
-    n = pair_a.shape[0]
-    out = np.empty(n)
-    iters = np.empty(n, np.int64)
-    max_a = np.diff(A.node_ptr).max()
-    max_b = np.diff(B.node_ptr).max()
+    for ``t`` in ``lo:hi`` (graphs of ``A`` and ``B``, :class:`WalkGraphs`;
+    settings ``s``, :class:`WalkSettings`; ``max_a``, ``max_b`` the most
+    nodes of a graph in each) into ``out[t]``, and each pair's iteration
+    count into ``iters[t]``. Serial, without the GIL: the caller
+    runs chunks of pairs on threads (:func:`structk._threads.run_chunks`),
+    each call with its own scratch; a value depends only on its pair."""
     max_m = max_a * max_b
-    n_chunks = min(n, n_chunks)
-    for c in prange(n_chunks):
-        ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
-        fbuf = np.empty((7, max_m))
-        zbuf = np.empty(s.n_elabels * max_m)
-        psrc = np.empty(8 * max_m, np.int64)
-        ptgt = np.empty(8 * max_m, np.int64)
-        for t in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            while True:
-                v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s,
-                                   ibuf, fbuf, zbuf, psrc, ptgt)
-                if it != -2:
-                    break
-                psrc = np.empty(2 * psrc.shape[0], np.int64)
-                ptgt = np.empty(2 * ptgt.shape[0], np.int64)
-            out[t] = v
-            iters[t] = it
-    return out, iters
+    ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
+    fbuf = np.empty((7, max_m))
+    zbuf = np.empty(s.n_elabels * max_m)
+    psrc = np.empty(8 * max_m, np.int64)
+    ptgt = np.empty(8 * max_m, np.int64)
+    for t in range(lo, hi):
+        while True:
+            v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s,
+                               ibuf, fbuf, zbuf, psrc, ptgt)
+            if it != -2:
+                break
+            psrc = np.empty(2 * psrc.shape[0], np.int64)
+            ptgt = np.empty(2 * ptgt.shape[0], np.int64)
+        out[t] = v
+        iters[t] = it
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
-                   kind, lam, beta, weights):
-    """Unlabelled undirected walks from each graph's eigendecomposition.
+                   kind, lam, beta, weights, lo, hi, out):
+    """Unlabelled undirected walks from each graph's eigendecomposition, for
+    the pairs ``lo:hi`` into ``out`` (serial, without the GIL, as
+    :func:`walk_pairs`).
 
     With ``A = U diag(mu) U^T``, ``A' = V diag(nu) V^T`` and
     ``w = (U^T p) * (U^T q)`` (elementwise), ``q_x^T f(A (x) A') p_x =
     sum_ij w_i w'_j f(mu_i nu_j)``: O(n n') per pair.
     """
-    n = pair_a.shape[0]
-    out = np.empty(n)
     n_w = weights.shape[0]
-    for t in prange(n):
+    for t in range(lo, hi):
         ga = pair_a[t]
         gb = pair_b[t]
         s = 0.0
@@ -480,7 +481,6 @@ def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
                 acc += w_b[j] * f
             s += wi * acc
         out[t] = s
-    return out
 
 
 # ------------------------------------------------------------ Weisfeiler-Lehman

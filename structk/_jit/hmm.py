@@ -12,19 +12,16 @@ return ``-inf`` for it and leave its statistics untouched, never taking
 ``log(0)``.
 
 Work is split into contiguous ``chunks`` of sequences (bounds in
-``chunk_starts``); each chunk owns its buffers and its partial sums, so
-:func:`expected_counts_parallel` can run chunks in ``prange`` threads
-without two threads writing the same memory. Measured on 2 cores
-shared with other jobs (benchmarks/bench_fisher.py), threads pay only for
-large E-steps (up to 1.85x at 2M symbols, a loss below ~10^5 symbols
-because of the thread launch cost under load; see
-``structk.hmm._PARALLEL_MIN_WORK``) and not for scoring (1.0-1.3x), so
-scoring is serial and the caller picks the parallel E-step by size.
+``chunk_starts``, fixed by the data and the model, never by the thread
+count); each chunk owns its partial sums, so :func:`expected_counts` can
+run on disjoint chunk ranges in several threads (``nogil``, driven by
+:func:`structk._threads.run_chunks`) without two threads writing the same
+memory, and the totals are the same whatever the thread count. Scoring is
+serial: threads measured 1.0-1.3x on it (benchmarks/bench_fisher.py).
 """
 
 import numba
 import numpy as np
-from numba import prange
 
 _NEG_INF = -np.inf
 # _loglik_only rescales its forward variables only when their sum drops below this
@@ -206,65 +203,40 @@ def _chunk_max_length(offsets, lo, hi):
     return m
 
 
-@numba.njit(cache=True)
-def _counts_chunk(seq, offsets, pi, A, BT, chunk_starts, c, per_sequence,
-                  ll, s_start, s_trans, s_emitT):
-    """E-step of the sequences of chunk ``c``; see :func:`expected_counts`."""
+@numba.njit(cache=True, nogil=True)
+def expected_counts(seq, offsets, pi, A, BT, chunk_starts, c0, c1, per_sequence,
+                    ll, s_start, s_trans, s_emitT):
+    """Expected sufficient statistics (the E-step of Baum-Welch) of the
+    sequences of chunks ``c0:c1``, added to the caller's arrays.
+
+    Writes the per-sequence log-likelihoods into ``ll`` (n,) and adds the
+    sums of gamma_0 into ``s_start`` (R, K), of xi into ``s_trans``
+    (R, K, K) and of emission counts into ``s_emitT`` (R, M, K) (all zero to
+    begin with), where row ``r`` is chunk ``r`` (``R`` chunks; sum the rows
+    for the totals) or, with ``per_sequence``, sequence ``r`` (``R = n``;
+    for Fisher scores). Impossible sequences (``ll = -inf``) contribute
+    nothing. Serial, without the GIL: the caller may run disjoint chunk
+    ranges on threads, and the sums do not depend on which thread ran a
+    chunk.
+    """
     K = pi.shape[0]
-    c = np.int64(c)  # prange hands out uint64; keep every index int64
-    lo = chunk_starts[c]
-    hi = chunk_starts[c + 1]
-    T = _chunk_max_length(offsets, lo, hi)
-    alpha = np.empty((T, K))
-    scale = np.empty(T)
     beta = np.empty(K)
     beta_next = np.empty(K)
     tmp = np.empty(K)
     no_gamma = np.empty((0, K))
-    for i in range(lo, hi):
-        l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
-        ll[i] = l
-        if l == _NEG_INF:
-            continue
-        r = i if per_sequence else c
-        _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
-                        beta, beta_next, tmp, s_start[r], s_trans[r],
-                        s_emitT[r], no_gamma)
-
-
-@numba.njit(cache=True)
-def _alloc_counts(offsets, pi, BT, chunk_starts, per_sequence):
-    n = offsets.shape[0] - 1
-    K = pi.shape[0]
-    R = n if per_sequence else chunk_starts.shape[0] - 1
-    return (np.empty(n), np.zeros((R, K)), np.zeros((R, K, K)),
-            np.zeros((R, BT.shape[0], K)))
-
-
-@numba.njit(cache=True)
-def expected_counts(seq, offsets, pi, A, BT, chunk_starts, per_sequence):
-    """Expected sufficient statistics (the E-step of Baum-Welch).
-
-    Returns ``(ll, s_start, s_trans, s_emitT)``: per-sequence
-    log-likelihoods (n,), and sums of gamma_0 (R, K), of xi (R, K, K) and of
-    emission counts (R, M, K), where row ``r`` is chunk ``r`` (``R`` chunks;
-    sum the rows for the totals) or, with ``per_sequence``, sequence ``r``
-    (``R = n``; for Fisher scores). Impossible sequences (``ll = -inf``)
-    contribute nothing.
-    """
-    out = _alloc_counts(offsets, pi, BT, chunk_starts, per_sequence)
-    for c in range(chunk_starts.shape[0] - 1):
-        _counts_chunk(seq, offsets, pi, A, BT, chunk_starts, c, per_sequence, *out)
-    return out
-
-
-@numba.njit(cache=True, parallel=True)
-def expected_counts_parallel(seq, offsets, pi, A, BT, chunk_starts, per_sequence):
-    """:func:`expected_counts` with chunks run in parallel threads."""
-    out = _alloc_counts(offsets, pi, BT, chunk_starts, per_sequence)
-    for c in prange(chunk_starts.shape[0] - 1):
-        _counts_chunk(seq, offsets, pi, A, BT, chunk_starts, c, per_sequence, *out)
-    return out
+    T = _chunk_max_length(offsets, chunk_starts[c0], chunk_starts[c1])
+    alpha = np.empty((T, K))
+    scale = np.empty(T)
+    for c in range(c0, c1):
+        for i in range(chunk_starts[c], chunk_starts[c + 1]):
+            l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
+            ll[i] = l
+            if l == _NEG_INF:
+                continue
+            r = i if per_sequence else c
+            _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
+                            beta, beta_next, tmp, s_start[r], s_trans[r],
+                            s_emitT[r], no_gamma)
 
 
 @numba.njit(cache=True)

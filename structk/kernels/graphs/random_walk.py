@@ -39,11 +39,13 @@ How it is computed (chosen by measurement, see ``docs/graphs.md``):
   cancellation). Every iteration stops on a rigorous bound of 1e-13 on the
   relative error.
 
-Pairs are evaluated in parallel over all cores (numba ``prange`` over
-chunks of pairs, each chunk reusing its scratch arrays; jobs below 5e5
-product vertices run on one thread, since waking the thread pool costs
-more); per-graph work (parsing, label encoding, eigendecompositions,
-spectral radii) is done once per graph.
+Pairs are evaluated in chunks on :func:`structk._threads.num_threads`
+threads (numba's setting; serial ``nogil`` loops, each chunk reusing its
+scratch arrays; jobs below 5e5 product vertices run inline on one thread,
+since starting threads costs more); a value depends only on its pair, so
+the Gram is the same bit for bit whatever the thread count. Per-graph work
+(parsing, label encoding, eigendecompositions, spectral radii) is done once
+per graph.
 
 References
 ----------
@@ -55,8 +57,6 @@ S. V. N. Vishwanathan, N. N. Schraudolph, R. Kondor and K. M. Borgwardt,
 """
 
 from __future__ import annotations
-
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -70,8 +70,9 @@ _TOL = 1e-13
 _MAXITER = 10000
 _AUTO_FRACTION = 0.5
 _DENSE_EIG_MAX = 2000  # above this many nodes rho(A) is bounded by degrees
-_PAIR_CHUNK = 1 << 20
 _PARALLEL_WORK = 5e5  # below this many product vertices (sum of n n') run on one thread
+_SPECTRAL_COST = 10  # a spectral pair costs about 1/10 of a labelled one per n n'
+_CHUNKS_PER_THREAD = 4
 _LAYOUT = 0  # product-graph layout: 0 cheaper per pair, 1 arcs, 2 split (for tests)
 
 
@@ -356,12 +357,13 @@ class RandomWalk(Kernel):
         out = np.empty(len(i))
         work = float(np.dot(P.sizes()[i].astype(np.float64), Q.sizes()[j]))
         if self._spectral and not P.directed:
-            with _threads_for(work / 10):
-                for s in range(0, len(i), _PAIR_CHUNK):
-                    sl = slice(s, s + _PAIR_CHUNK)
-                    out[sl] = jit.spectral_pairs(
-                        i[sl], j[sl], P.node_ptr, P.cache["mu"], P.cache["w"],
-                        Q.node_ptr, Q.cache["mu"], Q.cache["w"], kind, lam, beta, weights)
+            mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
+
+            def spectral(lo, hi):
+                jit.spectral_pairs(i, j, P.node_ptr, mu_p, w_p, Q.node_ptr, mu_q, w_q,
+                                   kind, lam, beta, weights, lo, hi, out)
+
+            _run_pairs(spectral, len(i), work / _SPECTRAL_COST)
             return out
         if P.node_keys is None:
             cls_p = np.zeros(P.node_ptr[-1], np.int64)
@@ -382,19 +384,21 @@ class RandomWalk(Kernel):
         B = A if Q is P else _walk_graphs(jit, Q, el_q, cls_q, arcs_q)
         settings = jit.WalkSettings(kind, float(lam), beta, weights, n_el, not P.directed,
                                     bool(self.start == self.stop), _TOL, _MAXITER, _LAYOUT)
-        with _threads_for(work) as threads:
-            for s in range(0, len(i), _PAIR_CHUNK):
-                sl = slice(s, s + _PAIR_CHUNK)
-                vals, iters = jit.walk_pairs(i[sl], j[sl], A, B, settings, 8 * threads)
-                if (iters < 0).any():
-                    t = int(np.argmax(iters < 0))
-                    raise RuntimeError(
-                        f"{self!r}: the iteration for the pair ({name_p}[{i[sl][t]}], "
-                        f"{name_q}[{j[sl][t]}]) did not converge in {_MAXITER} steps "
-                        "(lam is very close to the convergence limit, or beta is very "
-                        "large); use a smaller lam / beta"
-                    )
-                out[sl] = vals
+        iters = np.empty(len(i), np.int64)
+        max_p, max_q = int(P.sizes().max(initial=0)), int(Q.sizes().max(initial=0))
+
+        def walks(lo, hi):
+            jit.walk_pairs(i, j, A, B, settings, max_p, max_q, lo, hi, out, iters)
+
+        _run_pairs(walks, len(i), work)
+        if (iters < 0).any():
+            t = int(np.argmax(iters < 0))
+            raise RuntimeError(
+                f"{self!r}: the iteration for the pair ({name_p}[{i[t]}], "
+                f"{name_q}[{j[t]}]) did not converge in {_MAXITER} steps "
+                "(lam is very close to the convergence limit, or beta is very "
+                "large); use a smaller lam / beta"
+            )
         return out
 
 
@@ -422,19 +426,17 @@ def _sorted_arcs(P, cls, el, n_el, n_cls):
             np.ascontiguousarray(P.adj_idx[order]))
 
 
-@contextmanager
-def _threads_for(work):
-    """Run small jobs on one thread: waking the thread pool costs more than
-    it saves below ``_PARALLEL_WORK`` product vertices (measured)."""
-    import numba
+def _run_pairs(fn, n_pairs, work):
+    """``fn(lo, hi)`` over chunks of the pairs ``range(n_pairs)``: inline
+    below ``_PARALLEL_WORK`` (product vertices), else on
+    :func:`structk._threads.num_threads` threads, ``_CHUNKS_PER_THREAD``
+    chunks each so that pairs of unequal cost keep the threads balanced.
+    Every value depends only on its pair: the same for any thread count."""
+    from ..._threads import even_bounds, run_chunks, threads_for
 
-    before = numba.get_num_threads()
-    threads = before if work >= _PARALLEL_WORK else 1
-    numba.set_num_threads(threads)
-    try:
-        yield threads
-    finally:
-        numba.set_num_threads(before)
+    threads = threads_for(work, _PARALLEL_WORK)
+    parts = 1 if threads == 1 else _CHUNKS_PER_THREAD * threads
+    run_chunks(fn, even_bounds(n_pairs, parts), threads)
 
 
 def _spectral_radii(P):

@@ -167,6 +167,28 @@ def test_larger_graphs_choose_either_layout_and_agree(monkeypatch):
     _close(values[0], _reference_gram(X, X, lam=lam, edge_label="bond"))
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monkeypatch):
+    """Chunks of pairs on threads give exactly the one-thread values (every
+    value depends only on its pair), for both the product-graph and the
+    spectral path, Gram, cross-Gram and diagonal."""
+    import structk._threads as threads_module
+
+    X, _ = _mutag(structk_data, 60)
+    kernels = (RandomWalk(lam=0.01), RandomWalk(kind="exponential", beta=0.3),
+               RandomWalk(lam=0.01, node_label=None))
+
+    def evaluate(n):
+        monkeypatch.setattr(threads_module, "num_threads", lambda: n)
+        return [(k(X), k(X[:20], X[20:]), k.diag(X)) for k in kernels]
+
+    monkeypatch.setattr(graph_module, "_PARALLEL_WORK", 0)  # threads even for small jobs
+    one, many = evaluate(1), evaluate(threads)
+    for a, b in zip(one, many):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+
+
 # ------------------------------------------------------------ vs GraKeL
 def _grakel(graphs_, node_labels=True):
     from grakel import graph_from_networkx
