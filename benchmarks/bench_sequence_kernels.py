@@ -76,14 +76,13 @@ def load():
 
 # ------------------------------------------------------------------ alignment
 def bench_alignment(quick, repeat):
-    import numba
     import parasail
 
+    from structk._threads import num_threads
     from structk.kernels import LocalAlignment, Normalize, smith_waterman
-    from structk.kernels import alignment as la_module
 
     print(f"\n== local alignment (load average {load():.1f}, "
-          f"{numba.get_num_threads()} numba threads) ==")
+          f"{num_threads()} threads) ==")
     m = 30 if quick else 80
     X = synthetic_proteins(m, seed=1)
     lengths = np.array([len(s) for s in X], dtype=float)
@@ -91,18 +90,19 @@ def bench_alignment(quick, repeat):
 
     kern = LocalAlignment(beta=0.5)
     P = kern._prepare(X, "X")
-    serial = la_module._jitted("la_log_gram", 0)  # the serial loop, one thread
-    serial_sw = la_module._jitted("sw_cross", 0)
+    from structk._jit import alignment as la_jit
+
     tables = kern._tables()
     from structk.kernels.alignment import substitution_matrix
 
     _, S = substitution_matrix("BLOSUM62")
 
-    def structk_la():
-        serial(P.codes, P.offsets, *tables)
+    def structk_la():  # the serial loop, one thread
+        la_jit.la_log_gram(P.codes, P.offsets, *tables, np.zeros((m, m)), 0, (m + 1) // 2)
 
     def structk_sw():
-        serial_sw(P.codes, P.offsets, P.codes, P.offsets, S, 11.0, 1.0)
+        la_jit.sw_cross(P.codes, P.offsets, P.codes, P.offsets, S, 11.0, 1.0,
+                        np.empty((m, m)), 0, m)
 
     def parasail_sw():
         out = np.empty((m, m))

@@ -155,24 +155,14 @@ def _la_gram_task(codes, offsets, E, L, go, ge, lgo, lge, out, p):
             out[i, j] = la_log_pair(a, b, E, L, go, ge, lgo, lge)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def la_log_gram(codes, offsets, E, L, go, ge, lgo, lge):
-    """``log K`` on the upper triangle and diagonal (the lower triangle is 0)."""
-    n = offsets.shape[0] - 1
-    out = np.zeros((n, n))
-    for q in numba.prange((n + 1) // 2):
-        _la_gram_task(codes, offsets, E, L, go, ge, lgo, lge, out, np.int64(q))
-    return out
-
-
 @numba.njit(cache=True, nogil=True)
-def la_log_gram_serial(codes, offsets, E, L, go, ge, lgo, lge):
-    """:func:`la_log_gram` in the calling thread (small inputs: no thread start-up)."""
-    n = offsets.shape[0] - 1
-    out = np.zeros((n, n))
-    for q in range((n + 1) // 2):
+def la_log_gram(codes, offsets, E, L, go, ge, lgo, lge, out, q0, q1):
+    """``log K`` on the upper triangle and diagonal of ``out`` (the lower
+    triangle is left alone), tasks ``q0:q1`` of :func:`_la_gram_task` (there
+    are ``(n + 1) // 2``). Serial, without the GIL: the caller runs ranges of
+    tasks on threads (:func:`structk._threads.run_chunks`)."""
+    for q in range(q0, q1):
         _la_gram_task(codes, offsets, E, L, go, ge, lgo, lge, out, q)
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -182,44 +172,20 @@ def _la_cross_row(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i
         out[i, j] = la_log_pair(a, codes_y[off_y[j]:off_y[j + 1]], E, L, go, ge, lgo, lge)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def la_log_cross(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge):
-    """``log K`` of every sequence of X against every sequence of Y."""
-    out = np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1))
-    for i in numba.prange(off_x.shape[0] - 1):
+@numba.njit(cache=True, nogil=True)
+def la_log_cross(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i0, i1):
+    """``log K`` of the sequences ``i0:i1`` of X against every sequence of Y,
+    into those rows of ``out``."""
+    for i in range(i0, i1):
         _la_cross_row(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i)
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def la_log_cross_serial(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge):
-    """:func:`la_log_cross` in the calling thread."""
-    out = np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1))
-    for i in range(off_x.shape[0] - 1):
-        _la_cross_row(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i)
-    return out
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def la_log_diag(codes, offsets, E, L, go, ge, lgo, lge):
-    """``log K(x, x)`` for each sequence."""
-    n = offsets.shape[0] - 1
-    out = np.empty(n)
-    for i in numba.prange(n):
+def la_log_diag(codes, offsets, E, L, go, ge, lgo, lge, out, i0, i1):
+    """``log K(x, x)`` for the sequences ``i0:i1``, into ``out``."""
+    for i in range(i0, i1):
         a = codes[offsets[i]:offsets[i + 1]]
         out[i] = la_log_pair(a, a, E, L, go, ge, lgo, lge)
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def la_log_diag_serial(codes, offsets, E, L, go, ge, lgo, lge):
-    """:func:`la_log_diag` in the calling thread."""
-    n = offsets.shape[0] - 1
-    out = np.empty(n)
-    for i in range(n):
-        a = codes[offsets[i]:offsets[i + 1]]
-        out[i] = la_log_pair(a, a, E, L, go, ge, lgo, lge)
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -253,19 +219,9 @@ def _sw_row(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend, out, i):
         out[i, j] = sw_pair(a, codes_y[off_y[j]:off_y[j + 1]], S, gap_open, gap_extend)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def sw_cross(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend):
-    """Smith-Waterman scores of every sequence of X against every sequence of Y."""
-    out = np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1))
-    for i in numba.prange(off_x.shape[0] - 1):
-        _sw_row(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend, out, i)
-    return out
-
-
 @numba.njit(cache=True, nogil=True)
-def sw_cross_serial(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend):
-    """:func:`sw_cross` in the calling thread."""
-    out = np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1))
-    for i in range(off_x.shape[0] - 1):
+def sw_cross(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend, out, i0, i1):
+    """Smith-Waterman scores of the sequences ``i0:i1`` of X against every
+    sequence of Y, into those rows of ``out``."""
+    for i in range(i0, i1):
         _sw_row(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend, out, i)
-    return out

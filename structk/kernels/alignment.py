@@ -128,16 +128,27 @@ def _encode(X, symbols, ignore_case, name, matrix):
 
 
 #: Below this many DP cells a Gram matrix is computed in the calling thread:
-#: starting numba's threads costs more than the work (and much more on a
-#: loaded machine).
+#: starting threads costs more than the work (and much more on a loaded
+#: machine).
 PARALLEL_CELLS = 2_000_000
 
 
-def _jitted(name, cells):
-    """The parallel loop ``name``, or its ``_serial`` twin for small work."""
+def _run(name, cells, n_tasks, out, *args):
+    """``out`` filled by the jitted loop ``name`` over ``n_tasks`` tasks (rows):
+    in the calling thread below ``PARALLEL_CELLS``, else in chunks of tasks on
+    :func:`structk._threads.num_threads` threads. Every entry depends only on
+    its pair, so the result is the same for any thread count."""
     from .._jit import alignment
+    from .._threads import even_bounds, run_chunks, threads_for
 
-    return getattr(alignment, name if cells >= PARALLEL_CELLS else name + "_serial")
+    loop = getattr(alignment, name)
+    threads = threads_for(cells, PARALLEL_CELLS)
+
+    def chunk(lo, hi):
+        loop(*args, out, lo, hi)
+
+    run_chunks(chunk, even_bounds(n_tasks, 1 if threads == 1 else 4 * threads), threads)
+    return out
 
 
 def _cells(P, Q=None):
@@ -241,17 +252,20 @@ class LocalAlignment(Kernel):
 
     # log k is what the dynamic programme returns; k = exp(log k), checked
     def _log_gram(self, P):
-        K = _jitted("la_log_gram", _cells(P))(P.codes, P.offsets, *self._tables())
+        n = len(P)
+        K = _run("la_log_gram", _cells(P), (n + 1) // 2, np.zeros((n, n)),
+                 P.codes, P.offsets, *self._tables())
         mirror_upper(K)
         return K
 
     def _log_cross(self, P, Q):
-        return _jitted("la_log_cross", _cells(P, Q))(P.codes, P.offsets, Q.codes,
-                                                     Q.offsets, *self._tables())
+        return _run("la_log_cross", _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+                    P.codes, P.offsets, Q.codes, Q.offsets, *self._tables())
 
     def _log_diag(self, P):
         lengths = P.lengths.astype(np.float64)
-        return _jitted("la_log_diag", (lengths ** 2).sum())(P.codes, P.offsets, *self._tables())
+        return _run("la_log_diag", (lengths ** 2).sum(), len(P), np.empty(len(P)),
+                    P.codes, P.offsets, *self._tables())
 
     def _gram(self, P):
         return exp_checked(self._log_gram(P), self)
@@ -316,5 +330,6 @@ def smith_waterman(X, Y=None, *, matrix="BLOSUM62", gap_open=11, gap_extend=1,
     symbols, scores = substitution_matrix(matrix)
     P = _encode(X, symbols, ignore_case, "X", matrix)
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
-    return _jitted("sw_cross", _cells(P, Q))(P.codes, P.offsets, Q.codes, Q.offsets, scores,
-                    float(gap_open), float(gap_extend))
+    return _run("sw_cross", _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+                P.codes, P.offsets, Q.codes, Q.offsets, scores,
+                float(gap_open), float(gap_extend))
