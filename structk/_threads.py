@@ -96,9 +96,9 @@ def run_chunks(fn, bounds, threads):
     ``min(threads, chunks)`` threads taking chunks in order as they free up
     (``fn`` must release the GIL to gain, and chunks must write disjoint
     memory). What ``fn`` computes must not depend on which thread runs it,
-    so results are the same for every thread count. The first exception
-    raised by a chunk is raised here, after the running chunks finish and
-    the others are cancelled.
+    so results are the same for every thread count. If chunks raise, the
+    exception of the first such chunk (in chunk order) is raised here, after
+    the running chunks finish and those not started are cancelled.
     """
     chunks = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     if threads <= 1 or len(chunks) <= 1:
