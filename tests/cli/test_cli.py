@@ -161,6 +161,24 @@ def test_console_script_entry_point_runs_as_module():
         assert cmd in out.stdout
 
 
+def test_python_m_structk_is_the_command_with_its_exit_status(tmp_path):
+    """``python -m structk`` runs the same parser and passes the exit status on."""
+    out = subprocess.run([sys.executable, "-m", "structk", "--help"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("usage: structk ")
+    for cmd in ("demo", "gram", "check-psd", "cv", "check-kernel"):
+        assert cmd in out.stdout
+    matrix = tmp_path / "K.csv"
+    matrix.write_text("1,2\n2,1\n")  # eigenvalues 3 and -1
+    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(matrix)],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "NOT positive semi-definite" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(tmp_path / "no.npy")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.startswith("structk check-psd: error: ") and "no.npy" in out.stderr
+
+
 def test_demo_quick_prints_tables_and_catches_the_sigmoid(capsys):
     code, out, _ = run(capsys, "demo", "--quick")
     assert code == 0
