@@ -188,7 +188,13 @@ def _learners(args, task):
 
 
 def _cmd_cv(args):
-    from .evaluation import cross_validate_grams, format_table, format_tsv, make_splits
+    from .evaluation import (
+        cross_validate_grams,
+        edge_notes,
+        format_table,
+        format_tsv,
+        make_splits,
+    )
 
     data = _read(args, need_labels=True)
     task = data.task if args.task == "auto" else args.task
@@ -226,6 +232,8 @@ def _cmd_cv(args):
         print(format_tsv(rows))
     else:
         print(format_table(rows))
+    for note in edge_notes(rows):
+        print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
 
 
