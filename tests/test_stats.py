@@ -8,8 +8,6 @@ from structk import Gaussian, Linear, Normalize, Spectrum
 from structk.kernels import FunctionKernel
 from structk.stats import alignment, hsic_test, mmd_test
 
-hyppo = pytest.importorskip("hyppo")
-
 
 def brute_mmd2_unbiased(k, X, Y):
     m, n = len(X), len(Y)
