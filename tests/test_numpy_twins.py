@@ -56,6 +56,7 @@ def test_a_problem_beyond_the_budget_goes_on_in_numba(monkeypatch):
 
     K, y, C = _problem(150, 5, 100.0)
     monkeypatch.setattr(_smo, "BUDGET", 25)
+    monkeypatch.setattr(_smo, "WORK", 0)
     alpha, rho, obj, it, converged = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
     assert converged and it > 25
     ref = SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, y)

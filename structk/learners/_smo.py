@@ -8,7 +8,7 @@ hundred iterations, so a whole cross-validation takes milliseconds — less
 than loading numba's compiled solver into a fresh process (a few tenths of
 a second warm, seconds with an empty cache). :func:`solve`, which
 :class:`~structk.KernelSVM` calls, uses it up to :data:`SMALL_N` objects
-per binary problem and :data:`BUDGET` iterations, and the numba solver
+per binary problem and a budget of iterations, and the numba solver
 beyond (continuing from the NumPy solver's point).
 
 The iterates are those of the numba solver with ``shrinking=False``: the
@@ -24,8 +24,10 @@ import numpy as np
 #: Binary problems with at most this many variables start here ...
 SMALL_N = 400
 #: ... and go on in the numba solver, from where this one stopped, if they
-#: need more iterations than this (about 25 ms of NumPy at ``SMALL_N``).
+#: need more than ``max(BUDGET, WORK // n)`` iterations (at most about
+#: 0.15 s of NumPy, the time numba takes to load its solver warm).
 BUDGET = 1000
+WORK = 2_000_000
 
 
 def two_variable_step(ai, aj, Gi, Gj, same_sign, quad, C):
@@ -89,7 +91,8 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
     n = K.shape[0]
     alpha, G, it = np.zeros(n), -np.ones(n), 0
     if n <= SMALL_N:
-        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, min(max_iter, BUDGET))
+        budget = max(BUDGET, WORK // max(n, 1))
+        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, min(max_iter, budget))
         if converged or it >= max_iter:
             return alpha, _rho(y, G, alpha, C), _objective(alpha, G), it, converged
     from .._jit.smo import smo

@@ -64,7 +64,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         problems of at most 400 objects start with the same algorithm
         vectorised in NumPy, without shrinking (faster than loading the
         compiled solver into a fresh process), and go on in the compiled
-        one after 1000 iterations; the solution meets the same ``tol``.
+        one after a few thousand iterations; the solution meets the same
+        ``tol``.
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         For "ovo" with more than two classes: ``decision_function`` returns
         the raw values of the pairwise machines ("ovo") or, as scikit-learn's
