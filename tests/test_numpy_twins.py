@@ -43,10 +43,11 @@ def test_numpy_smo_follows_the_numba_iterates(n, seed, C):
 
     K, y, C = _problem(n, seed, C)
     alpha, G, it, converged = _smo.smo_numpy(K, y, C, 1e-3, 1e-12, 10**6)
-    a2, rho2, obj2, it2, conv2 = smo(K, y, C, 1e-3, 1e-12, False, 10**6,
-                                     np.zeros(n), -np.ones(n))
+    a2, G2, rho2, obj2, it2, conv2 = smo(K, y, C, 1e-3, 1e-12, False, 10**6,
+                                         np.zeros(n), -np.ones(n))
     assert converged and conv2 and it == it2
     np.testing.assert_array_equal(alpha, a2)  # same choices, same arithmetic
+    np.testing.assert_array_equal(G, G2)
     assert _smo._rho(y, G, alpha, C) == pytest.approx(rho2, rel=1e-12, abs=1e-12)
     assert _smo._objective(alpha, G) == pytest.approx(obj2, rel=1e-12)
 
@@ -67,6 +68,21 @@ def test_a_problem_beyond_the_budget_goes_on_in_numba(monkeypatch):
     assert obj == pytest.approx(ref_obj, rel=1e-3)
     assert abs(y @ alpha) <= 1e-9 * C * len(y)
     assert alpha.min() >= 0 and alpha.max() <= C
+
+
+def test_results_do_not_depend_on_whether_numba_is_loaded(monkeypatch):
+    """A small problem gives the same numbers whether the process has loaded
+    the compiled solver (which then runs the no-shrinking iterates) or not."""
+    for n, seed, C, budget in [(80, 11, 1.0, 1000), (150, 12, 100.0, 40)]:
+        K, y, _ = _problem(n, seed, C)
+        monkeypatch.setattr(_smo, "BUDGET", budget)
+        monkeypatch.setattr(_smo, "WORK", 0)
+        monkeypatch.setattr(_smo, "_compiled_solver_loaded", lambda: False)
+        fresh = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+        monkeypatch.setattr(_smo, "_compiled_solver_loaded", lambda: True)
+        warm = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+        np.testing.assert_array_equal(fresh[0], warm[0])
+        assert fresh[1:] == warm[1:]
 
 
 def test_svm_results_do_not_depend_on_the_solver_path(monkeypatch):

@@ -244,6 +244,8 @@ def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
     Returns
     -------
     alpha : ndarray (n,)
+    G : ndarray (n,)
+        Gradient ``Q alpha - 1`` at ``alpha``.
     rho : float
         Decision function ``f(x) = sum_i alpha_i y_i k(x_i, x) - rho``.
     objective : float
@@ -346,4 +348,4 @@ def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
     obj = 0.0
     for k in range(n):
         obj += alpha[k] * (G[k] - 1.0)
-    return alpha, rho, obj / 2.0, it, converged
+    return alpha, G, rho, obj / 2.0, it, converged

@@ -19,6 +19,8 @@ and the same elementwise gradient update.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 #: Binary problems with at most this many variables start here ...
@@ -76,30 +78,46 @@ def two_variable_step(ai, aj, Gi, Gj, same_sign, quad, C):
     return ai, aj
 
 
-def _last_argmax(v):
-    """Index of the last maximum (the numba solver keeps the last of ties)."""
-    return v.shape[0] - 1 - int(np.argmax(v[::-1]))
-
-
 def solve(K, y, C, eps, tau, shrinking, max_iter):
     """Solve the C-SVM dual: NumPy for small, easy problems, numba otherwise.
 
     Returns ``(alpha, rho, objective, n_iter, converged)`` as
-    :func:`structk._jit.smo.smo`. The choice depends on the problem only, so
-    results are the same in every process whatever ran before.
+    :func:`structk._jit.smo.smo`. Results depend on the problem only, never
+    on what ran before in the process: a small problem follows the
+    no-shrinking iterates (in NumPy, or in numba when the compiled solver is
+    already loaded — the same numbers) for up to ``max(BUDGET, WORK // n)``
+    iterations; beyond, the compiled solver goes on from there, with the
+    gradient recomputed from ``alpha`` either way.
     """
     n = K.shape[0]
-    alpha, G, it = np.zeros(n), -np.ones(n), 0
-    if n <= SMALL_N:
-        budget = max(BUDGET, WORK // max(n, 1))
-        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, min(max_iter, budget))
-        if converged or it >= max_iter:
-            return alpha, _rho(y, G, alpha, C), _objective(alpha, G), it, converged
+    if n > SMALL_N:
+        from .._jit.smo import smo
+
+        alpha, _, rho, obj, it, converged = smo(K, y, C, eps, tau, shrinking, max_iter,
+                                                np.zeros(n), -np.ones(n))
+        return alpha, rho, obj, it, converged
+    budget = min(max_iter, max(BUDGET, WORK // max(n, 1)))
+    if _compiled_solver_loaded():
+        from .._jit.smo import smo
+
+        alpha, G, _, _, it, converged = smo(K, y, C, eps, tau, False, budget,
+                                            np.zeros(n), -np.ones(n))
+    else:
+        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
+    if converged or it >= max_iter:
+        return alpha, _rho(y, G, alpha, C), _objective(alpha, G), it, converged
     from .._jit.smo import smo
 
-    alpha, rho, obj, more, converged = smo(K, y, C, eps, tau, shrinking, max_iter - it,
-                                           alpha, G)
+    G = y * np.einsum("ij,j->i", K, y * alpha) - 1.0  # the same in both cases
+    alpha, _, rho, obj, more, converged = smo(K, y, C, eps, tau, shrinking, max_iter - it,
+                                              alpha, G)
     return alpha, rho, obj, it + more, converged
+
+
+def _compiled_solver_loaded():
+    """Whether this process has already loaded (or compiled) numba's solver."""
+    module = sys.modules.get("structk._jit.smo")
+    return module is not None and bool(module.smo.signatures)
 
 
 def _objective(alpha, G):
@@ -109,50 +127,63 @@ def _objective(alpha, G):
 
 def smo_numpy(K, y, C, eps, tau, max_iter):
     """At most ``max_iter`` iterations of the solver from ``alpha = 0``:
-    ``(alpha, G, n_iter, converged)``."""
+    ``(alpha, G, n_iter, converged)``.
+
+    Membership of I_up and I_low is kept as penalties (0 for members,
+    -inf for the others) updated at the two changed variables only.
+    """
     n = K.shape[0]
     alpha = np.zeros(n)
     G = -np.ones(n)
     QD = np.ascontiguousarray(K.diagonal())
-    pos = y > 0.0
+    signs = y.tolist()
+    pen_up = np.where(y > 0.0, 0.0, -np.inf)  # alpha = 0: I_up = {y > 0}
+    pen_low = np.where(y > 0.0, -np.inf, 0.0)
+    last = n - 1
     it = 0
     converged = False
     while it < max_iter:
-        at_upper = alpha >= C
-        at_lower = alpha <= 0.0
-        up = np.where(pos, ~at_upper, ~at_lower)
-        low = np.where(pos, ~at_lower, ~at_upper)
         yG = y * G
-        v = np.where(up, -yG, -np.inf)
-        i = _last_argmax(v)
-        Gmax = v[i]
-        if not low.any():
+        v = pen_up - yG  # -y G over I_up
+        i = last - int(v[::-1].argmax())  # ties to the last index
+        Gmax = float(v[i])
+        w = yG + pen_low  # y G over I_low
+        if Gmax + float(w.max()) < eps:
             converged = True
             break
-        Gmax2 = yG[low].max()
-        grad_diff = Gmax + yG
-        cand = low & (grad_diff > 0.0)
-        if Gmax + Gmax2 < eps or not cand.any():
+        grad_diff = Gmax + w
+        gain = grad_diff > 0.0
+        if not gain.any():
             converged = True
             break
         Ki = K[i]
-        quad = QD[i] + QD - 2.0 * Ki
+        quad = (QD[i] + QD) - 2.0 * Ki
         quad[quad <= 0.0] = tau
-        obj = np.where(cand, -(grad_diff * grad_diff) / quad, np.inf)
-        j = _last_argmax(-obj)
+        t = grad_diff * grad_diff
+        t /= quad
+        obj = np.where(gain, -t, np.inf)
+        j = last - int(obj[::-1].argmin())
         it += 1
 
         Kj = K[j]
-        q = QD[i] + QD[j] - 2.0 * Ki[j]
+        q = float(QD[i] + QD[j] - 2.0 * Ki[j])
         if q <= 0.0:
             q = tau
         ai_old, aj_old = float(alpha[i]), float(alpha[j])
         ai, aj = two_variable_step(ai_old, aj_old, float(G[i]), float(G[j]),
-                                   bool(y[i] == y[j]), float(q), C)
+                                   signs[i] == signs[j], q, C)
         alpha[i] = ai
         alpha[j] = aj
-        ci = y[i] * (ai - ai_old)
-        cj = y[j] * (aj - aj_old)
+        for p, a in ((i, ai), (j, aj)):
+            inside_top, inside_bottom = a < C, a > 0.0
+            if signs[p] > 0.0:
+                pen_up[p] = 0.0 if inside_top else -np.inf
+                pen_low[p] = 0.0 if inside_bottom else -np.inf
+            else:
+                pen_up[p] = 0.0 if inside_bottom else -np.inf
+                pen_low[p] = 0.0 if inside_top else -np.inf
+        ci = signs[i] * (ai - ai_old)
+        cj = signs[j] * (aj - aj_old)
         G += y * (ci * Ki + cj * Kj)
     return alpha, G, it, converged
 
