@@ -146,7 +146,7 @@ class DiscreteHMM(BaseEstimator):
     Examples
     --------
     >>> from structk import DiscreteHMM
-    >>> hmm = DiscreteHMM(n_states=2, alphabet="dna", random_state=0)
+    >>> hmm = DiscreteHMM(n_states=2, alphabet="dna", n_iter=300, random_state=0)
     >>> hmm = hmm.fit(["ACGTTGCA", "AAAACCCGT", "GGGTTTAC"])
     >>> hmm.score(["ACGT", "TTTT"]).shape
     (2,)

@@ -12,7 +12,9 @@ strings, sets and graphs as well as on vectors.
 * :func:`alignment`: how well does a Gram matrix match the labels?
   (centred kernel-target alignment, optional permutation p-value)
 
-Each returns a :class:`KernelTestResult`. The permutation p-value
+Each takes a structk kernel and objects, or (as the learners do)
+``"precomputed"`` and Gram matrices, and returns a
+:class:`KernelTestResult`. The permutation p-value
 ``(1 + #{T_perm >= T}) / (1 + n_permutations)`` is exact for any sample
 size: under the null hypothesis the observed statistic is exchangeable with
 the permuted ones, so the test rejects at level ``alpha`` with probability
@@ -87,13 +89,21 @@ def mmd_test(kernel, X, Y, n_permutations=1000, random_state=None):
 
     Parameters
     ----------
-    kernel : Kernel
+    kernel : Kernel or "precomputed"
         Any structk kernel accepting the objects; characteristic kernels
         (Gaussian, Laplace) detect any difference of distributions, others
         the differences their features see (for a spectrum kernel, of
-        expected k-mer counts).
-    X, Y : sequences of objects
-        The two samples (at least 2 objects each).
+        expected k-mer counts). With ``"precomputed"``, as for the
+        learners' ``fit(K, y)``: ``X`` is the Gram matrix of the pooled
+        objects and ``Y`` says which sample each row belongs to.
+    X, Y : sequences of objects, or a Gram matrix and sample labels
+        The two samples (at least 2 objects each). With
+        ``kernel="precomputed"``: ``X`` the ``(m+n) x (m+n)`` Gram matrix
+        of the pooled objects, ``Y`` an array of ``m+n`` labels with two
+        distinct values; the rows with the first value (in sorted order)
+        are the first sample. ``mmd_test(k, A, B)`` equals
+        ``mmd_test("precomputed", k(A + B), [0] * len(A) + [1] * len(B))``,
+        permutations included, for the same ``random_state``.
     n_permutations : int, default=1000
         Number of random re-splittings (0: no p-value).
     random_state : int, numpy Generator or None
@@ -112,21 +122,36 @@ def mmd_test(kernel, X, Y, n_permutations=1000, random_state=None):
     ...                rng.normal(loc=1.0, size=(50, 2)), random_state=0)
     >>> res.pvalue < 0.01
     True
+
+    With the Gram matrix of the pooled objects:
+
+    >>> X, Y = rng.normal(size=(20, 2)), rng.normal(loc=1.0, size=(30, 2))
+    >>> K = Gaussian(sigma=1.0)(np.concatenate([X, Y]))
+    >>> pre = mmd_test("precomputed", K, [0] * 20 + [1] * 30, random_state=0)
+    >>> pre.pvalue == mmd_test(Gaussian(sigma=1.0), X, Y, random_state=0).pvalue
+    True
     """
-    X = check_objects(X, "X")
-    Y = check_objects(Y, "Y")
-    m, n = len(X), len(Y)
-    for name, size in (("X", m), ("Y", n)):
+    if _is_precomputed(kernel):
+        K, first, names = _precomputed_split(X, Y)
+        m = int(first.sum())
+        n = len(first) - m
+    else:
+        X = check_objects(X, "X")
+        Y = check_objects(Y, "Y")
+        m, n = len(X), len(Y)
+        names = ("X", "Y")
+    for name, size in zip(names, (m, n)):
         if size < 2:
             raise ValueError(f"{name} has {size} object(s); the unbiased MMD needs at least 2")
     P = _check_permutations(n_permutations)
-    K = _gram(kernel, _pool(X, Y))
+    if not _is_precomputed(kernel):
+        K = _gram(kernel, _pool(X, Y))
+        first = np.zeros(m + n)
+        first[:m] = 1.0
     N = m + n
     d = np.diag(K)
     row = K.sum(axis=1)
     total = row.sum()
-    first = np.zeros(N)
-    first[:m] = 1.0
     stat = float(_mmd_from_indicators(K, d, row, total, first[:, None], m, n)[0])
     rng = np.random.default_rng(random_state)
     null = np.empty(P)
@@ -166,11 +191,17 @@ def hsic_test(kernel_x, kernel_y, X, Y, n_permutations=1000, random_state=None):
 
     Parameters
     ----------
-    kernel_x, kernel_y : Kernel
+    kernel_x, kernel_y : Kernel or "precomputed"
         A kernel for each view (they may differ, and the views may be
         different kinds of objects: strings and vectors, graphs and sets).
-    X, Y : sequences of objects
-        Paired: ``Y[i]`` belongs with ``X[i]`` (at least 2 pairs).
+        ``"precomputed"`` (either or both, as in
+        :class:`~structk.learners.KernelCCA`) means the view is given as
+        its ``n x n`` Gram matrix.
+    X, Y : sequences of objects, or Gram matrices
+        Paired: ``Y[i]`` belongs with ``X[i]`` (at least 2 pairs). For a
+        ``"precomputed"`` view, its Gram matrix ``K`` (``X``) or ``L``
+        (``Y``); the result equals the kernel path's, permutations
+        included, for the same ``random_state``.
     n_permutations : int, default=1000
         Number of random re-pairings (0: no p-value).
     random_state : int, numpy Generator or None
@@ -189,18 +220,22 @@ def hsic_test(kernel_x, kernel_y, X, Y, n_permutations=1000, random_state=None):
     >>> res = hsic_test(Gaussian(sigma=1.0), Gaussian(sigma=1.0), x, x**2, random_state=0)
     >>> res.pvalue < 0.01
     True
+    >>> K, L = Gaussian(sigma=1.0)(x), Gaussian(sigma=1.0)(x**2)
+    >>> hsic_test("precomputed", "precomputed", K, L, random_state=0).pvalue == res.pvalue
+    True
     """
-    X = check_objects(X, "X")
-    Y = check_objects(Y, "Y")
+    X = _view(kernel_x, X, "X", "kernel_x")
+    Y = _view(kernel_y, Y, "Y", "kernel_y")
     if len(X) != len(Y):
         raise ValueError(
-            f"X has {len(X)} objects but Y has {len(Y)}; hsic_test needs pairs (X[i], Y[i])"
+            f"{_size(kernel_x, X, 'X')} but {_size(kernel_y, Y, 'Y')}; hsic_test needs "
+            "pairs (X[i], Y[i])"
         )
     if len(X) < 2:
         raise ValueError("hsic_test needs at least 2 pairs")
     P = _check_permutations(n_permutations)
-    Kc = _centre(_gram(kernel_x, X))
-    Lc = _centre(_gram(kernel_y, Y))
+    Kc = _centre(X if _is_precomputed(kernel_x) else _gram(kernel_x, X, "kernel_x"))
+    Lc = _centre(Y if _is_precomputed(kernel_y) else _gram(kernel_y, Y, "kernel_y"))
     n = len(X)
     stat = float(np.einsum("ij,ij->", Kc, Lc)) / n**2
     rng = np.random.default_rng(random_state)
@@ -288,14 +323,82 @@ def gram_or_kernel(kernel_or_gram, X, name="kernel_or_gram"):
 
 
 # ---------------------------------------------------------------- helpers
-def _gram(kernel, objects):
+def _is_precomputed(kernel):
+    return isinstance(kernel, str) and kernel == "precomputed"
+
+
+def _precomputed_gram(K, name, kernel_name):
+    """A square, finite float64 Gram matrix given for ``kernel_name="precomputed"``."""
+    from .learners._base import check_gram
+
+    if hasattr(K, "toarray"):
+        K = K.toarray()
+    K = np.asarray(K) if isinstance(K, np.ndarray) or _is_numeric_table(K) else None
+    if K is None or K.ndim != 2 or K.shape[0] != K.shape[1]:
+        got = "a list of objects" if K is None else f"shape {K.shape}"
+        hint = ("; to test objects, give a structk kernel as " + kernel_name
+                if K is None or K.ndim == 1 else "")
+        raise ValueError(f"with {kernel_name}='precomputed', {name} must be a square Gram "
+                         f"matrix, got {got}{hint}")
+    K = check_gram(K, name)
+    asym = np.abs(K - K.T)
+    if asym.max() > 1e-8 * max(1.0, np.abs(K).max()):
+        i, j = np.unravel_index(int(np.argmax(asym)), K.shape)
+        raise ValueError(
+            f"with {kernel_name}='precomputed', {name} must be a symmetric Gram matrix: "
+            f"{name}[{i}, {j}] = {K[i, j]:.6g} but {name}[{j}, {i}] = {K[j, i]:.6g}"
+        )
+    return K
+
+
+def _is_numeric_table(K):
+    """A list of equal-length rows of numbers (a Gram matrix written as lists)."""
+    try:
+        return np.asarray(K).dtype.kind in "biuf"
+    except (ValueError, TypeError):
+        return False
+
+
+def _precomputed_split(K, labels):
+    """The pooled Gram and the 0/1 indicator of the first sample (``mmd_test``)."""
+    K = _precomputed_gram(K, "X", "kernel")
+    y = np.asarray(labels)
+    if y.ndim != 1 or len(y) != K.shape[0]:
+        raise ValueError(
+            f"with kernel='precomputed', Y must hold one sample label per row of the Gram "
+            f"matrix X ({K.shape[0]}), got shape {y.shape}"
+        )
+    values = np.unique(y)
+    if len(values) != 2:
+        raise ValueError(
+            f"with kernel='precomputed', Y must hold exactly 2 distinct sample labels, "
+            f"got {len(values)}: {values[:5].tolist()}"
+        )
+    names = tuple(f"the sample labelled {v!r} in Y" for v in values.tolist())
+    return K, (y == values[0]).astype(np.float64), names
+
+
+def _view(kernel, Z, name, kernel_name):
+    """One view of ``hsic_test``: a Gram matrix when precomputed, else the objects."""
+    if _is_precomputed(kernel):
+        return _precomputed_gram(Z, name, kernel_name)
+    return check_objects(Z, name)
+
+
+def _size(kernel, Z, name):
+    if _is_precomputed(kernel):
+        return f"{name} is a Gram matrix of {len(Z)} objects"
+    return f"{name} has {len(Z)} objects"
+
+
+def _gram(kernel, objects, name="kernel"):
     """Gram of ``objects``, fitting a clone of ``kernel`` on them when it must learn first."""
     from .kernels.base import Kernel
 
     if not isinstance(kernel, Kernel):
         raise TypeError(
-            f"kernel must be a structk Kernel, got {type(kernel).__name__} (wrap a "
-            "Python function in structk.kernels.FunctionKernel)"
+            f"{name} must be a structk Kernel or 'precomputed', got {type(kernel).__name__} "
+            "(wrap a Python function in structk.kernels.FunctionKernel)"
         )
     K = fitted_kernel(kernel, objects)(objects)
     return np.ascontiguousarray(K, dtype=np.float64)

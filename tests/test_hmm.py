@@ -391,6 +391,7 @@ def test_sample_rejects_bad_lengths():
         hmm.sample(1, "10")
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_iter=3 and 5: fast fits
 def test_sequences_are_read_by_the_library_encoder():
     # the same encoder as the string kernels: case ignored by default
     hmm = DiscreteHMM(2, "dna", n_iter=5, random_state=0).fit(["ACGTTGCA", "AACCGGTT"])

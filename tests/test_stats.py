@@ -8,8 +8,6 @@ from structk import Gaussian, Linear, Normalize, Spectrum
 from structk.kernels import FunctionKernel
 from structk.stats import alignment, hsic_test, mmd_test
 
-hyppo = pytest.importorskip("hyppo")
-
 
 def brute_mmd2_unbiased(k, X, Y):
     m, n = len(X), len(Y)
@@ -175,6 +173,92 @@ def test_power_on_splice(structk_data):
                      random_state=0).pvalue < 0.01
     # two halves of the same class pool: no difference found
     assert mmd_test(k, ei[:20], ei[20:], n_permutations=200, random_state=0).pvalue > 0.05
+
+
+# ------------------------------------------------------------ precomputed
+def test_precomputed_mmd_is_the_kernel_path_on_the_pooled_gram():
+    X, _ = string_data(9, seed=1)
+    Y, _ = string_data(6, seed=2)
+    k = Normalize(Spectrum(k=2))
+    ours = mmd_test(k, X, Y, n_permutations=200, random_state=3)
+    for labels in ([0] * 9 + [1] * 6, ["x"] * 9 + ["y"] * 6):
+        pre = mmd_test("precomputed", k(X + Y), labels, n_permutations=200, random_state=3)
+        assert pre.statistic == ours.statistic and pre.pvalue == ours.pvalue
+        np.testing.assert_array_equal(pre.null_distribution, ours.null_distribution)
+    # a Gram written as nested lists is a Gram too
+    pre = mmd_test("precomputed", k(X + Y).tolist(), [0] * 9 + [1] * 6, n_permutations=200,
+                   random_state=3)
+    assert pre.pvalue == ours.pvalue
+
+
+def test_precomputed_mmd_with_interleaved_rows_is_the_definition():
+    """Labels mark the samples wherever their rows are; the statistic is the
+    unbiased MMD of the two groups, by brute force."""
+    X, _ = string_data(6, seed=4)
+    Y, _ = string_data(5, seed=5)
+    pooled = [None] * 11
+    labels = np.array(["b", "a", "b", "a", "a", "b", "b", "a", "b", "a", "b"])
+    it_x, it_y = iter(X), iter(Y)
+    for i, lab in enumerate(labels):
+        pooled[i] = next(it_y) if lab == "a" else next(it_x)
+    K = FunctionKernel(overlap)(pooled)
+    res = mmd_test("precomputed", K, labels, n_permutations=30, random_state=0)
+    # "a" sorts first: it is the first sample; the statistic is symmetric anyway
+    assert res.statistic == pytest.approx(brute_mmd2_unbiased(overlap, Y, X), rel=1e-12)
+    assert res.statistic == pytest.approx(brute_mmd2_unbiased(overlap, X, Y), rel=1e-12)
+
+
+def test_precomputed_hsic_is_the_kernel_path():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(25, 1))
+    y = x**2 + 0.3 * rng.normal(size=(25, 1))
+    kx, ky = Gaussian(sigma=1.0), Gaussian(sigma=0.5)
+    ours = hsic_test(kx, ky, x, y, n_permutations=300, random_state=7)
+    K, L = kx(x), ky(y)
+    for pre in (hsic_test("precomputed", "precomputed", K, L, n_permutations=300,
+                          random_state=7),
+                hsic_test("precomputed", ky, K, y, n_permutations=300, random_state=7),
+                hsic_test(kx, "precomputed", x, L, n_permutations=300, random_state=7)):
+        assert pre.statistic == ours.statistic and pre.pvalue == ours.pvalue
+        np.testing.assert_array_equal(pre.null_distribution, ours.null_distribution)
+    # and the statistic is tr(KHLH) / n^2
+    H = np.eye(25) - 1 / 25
+    assert ours.statistic == pytest.approx(np.trace(K @ H @ L @ H) / 25**2, rel=1e-10)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: mmd_test("precomputed", np.ones((3, 4)), [0, 0, 1]),
+     r"kernel='precomputed', X must be a square Gram matrix, got shape \(3, 4\)"),
+    (lambda: mmd_test("precomputed", ["AC", "GT", "TT"], [0, 0, 1]),
+     "X must be a square Gram matrix, got a list of objects; to test objects, give a "
+     "structk kernel as kernel"),
+    (lambda: mmd_test("precomputed", np.eye(4), [0, 0, 1]),
+     r"Y must hold one sample label per row of the Gram matrix X \(4\), got shape \(3,\)"),
+    (lambda: mmd_test("precomputed", np.eye(4), [[0, 0], [1, 1]]), "got shape \\(2, 2\\)"),
+    (lambda: mmd_test("precomputed", np.eye(4), [0, 0, 0, 0]),
+     "Y must hold exactly 2 distinct sample labels, got 1"),
+    (lambda: mmd_test("precomputed", np.eye(4), [0, 1, 2, 2]), "exactly 2 distinct"),
+    (lambda: mmd_test("precomputed", np.eye(4), ["s", "t", "t", "t"]),
+     "the sample labelled 's' in Y has 1 object"),
+    (lambda: mmd_test("precomputed", [[1, 2], [0, 1]], [0, 1]),
+     r"X must be a symmetric Gram matrix: X\[0, 1\] = 2 but X\[1, 0\] = 0"),
+    (lambda: mmd_test("precomputed", np.diag([1.0, np.nan]), [0, 1]),
+     r"X holds a non-finite value nan at entry \(1, 1\)"),
+    (lambda: hsic_test("precomputed", "precomputed", np.eye(4), np.eye(3)),
+     "X is a Gram matrix of 4 objects but Y is a Gram matrix of 3 objects"),
+    (lambda: hsic_test(Linear(), "precomputed", np.ones((4, 2)), np.eye(3)),
+     "X has 4 objects but Y is a Gram matrix of 3 objects"),
+    (lambda: hsic_test(Linear(), "precomputed", np.ones((3, 2)), np.ones((3, 2))),
+     r"kernel_y='precomputed', Y must be a square Gram matrix, got shape \(3, 2\)"),
+    (lambda: hsic_test("precomputed", Linear(), np.ones(3), np.ones((3, 2))),
+     r"kernel_x='precomputed', X must be a square Gram matrix, got shape \(3,\); to test "
+     "objects, give a structk kernel as kernel_x"),
+    (lambda: hsic_test("rbf", Linear(), np.ones((3, 2)), np.ones((3, 2))),
+     "kernel_x must be a structk Kernel or 'precomputed'"),
+])
+def test_bad_precomputed_input_names_the_argument(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
 
 
 @pytest.mark.parametrize("call, match", [

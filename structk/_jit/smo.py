@@ -24,6 +24,8 @@ float64 square matrix, ``y`` holds +-1.0, ``C > 0``.
 import numba
 import numpy as np
 
+from ..learners._smo import two_variable_step
+
 _LOWER = 0
 _UPPER = 1
 _FREE = 2
@@ -228,57 +230,22 @@ def _rho(y, G, alpha, C):
     return (ub + lb) / 2.0
 
 
-@numba.njit(cache=True)
-def _two_variable_step(ai, aj, Gi, Gj, same_sign, quad, C):
-    """Analytic solution of the two-variable subproblem, clipped to the box (LIBSVM)."""
-    if not same_sign:
-        delta = (-Gi - Gj) / quad
-        diff = ai - aj
-        ai += delta
-        aj += delta
-        if diff > 0.0:
-            if aj < 0.0:
-                aj = 0.0
-                ai = diff
-            if ai > C:
-                ai = C
-                aj = C - diff
-        else:
-            if ai < 0.0:
-                ai = 0.0
-                aj = -diff
-            if aj > C:
-                aj = C
-                ai = C + diff
-    else:
-        delta = (Gi - Gj) / quad
-        total = ai + aj
-        ai -= delta
-        aj += delta
-        if total > C:
-            if ai > C:
-                ai = C
-                aj = total - C
-            if aj > C:
-                aj = C
-                ai = total - C
-        else:
-            if aj < 0.0:
-                aj = 0.0
-                ai = total
-            if ai < 0.0:
-                ai = 0.0
-                aj = total
-    return ai, aj
+#: the analytic two-variable step, shared with the NumPy solver for small problems
+_two_variable_step = numba.njit(cache=True)(two_variable_step)
 
 
 @numba.njit(cache=True)
-def smo(K, y, C, eps, tau, shrinking, max_iter):
+def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
     """Solve the C-SVM dual; see the module docstring.
+
+    Starts from the feasible point ``alpha0`` whose gradient is ``G0``
+    (``0`` and ``-1`` for a cold start; both are copied).
 
     Returns
     -------
     alpha : ndarray (n,)
+    G : ndarray (n,)
+        Gradient ``Q alpha - 1`` at ``alpha``.
     rho : float
         Decision function ``f(x) = sum_i alpha_i y_i k(x_i, x) - rho``.
     objective : float
@@ -287,8 +254,8 @@ def smo(K, y, C, eps, tau, shrinking, max_iter):
     converged : bool
     """
     n = K.shape[0]
-    alpha = np.zeros(n)
-    G = -np.ones(n)
+    alpha = alpha0.copy()
+    G = G0.copy()
     QD = np.empty(n)
     for k in range(n):
         QD[k] = K[k, k]
@@ -381,4 +348,4 @@ def smo(K, y, C, eps, tau, shrinking, max_iter):
     obj = 0.0
     for k in range(n):
         obj += alpha[k] * (G[k] - 1.0)
-    return alpha, rho, obj / 2.0, it, converged
+    return alpha, G, rho, obj / 2.0, it, converged

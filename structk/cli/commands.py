@@ -34,15 +34,21 @@ def _show_progress(args):
 
 def _kernel(text, data=None):
     """The kernel of an expression; string kernels the expression leaves on
-    their default alphabet get the alphabet of the data."""
-    from .spec import kernel_namespace, parse_spec
+    their default alphabet get the alphabet of the data (and the records are
+    checked against it, unless such a kernel skips unknown symbols)."""
+    from .inputs import check_symbols
+    from .spec import parse_kernel
 
-    kernel = parse_spec(text, kernel_namespace(), "kernel")
+    kernel = parse_kernel(text)
     alphabet = getattr(data, "alphabet", None)
     if alphabet is not None and "alphabet" not in text:
-        keys = [k for k in kernel.get_params(deep=True)
-                if k == "alphabet" or k.endswith("__alphabet")]
+        params = kernel.get_params(deep=True)
+        keys = [k for k in params if k == "alphabet" or k.endswith("__alphabet")]
         kernel.set_params(**{k: alphabet for k in keys})
+        for key in keys:
+            prefix = key.removesuffix("alphabet")
+            if params.get(prefix + "unknown", "error") != "skip":
+                check_symbols(data, ignore_case=params.get(prefix + "ignore_case", True))
     return kernel
 
 
@@ -166,6 +172,9 @@ def _learners(args, task):
     specs = []
     for text in args.learner or [default]:
         estimator, grid, given = parse_learner(text)
+        if isinstance(estimator, type):
+            raise ValueError(f"learner {text!r} is a class: call it, e.g. "
+                             f"{estimator.__name__}()")
         if not hasattr(estimator, "predict"):
             raise ValueError(
                 f"learner {text!r} has no predict: {type(estimator).__name__} is a "
@@ -179,7 +188,13 @@ def _learners(args, task):
 
 
 def _cmd_cv(args):
-    from .evaluation import cross_validate_grams, format_table, format_tsv, make_splits
+    from .evaluation import (
+        cross_validate_grams,
+        edge_notes,
+        format_table,
+        format_tsv,
+        make_splits,
+    )
 
     data = _read(args, need_labels=True)
     task = data.task if args.task == "auto" else args.task
@@ -217,6 +232,8 @@ def _cmd_cv(args):
         print(format_tsv(rows))
     else:
         print(format_table(rows))
+    for note in edge_notes(rows):
+        print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
 
 

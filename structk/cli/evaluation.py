@@ -266,11 +266,12 @@ def _loss(task, y_true, y_pred):
 
 def _choose(spec, K, y, train, inner, task):
     """The grid point with the smallest inner cross-validated loss (the first
-    one on ties); ``{}`` without a grid."""
+    one on ties) and how many other points tied with it; ``({}, 0)`` without
+    a grid."""
     from sklearn.base import clone
 
     if not spec.grid:
-        return {}
+        return {}, 0
     names = list(spec.grid)
     candidates = [dict(zip(names, values)) for values in product(*spec.grid.values())]
     losses = np.zeros(len(candidates))
@@ -288,7 +289,8 @@ def _choose(spec, K, y, train, inner, task):
     ok = [c for c in range(len(candidates)) if failed[c] is None]
     if not ok:
         raise failed[0]
-    return candidates[min(ok, key=lambda c: losses[c])]
+    best = min(ok, key=lambda c: losses[c])
+    return candidates[best], sum(losses[c] == losses[best] for c in ok) - 1
 
 
 def _fold(spec, K, y, train, test, splits, task):
@@ -296,17 +298,18 @@ def _fold(spec, K, y, train, test, splits, task):
     training part, refit there, score the test part beside the baseline."""
     from sklearn.base import clone
 
-    params = _choose(spec, K, y, train, _inner_splits(splits, train, y, task), task) \
-        if spec.grid else {}
+    params, ties = _choose(spec, K, y, train, _inner_splits(splits, train, y, task), task)
     model = clone(spec.estimator).set_params(**params)
     pred = _fit_predict(model, K, y, train, test)
     params = {**params, **{name: float(getattr(model, attr))
                            for attr, name in _SELF_CHOSEN.items() if hasattr(model, attr)}}
     yt = y[test]
+    # with a grid: how many other grid points had the chosen one's inner loss
+    tied = {"ties": int(ties)} if spec.grid else {}
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
-        return {"params": params, "score": float(np.mean(pred == yt)),
+        return {"params": params, **tied, "score": float(np.mean(pred == yt)),
                 "baseline": float(np.mean(yt == majority)),
                 "one_class": bool(len(yt) > 1 and len(np.unique(pred)) == 1
                                   and len(np.unique(y[train])) > 1)}
@@ -314,7 +317,7 @@ def _fold(spec, K, y, train, test, splits, task):
     mean = float(np.mean(y[train]))
     sst = float(np.sum((yt - np.mean(yt)) ** 2))
     sse = float(np.sum((yt - pred) ** 2))
-    return {"params": params, "score": float(np.sqrt(sse / len(yt))),
+    return {"params": params, **tied, "score": float(np.sqrt(sse / len(yt))),
             "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
             "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
             "one_class": False}
@@ -521,6 +524,64 @@ def _cells(row):
     if notes:
         cells["note"] = "; ".join(notes)
     return cells
+
+
+def edge_notes(rows):
+    """One note per (row, parameter) whose chosen value lay at the same end
+    of its grid, strictly better than every other grid point in the inner
+    cross-validation, on most outer folds: the optimum may lie beyond the
+    grid. (A value chosen only by the first-on-ties rule, e.g. when every
+    ``C`` predicts the majority class, says nothing about the direction.)
+
+    The note names the kernel, the learner's parameter, the end and the
+    folds, and suggests a grid extended by two steps past that end (for a
+    grid of positive numbers, in its last ratio: decades stay decades).
+    """
+    notes = []
+    for row in rows:
+        for name, values in row.grid.items():
+            if len(values) < 3 or not all(isinstance(v, (int, float))
+                                          and not isinstance(v, bool) for v in values):
+                continue
+            grid = sorted(set(values))
+            chosen = [f["params"].get(name) for f in row.folds if f.get("ties", 1) == 0]
+            ends = {"largest": (grid[-1], chosen.count(grid[-1])),
+                    "smallest": (grid[0], chosen.count(grid[0]))}
+            end = max(ends, key=lambda e: ends[e][1])
+            value, n = ends[end]
+            if 2 * n <= len(row.folds):
+                continue
+            head = (f"{row.kernel}, {row.learner.partition('(')[0]}: {name} = "
+                    f"{_fmt_value(value)}, the {end} value of its grid, was chosen on "
+                    f"{n}/{len(row.folds)} outer folds; the best {name} may lie "
+                    f"{'above' if end == 'largest' else 'below'} the grid")
+            wider = _wider_grid(grid, end)
+            learner = row.learner
+            pattern = rf"\b{re.escape(name)}=\[[^\]]*\]"
+            if wider is not None and re.search(pattern, learner):
+                listed = f"{name}=[{', '.join(_fmt_value(v) for v in wider)}]"
+                learner = re.sub(pattern, lambda m: listed, learner, count=1)
+                head += f": try a wider grid, e.g. --learner '{learner}'"
+            else:
+                head += f": try a wider grid for {name} in the --learner expression"
+            notes.append(head)
+    return notes
+
+
+def _wider_grid(grid, end):
+    """``grid``'s last three values at ``end`` and two more steps beyond it."""
+    if grid[0] <= 0:
+        return None
+    if end == "largest":
+        ratio = grid[-1] / grid[-2]
+        return grid[-3:] + [_tidy(grid[-1] * ratio), _tidy(grid[-1] * ratio**2)]
+    ratio = grid[1] / grid[0]
+    return [_tidy(grid[0] / ratio**2), _tidy(grid[0] / ratio)] + grid[:3]
+
+
+def _tidy(x):
+    """``x`` rounded to 12 significant digits (1e4 * 10 is 1e5, not 100000.00000000001)."""
+    return float(f"{x:.12g}")
 
 
 def format_table(rows):

@@ -57,6 +57,8 @@ class Objects:
     task: str = "classification"
     groups: np.ndarray | None = None
     alphabet: str | None = None
+    #: "--alphabet" when the user chose the alphabet, "detected" when read from the records
+    alphabet_source: str | None = None
 
 
 def guess_format(path):
@@ -141,7 +143,7 @@ def _match_headers(pattern, headers, option):
     return np.array(out)
 
 
-def detect_alphabet(seqs):
+def detect_alphabet(seqs, names=None):
     """Name of the alphabet of ``seqs`` (case ignored): "dna" or "rna" when
     at least 90% of the symbols are nucleotides (the rest being ambiguity
     codes such as N), else "protein".
@@ -150,7 +152,8 @@ def detect_alphabet(seqs):
     ------
     ValueError
         When a symbol is outside the DNA, RNA and protein alphabets, naming
-        the record and position and how to choose an alphabet.
+        the record (index, and name when ``names`` are given) and position
+        and how to choose an alphabet.
     """
     from collections import Counter
 
@@ -172,11 +175,61 @@ def detect_alphabet(seqs):
         for j, c in enumerate(str(s)):
             if c.upper() not in protein:
                 raise ValueError(
-                    f"record {i} has symbol {c!r} at position {j}, outside the DNA, RNA "
+                    f"{_record(i, names)} has symbol {c!r} at position {j}, outside the DNA, RNA "
                     "and protein alphabets: give --alphabet with every symbol (e.g. "
                     "--alphabet ACGTN), or add unknown='skip' to the kernel"
                 )
     raise AssertionError("unreachable")
+
+
+def _record(i, names):
+    return f"record {i}" if names is None else f"record {i} ({names[i]})"
+
+
+def check_symbols(data, ignore_case=True):
+    """Refuse FASTA records holding a symbol outside ``data.alphabet``.
+
+    Called once the kernel is known (a kernel with ``unknown="skip"`` takes
+    such symbols on purpose), so that the error names what the user can
+    change: ``--alphabet`` when it was given, else the detected alphabet;
+    then the record (index and name), the position and the symbol.
+    ``ignore_case`` is the kernel's: with it, ``a`` is the symbol ``A``.
+
+    Raises
+    ------
+    ValueError
+        For the first such record, with the count of all of them and the
+        ``--alphabet`` that would hold every symbol.
+    """
+    from ..alphabets import resolve_alphabet
+
+    symbols = resolve_alphabet(data.alphabet)
+    accepted = set(symbols)
+    if ignore_case:
+        accepted |= {s.upper() for s in symbols if isinstance(s, str)}
+        accepted |= {s.lower() for s in symbols if isinstance(s, str)}
+    first, missing, n_records = None, set(), 0
+    for i, seq in enumerate(data.objects):
+        bad = set(str(seq)) - accepted
+        if bad:
+            n_records += 1
+            missing |= {c.upper() if ignore_case else c for c in bad}
+            if first is None:
+                first = i
+    if first is None:
+        return
+    seq = str(data.objects[first])
+    j = next(j for j, c in enumerate(seq) if c not in accepted)
+    wider = "".join(symbols) + "".join(sorted(missing))
+    where = (f"{_record(first, data.names)} has symbol {seq[j]!r} at position {j}, outside "
+             "that alphabet")
+    if n_records > 1:
+        where += f" ({n_records} records hold such symbols)"
+    fix = (f"give --alphabet with every symbol (--alphabet {wider}), or add unknown='skip' "
+           "to the kernel to drop the k-mers that hold them")
+    if data.alphabet_source == "--alphabet":
+        raise ValueError(f"--alphabet {data.alphabet}: {where}; {fix}")
+    raise ValueError(f"alphabet {data.alphabet} (detected from the records): {where}; {fix}")
 
 
 def _read_fasta(path, label_pattern, alphabet):
@@ -190,15 +243,18 @@ def _read_fasta(path, label_pattern, alphabet):
         labels = _match_headers(label_pattern, headers, "--label-pattern")
     data = Objects(seqs, ids, labels, "fasta")
     if alphabet is None:
-        name = detect_alphabet(seqs)
+        name = detect_alphabet(seqs, ids)
         data.notes.append(f"alphabet {name} detected from the records "
                           "(give --alphabet to choose another)")
-        data.alphabet = name
+        data.alphabet, data.alphabet_source = name, "detected"
     else:
         from ..alphabets import resolve_alphabet
 
-        resolve_alphabet(alphabet)
-        data.alphabet = alphabet
+        try:
+            resolve_alphabet(alphabet)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"--alphabet {alphabet!r}: {exc}") from None
+        data.alphabet, data.alphabet_source = alphabet, "--alphabet"
     return data, headers
 
 

@@ -71,6 +71,11 @@ def _eval(node, ns, what, text):
         return _lookup(node.id, ns, what)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         cls = _lookup(node.func.id, ns, what)
+        if not isinstance(cls, type):
+            raise ValueError(
+                f"{node.func.id!r} is a function, not a {what}: it can only be passed to "
+                f"one, e.g. EmpiricalKernelMap({node.func.id}, landmarks=[...])"
+            )
         args = [_eval(a, ns, what, text) for a in node.args]
         kwargs = {}
         for kw in node.keywords:
@@ -123,14 +128,59 @@ def _lookup(name, ns, what):
         return ns[name]
     close = difflib.get_close_matches(name, list(ns), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ValueError(f"unknown {what} {name!r}{hint} (known: {', '.join(sorted(ns))})")
+    # the listing names the classes only: functions are values, not kernels
+    known = sorted(n for n, v in ns.items() if isinstance(v, type))
+    raise ValueError(f"unknown {what} {name!r}{hint} (known: {', '.join(known)})")
 
 
 def kernel_namespace():
-    """Every public kernel class of :mod:`structk.kernels`, by name."""
+    """Every public kernel class of :mod:`structk.kernels`, by name: the
+    subclasses of :class:`~structk.kernels.Kernel` (not the abstract base,
+    and no functions such as ``smith_waterman`` or ``fisher_scores``)."""
     from structk import kernels
 
-    return {name: getattr(kernels, name) for name in kernels.__all__ if name != "Kernel"}
+    out = {}
+    for name in kernels.__all__:
+        obj = getattr(kernels, name)
+        if isinstance(obj, type) and issubclass(obj, kernels.Kernel) and obj is not kernels.Kernel:
+            out[name] = obj
+    return out
+
+
+def similarity_namespace():
+    """Functions a kernel expression may pass as a value (never call): the
+    similarities :class:`~structk.kernels.EmpiricalKernelMap` turns into a
+    kernel, e.g. ``EmpiricalKernelMap(smith_waterman, landmarks=['MKV', 'WPH'])``."""
+    from structk.kernels import smith_waterman
+
+    return {"smith_waterman": smith_waterman}
+
+
+def parse_kernel(text):
+    """The kernel instance an expression builds (:func:`parse_spec` with the
+    kernel classes and :func:`similarity_namespace`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`parse_spec`, and when the expression is not a kernel
+        instance (a class not called, a function, a number), saying which.
+    """
+    from structk.kernels import Kernel
+
+    kernel = parse_spec(text, {**kernel_namespace(), **similarity_namespace()}, "kernel")
+    if isinstance(kernel, Kernel):
+        return kernel
+    if isinstance(kernel, type) and issubclass(kernel, Kernel):
+        raise ValueError(f"kernel {text!r} is a class: call it, e.g. {kernel.__name__}()")
+    if callable(kernel):
+        name = getattr(kernel, "__name__", text)
+        raise ValueError(
+            f"kernel {text!r} is a function, not a kernel: wrap it, e.g. "
+            f"EmpiricalKernelMap({name}, landmarks=[...])"
+        )
+    raise ValueError(f"kernel {text!r} is not a kernel (it is {type(kernel).__name__} "
+                     f"{kernel!r}); write e.g. Spectrum(k=3)")
 
 
 def learner_namespace():

@@ -41,6 +41,17 @@ def _csr_arrays(F):
             np.asarray(F.data, dtype=np.float64))
 
 
+def _compact_csr(matrices):
+    """CSR matrices over shared columns, renumbered as :func:`_compact` does
+    (SciPy's product needs arrays as long as the column space)."""
+    import scipy.sparse as sp
+
+    arrays = [_csr_arrays(M) for M in matrices]
+    cols, n_cols = _compact([a[1] for a in arrays], max(M.shape[1] for M in matrices))
+    return [sp.csr_matrix((d, c, p), shape=(M.shape[0], n_cols))
+            for M, (p, _, d), c in zip(matrices, arrays, cols)]
+
+
 def _compact(index_arrays, space):
     """Column ids numbered ``0 .. n_cols - 1`` for CSR index arrays sharing columns."""
     total = sum(a.size for a in index_arrays)
@@ -67,11 +78,22 @@ def _dense_blocks(columns, n_rows, csc_list):
         yield out
 
 
+#: Up to this many result entries, SciPy's sparse product is used (for a
+#: few hundred rows it costs less than loading the jitted loops into a
+#: fresh process).
+SMALL_RESULT = 2**18
+
+
 def sparse_gram(F):
     """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``."""
+    n = F.shape[0]
+    if n * n <= SMALL_RESULT:
+        (F,) = _compact_csr([F])
+        K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
+        mirror_upper(K)
+        return K
     from .._jit.sparse import add_row_products, to_csc
 
-    n = F.shape[0]
     indptr, indices, data = _csr_arrays(F)
     if data.size == 0:
         return np.zeros((n, n), dtype=np.float64)
@@ -94,9 +116,12 @@ def sparse_gram(F):
 
 def sparse_cross(F, G):
     """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
+    n, m = F.shape[0], G.shape[0]
+    if n * m <= SMALL_RESULT:
+        F, G = _compact_csr([F, G])
+        return np.asarray((F @ G.T).toarray(), dtype=np.float64)
     from .._jit.sparse import add_row_products, to_csc
 
-    n, m = F.shape[0], G.shape[0]
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)
     gp, gi, gd = _csr_arrays(G)

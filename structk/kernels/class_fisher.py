@@ -89,7 +89,7 @@ class ClassConditionalFisherKernel(Kernel):
     >>> X = ["AAAAACAAAA", "AAACAAAAAA", "ACGTACGTAC", "CGTACGTTGA"]
     >>> from structk import DiscreteHMM
     >>> k = ClassConditionalFisherKernel.from_labelled(
-    ...     X, [0, 0, 1, 1], hmm=DiscreteHMM(n_states=2, random_state=0))
+    ...     X, [0, 0, 1, 1], hmm=DiscreteHMM(n_states=2, n_iter=300, random_state=0))
     >>> k.fit(X).features(X).shape
     (4, 18)
 

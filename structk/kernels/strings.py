@@ -36,6 +36,7 @@ import numpy as np
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import EncodedSequences, check_unknown, encode
+from . import _kmers
 from ._sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
 from .base import Kernel, _row_sq_norms, mirror_upper
@@ -127,6 +128,8 @@ class _KmerKernel(_SequenceKernel):
         return k, A
 
     def _kmers(self, P):
+        if P.codes.shape[0] <= _kmers.SMALL_SYMBOLS:
+            return _kmers.kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
         from .._jit.strings import kmer_ids
 
         return kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
@@ -219,8 +222,6 @@ class Spectrum(_KmerKernel):
         return _space_exceeds(len(self._alphabet), int(self.k))
 
     def _raw_features(self, P):
-        from .._jit.strings import count_rows
-
         if self._beyond_int64():
             A, k = len(self._alphabet), int(self.k)
             raise ValueError(
@@ -230,6 +231,10 @@ class Spectrum(_KmerKernel):
                 "present"
             )
         ids, ptr = self._kmers(P)
+        if P.codes.shape[0] <= _kmers.SMALL_SYMBOLS:
+            return self._csr(*_kmers.count_rows(ids, ptr, bool(self.presence)))
+        from .._jit.strings import count_rows
+
         space = len(self._alphabet) ** int(self.k)
         direct = space <= max(COUNTER_SPACE, ids.size)
         return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
@@ -238,10 +243,10 @@ class Spectrum(_KmerKernel):
         """Counts over the k-mers present in ``P``, numbered by sorted k-mer."""
         import scipy.sparse as sp
 
-        from .._jit.strings import count_rows, kmer_chunks
-
         if not self._beyond_int64():
             return self._raw_features(P)
+        from .._jit.strings import count_rows, kmer_chunks
+
         A = len(self._alphabet)
         if len(P) == 0 or int(P.lengths.max()) < int(self.k):  # no k-mer anywhere
             return sp.csr_matrix((len(P), 1))

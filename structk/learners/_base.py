@@ -291,20 +291,51 @@ def _necessary_psd(K, rowsums=None):
     matrix to the full check. ``rowsums`` (length n), when given, receives the
     weighted row sums of the pass (see ``necessary_psd_violation``).
     """
-    from .._jit.gram import necessary_psd_violation
-
     d = np.diag(K)
     scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
     tol = PSD_RTOL * scale  # as the eigenvalue tolerance
     if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
+    if not np.isfinite(d).all():  # inf passes Cauchy-Schwarz (inf <= inf)
+        i = int(np.flatnonzero(~np.isfinite(d))[0])
+        _raise_nonfinite(K, i, i)
     # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
     if rowsums is None:
         rowsums = np.empty(K.shape[0])
-    i, j = necessary_psd_violation(K, tol, 1e-10 * scale, rowsums)
+    if K.shape[0] <= SMALL_NECESSARY_N:
+        i, j = _necessary_psd_violation_numpy(K, tol, 1e-10 * scale, rowsums)
+    else:
+        from .._jit.gram import necessary_psd_violation
+
+        i, j = necessary_psd_violation(K, tol, 1e-10 * scale, rowsums)
     if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
         _raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
     return i == -1
+
+
+#: Up to this order the necessary conditions are checked by NumPy (a few
+#: n^2 temporaries cost less than loading numba's one-pass loop into a
+#: fresh process); above, by :func:`structk._jit.gram.necessary_psd_violation`.
+SMALL_NECESSARY_N = 500
+
+
+def _necessary_psd_violation_numpy(K, tol, sym_tol, r):
+    """NumPy twin of ``necessary_psd_violation`` (same conditions and
+    weights): the first failing ``(i, j)`` in row-major order, else
+    ``(-1, -1)``; ``r`` receives the weighted row sums."""
+    n = K.shape[0]
+    s = np.sqrt(np.maximum(np.diag(K), 0.0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        bad = ~(np.abs(K) <= np.multiply.outer(s, s) + tol)  # also NaN, infinity
+    if bad.any():
+        return divmod(int(np.argmax(bad)), n)
+    w = 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
+    r[:] = np.einsum("ij,j->i", K, w)  # no BLAS thread hand-over for a small gemv
+    with np.errstate(invalid="ignore"):  # inf - inf: refused above already
+        asym = np.abs(K - K.T) > sym_tol
+    if asym.any():
+        return divmod(int(np.argmax(asym)), n)
+    return -1, -1
 
 
 def encode_labels(y, n_objects=None, min_classes=2):

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
+from . import _smo
 from ._base import (
     KernelLearnerMixin,
     check_int_or_unlimited,
@@ -59,7 +60,12 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         to the lowest class, as LIBSVM) or one-vs-rest (a machine per class,
         prediction by the largest decision value).
     shrinking : bool, default=True
-        Use LIBSVM's shrinking heuristic (large ``C`` needs it).
+        Use LIBSVM's shrinking heuristic (large ``C`` needs it). Binary
+        problems of at most 400 objects start with the same algorithm
+        vectorised in NumPy, without shrinking (faster than loading the
+        compiled solver into a fresh process), and go on in the compiled
+        one after a few thousand iterations; the solution meets the same
+        ``tol``.
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         For "ovo" with more than two classes: ``decision_function`` returns
         the raw values of the pairwise machines ("ovo") or, as scikit-learn's
@@ -153,8 +159,6 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram matrix ``K``) and labels ``y``."""
-        from .._jit.smo import smo
-
         C = check_scalar(self.C, "C", lower=0.0, lower_inclusive=False)
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_int_or_unlimited(self.max_iter, "max_iter")
@@ -168,9 +172,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             max_iter = max(10_000_000, 100 * n)
 
         def solve(Ks, signs):
-            alpha, rho, obj, it, converged = smo(
-                Ks, signs, C, tol, TAU, bool(self.shrinking), max_iter
-            )
+            alpha, rho, obj, it, converged = _smo.solve(
+                Ks, signs, C, tol, TAU, bool(self.shrinking), max_iter)
             if not converged:
                 warnings.warn(
                     f"SMO stopped after max_iter={max_iter} iterations before "

@@ -710,6 +710,19 @@ def _cli_cases(tmp):
         Case("cli-cv-unknown-learner", _cli("cv", fa, "--kernel", "Spectrum()", "--labels",
                                             labels2, "--learner", "SVC()"), CLIRefused,
              ("SVC",)),
+        Case("cli-cv-learner-class", _cli("cv", fa, "--kernel", "Spectrum()", "--labels",
+                                          labels2, "--learner", "KernelSVM"), CLIRefused,
+             ("'KernelSVM' is a class", "KernelSVM()")),
+        Case("cli-gram-kernel-class", _cli(*gram, "Spectrum"), CLIRefused,
+             ("'Spectrum' is a class", "Spectrum()")),
+        Case("cli-gram-kernel-function", _cli(*gram, "smith_waterman"), CLIRefused,
+             ("'smith_waterman' is a function", "EmpiricalKernelMap")),
+        Case("cli-gram-kernel-function-called", _cli(*gram, "smith_waterman(['A'])"),
+             CLIRefused, ("'smith_waterman' is a function",)),
+        Case("cli-gram-kernel-number", _cli(*gram, "3"), CLIRefused, ("'3' is not a kernel",)),
+        Case("cli-gram-alphabet-mismatch", _cli("gram", fa, "-o", out, "--quiet", "--kernel",
+                                                "Spectrum()", "--alphabet", "ACG"),
+             CLIRefused, ("--alphabet ACG", "record 0 (a)", "symbol 'T' at position 3")),
     ]
 
 

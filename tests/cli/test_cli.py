@@ -161,6 +161,24 @@ def test_console_script_entry_point_runs_as_module():
         assert cmd in out.stdout
 
 
+def test_python_m_structk_is_the_command_with_its_exit_status(tmp_path):
+    """``python -m structk`` runs the same parser and passes the exit status on."""
+    out = subprocess.run([sys.executable, "-m", "structk", "--help"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("usage: structk ")
+    for cmd in ("demo", "gram", "check-psd", "cv", "check-kernel"):
+        assert cmd in out.stdout
+    matrix = tmp_path / "K.csv"
+    matrix.write_text("1,2\n2,1\n")  # eigenvalues 3 and -1
+    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(matrix)],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "NOT positive semi-definite" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(tmp_path / "no.npy")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.startswith("structk check-psd: error: ") and "no.npy" in out.stderr
+
+
 def test_demo_quick_prints_tables_and_catches_the_sigmoid(capsys):
     code, out, _ = run(capsys, "demo", "--quick")
     assert code == 0
@@ -182,7 +200,9 @@ def test_ctrl_c_and_sigterm_stop_at_once_with_one_line(tmp_path, signame, code, 
     path = tmp_path / "big.fa"
     path.write_text("".join(f">s{i}\n{''.join(rng.choice(list('ACGT'), 3000))}\n"
                             for i in range(600)))
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    # (no first-run compile notice on a cold cache: it has its own test)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+               STRUCTK_QUIET_COMPILE="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "structk.cli", "gram", str(path), "--kernel",
          "Mismatch(k=8, m=2)", "-o", str(tmp_path / "K.npy"), "--quiet"],

@@ -10,7 +10,8 @@ from sklearn.metrics import mean_squared_error, r2_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from structk import cli
-from structk.cli.evaluation import learner_spec, make_splits
+from structk.cli.evaluation import CVResult, edge_notes, learner_spec, make_splits
+from structk.kernels import Normalize
 from structk.cli.spec import parse_learner
 from structk.datasets import load_moons
 from structk.kernels import Gaussian
@@ -68,6 +69,100 @@ def test_nested_cv_equals_sklearn_grid_search_in_cross_validation(moons_csv, cap
     assert set(row) >= {"kernel", "learner", "folds", "mean", "std", "baseline",
                         "gram_seconds", "psd", "one_class_folds", "cv", "n"}
     assert row["psd"]["is_psd"] is True and row["n"] == 200
+
+
+# ------------------------------------------------------- the grid's edge
+@pytest.fixture
+def flat_kernel_csv(tmp_path):
+    """Two classes (24 and 12 points) under a kernel whose values all lie
+    near 1, as normalised graph kernels on MUTAG: small C cannot separate."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(24, 2)), rng.normal(size=(12, 2)) + [3, 0]]
+    y = np.r_[np.zeros(24, int), np.ones(12, int)]
+    path = tmp_path / "flat.csv"
+    np.savetxt(path, np.c_[X, y], delimiter=",", header="a,b,label", comments="", fmt="%.17g")
+    return path, X, y.astype(float).astype(str)
+
+
+def _cv_json(capsys, path, learner):
+    code, out, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
+                         "Normalize(Gaussian(sigma=20))", "--learner", learner, "--cv", "4",
+                         "--inner-folds", "3", "--format", "json", "--quiet")
+    assert code == 0
+    return json.loads(out), err
+
+
+def test_largest_c_winning_on_most_folds_is_noted_on_stderr(flat_kernel_csv, capsys):
+    path, X, labels = flat_kernel_csv
+    grid = [0.1, 1.0, 10.0]
+    row, err = _cv_json(capsys, path, f"KernelSVM(C={grid})")
+    assert err == (
+        "note: Normalize(Gaussian(sigma=20)), KernelSVM: C = 10, the largest value of its "
+        "grid, was chosen on 4/4 outer folds; the best C may lie above the grid: try a wider "
+        "grid, e.g. --learner 'KernelSVM(C=[0.1, 1, 10, 100, 1000])'\n")
+    # reference: on each outer training part, scikit-learn's grid search over the
+    # same inner folds finds C = 10 strictly best
+    K = Normalize(Gaussian(sigma=20))(X)
+    for fold, (tr, _) in zip(row["folds"], make_splits(4, labels, "classification").folds):
+        inner = StratifiedKFold(3, shuffle=True, random_state=0)
+        search = GridSearchCV(KernelSVM(psd_check="none"), {"C": grid}, cv=inner)
+        search.fit(K[np.ix_(tr, tr)], labels[tr])
+        scores = search.cv_results_["mean_test_score"]
+        assert scores[2] > max(scores[:2])
+        assert fold["params"] == {"C": 10.0} and fold["ties"] == 0
+
+
+def test_edge_chosen_by_ties_or_on_few_folds_is_not_noted(flat_kernel_csv, capsys):
+    path, _, _ = flat_kernel_csv
+    # every C too small: all predict the majority class, the first C wins the tie
+    row, err = _cv_json(capsys, path, "KernelSVM(C=[0.01, 0.1, 1])")
+    assert row["grid_edge_folds"] == {"C": 4} and row["one_class_folds"] == 4
+    assert all(f["ties"] == 2 for f in row["folds"]) and err == ""
+    # a grid wide enough: the edge wins on 1 fold of 4 only
+    row, err = _cv_json(capsys, path, "KernelSVM(C=[0.1, 1, 10, 100, 1000])")
+    assert row["grid_edge_folds"] == {"C": 1} and err == ""
+
+
+def _row(grid, chosen, ties=0, learner=None):
+    folds = [{"params": {name: v for name, v in zip(grid, values)}, "ties": ties,
+              "score": 1.0, "baseline": 0.5, "one_class": False} for values in chosen]
+    learner = learner or "KernelRidge(" + ", ".join(
+        f"{k}=[{', '.join(f'{v:g}' for v in vals)}]" for k, vals in grid.items()) + ")"
+    return CVResult("Linear()", learner, "regression", folds, 0.0, None, grid)
+
+
+@pytest.mark.parametrize("grid, chosen, expected", [
+    # the smallest end, in decades: two more decades below
+    ({"alpha": [0.001, 0.01, 0.1, 1]}, [[0.001]] * 3 + [[0.01]],
+     "alpha = 0.001, the smallest value of its grid, was chosen on 3/4 outer folds; the best "
+     "alpha may lie below the grid: try a wider grid, e.g. "
+     "--learner 'KernelRidge(alpha=[1e-05, 0.0001, 0.001, 0.01, 0.1])'"),
+    # a grid written in any order, with a ratio of 2
+    ({"alpha": [4, 1, 2]}, [[4]] * 2, "try a wider grid, e.g. "
+     "--learner 'KernelRidge(alpha=[1, 2, 4, 8, 16])'"),
+    # zero in the grid: no ratio to extend by
+    ({"alpha": [0, 1, 2]}, [[2]] * 3, "try a wider grid for alpha in the --learner expression"),
+    # exactly half the folds is not most of them
+    ({"alpha": [1, 10, 100]}, [[100]] * 2 + [[10]] * 2, None),
+    # a grid of 2 values has no inside
+    ({"alpha": [1, 10]}, [[10]] * 4, None),
+])
+def test_edge_note_direction_and_wider_grid(grid, chosen, expected):
+    notes = edge_notes([_row(grid, chosen)])
+    if expected is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and notes[0].startswith("Linear(), KernelRidge: ")
+        assert expected in notes[0]
+
+
+def test_edge_note_counts_only_untied_choices():
+    assert edge_notes([_row({"C": [1, 10, 100]}, [[1]] * 4, ties=1)]) == []
+    # a learner choosing its own alpha (KernelRidgeCV) has no grid and no "ties"
+    row = _row({}, [[]] * 4)
+    for f in row.folds:
+        del f["ties"]
+    assert edge_notes([row]) == []
 
 
 def test_one_class_predictions_are_flagged(tmp_path, capsys):
@@ -194,12 +289,15 @@ def test_bad_cv_values_are_one_line_errors(moons_csv, capsys):
 
 def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
     mutag = structk_data("graphs/MUTAG")
-    code, out, _ = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
-                       "--format", "json", "--quiet")
+    code, out, err = run(capsys, "cv", f"{mutag}/", "--kernel",
+                         "Normalize(RandomWalk(lam=0.01))", "--format", "json", "--quiet")
     assert code == 0
     row = json.loads(out)
     assert row["mean"] >= 0.85 and row["baseline"]["mean"] == pytest.approx(0.665, abs=0.01)
     assert row["one_class_folds"] == 0 and len(row["folds"]) == 10
+    # C = 1e4, the top of the default grid, wins on every fold: a note says so
+    assert err.startswith("note: Normalize(RandomWalk(lam=0.01)), KernelSVM: C = 10000, the "
+                          "largest value of its grid, was chosen on 10/10 outer folds")
     # the old default (C=1 fixed) predicted the majority class on every fold
     code, out, _ = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
                        "--learner", "KernelSVM(C=1)", "--quiet")

@@ -75,3 +75,20 @@ def test_docs_output_is_real(steps, tmp_path, monkeypatch, capsys):
 
 def test_the_docs_have_checked_examples():
     assert len(_blocks()) >= 4
+
+
+def test_every_command_is_documented_with_a_checked_example():
+    """Each sub-command is in the synopsis of docs/cli.md and in the README's
+    command-line section, and (but the slow demo) has a console block above."""
+    from structk.cli.commands import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    readme = (ROOT / "README.md").read_text().partition("## Command line")[2]
+    readme = readme.partition("\n## ")[0]
+    text = DOC.read_text()
+    checked = {command.split()[1] for steps in _blocks() for command, _ in steps}
+    for name in sub.choices:
+        assert f"structk {name} " in text.partition("```text")[2].partition("```")[0], name
+        assert f"structk {name}" in readme, name
+        if name != "demo":
+            assert name in checked, name

@@ -66,7 +66,91 @@ def test_unknown_symbols_name_the_record_and_the_fix(tmp_path, capsys):
     code, _, err = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2)", "-o",
                        str(tmp_path / "K.npy"))
     assert code == 2 and err.count("\n") == 1
-    assert "record 1 has symbol '#' at position 2" in err and "--alphabet" in err
+    assert "record 1 (s1) has symbol '#' at position 2" in err and "--alphabet" in err
+
+
+def _first_outside(seqs, accepted):
+    """(record, position, symbol) of the first symbol outside ``accepted``, by brute force."""
+    for i, s in enumerate(seqs):
+        for j, c in enumerate(s):
+            if c not in accepted:
+                return i, j, c
+    return None
+
+
+@pytest.mark.parametrize("command", ["gram", "cv"])
+def test_alphabet_mismatch_names_the_option_record_position_and_symbol(tmp_path, capsys,
+                                                                       command):
+    seqs = ["ACGTACGT", "ACCATTGA", "AC-TGGTA", "TTRACCGA"]
+    path = _fasta(tmp_path, seqs)
+    i, j, c = _first_outside(seqs, set("ACGT"))
+    assert (i, j, c) == (2, 2, "-")
+    argv = [command, str(path), "--kernel", "Spectrum(k=2)", "--alphabet", "ACGT", "--quiet"]
+    argv += ["-o", str(tmp_path / "K.npy")] if command == "gram" else ["--labels", str(
+        _labels(tmp_path, "abab"))]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and out == ""
+    assert err.startswith(f"structk {command}: error: --alphabet ACGT: record {i} (s{i}) has "
+                          f"symbol {c!r} at position {j}, outside that alphabet "
+                          "(2 records hold such symbols)")
+    # the fix names every missing symbol and the option that skips them
+    assert "--alphabet ACGT-R" in err and "unknown='skip'" in err
+    assert not (tmp_path / "K.npy").exists()
+
+
+def _labels(tmp_path, labels):
+    path = tmp_path / "labels.txt"
+    path.write_text("".join(f"{y}\n" for y in labels))
+    return path
+
+
+def test_alphabet_given_by_name_and_case(tmp_path, capsys):
+    seqs = ["acgtACGT", "ACGUACGT"]
+    path = _fasta(tmp_path, seqs)
+    code, _, err = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2)", "--alphabet",
+                       "dna", "-o", str(tmp_path / "K.npy"))
+    assert code == 2
+    assert "--alphabet dna: record 1 (s1) has symbol 'U' at position 3" in err
+    # lower case is the same symbol for a kernel that ignores case (the default) ...
+    path = _fasta(tmp_path, ["acgtACGT", "ACGTACGA"])
+    code, _, _ = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2)", "--alphabet",
+                     "ACGT", "-o", str(tmp_path / "K.npy"))
+    assert code == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "K.npy"),
+                                  Spectrum(k=2)(["ACGTACGT", "ACGTACGA"]))
+    # ... and outside the alphabet for one that does not
+    code, _, err = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2, ignore_case=False)",
+                       "--alphabet", "ACGT", "-o", str(tmp_path / "K.npy"))
+    assert code == 2 and "record 0 (s0) has symbol 'a' at position 0" in err
+
+
+def test_alphabet_mismatch_is_allowed_when_the_kernel_skips_unknown_symbols(tmp_path, capsys):
+    seqs = ["ACGTNACGT", "ACCATTGA", "ACNNTGGTA"]
+    path = _fasta(tmp_path, seqs)
+    code, _, _ = run(capsys, "gram", str(path), "--kernel",
+                     "Normalize(Spectrum(k=2, unknown='skip'))", "--alphabet", "ACGT",
+                     "-o", str(tmp_path / "K.npy"))
+    assert code == 0
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "K.npy"),
+        Normalize(Spectrum(k=2, alphabet="ACGT", unknown="skip"))(seqs))
+
+
+def test_detected_alphabet_mismatch_says_it_was_detected(tmp_path, capsys):
+    seqs = ["ACGTACGTAC", "ACGTNACGTA", "GGCCAATTGG"]
+    path = _fasta(tmp_path, seqs)
+    code, _, err = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2)",
+                       "-o", str(tmp_path / "K.npy"))
+    assert code == 2
+    assert ("alphabet dna (detected from the records): record 1 (s1) has symbol 'N' at "
+            "position 4") in err and "--alphabet ACGTN" in err
+
+
+def test_bad_alphabet_option_is_named(tmp_path, capsys):
+    path = _fasta(tmp_path, ["ACGT"])
+    code, _, err = run(capsys, "gram", str(path), "--kernel", "Spectrum(k=2)", "--alphabet",
+                       "ACGA", "-o", str(tmp_path / "K.npy"))
+    assert code == 2 and "--alphabet 'ACGA'" in err and "'A' at position 3 is repeated" in err
 
 
 def test_csv_needs_the_label_column_or_says_which_it_took(tmp_path, capsys):

@@ -5,8 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from structk.cli.spec import kernel_namespace, parse_spec
-from structk.kernels import Gaussian, Normalize, Polynomial
+from structk import kernels
+from structk.cli.spec import kernel_namespace, parse_kernel, parse_spec
+from structk.kernels import EmpiricalKernelMap, Gaussian, Normalize, Polynomial, smith_waterman
 
 
 def test_expression_builds_the_kernel():
@@ -55,3 +56,45 @@ def test_arithmetic_is_bounded_and_fails_fast(text, fragment):
 def test_ordinary_arithmetic_still_works():
     k = parse_spec("Spectrum(k=2**3) + 0.5 * Gaussian(sigma=2 ** -1)", kernel_namespace())
     assert k.k1.k == 8 and k.k2.factor == 0.5 and k.k2.kernel.sigma == 0.5
+
+
+# ------------------------------------------------------------ the namespace
+def test_namespace_lists_the_kernel_classes_only():
+    public = {name: getattr(kernels, name) for name in kernels.__all__}
+    expected = {name for name, obj in public.items()
+                if isinstance(obj, type) and issubclass(obj, kernels.Kernel)
+                and obj is not kernels.Kernel}
+    assert set(kernel_namespace()) == expected
+    assert {"Spectrum", "WeisfeilerLehman", "EmpiricalKernelMap"} <= expected
+    # functions of structk.kernels are not kernels
+    assert "smith_waterman" in public and "fisher_scores" in public
+    assert not {"smith_waterman", "fisher_scores", "Kernel"} & set(kernel_namespace())
+
+
+def test_unknown_name_lists_classes_not_functions():
+    with pytest.raises(ValueError, match="unknown kernel 'Spectum'") as err:
+        parse_kernel("Spectum(k=3)")
+    known = str(err.value).partition("(known: ")[2].rstrip(")").split(", ")
+    assert known == sorted(kernel_namespace())
+    assert "smith_waterman" not in str(err.value)
+
+
+def test_a_similarity_function_is_still_a_value_for_the_empirical_map():
+    seqs = ["MKVLAW", "WWPHMK", "MKVLQQ"]
+    k = parse_kernel("EmpiricalKernelMap(smith_waterman, landmarks=['MKVL', 'WWPH'])")
+    np.testing.assert_array_equal(
+        k(seqs), EmpiricalKernelMap(smith_waterman, landmarks=["MKVL", "WWPH"])(seqs))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("smith_waterman", "kernel 'smith_waterman' is a function, not a kernel: wrap it"),
+    ("smith_waterman(['MK'])", "'smith_waterman' is a function, not a kernel"),
+    ("fisher_scores", "unknown kernel 'fisher_scores'"),
+    ("Spectrum", r"kernel 'Spectrum' is a class: call it, e.g. Spectrum\(\)"),
+    ("Normalize", r"is a class: call it, e.g. Normalize\(\)"),
+    ("2.5", "kernel '2.5' is not a kernel"),
+    ("'Spectrum()'", "kernel \"'Spectrum\\(\\)'\" is not a kernel"),
+])
+def test_an_expression_that_is_not_a_kernel_instance_is_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_kernel(text)

@@ -112,6 +112,7 @@ def test_impossible_under_one_class_has_a_zero_block():
             ["CG", "TA"])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # the default n_iter=100
 def test_empirical_kernel_is_whitened_scores_and_learns():
     rng = np.random.default_rng(0)
     hmms = [_model(3), _model(4)]

@@ -1,8 +1,10 @@
 """Fisher scores against finite differences; FisherKernel definition and contract."""
 
+import warnings
+
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from structk import DiscreteHMM, FisherKernel, Normalize, check_psd
 from structk.kernels import fisher_scores
@@ -106,7 +108,9 @@ def test_impossible_sequence_has_no_score():
 def _fitted_hmm():
     truth = _model(5)
     X = truth.sample(30, 25, random_state=3)
-    return DiscreteHMM(2, "ACGT", n_iter=20, random_state=0).fit(X), X
+    with warnings.catch_warnings():  # n_iter=20 on purpose: any fitted model will do
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return DiscreteHMM(2, "ACGT", n_iter=20, random_state=0).fit(X), X
 
 
 def test_identity_kernel_is_inner_product_of_scores():
@@ -198,6 +202,7 @@ def test_fitted_kernel_gives_identical_grams_from_threads():
         np.testing.assert_array_equal(R, K if t % 2 == 0 else C)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # refitted with n_iter=20
 def test_kernel_keeps_its_copy_of_the_model_until_refitted():
     hmm, X = _fitted_hmm()
     k = FisherKernel(hmm).fit(X)

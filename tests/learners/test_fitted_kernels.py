@@ -100,6 +100,7 @@ def test_learners_fit_a_clone_of_a_kernel_that_needs_fitting(cls):
                                rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # an HMM fitted with n_iter=5
 def test_grid_search_refits_the_kernel_on_each_fold():
     truth = DiscreteHMM.from_params([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]],
                                     [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]], "ACGT")

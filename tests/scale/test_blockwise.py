@@ -19,6 +19,7 @@ from structk.kernels import (
     Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Kernel, Laplace, Linear,
     Normalize, Polynomial,
 )
+from scale_util import LetterCounts
 
 RNG = np.random.default_rng(3)
 X = RNG.normal(size=(53, 4))
@@ -71,39 +72,6 @@ def test_take_on_lists_slices_and_constant():
     c = Constant(2.0)
     assert c._take(c._prepare(STRINGS, "X"), slice(3, 7)) == 4
     assert c._take(10, np.array([1, 1, 2])) == 3
-
-
-class Encoded:
-    """CSR-style encoding of strings (codes + offsets): not sliceable as is."""
-
-    def __init__(self, strings):
-        self.codes = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
-        self.offsets = np.cumsum([0] + [len(s) for s in strings])
-
-
-class LetterCounts(Kernel):
-    """Inner product of letter counts, over an encoding without ``_take``."""
-
-    prepared = 0  # objects prepared so far, to check "once per object"
-
-    def _prepare(self, X, name):
-        for i, x in enumerate(X):
-            if not isinstance(x, str):
-                raise ValueError(f"{name}[{i}] is not a string")
-        LetterCounts.prepared += len(X)
-        return Encoded(X)
-
-    def _counts(self, P):
-        rows = np.repeat(np.arange(len(P.offsets) - 1), np.diff(P.offsets))
-        C = np.zeros((len(P.offsets) - 1, 256))
-        np.add.at(C, (rows, P.codes), 1.0)
-        return C
-
-    def _cross(self, P, Q):
-        return self._counts(P) @ self._counts(Q).T
-
-    def _diag(self, P):
-        return (self._counts(P) ** 2).sum(axis=1)
 
 
 def test_take_default_refuses_unknown_prepared_data():

@@ -183,7 +183,7 @@ def test_residual_is_psd_and_landmarks_are_exact(sets, m, seed, landmarks):
 
 
 def test_kernels_without_take():
-    from test_blockwise import LetterCounts
+    from scale_util import LetterCounts
 
     words = ["".join(RNG.choice(list("abcdef"), size=6)) for _ in range(25)]
     k = LetterCounts()

@@ -6,9 +6,12 @@ inventors. A report here (a counterexample or an error on a generated
 input) is a bug in structk.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 import structk.kernels as K
 from structk.hmm import DiscreteHMM
@@ -38,7 +41,9 @@ ATTRIBUTED = _attributed()
 
 def _fisher():
     X = ["ACGTTGCA", "AACCGGTT", "ACGACGACG", "TTTTACGA", "GATTACA", "CCCGGGAA"] * 3
-    hmm = DiscreteHMM(2, "ACGT", n_iter=10, random_state=0).fit(X)
+    with warnings.catch_warnings():  # n_iter=10 on purpose: any fitted model will do
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        hmm = DiscreteHMM(2, "ACGT", n_iter=10, random_state=0).fit(X)
     return K.FisherKernel(hmm).fit(X)
 
 

@@ -1,0 +1,219 @@
+"""Small inputs take NumPy paths (no numba in a fresh process); large ones the
+jitted loops. Each NumPy twin must give what its jitted loop gives, and the
+public results must not depend on the path taken."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structk.kernels import (
+    Intersection,
+    Normalize,
+    Spectrum,
+    WeisfeilerLehman,
+)
+from structk.kernels import _kmers, _sparse_gram
+from structk.kernels.graphs import _relabel
+from structk.kernels.graphs._encoding import parse_graphs
+from structk.learners import KernelSVM, _base, _smo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ SMO
+def _problem(n, seed, C):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = np.where(X[:, 0] + 0.7 * rng.normal(size=n) > 0, 1.0, -1.0)
+    K = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / 4.0)
+    return K, y, C
+
+
+@pytest.mark.parametrize("n, seed, C", [(2, 0, 1.0), (15, 1, 0.1), (60, 2, 1.0),
+                                        (120, 3, 100.0), (200, 4, 10.0)])
+def test_numpy_smo_follows_the_numba_iterates(n, seed, C):
+    from structk._jit.smo import smo
+
+    K, y, C = _problem(n, seed, C)
+    alpha, G, it, converged = _smo.smo_numpy(K, y, C, 1e-3, 1e-12, 10**6)
+    a2, G2, rho2, obj2, it2, conv2 = smo(K, y, C, 1e-3, 1e-12, False, 10**6,
+                                         np.zeros(n), -np.ones(n))
+    assert converged and conv2 and it == it2
+    np.testing.assert_array_equal(alpha, a2)  # same choices, same arithmetic
+    np.testing.assert_array_equal(G, G2)
+    assert _smo._rho(y, G, alpha, C) == pytest.approx(rho2, rel=1e-12, abs=1e-12)
+    assert _smo._objective(alpha, G) == pytest.approx(obj2, rel=1e-12)
+
+
+def test_a_problem_beyond_the_budget_goes_on_in_numba(monkeypatch):
+    from sklearn.svm import SVC
+
+    K, y, C = _problem(150, 5, 100.0)
+    monkeypatch.setattr(_smo, "BUDGET", 25)
+    monkeypatch.setattr(_smo, "WORK", 0)
+    alpha, rho, obj, it, converged = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+    assert converged and it > 25
+    ref = SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, y)
+    full = np.zeros(len(y))
+    full[ref.support_] = np.abs(ref.dual_coef_[0])
+    Q = K * np.outer(y, y)
+    ref_obj = 0.5 * full @ Q @ full - full.sum()
+    assert obj == pytest.approx(ref_obj, rel=1e-3)
+    assert abs(y @ alpha) <= 1e-9 * C * len(y)
+    assert alpha.min() >= 0 and alpha.max() <= C
+
+
+def test_results_do_not_depend_on_whether_numba_is_loaded(monkeypatch):
+    """A small problem gives the same numbers whether the process has loaded
+    the compiled solver (which then runs the no-shrinking iterates) or not."""
+    for n, seed, C, budget in [(80, 11, 1.0, 1000), (150, 12, 100.0, 40)]:
+        K, y, _ = _problem(n, seed, C)
+        monkeypatch.setattr(_smo, "BUDGET", budget)
+        monkeypatch.setattr(_smo, "WORK", 0)
+        monkeypatch.setattr(_smo, "_compiled_solver_loaded", lambda: False)
+        fresh = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+        monkeypatch.setattr(_smo, "_compiled_solver_loaded", lambda: True)
+        warm = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+        np.testing.assert_array_equal(fresh[0], warm[0])
+        assert fresh[1:] == warm[1:]
+
+
+def test_svm_results_do_not_depend_on_the_solver_path(monkeypatch):
+    K, y, _ = _problem(120, 6, 1.0)
+    small = KernelSVM(C=1.0).fit(K, y)
+    monkeypatch.setattr(_smo, "SMALL_N", 0)
+    large = KernelSVM(C=1.0, shrinking=False).fit(K, y)
+    np.testing.assert_allclose(small.dual_coef_, large.dual_coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=1e-12, atol=1e-14)
+
+
+def test_max_iter_is_honoured_on_the_numpy_path():
+    K, y, _ = _problem(100, 7, 100.0)
+    with pytest.warns(Warning, match="max_iter=5"):
+        svm = KernelSVM(C=100.0, max_iter=5).fit(K, y)
+    assert svm.n_iter_.tolist() == [5]
+
+
+# ---------------------------------------------------- necessary PSD conditions
+@pytest.mark.parametrize("case", ["psd", "asym", "cauchy", "nan", "inf"])
+def test_numpy_necessary_conditions_equal_numba(case):
+    from structk._jit.gram import necessary_psd_violation
+
+    K, _, _ = _problem(40, 8, 1.0)
+    K = K.copy()
+    if case == "asym":
+        K[3, 17] += 1e-6
+    elif case == "cauchy":
+        K[5, 9] = K[9, 5] = 1.5
+    elif case == "nan":
+        K[7, 2] = np.nan
+    elif case == "inf":
+        K[1, 1] = np.inf
+    tol, sym_tol = 1e-12, 1e-10
+    r1, r2 = np.empty(40), np.empty(40)
+    got = _base._necessary_psd_violation_numpy(K, tol, sym_tol, r1)
+    want = necessary_psd_violation(K, tol, sym_tol, r2)
+    assert tuple(got) == tuple(want)
+    if case == "psd":
+        np.testing.assert_allclose(r1, r2, rtol=1e-13)
+
+
+# ------------------------------------------------------------ k-mers
+@settings(max_examples=150)
+@given(st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6), st.integers(1, 6),
+       st.booleans())
+def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
+    from structk._jit.strings import count_rows, kmer_ids
+    from structk.sequences import encode
+
+    P = encode(seqs, "ACGT", unknown="skip")
+    got = _kmers.kmer_ids(P.codes, P.offsets, k, 4)
+    want = kmer_ids(P.codes, P.offsets, k, 4)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    mine = _kmers.count_rows(*got, presence)
+    theirs = count_rows(*want, presence, 4**k, False)  # sorted columns
+    for a, b in zip(mine, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_string_and_set_grams_do_not_depend_on_the_path(monkeypatch):
+    rng = np.random.default_rng(9)
+    X = ["".join(rng.choice(list("ACGT"), size=rng.integers(0, 40))) for _ in range(30)]
+    S = [set(rng.choice(50, size=rng.integers(0, 12)).tolist()) for _ in range(30)]
+    kernels = [(Spectrum(k=3), X), (Normalize(Spectrum(k=5, presence=True)), X),
+               (Spectrum(k=31), X), (Intersection(), S)]
+    small = [(k(data), k(data[:7], data[7:])) for k, data in kernels]
+    monkeypatch.setattr(_kmers, "SMALL_SYMBOLS", -1)
+    monkeypatch.setattr(_sparse_gram, "SMALL_RESULT", -1)
+    for (k, data), (K, C) in zip(kernels, small):
+        np.testing.assert_array_equal(k(data), K)
+        np.testing.assert_array_equal(k(data[:7], data[7:]), C)
+
+
+# ------------------------------------------------------ WL relabelling
+def _graphs(directed, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in range(12):
+        G = nx.gnp_random_graph(int(rng.integers(0, 9)), 0.4, seed=s + 100 * seed,
+                                directed=directed)
+        for v in G:
+            G.nodes[v]["label"] = int(rng.integers(3))
+        for u, v in G.edges:
+            G.edges[u, v]["bond"] = int(rng.integers(2))
+        out.append(G)
+    return out
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("edge_label", [None, "bond"])
+def test_numpy_wl_labels_equal_numba(directed, edge_label):
+    from structk._jit.graph_labels import wl_relabel
+
+    P = parse_graphs(_graphs(directed, 1), "X", "label", edge_label)
+    edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, np.uint64)
+    for h in (0, 1, 4):
+        np.testing.assert_array_equal(
+            _relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx,
+                                      edges, h),
+            wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, h))
+
+
+def test_wl_features_do_not_depend_on_the_path(monkeypatch):
+    X = _graphs(False, 2)
+    k = WeisfeilerLehman(h=3, edge_label="bond")
+    F, K = k.features(X), k(X)
+    monkeypatch.setattr(_relabel, "SMALL_ENTRIES", -1)
+    assert (k.features(X) != F).nnz == 0
+    np.testing.assert_array_equal(k(X), K)
+
+
+def test_a_small_cross_validation_does_not_load_numba():
+    """The point of the twins: a script on a small data set pays no numba."""
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import networkx as nx
+        from sklearn.model_selection import cross_val_score
+        from structk import KernelSVM, Normalize, Spectrum, WeisfeilerLehman
+        rng = np.random.default_rng(0)
+        seqs = ["".join(rng.choice(list("ACGT"), size=30)) for _ in range(40)]
+        y = np.arange(40) % 2
+        cross_val_score(KernelSVM(kernel=Normalize(Spectrum(k=3))), seqs, y, cv=4)
+        graphs = [nx.path_graph(3 + i % 5) for i in range(40)]
+        for G in graphs:
+            nx.set_node_attributes(G, {v: v % 2 for v in G}, "label")
+        cross_val_score(KernelSVM(kernel=WeisfeilerLehman(h=2)), graphs, y, cv=4)
+        print("numba" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert out.stdout.strip() == "False", out.stderr
