@@ -14,9 +14,10 @@ ratio hmmlearn / structk (> 1 means structk is faster) are printed.
 * Fisher kernel Gram for 2000 x 200 (goal: under 1 s), with empirical
   information estimated on the same sequences.
 * Threads: the E-step (Baum-Welch, Fisher scores) runs chunks of sequences
-  in parallel threads (numba ``prange``) only above a work threshold; the
-  serial and parallel loops are timed at several sizes to show where the
-  threads pay on the machine at hand. Scoring is serial (threads did not pay).
+  on threads (``structk._threads.run_chunks``) only above a work threshold;
+  the one-chunk serial loop and the chunked threaded one are timed at
+  several sizes to show where the threads pay on the machine at hand.
+  Scoring is serial (threads did not pay).
 
 structk times include encoding the strings; hmmlearn gets its integer
 column pre-built (its time excludes encoding).
