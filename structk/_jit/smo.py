@@ -198,7 +198,8 @@ def _unshrink(K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, iden
     the whole problem as the working one (every variable active again)."""
     _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
     _reconstruct_gradient(K, y, alpha, G, is_active)
-    act[:] = identity
+    for t in range(identity.shape[0]):  # a loop: a slice copy compiles an error path
+        act[t] = identity[t]
     return _working_problem(K, identity, y, alpha, G, QD, C)
 
 
