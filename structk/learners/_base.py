@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numbers
 
+import sys
+
 import numpy as np
 
 from .._validation import check_objects
@@ -302,7 +304,7 @@ def _necessary_psd(K, rowsums=None):
     # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
     if rowsums is None:
         rowsums = np.empty(K.shape[0])
-    if K.shape[0] <= SMALL_NECESSARY_N:
+    if K.shape[0] <= SMALL_NECESSARY_N and not _compiled_check_loaded():
         i, j = _necessary_psd_violation_numpy(K, tol, 1e-10 * scale, rowsums)
     else:
         from .._jit.gram import necessary_psd_violation
@@ -313,28 +315,51 @@ def _necessary_psd(K, rowsums=None):
     return i == -1
 
 
-#: Up to this order the necessary conditions are checked by NumPy (a few
-#: n^2 temporaries cost less than loading numba's one-pass loop into a
-#: fresh process); above, by :func:`structk._jit.gram.necessary_psd_violation`.
+#: Up to this order the necessary conditions are checked by NumPy (cheaper
+#: than loading numba's one-pass loop into a fresh process), unless this
+#: process has loaded that loop already; above, by
+#: :func:`structk._jit.gram.necessary_psd_violation`. Both find the same
+#: violations; only the row sums used as a fingerprint may differ in the
+#: last bits.
 SMALL_NECESSARY_N = 500
 
 
+def _compiled_check_loaded():
+    module = sys.modules.get("structk._jit.gram")
+    return module is not None and bool(module.necessary_psd_violation.signatures)
+
+
 def _necessary_psd_violation_numpy(K, tol, sym_tol, r):
-    """NumPy twin of ``necessary_psd_violation`` (same conditions and
-    weights): the first failing ``(i, j)`` in row-major order, else
-    ``(-1, -1)``; ``r`` receives the weighted row sums."""
+    """NumPy twin of ``necessary_psd_violation`` (same conditions, weights
+    and symmetry test by weighted row and column sums): the first failing
+    ``(i, j)``, else ``(-1, -1)``; ``r`` receives the weighted row sums.
+    Works on blocks of rows so that the temporaries stay in cache."""
     n = K.shape[0]
     s = np.sqrt(np.maximum(np.diag(K), 0.0))
-    with np.errstate(invalid="ignore", over="ignore"):
-        bad = ~(np.abs(K) <= np.multiply.outer(s, s) + tol)  # also NaN, infinity
-    if bad.any():
-        return divmod(int(np.argmax(bad)), n)
     w = 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
-    r[:] = np.einsum("ij,j->i", K, w)  # no BLAS thread hand-over for a small gemv
-    with np.errstate(invalid="ignore"):  # inf - inf: refused above already
-        asym = np.abs(K - K.T) > sym_tol
-    if asym.any():
-        return divmod(int(np.argmax(asym)), n)
+    c = np.zeros(n)
+    a = np.empty(n)
+    step = max(1, 16384 // max(n, 1))
+    for start in range(0, n, step):
+        rows = K[start:start + step]
+        absK = np.abs(rows)
+        bound = np.multiply.outer(s[start:start + step], s)
+        bound += tol
+        with np.errstate(invalid="ignore"):
+            ok = absK <= bound  # False for NaN and infinity
+        if not ok.all():
+            i, j = divmod(int(np.argmin(ok)), n)
+            return start + i, j
+        r[start:start + step] = rows @ w
+        c += w[start:start + step] @ rows
+        a[start:start + step] = absK.sum(axis=1)
+    eps = np.finfo(np.float64).eps
+    with np.errstate(invalid="ignore"):  # inf - inf (an infinite diagonal)
+        suspect = np.flatnonzero(np.abs(r - c) > sym_tol + 8.0 * n * eps * a)
+    for i in suspect:
+        far = np.flatnonzero(np.abs(K[i] - K[:, i]) > sym_tol)
+        if far.size:
+            return int(i), int(far[0])
     return -1, -1
 
 
