@@ -217,3 +217,14 @@ def test_a_small_cross_validation_does_not_load_numba():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("where", [None, (0, 0), (3, 7), (9, 2)])
+def test_numpy_first_nonfinite_equals_numba(where):
+    from structk._jit.gram import first_nonfinite
+
+    K = np.arange(100.0).reshape(10, 10)
+    if where is not None:
+        K[where] = np.inf
+        K[9, 9] = np.nan  # a later one must not be reported first
+    assert _base._first_nonfinite(K) == first_nonfinite(K)

@@ -193,13 +193,22 @@ def _check_kernel(kernel, name="kernel"):
 def _as_finite_float(K, name, check_finite=True):
     if K.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, got dtype {K.dtype}")
-    from .._jit.gram import first_nonfinite
-
     K = np.ascontiguousarray(K, dtype=np.float64)
-    flat = first_nonfinite(K) if check_finite and K.size else -1
+    flat = _first_nonfinite(K) if check_finite and K.size else -1
     if flat >= 0:
         _raise_nonfinite(K, *divmod(int(flat), K.shape[1]), name=name)
     return K
+
+
+def _first_nonfinite(K):
+    """Flat index of the first NaN or infinity of ``K``, or -1 (NumPy for
+    matrices up to 2^22 entries, the jitted scan without temporaries above)."""
+    if K.size <= 2**22:
+        finite = np.isfinite(K).ravel()
+        return -1 if finite.all() else int(np.argmin(finite))
+    from .._jit.gram import first_nonfinite
+
+    return first_nonfinite(K)
 
 
 def _raise_nonfinite(K, i, j, name="K"):
@@ -315,13 +324,14 @@ def _necessary_psd(K, rowsums=None):
     return i == -1
 
 
-#: Up to this order the necessary conditions are checked by NumPy (cheaper
-#: than loading numba's one-pass loop into a fresh process), unless this
+#: Up to this order (the SVM's NumPy solver's, too) the necessary conditions
+#: are checked by NumPy (cheaper than loading numba's one-pass loop into a
+#: fresh process), unless this
 #: process has loaded that loop already; above, by
 #: :func:`structk._jit.gram.necessary_psd_violation`. Both find the same
 #: violations; only the row sums used as a fingerprint may differ in the
 #: last bits.
-SMALL_NECESSARY_N = 500
+SMALL_NECESSARY_N = 400
 
 
 def _compiled_check_loaded():
