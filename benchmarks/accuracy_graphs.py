@@ -5,10 +5,9 @@ reuses): R times a stratified 10-fold split, C chosen from 10^-2 .. 10^4 by
 an inner 5-fold cross-validation on the training folds only, structk's
 ``KernelSVM`` on the precomputed Gram matrix divided by the mean of its
 diagonal. Each Gram matrix is computed once; only the SVM fits repeat.
-Figures go to docs/graphs.md. On 2 shared cores 10 x 10-fold took 22
-minutes for every kernel on the three datasets except the random walk and
-WL on MUTAG and PTC_MR (1.2-2.6 minutes more); ENZYMES' shortest path (10-11
-min) and random walk (5-6 min) are most of it. Usage::
+Figures go to docs/graphs.md. On 2 shared cores the default run (10 x
+10-fold, every kernel on the three datasets) took 19 minutes, ENZYMES'
+shortest path (8 min) and random walk (5 min) being most of it. Usage::
 
     STRUCTK_DATA=/path/to/data python benchmarks/accuracy_graphs.py \
         [--dataset ENZYMES] [--repeats 10] [--kernel 'shortest path']
