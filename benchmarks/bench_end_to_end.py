@@ -311,6 +311,7 @@ def case_script(R, name, ours, peer, peer_name):
 def case_splice(R):
     header(f"structk cv splice WeightedDegree(d=8) vs SVC on the same Gram + Gram time, "
            f"median of {R.repeats}")
+    sys.path.insert(0, str(ROOT))  # this process reads the data with structk too
     from structk.datasets import load_splice
 
     seqs, y, names = load_splice(os.path.join(R.data, "sequences/splice/splice.data"))
