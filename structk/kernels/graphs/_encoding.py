@@ -138,6 +138,7 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
     cache = {}
     node_ptr = [0]
     eu, ev, ek, nkeys, orders = [], [], [], [], []  # edges as global node ids
+    degrees = []  # arcs leaving each node of eu
     directed = None
     for g, G in enumerate(X):
         if not isinstance(G, nx.Graph):
@@ -174,23 +175,24 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
         orders.append(nodes)
         position = {v: base + r for r, v in enumerate(nodes)}
         # every adjacency entry: both arcs of an undirected edge, a loop once
-        for u, nbrs in adj.items():
-            eu.extend([position[u]] * len(nbrs))
-            ev.extend(map(position.__getitem__, nbrs))
-            if edge_label is None:
-                continue
-            for v, data in nbrs.items():
-                if edge_label not in data:
-                    raise ValueError(
-                        f"{name}[{g}]: edge {(u, v)!r} has no attribute "
-                        f"{edge_label!r} (edge_label={edge_label!r}; pass "
-                        "edge_label=None to ignore edge labels)"
-                    )
-                ek.append(_label_key(_hashable(data[edge_label], name, g, (u, v)), cache))
+        eu.extend(map(position.__getitem__, adj))  # arc sources, repeated below
+        degrees.extend(map(len, adj.values()))
+        ev.extend([position[v] for nbrs in adj.values() for v in nbrs])
+        if edge_label is not None:  # one key per arc, in the order of ev
+            for u, nbrs in adj.items():
+                for v, data in nbrs.items():
+                    if edge_label not in data:
+                        raise ValueError(
+                            f"{name}[{g}]: edge {(u, v)!r} has no attribute "
+                            f"{edge_label!r} (edge_label={edge_label!r}; pass "
+                            "edge_label=None to ignore edge labels)"
+                        )
+                    ek.append(_label_key(_hashable(data[edge_label], name, g, (u, v)),
+                                         cache))
         node_ptr.append(base + len(nodes))
 
     node_ptr = np.asarray(node_ptr, dtype=np.int64)
-    row = np.asarray(eu, dtype=np.int64)
+    row = np.repeat(np.asarray(eu, dtype=np.int64), np.asarray(degrees, dtype=np.int64))
     col = np.asarray(ev, dtype=np.int64)
     ekey = (np.asarray(ek, dtype=np.uint64) if edge_label is not None
             else np.zeros(len(row), dtype=np.uint64))
