@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..kernels.graphs import _relabel as _hash
+
 GEOMETRIC = 0
 EXPONENTIAL = 1
 TRUNCATED = 2
@@ -484,14 +486,7 @@ def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
 
 
 # ------------------------------------------------------------ Weisfeiler-Lehman
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def _mix(z):
-    """splitmix64 finaliser: a bijection of uint64 with good avalanche."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+# splitmix64, defined once (structk.kernels.graphs._relabel runs the same
+# function on arrays): its constants, and the finaliser compiled for scalars
+_GOLD = _hash.GOLD
+_mix = njit(cache=True)(_hash.mix)

@@ -16,14 +16,16 @@ import numpy as np
 #: Batches with at most this many adjacency entries are relabelled here.
 SMALL_ENTRIES = 200_000
 
-# splitmix64 constants, as in structk._jit.graphs
+# splitmix64 constants (structk._jit.graphs compiles mix() with them)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
 M2 = np.uint64(0x94D049BB133111EB)
 GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
 def mix(z):
-    """splitmix64 finaliser of a uint64 array (wrapping arithmetic)."""
+    """splitmix64 finaliser of uint64 values (wrapping arithmetic): a
+    bijection with good avalanche. NumPy arrays here; numba compiles the
+    same function for scalars (structk._jit.graphs)."""
     z = (z ^ (z >> np.uint64(30))) * M1
     z = (z ^ (z >> np.uint64(27))) * M2
     return z ^ (z >> np.uint64(31))
