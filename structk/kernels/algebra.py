@@ -374,7 +374,7 @@ class Power(_Unary):
         return f"{_wrap(self.kernel, 4)} ** {self.exponent!r}"
 
 
-def exp_checked(L, kernel, what="entry"):
+def exp_checked(L, kernel):
     """``exp(L)`` elementwise, raising a clear error instead of overflowing.
 
     Parameters
@@ -397,7 +397,26 @@ def exp_checked(L, kernel, what="entry"):
     return np.exp(L)
 
 
-class Exp(_Unary):
+class LogForm:
+    """Mixin for kernels whose values are exponentials: ``_log_gram``,
+    ``_log_cross`` and ``_log_diag`` define them (``Normalize`` uses these
+    directly, in log space); the values are their exponentials, with
+    :class:`~structk.exceptions.KernelOverflowError` instead of ``inf``.
+    List it before the kernel base class."""
+
+    _has_log_form = True
+
+    def _gram(self, P):
+        return exp_checked(self._log_gram(P), self)
+
+    def _cross(self, P, Q):
+        return exp_checked(self._log_cross(P, Q), self)
+
+    def _diag(self, P):
+        return exp_checked(self._log_diag(P), self)
+
+
+class Exp(LogForm, _Unary):
     """The exponential of a kernel, ``exp(k(x, y))``.
 
     Valid as the limit of polynomials in ``k`` with non-negative
@@ -408,20 +427,9 @@ class Exp(_Unary):
     ``Normalize(Exp(k))`` never overflows: it is computed in log space.
     """
 
-    _has_log_form = True
-
     def __init__(self, kernel):
         self.kernel = kernel
         self._check_params()
-
-    def _gram(self, P):
-        return exp_checked(self.kernel._gram(P), self)
-
-    def _cross(self, P, Q):
-        return exp_checked(self.kernel._cross(P, Q), self)
-
-    def _diag(self, P):
-        return exp_checked(self.kernel._diag(P), self)
 
     def _log_gram(self, P):
         return np.asarray(self.kernel._gram(P), dtype=np.float64)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validation import check_objects, check_scalar
 from ..sequences import UNKNOWN, encode
-from .algebra import exp_checked
+from .algebra import LogForm
 from .base import Kernel, mirror_upper
 
 
@@ -163,7 +163,7 @@ def _check_gaps(gap_open, gap_extend):
     check_scalar(gap_extend, "gap_extend", lower=0)
 
 
-class LocalAlignment(Kernel):
+class LocalAlignment(LogForm, Kernel):
     """The local alignment kernel: a sum over all local alignments.
 
     ``k(x, y) = sum_pi exp(beta * s(pi))`` over every local alignment
@@ -216,7 +216,6 @@ class LocalAlignment(Kernel):
     Press, 2004, 131-154.
     """
 
-    _has_log_form = True
     _repr_always = ("beta",)
 
     def __init__(self, beta=0.5, matrix="BLOSUM62", gap_open=11, gap_extend=1,
@@ -266,15 +265,6 @@ class LocalAlignment(Kernel):
         lengths = P.lengths.astype(np.float64)
         return _run("la_log_diag", (lengths ** 2).sum(), len(P), np.empty(len(P)),
                     P.codes, P.offsets, *self._tables())
-
-    def _gram(self, P):
-        return exp_checked(self._log_gram(P), self)
-
-    def _cross(self, P, Q):
-        return exp_checked(self._log_cross(P, Q), self)
-
-    def _diag(self, P):
-        return exp_checked(self._log_diag(P), self, what="object")
 
     def log_kernel(self, X, Y=None):
         """``log k(x, y) / beta``: the LA kernel on the scale of alignment scores.

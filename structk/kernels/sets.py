@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validation import check_objects, check_scalar
 from ._sparse_gram import sparse_cross, sparse_gram
-from .algebra import exp_checked
+from .algebra import LogForm
 from .base import Kernel
 
 
@@ -166,7 +166,7 @@ class Intersection(_SetKernel):
         return _sizes(P)
 
 
-class ExpIntersection(_SetKernel):
+class ExpIntersection(LogForm, _SetKernel):
     """The exponential intersection kernel ``k(A, B) = exp(scale |A n B|)``.
 
     Valid as the exponential of a valid kernel. A value beyond the float64
@@ -189,8 +189,6 @@ class ExpIntersection(_SetKernel):
 
     _repr_always = ('scale',)
 
-    _has_log_form = True
-
     def __init__(self, scale=1.0):
         self.scale = scale
         self._check_params()
@@ -206,15 +204,6 @@ class ExpIntersection(_SetKernel):
 
     def _log_diag(self, P):
         return float(self.scale) * _sizes(P)
-
-    def _gram(self, P):
-        return exp_checked(self._log_gram(P), self)
-
-    def _cross(self, P, Q):
-        return exp_checked(self._log_cross(P, Q), self)
-
-    def _diag(self, P):
-        return exp_checked(self._log_diag(P), self, what="object")
 
 
 class Jaccard(_SetKernel):
