@@ -40,10 +40,9 @@ from __future__ import annotations
 
 import numbers
 
-import sys
-
 import numpy as np
 
+from .._lazy import jit_loaded
 from .._validation import check_objects
 from ..kernels.base import Kernel
 
@@ -313,7 +312,8 @@ def _necessary_psd(K, rowsums=None):
     # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
     if rowsums is None:
         rowsums = np.empty(K.shape[0])
-    if K.shape[0] <= SMALL_NECESSARY_N and not _compiled_check_loaded():
+    compiled = jit_loaded("structk._jit.gram", "necessary_psd_violation")
+    if K.shape[0] <= SMALL_NECESSARY_N and not compiled:
         i, j = _necessary_psd_violation_numpy(K, tol, 1e-10 * scale, rowsums)
     else:
         from .._jit.gram import necessary_psd_violation
@@ -334,9 +334,6 @@ def _necessary_psd(K, rowsums=None):
 SMALL_NECESSARY_N = 400
 
 
-def _compiled_check_loaded():
-    module = sys.modules.get("structk._jit.gram")
-    return module is not None and bool(module.necessary_psd_violation.signatures)
 
 
 def _necessary_psd_violation_numpy(K, tol, sym_tol, r):

@@ -19,9 +19,9 @@ and the same elementwise gradient update.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
+
+from .._lazy import jit_loaded
 
 #: Binary problems with at most this many variables start here ...
 SMALL_N = 400
@@ -116,8 +116,7 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
 
 def _compiled_solver_loaded():
     """Whether this process has already loaded (or compiled) numba's solver."""
-    module = sys.modules.get("structk._jit.smo")
-    return module is not None and bool(module.smo.signatures)
+    return jit_loaded("structk._jit.smo", "smo")
 
 
 def _objective(alpha, G):
