@@ -126,19 +126,22 @@ def path_list(dist, dptr, node_ptr, keys):
 
 
 @njit(cache=True)
-def segment_counts(ptr, labels, lengths, with_length):
-    """Distinct keys of each segment with their counts (the sparse feature
-    rows): the key is the label-pair hash, combined with the bits of the
-    length when ``with_length``. Returns (pointer, keys, counts), keys
-    sorted within each segment."""
+def _path_key(pair, length_bits):
+    """The feature key of a path: its label-pair hash combined with the
+    bits of its (float64) length."""
+    return _mix(_mix(pair ^ _GOLD) + length_bits * _GOLD)
+
+
+@njit(cache=True)
+def segment_counts(ptr, labels, lengths):
+    """Distinct (label pair, length) keys of each segment with their counts
+    (the sparse feature rows; keys from :func:`_path_key`). Returns
+    (pointer, keys, counts), keys sorted within each segment."""
     n_seg = ptr.shape[0] - 1
     keys = np.empty(ptr[n_seg], np.uint64)
     bits = lengths.view(np.uint64)
     for i in range(keys.shape[0]):
-        if with_length:
-            keys[i] = _mix(_mix(labels[i] ^ _GOLD) + bits[i] * _GOLD)
-        else:
-            keys[i] = labels[i]
+        keys[i] = _path_key(labels[i], bits[i])
     out_ptr = np.zeros(n_seg + 1, np.int64)
     out_keys = np.empty(keys.shape[0], np.uint64)
     counts = np.empty(keys.shape[0], np.float64)
@@ -154,6 +157,108 @@ def segment_counts(ptr, labels, lengths, with_length):
                 j += 1
         out_ptr[g + 1] = j
     return out_ptr, out_keys[:j], counts[:j]
+
+
+@njit(cache=True)
+def _grown(a, size):
+    out = np.empty(size, a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
+                       t_key, t_cnt, t_stamp, used, dist, queue):
+    """Count the shortest paths of one graph by key in an open-addressing
+    table (slots of this graph carry ``stamp``; keys are already mixed, so
+    their low bits index the table). Returns the number of distinct keys
+    (their slots in ``used``), or -1 when they would fill more than half of
+    the table (the caller retries with a larger one)."""
+    salt = _mix(np.uint64(0x5350) * _GOLD)
+    mask = t_key.shape[0] - 1
+    limit = t_key.shape[0] // 2
+    n_used = 0
+    for s in range(n):
+        _bfs(base, n, adj_ptr, adj_idx, s, dist, queue)
+        zu = _mix(salt ^ keys[base + s])
+        for v in range(n):
+            d = dist[v]
+            if d <= 0:
+                continue
+            key = _path_key(_mix(zu + keys[base + v] * _GOLD), length_bits[d])
+            slot = np.int64(key & np.uint64(mask))
+            while t_stamp[slot] == stamp and t_key[slot] != key:
+                slot = (slot + 1) & mask
+            if t_stamp[slot] == stamp:
+                t_cnt[slot] += 1.0
+            elif n_used == limit:
+                return -1
+            else:
+                t_stamp[slot] = stamp
+                t_key[slot] = key
+                t_cnt[slot] = 1.0
+                used[n_used] = slot
+                n_used += 1
+    return n_used
+
+
+@njit(cache=True)
+def hop_path_counts(node_ptr, adj_ptr, adj_idx, keys):
+    """The sparse (label pair, hop length) counts of each graph, straight
+    from one breadth-first search per node: the same (pointer, keys,
+    counts) as ``segment_counts(*path_list(*hop_distances(...)))`` without
+    the all-pairs distance matrix or the list of paths. Each graph's paths
+    are counted in a hash table; its distinct keys are then sorted."""
+    n_graphs = node_ptr.shape[0] - 1
+    max_n = 0
+    for g in range(n_graphs):
+        max_n = max(max_n, node_ptr[g + 1] - node_ptr[g])
+    length_bits = np.arange(max_n + 1).astype(np.float64).view(np.uint64)
+    dist = np.empty(max_n, np.int64)
+    queue = np.empty(max_n, np.int64)
+    cap = 1024  # table slots, a power of two
+    t_key = np.empty(cap, np.uint64)
+    t_cnt = np.empty(cap, np.float64)
+    t_stamp = np.zeros(cap, np.int64)
+    used = np.empty(cap // 2, np.int64)
+    stamp = 0
+    out_ptr = np.zeros(n_graphs + 1, np.int64)
+    out_keys = np.empty(max(1024, 16 * n_graphs), np.uint64)
+    out_counts = np.empty(out_keys.shape[0], np.float64)
+    j = 0
+    for g in range(n_graphs):
+        base = node_ptr[g]
+        n = node_ptr[g + 1] - base
+        n_used = -1
+        while n_used < 0:
+            stamp += 1
+            n_used = _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
+                                        t_key, t_cnt, t_stamp, used, dist, queue)
+            if n_used < 0:  # table too small for this graph: a larger one
+                cap *= 4
+                t_key = np.empty(cap, np.uint64)
+                t_cnt = np.empty(cap, np.float64)
+                t_stamp = np.zeros(cap, np.int64)
+                used = np.empty(cap // 2, np.int64)
+        if j + n_used > out_keys.shape[0]:
+            size = max(2 * out_keys.shape[0], j + n_used)
+            out_keys = _grown(out_keys, size)
+            out_counts = _grown(out_counts, size)
+        found = np.empty(n_used, np.uint64)
+        for t in range(n_used):
+            found[t] = t_key[used[t]]
+        found.sort()
+        mask = cap - 1
+        for t in range(n_used):
+            key = found[t]
+            slot = np.int64(key & np.uint64(mask))
+            while t_stamp[slot] != stamp or t_key[slot] != key:
+                slot = (slot + 1) & mask
+            out_keys[j] = key
+            out_counts[j] = t_cnt[slot]
+            j += 1
+        out_ptr[g + 1] = j
+    return out_ptr, out_keys[:j], out_counts[:j]
 
 
 @njit(cache=True)

@@ -84,10 +84,14 @@ def _dense_blocks(columns, n_rows, csc_list):
 SMALL_RESULT = 2**18
 
 
-def sparse_gram(F):
-    """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``."""
+def sparse_gram(F, jitted=False):
+    """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``.
+
+    ``jitted``: the caller runs compiled code anyway (so loading the jitted
+    product costs little); use it at every size.
+    """
     n = F.shape[0]
-    if n * n <= SMALL_RESULT:
+    if n * n <= SMALL_RESULT and not jitted:
         (F,) = _compact_csr([F])
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
@@ -114,10 +118,11 @@ def sparse_gram(F):
     return K
 
 
-def sparse_cross(F, G):
-    """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns."""
+def sparse_cross(F, G, jitted=False):
+    """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns
+    (``jitted`` as in :func:`sparse_gram`)."""
     n, m = F.shape[0], G.shape[0]
-    if n * m <= SMALL_RESULT:
+    if n * m <= SMALL_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
     from .._jit.sparse import add_row_products, to_csc

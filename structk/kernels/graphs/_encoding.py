@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+from itertools import chain
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,8 +138,9 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
     X = check_objects(X, name)
     cache = {}
     node_ptr = [0]
-    eu, ev, ek, nkeys, orders = [], [], [], [], []  # edges as global node ids
+    eu, ev, ek, nkeys, orders = [], [], [], [], []  # arcs as local node indices
     degrees = []  # arcs leaving each node of eu
+    n_arcs, arcs_before = [], 0  # arcs per graph
     directed = None
     for g, G in enumerate(X):
         if not isinstance(G, nx.Graph):
@@ -163,21 +165,31 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
         # a microsecond per item; G.adj and G.nodes are views of these)
         node_data, adj = G._node, G._adj
         nodes = list(node_data)
-        base = node_ptr[-1]
+        n = len(nodes)
         if node_label is not None:
-            keys = [_node_key(data, node_label, cache, name, g, v)
-                    for v, data in node_data.items()]
+            try:  # labels seen before: one lookup per node
+                keys = [cache[data[node_label]] for data in node_data.values()]
+            except (KeyError, TypeError):  # a new label, or an error to name
+                keys = [_node_key(data, node_label, cache, name, g, v)
+                        for v, data in node_data.items()]
             if sort_by_label:
                 order = np.argsort(np.array(keys, dtype=np.uint64), kind="stable").tolist()
                 keys = [keys[i] for i in order]
                 nodes = [nodes[i] for i in order]
             nkeys.extend(keys)
         orders.append(nodes)
-        position = {v: base + r for r, v in enumerate(nodes)}
-        # every adjacency entry: both arcs of an undirected edge, a loop once
-        eu.extend(map(position.__getitem__, adj))  # arc sources, repeated below
+        # every adjacency entry: both arcs of an undirected edge, a loop
+        # once; sources and targets as local node indices
         degrees.extend(map(len, adj.values()))
-        ev.extend([position[v] for nbrs in adj.values() for v in nbrs])
+        if nodes == list(range(n)):  # nodes named 0 .. n-1 in order
+            eu.extend(adj)
+            ev.extend(chain.from_iterable(adj.values()))
+        else:
+            position = {v: r for r, v in enumerate(nodes)}
+            eu.extend(map(position.__getitem__, adj))
+            ev.extend([position[v] for nbrs in adj.values() for v in nbrs])
+        n_arcs.append(len(ev) - arcs_before)
+        arcs_before = len(ev)
         if edge_label is not None:  # one key per arc, in the order of ev
             for u, nbrs in adj.items():
                 for v, data in nbrs.items():
@@ -189,11 +201,14 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
                         )
                     ek.append(_label_key(_hashable(data[edge_label], name, g, (u, v)),
                                          cache))
-        node_ptr.append(base + len(nodes))
+        node_ptr.append(node_ptr[-1] + n)
 
     node_ptr = np.asarray(node_ptr, dtype=np.int64)
-    row = np.repeat(np.asarray(eu, dtype=np.int64), np.asarray(degrees, dtype=np.int64))
-    col = np.asarray(ev, dtype=np.int64)
+    # local indices to global ones: add each graph's first node
+    row = np.repeat(np.asarray(eu, dtype=np.int64)
+                    + np.repeat(node_ptr[:-1], np.diff(node_ptr)),
+                    np.asarray(degrees, dtype=np.int64))
+    col = np.asarray(ev, dtype=np.int64) + np.repeat(node_ptr[:-1], n_arcs)
     ekey = (np.asarray(ek, dtype=np.uint64) if edge_label is not None
             else np.zeros(len(row), dtype=np.uint64))
     perm = np.lexsort((col, row))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import check_scalar
+from .._sparse_gram import sparse_cross, sparse_gram
 from ..base import Kernel
 from ._encoding import check_same_direction, dense_ids, parse_graphs, take_segments
 
@@ -41,6 +42,27 @@ class _Paths:
     def take(self, index):
         sel, ptr = take_segments(self.ptr, index)
         return _Paths(ptr, self.labels[sel], self.lengths[sel], self.directed)
+
+
+@dataclass
+class _Counts:
+    """The sparse feature rows of the delta kernel: graph g holds the
+    distinct (label pair, length) keys ``keys[ptr[g]:ptr[g+1]]`` (sorted)
+    with their path counts."""
+
+    ptr: np.ndarray
+    keys: np.ndarray    # uint64
+    counts: np.ndarray  # float64
+    directed: bool
+
+    def take(self, index):
+        sel, ptr = take_segments(self.ptr, index)
+        return _Counts(ptr, self.keys[sel], self.counts[sel], self.directed)
+
+    def csr(self, cols, n_cols):
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((self.counts, cols, self.ptr), shape=(len(self.ptr) - 1, n_cols))
 
 
 class ShortestPath(Kernel):
@@ -115,17 +137,25 @@ class ShortestPath(Kernel):
 
     # ------------------------------------------------------------ prepare
     def _prepare(self, X, name):
-        from ..._jit.graph_paths import hop_distances, path_list, weighted_distances
+        from ..._jit.graph_paths import (hop_distances, hop_path_counts, path_list,
+                                         segment_counts, weighted_distances)
 
         P = parse_graphs(X, name, self.node_label)
+        keys = (P.node_keys if P.node_keys is not None
+                else np.zeros(P.node_ptr[-1], dtype=np.uint64))
+        if self.edge_weight is None and self.length_kernel == "delta":
+            return _Counts(*hop_path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, keys),
+                           P.directed)
         if self.edge_weight is None:
             D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
         else:
             D, dptr = weighted_distances(P.node_ptr, P.adj_ptr, P.adj_idx,
                                          _arc_weights(P, self.edge_weight, name))
-        keys = (P.node_keys if P.node_keys is not None
-                else np.zeros(P.node_ptr[-1], dtype=np.uint64))
-        return _Paths(*path_list(D, dptr, P.node_ptr, keys), P.directed)
+        paths = _Paths(*path_list(D, dptr, P.node_ptr, keys), P.directed)
+        if self.length_kernel == "delta":
+            return _Counts(*segment_counts(paths.ptr, paths.labels, paths.lengths),
+                           paths.directed)
+        return paths
 
     def _take(self, P, index):
         return P.take(index)
@@ -134,34 +164,24 @@ class ShortestPath(Kernel):
         check_same_direction(P, Q)
 
     # ------------------------------------------------------------- delta
-    @staticmethod
-    def _histograms(P):
-        """Sparse rows of the (label pair, length) counts: (ptr, keys, counts)."""
-        from ..._jit.graph_paths import segment_counts
-
-        return segment_counts(P.ptr, P.labels, P.lengths, True)
-
-    @staticmethod
-    def _csr(hist, cols, n_cols):
-        import scipy.sparse as sp
-
-        ptr, _, counts = hist
-        return sp.csr_matrix((counts, cols, ptr), shape=(len(ptr) - 1, n_cols))
-
     def _features(self, P):
-        hist = self._histograms(P)
-        (cols,) = dense_ids(hist[1])
-        F = self._csr(hist, cols, int(cols.max(initial=-1)) + 1)
+        (cols,) = dense_ids(P.keys)
+        F = P.csr(cols, int(cols.max(initial=-1)) + 1)
         F.sort_indices()
         return F
+
+    def _gram(self, P):
+        if self.length_kernel == "delta":
+            return sparse_gram(self._features(P), jitted=True)
+        F, _, B = self._smooth_parts(P, None)
+        return (F @ B @ F.T).toarray()
 
     # ----------------------------------------------------------- general
     def _cross(self, P, Q):
         if self.length_kernel == "delta":
-            hp, hq = self._histograms(P), self._histograms(Q)
-            cp, cq = dense_ids(hp[1], hq[1])
+            cp, cq = dense_ids(P.keys, Q.keys)
             n_cols = int(max(cp.max(initial=-1), cq.max(initial=-1))) + 1
-            return (self._csr(hp, cp, n_cols) @ self._csr(hq, cq, n_cols).T).toarray()
+            return sparse_cross(P.csr(cp, n_cols), Q.csr(cq, n_cols), jitted=True)
         F, G, B = self._smooth_parts(P, Q)
         return (F @ B @ G.T).toarray()
 

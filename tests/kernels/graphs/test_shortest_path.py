@@ -74,6 +74,29 @@ def test_equals_the_definition(directed, params):
         np.testing.assert_array_equal((F @ F.T).toarray(), R)
 
 
+def test_path_counts_with_a_growing_table_equal_the_path_list():
+    # hop_path_counts counts each graph's paths in a hash table that starts
+    # at 1024 slots and its output in arrays that start at 1024 entries: a
+    # 60-node path with 60 distinct labels has 3540 distinct (label pair,
+    # length) keys and forces both to grow, between smaller graphs
+    from structk._jit.graph_paths import (hop_distances, hop_path_counts, path_list,
+                                          segment_counts)
+    from structk.kernels.graphs._encoding import parse_graphs
+
+    big = nx.path_graph(60)
+    nx.set_node_attributes(big, {v: v for v in big}, "label")
+    X = collection() + [big] + collection(directed=False)[:2]
+    P = parse_graphs(X, "X", "label")
+    D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
+    expected = segment_counts(*path_list(D, dptr, P.node_ptr, P.node_keys))
+    got = hop_path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys)
+    assert np.diff(got[0])[len(collection())] == 60 * 59
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+    R = reference(X, X)
+    np.testing.assert_array_equal(ShortestPath()(X), R)
+
+
 def test_by_hand():
     # path a-b-a: paths (a,b,1) x2, (b,a,1) x2, (a,a,2) x2
     path = nx.Graph([(0, 1), (1, 2)])
