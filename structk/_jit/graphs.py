@@ -139,9 +139,10 @@ def _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
     class of target); arcs i->j and i'->j' with equal keys make the product
     arc (i, i') -> (j, j'), so a merge over the keys visits only real
     product arcs. The vertex of matched pair (i, i') is
-    ``off[i] + i' - lo_a[i]``. With ``psrc`` of length 0 only counts them.
+    ``off[i] + i' - lo_a[i]``. Returns the number of product arcs; they are
+    written to ``psrc``, ``ptgt`` while they fit (the rest only counted).
     """
-    count_only = psrc.shape[0] == 0
+    cap = psrc.shape[0]
     cnt = 0
     ka = ea0
     kb = eb0
@@ -159,7 +160,8 @@ def _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
             rb = kb + 1
             while rb < eb1 and key_b[rb] == xa:
                 rb += 1
-            if count_only:
+            if cnt + (ra - ka) * (rb - kb) > cap:
+                cap = 0  # too many for the buffers: count the rest only
                 cnt += (ra - ka) * (rb - kb)
             else:
                 for x in range(ka, ra):
@@ -247,7 +249,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     eb1 = B.adj_ptr[b0 + nb]
     arcs = _product_arcs(A.arc_key, A.arc_src, A.arc_tgt, ea0, ea1,
                          B.arc_key, B.arc_src, B.arc_tgt, eb0, eb1,
-                         off, lo_a, psrc[:0], ptgt[:0])
+                         off, lo_a, psrc, ptgt)
     # operation count of one split product (only needed when not obviously larger)
     split = (s.n_elabels + 1) * na * nb
     if s.layout == 0 and arcs > split:
@@ -261,10 +263,8 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     if use_arcs:
         if arcs > psrc.shape[0]:
             return 0.0, -2
-        pptr = psrc[:arcs]
+        pptr = psrc[:arcs]  # written by the call above
         pidx = ptgt[:arcs]
-        _product_arcs(A.arc_key, A.arc_src, A.arc_tgt, ea0, ea1,
-                      B.arc_key, B.arc_src, B.arc_tgt, eb0, eb1, off, lo_a, pptr, pidx)
         m = off[na]
         Z = zbuf[:0].reshape((0, 0, 0))
     else:
