@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
