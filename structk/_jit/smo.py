@@ -235,7 +235,7 @@ def _rho(y, G, alpha, C):
 _two_variable_step = numba.njit(cache=True)(two_variable_step)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
     """Solve the C-SVM dual; see the module docstring.
 

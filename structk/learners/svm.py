@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import run_chunks, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from . import _smo
@@ -185,19 +186,29 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(self.probability, (bool, np.bool_)):
             raise TypeError(f"probability must be True or False, got {self.probability!r}")
         rng = check_random_state(self.random_state)
-        coefs, rhos, objs, iters, platt = [], [], [], [], []
-        for rows, signs in self._machines(codes, len(classes)):
-            Ks = K if rows is None else np.ascontiguousarray(K[np.ix_(rows, rows)])
-            alpha, rho, obj, it = solve(Ks, signs)
-            if self.probability:
-                platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng), signs))
-            coef = np.zeros(n)
-            coef[slice(None) if rows is None else rows] = alpha * signs
-            coefs.append(coef)
-            rhos.append(rho)
-            objs.append(obj)
-            iters.append(it)
-        coefs = np.array(coefs)
+        machines = list(self._machines(codes, len(classes)))
+        solved = [None] * len(machines)
+        platt = []
+
+        def solve_machines(lo, hi):
+            for t in range(lo, hi):
+                rows, signs = machines[t]
+                Ks = K if rows is None else np.ascontiguousarray(K[np.ix_(rows, rows)])
+                solved[t] = solve(Ks, signs)
+                if self.probability:  # in order: the folds draw from one rng
+                    platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng),
+                                             signs))
+
+        # the machines of a multi-class problem are independent: large ones
+        # (the compiled solver, which releases the GIL) run on threads, with
+        # the same results in any order; Platt scaling keeps them in order
+        work = sum(len(signs) for _, signs in machines if len(signs) > _smo.SMALL_N)
+        threads = 1 if self.probability else threads_for(work, 2 * _smo.SMALL_N)
+        run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
+        coefs = np.zeros((len(machines), n))
+        for t, ((rows, signs), (alpha, _, _, _)) in enumerate(zip(machines, solved)):
+            coefs[t, slice(None) if rows is None else rows] = alpha * signs
+        rhos, objs, iters = ([m[i] for m in solved] for i in (1, 2, 3))
         support = np.flatnonzero((coefs != 0).any(axis=0))
         self.classes_ = classes
         self.support_ = support

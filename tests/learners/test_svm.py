@@ -122,6 +122,36 @@ def test_multiclass(multi_class):
             )
 
 
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_machines_on_threads_equal_one_thread_bit_for_bit(multi_class, monkeypatch):
+    """Large one-vs-one / one-vs-rest machines are solved on threads; every
+    machine depends only on its own problem, so the fit is identical to the
+    one-thread fit (and the threads were really used)."""
+    import structk._threads as threads_module
+    import structk.learners.svm as svm_module
+
+    X, y = blobs(1300, n_classes=3, noise=2.0, seed=3)  # machines of > 400 objects
+    K = rbf_gram(X)
+    used = []
+    real = svm_module.run_chunks
+
+    def spy(fn, bounds, threads):
+        used.append(threads)
+        return real(fn, bounds, threads)
+
+    monkeypatch.setattr(svm_module, "run_chunks", spy)
+
+    def fit(n_threads):
+        monkeypatch.setattr(threads_module, "num_threads", lambda: n_threads)
+        return KernelSVM(C=1.0, multi_class=multi_class).fit(K, y)
+
+    one, two = fit(1), fit(2)
+    assert used == [1, 2]
+    for name in ("dual_coef_", "support_", "intercept_", "n_iter_", "dual_objective_"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert np.array_equal(one.decision_function(K[:50]), two.decision_function(K[:50]))
+
+
 def test_kernel_mode_keeps_only_support_vectors():
     X, y = string_data(30)
     k = string_kernel()
