@@ -11,6 +11,41 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
+def _power(A, e):
+    out = 1
+    for _ in range(e):
+        out *= A
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _rolling_kmers(codes, start, length, k, A, out, t, compact):
+    """The base-``A`` index of each k-mer free of unknown symbols in
+    ``codes[start:start + length]``, by a rolling hash: with ``compact``
+    written to ``out[t], out[t + 1], ...`` in order of position (returns
+    the next ``t``), else to ``out[p]`` for the k-mer starting at ``p``
+    (the other entries are left as they are)."""
+    top = _power(A, k - 1)  # the weight of the leading symbol
+    run = 0
+    value = 0
+    for p in range(length):
+        c = codes[start + p]
+        if c >= A:
+            run = 0
+            value = 0
+            continue
+        value = (value % top) * A + c
+        run += 1
+        if run >= k:
+            if compact:
+                out[t] = value
+                t += 1
+            else:
+                out[p - k + 1] = value
+    return t
+
+
+@numba.njit(cache=True, nogil=True)
 def kmer_ids(codes, offsets, k, A):
     """Base-``A`` index of every k-mer free of unknown symbols, row by row.
 
@@ -18,31 +53,15 @@ def kmer_ids(codes, offsets, k, A):
     ``ids[ptr[i]:ptr[i + 1]]``, in order of position.
     """
     n = offsets.shape[0] - 1
-    top = 1
-    for _ in range(k - 1):
-        top *= A  # A ** (k - 1): the weight of the leading symbol
     cap = 0
     for i in range(n):
         cap += max(0, offsets[i + 1] - offsets[i] - k + 1)
     ids = np.empty(cap, dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
-    t = 0
     for i in range(n):
-        run = 0
-        value = 0
-        for p in range(offsets[i], offsets[i + 1]):
-            c = codes[p]
-            if c >= A:
-                run = 0
-                value = 0
-                continue
-            value = (value % top) * A + c
-            run += 1
-            if run >= k:
-                ids[t] = value
-                t += 1
-        ptr[i + 1] = t
-    return ids[:t], ptr
+        ptr[i + 1] = _rolling_kmers(codes, offsets[i], offsets[i + 1] - offsets[i], k, A,
+                                    ids, ptr[i], True)
+    return ids[:ptr[n]], ptr
 
 
 @numba.njit(cache=True, nogil=True)
@@ -313,10 +332,7 @@ def gappy_ids(codes, offsets, k, m, A):
     ``ids[ptr[i]:ptr[i + 1]]``.
     """
     n = offsets.shape[0] - 1
-    top = 1
-    for _ in range(k - 1):
-        top *= A
-    block = top * A  # A ** k
+    block = _power(A, k)
     plane = block * block  # A ** (2k)
     cap = 0
     longest = 0
@@ -330,22 +346,10 @@ def gappy_ids(codes, offsets, k, m, A):
     kid = np.empty(longest, dtype=np.int64)  # k-mer starting at p, or -1
     t = 0
     for i in range(n):
-        start = offsets[i]
-        length = offsets[i + 1] - start
+        length = offsets[i + 1] - offsets[i]
         for p in range(length):
             kid[p] = -1
-        run = 0
-        value = 0
-        for p in range(length):
-            c = codes[start + p]
-            if c >= A:
-                run = 0
-                value = 0
-                continue
-            value = (value % top) * A + c
-            run += 1
-            if run >= k:
-                kid[p - k + 1] = value
+        _rolling_kmers(codes, offsets[i], length, k, A, kid, 0, False)
         for p in range(length - 2 * k + 1):
             u = kid[p]
             if u < 0:
