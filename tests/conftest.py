@@ -48,3 +48,23 @@ def structk_data():
         return p
 
     return path
+
+
+@pytest.fixture
+def factorisations(monkeypatch):
+    """Record ``(n, shift)`` of every Cholesky factorisation that certifies a
+    Gram matrix PSD (``structk.psd._cholesky_ok``), with the learners'
+    memory of certified Grams emptied first; returns the list."""
+    import structk.psd
+    from structk.learners import _base
+
+    monkeypatch.setattr(_base, "_CERTIFIED", {})
+    calls = []
+    cholesky_ok = structk.psd._cholesky_ok
+
+    def counting(K, shift):
+        calls.append((K.shape[0], shift))
+        return cholesky_ok(K, shift)
+
+    monkeypatch.setattr(structk.psd, "_cholesky_ok", counting)
+    return calls

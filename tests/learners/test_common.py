@@ -177,23 +177,17 @@ def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
 
 
 @pytest.mark.parametrize("cls", ALL)
-def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch):
+def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch,
+                                                           factorisations):
     """The necessary conditions, then one Cholesky; no report unless it fails."""
     import structk.psd
-    from structk.learners import _base
 
-    monkeypatch.setattr(_base, "_CERTIFIED", {})
-    calls = []
-    cholesky_ok, check_psd = structk.psd._cholesky_ok, structk.psd.check_psd
-
-    def counting(K, shift):
-        calls.append((K.shape[0], shift))
-        return cholesky_ok(K, shift)
+    calls = factorisations
+    check_psd = structk.psd.check_psd
 
     def no_report(*args, **kwargs):
         raise AssertionError("the PSD report was computed")
 
-    monkeypatch.setattr(structk.psd, "_cholesky_ok", counting)
     monkeypatch.setattr(structk.psd, "check_psd", no_report)
     X, y = blobs(30, seed=5)
     K = rbf_gram(X)
@@ -217,23 +211,12 @@ def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch):
         cls().fit(*fit_args(cls, K3, y3))
 
 
-def test_grid_search_factorises_each_fold_gram_once(monkeypatch):
-    import structk.psd
-    from structk.learners import _base
-
-    monkeypatch.setattr(_base, "_CERTIFIED", {})
-    calls = []
-    cholesky_ok = structk.psd._cholesky_ok
-
-    def counting(K, shift):
-        calls.append(K.shape[0])
-        return cholesky_ok(K, shift)
-
-    monkeypatch.setattr(structk.psd, "_cholesky_ok", counting)
+def test_grid_search_factorises_each_fold_gram_once(factorisations):
     X, y = blobs(40, seed=6)
     search = GridSearchCV(KernelSVM(), {"C": [0.1, 1.0, 10.0]}, cv=KFold(4), refit=False)
     search.fit(rbf_gram(X), y)
-    assert sorted(calls) == [30] * 4  # one per fold Gram, not one per (fold, C)
+    # one per fold Gram, not one per (fold, C)
+    assert sorted(n for n, _ in factorisations) == [30] * 4
 
 
 @pytest.mark.parametrize("cls", ALL)
