@@ -92,6 +92,19 @@ def weighted_distances(node_ptr, adj_ptr, adj_idx, weight):
 
 
 @njit(cache=True)
+def _source_hash(key):
+    """The hash of a path's first label; :func:`_pair_hash` adds the last."""
+    return _mix(_mix(np.uint64(0x5350) * _GOLD) ^ key)
+
+
+@njit(cache=True)
+def _pair_hash(source, key):
+    """The 64-bit hash of an ordered label pair (first label hashed by
+    :func:`_source_hash`)."""
+    return _mix(source + key * _GOLD)
+
+
+@njit(cache=True)
 def path_list(dist, dptr, node_ptr, keys):
     """The shortest paths as a list: one entry per ordered pair of distinct
     nodes ``(u, v)`` with ``v`` reachable from ``u`` (``0 < dist < inf``),
@@ -108,18 +121,17 @@ def path_list(dist, dptr, node_ptr, keys):
         ptr[g + 1] = ptr[g] + c
     labels = np.empty(ptr[n_graphs], np.uint64)
     lengths = np.empty(ptr[n_graphs], np.float64)
-    salt = _mix(np.uint64(0x5350) * _GOLD)
     for g in range(n_graphs):
         base = node_ptr[g]
         n = node_ptr[g + 1] - base
         i = ptr[g]
         for u in range(n):
-            zu = _mix(salt ^ keys[base + u])
+            zu = _source_hash(keys[base + u])
             row = dptr[g] + u * n
             for v in range(n):
                 d = dist[row + v]
                 if d > 0 and d < np.inf:
-                    labels[i] = _mix(zu + keys[base + v] * _GOLD)
+                    labels[i] = _pair_hash(zu, keys[base + v])
                     lengths[i] = d
                     i += 1
     return ptr, labels, lengths
@@ -174,18 +186,17 @@ def _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
     their low bits index the table). Returns the number of distinct keys
     (their slots in ``used``), or -1 when they would fill more than half of
     the table (the caller retries with a larger one)."""
-    salt = _mix(np.uint64(0x5350) * _GOLD)
     mask = t_key.shape[0] - 1
     limit = t_key.shape[0] // 2
     n_used = 0
     for s in range(n):
         _bfs(base, n, adj_ptr, adj_idx, s, dist, queue)
-        zu = _mix(salt ^ keys[base + s])
+        zu = _source_hash(keys[base + s])
         for v in range(n):
             d = dist[v]
             if d <= 0:
                 continue
-            key = _path_key(_mix(zu + keys[base + v] * _GOLD), length_bits[d])
+            key = _path_key(_pair_hash(zu, keys[base + v]), length_bits[d])
             slot = np.int64(key & np.uint64(mask))
             while t_stamp[slot] == stamp and t_key[slot] != key:
                 slot = (slot + 1) & mask
