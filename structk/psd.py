@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _linalg
 from ._validation import check_scalar
 from .exceptions import NotPSDError
 
@@ -173,32 +174,6 @@ def _symmetric_part(K, sym_rtol):
     return S, asym
 
 
-def _frobenius(K):
-    """``||K||_F``, rescaled when entries are near the float64 limits."""
-    # einsum rather than BLAS: a BLAS-1 call next to the Cholesky factorisation
-    # was measured to cost as much as the factorisation itself (OpenBLAS
-    # thread hand-over), the einsum loop 2 ms at n = 2000
-    with np.errstate(over="ignore", under="ignore"):
-        f = float(np.sqrt(np.einsum("ij,ij->", K, K)))
-    if np.isfinite(f) and f > 1e-150:
-        return f
-    m = float(np.abs(K).max())
-    if m == 0.0:
-        return 0.0
-    return m * float(np.linalg.norm(K / m))
-
-
-def _cholesky_ok(K, shift):
-    from scipy.linalg import lapack
-
-    # K is symmetric, so K.T (Fortran-ordered when K is C-ordered) is the
-    # same matrix: copying it to Fortran order is a plain memory copy.
-    A = np.array(K.T, order="F", copy=True)
-    A.flat[:: A.shape[0] + 1] += shift
-    _, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
-    return info == 0
-
-
 def _smallest_eigenpair(K):
     from scipy.linalg import eigh
 
@@ -255,15 +230,15 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
     check_scalar(sym_rtol, "sym_rtol", lower=0.0)
     K, asym = _symmetric_part(K, sym_rtol)
     n = K.shape[0]
-    scale = _frobenius(K)
+    scale = _linalg.frobenius(K)
     if tol is None:
         tol = 10.0 * n * eps * scale
 
+    if method == "auto" and _linalg.cholesky_ok(K, tol):
+        return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
     from ._threads import small_blas
 
     with small_blas(n):
-        if method == "auto" and _cholesky_ok(K, tol):
-            return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
         lam, z = _smallest_eigenpair(K)
     ok = lam >= -tol
     return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh")

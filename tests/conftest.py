@@ -53,18 +53,18 @@ def structk_data():
 @pytest.fixture
 def factorisations(monkeypatch):
     """Record ``(n, shift)`` of every Cholesky factorisation that certifies a
-    Gram matrix PSD (``structk.psd._cholesky_ok``), with the learners'
+    Gram matrix PSD (``structk._linalg.cholesky_ok``), with the learners'
     memory of certified Grams emptied first; returns the list."""
-    import structk.psd
+    import structk._linalg
     from structk.learners import _base
 
     monkeypatch.setattr(_base, "_CERTIFIED", {})
     calls = []
-    cholesky_ok = structk.psd._cholesky_ok
+    cholesky_ok = structk._linalg.cholesky_ok
 
     def counting(K, shift):
         calls.append((K.shape[0], shift))
         return cholesky_ok(K, shift)
 
-    monkeypatch.setattr(structk.psd, "_cholesky_ok", counting)
+    monkeypatch.setattr(structk._linalg, "cholesky_ok", counting)
     return calls

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from structk import NotPSDError, assert_psd, check_psd
+from structk import KernelSVM, NotPSDError, assert_psd, check_psd
 from structk.kernels import Gaussian, Linear
+from structk._linalg import UNBLOCKED_CHOLESKY_MAX_N, cholesky_ok, unblocked_cholesky
 
 RNG = np.random.default_rng(2)
 
@@ -153,3 +154,49 @@ def test_float16_gram_is_refused_clearly():
 def test_tol_must_be_a_number(tol):
     with pytest.raises(TypeError, match="tol must be a real number"):
         check_psd(np.eye(2), tol)
+
+
+@pytest.mark.parametrize("n", [4, 37, UNBLOCKED_CHOLESKY_MAX_N, UNBLOCKED_CHOLESKY_MAX_N + 1])
+def test_certificate_agrees_with_lapack_on_both_sides_of_the_unblocked_bound(n):
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 3))
+    K = X @ X.T  # rank 3: PSD, but singular from n = 4
+    for shift, expected in ((1e-8 * n, True), (-1e-3, False)):
+        A = np.array(K, order="F") + shift * np.eye(n, order="F")
+        info = lapack.dpotrf(A, lower=1)[1]
+        assert (info == 0) == expected
+        assert cholesky_ok(K, shift) is expected
+
+
+def test_unblocked_cholesky_factorises_in_place_like_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 30))
+    S = X @ X.T + np.eye(30)
+    A = np.asfortranarray(S)
+    assert unblocked_cholesky()(A) == 0
+    np.testing.assert_allclose(np.tril(A), np.linalg.cholesky(S), rtol=1e-12, atol=1e-12)
+    B = np.asfortranarray(-S)
+    assert unblocked_cholesky()(B) == 1  # the first pivot fails
+    with pytest.raises(ValueError, match="Fortran-ordered float64"):
+        unblocked_cholesky()(np.ascontiguousarray(S[:, :29]))
+
+
+def test_small_certificates_set_no_thread_limit(monkeypatch):
+    """Up to the unblocked bound nothing builds threadpoolctl's controller
+    (~7 ms once per process, more than a small fit)."""
+    from structk import _threads
+
+    def refuse():
+        raise AssertionError("a thread limit was set for a small certificate")
+
+    monkeypatch.setattr(_threads, "_get_controller", refuse)
+    n = UNBLOCKED_CHOLESKY_MAX_N
+    X = np.random.default_rng(1).normal(size=(n, 5))
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    assert check_psd(K).method == "cholesky"
+    y = (X[:, 0] > 0).astype(int)
+    KernelSVM(C=1.0).fit(K, y)  # the learners' safeguard factorises K
+    with pytest.raises(AssertionError, match="thread limit"):
+        check_psd(np.pad(K, ((0, 1), (0, 1))) + np.eye(n + 1))  # over the bound

@@ -263,12 +263,9 @@ def check_psd_policy(K, psd_check, factorise=True):
         key = (K.shape[0], np.diag(K).tobytes(), rowsums.tobytes())
         if key in _CERTIFIED:
             return
-        from .._threads import small_blas
-        from ..psd import _cholesky_ok, _frobenius
+        from .. import _linalg
 
-        with small_blas(K.shape[0]):
-            certified = _cholesky_ok(K, PSD_RTOL * _frobenius(K))
-        if certified:
+        if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
             _CERTIFIED[key] = None
             while len(_CERTIFIED) > _CERTIFIED_MAX:
                 del _CERTIFIED[next(iter(_CERTIFIED))]
@@ -287,9 +284,10 @@ def raise_if_not_psd(K):
     "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
     """
     from ..exceptions import NotPSDError
-    from ..psd import _frobenius, check_psd
+    from .._linalg import frobenius
+    from ..psd import check_psd
 
-    report = check_psd(K, tol=PSD_RTOL * _frobenius(K))
+    report = check_psd(K, tol=PSD_RTOL * frobenius(K))
     if not report.is_psd:
         raise NotPSDError(report)
 

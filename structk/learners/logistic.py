@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._threads import small_blas
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
-from ..psd import _frobenius
+from .._linalg import frobenius
 from ._base import (
     PSD_RTOL,
     KernelLearnerMixin,
@@ -252,7 +252,7 @@ def _jittered_cholesky(K):
 
     n = K.shape[0]
     eps = n * np.finfo(np.float64).eps * max(float(np.diag(K).max()), 1e-300)
-    cap = max(eps, PSD_RTOL * _frobenius(K))
+    cap = max(eps, PSD_RTOL * frobenius(K))
     while eps <= 10.0 * cap:
         A = K.copy()
         A.flat[:: n + 1] += eps

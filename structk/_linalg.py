@@ -1,0 +1,92 @@
+"""Small dense linear algebra shared by the PSD check and the learners'
+safeguard: the Frobenius norm and the Cholesky certificate.
+
+Kept apart from :mod:`structk.psd` so that a learner's first fit loads only
+this (importing :mod:`structk.psd` and building its report class costs about
+1 ms, as much as the certificate of a 170 x 170 Gram).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+def frobenius(K):
+    """``||K||_F``, rescaled when entries are near the float64 limits."""
+    # einsum rather than BLAS: a BLAS-1 call next to the Cholesky factorisation
+    # was measured to cost as much as the factorisation itself (OpenBLAS
+    # thread hand-over), the einsum loop 2 ms at n = 2000
+    with np.errstate(over="ignore", under="ignore"):
+        f = float(np.sqrt(np.einsum("ij,ij->", K, K)))
+    if np.isfinite(f) and f > 1e-150:
+        return f
+    m = float(np.abs(K).max())
+    if m == 0.0:
+        return 0.0
+    return m * float(np.linalg.norm(K / m))
+
+
+#: Up to this order the certificate factorises with LAPACK's unblocked
+#: Cholesky (``dpotf2``), which works on the calling thread in every BLAS:
+#: no thread pool to wake and no thread limit to set. Setting one costs
+#: ~7 ms the first time in a process (threadpoolctl looks at every loaded
+#: shared library), more than a small fit. Above it, the blocked ``dpotrf``
+#: is 1.5-2x faster (n = 400: 0.86 against 1.4 ms) and runs under
+#: :func:`~structk._threads.small_blas`. It is the SVM's NumPy-solver bound
+#: too: larger fits load compiled code, which costs far more.
+UNBLOCKED_CHOLESKY_MAX_N = 400
+
+
+def cholesky_ok(K, shift):
+    """Whether ``K + shift I`` has a Cholesky factorisation (``K`` symmetric)."""
+    n = K.shape[0]
+    # K is symmetric, so K.T (Fortran-ordered when K is C-ordered) is the
+    # same matrix: copying it to Fortran order is a plain memory copy.
+    A = np.array(K.T, dtype=np.float64, order="F", copy=True)
+    A.flat[:: n + 1] += shift
+    if n <= UNBLOCKED_CHOLESKY_MAX_N:
+        return unblocked_cholesky()(A) == 0
+    from scipy.linalg import lapack
+
+    from ._threads import small_blas
+
+    with small_blas(n):
+        _, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
+    return info == 0
+
+
+@functools.cache
+def unblocked_cholesky():
+    """``dpotf2`` of SciPy's LAPACK (its Cython API) as ``f(A) -> info``.
+
+    ``A`` is a Fortran-ordered float64 square matrix, factorised in place
+    (lower triangle).
+    """
+    import ctypes
+
+    from scipy.linalg import cython_lapack
+
+    capsule = cython_lapack.__pyx_capi__["dpotf2"]
+    name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
+        ("PyCapsule_GetName", ctypes.pythonapi)
+    )
+    pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi)
+    )
+    c_int_p = ctypes.POINTER(ctypes.c_int)
+    dpotf2 = ctypes.CFUNCTYPE(None, ctypes.c_char_p, c_int_p, ctypes.c_void_p, c_int_p, c_int_p)(
+        pointer(capsule, name(capsule))
+    )
+
+    def factorise(A):
+        if not (A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2
+                and A.shape[0] == A.shape[1]):
+            raise ValueError("dpotf2 needs a square Fortran-ordered float64 matrix")
+        order, info = ctypes.c_int(A.shape[0]), ctypes.c_int(0)
+        dpotf2(b"L", ctypes.byref(order), A.ctypes.data, ctypes.byref(order),
+               ctypes.byref(info))
+        return info.value
+
+    return factorise
