@@ -64,7 +64,16 @@ def brute_force_loo(K, y, alpha):
     return np.mean(np.square(residuals))
 
 
-def test_loo_errors_equal_brute_force_refits():
+@pytest.fixture(params=["eigh", "tridiagonal"])
+def reduction(request, monkeypatch):
+    """Run a test with each of KernelRidgeCV's two reductions of ``K``."""
+    from structk.learners import ridge
+
+    monkeypatch.setattr(ridge, "EIGH_MAX_N", 10**9 if request.param == "eigh" else 0)
+    return request.param
+
+
+def test_loo_errors_equal_brute_force_refits(reduction):
     X, y = regression(30, seed=3)
     K = rbf_gram(X, gamma=0.3)
     alphas = [1e-3, 0.1, 1.0, 10.0]
@@ -78,7 +87,7 @@ def test_loo_errors_equal_brute_force_refits():
     )
 
 
-def test_loo_multi_output_averages_outputs():
+def test_loo_multi_output_averages_outputs(reduction):
     X, Y = regression(25, seed=4, outputs=2)
     K = Gaussian(sigma=2.0)(X)
     cv = KernelRidgeCV(kernel=Gaussian(sigma=2.0), alphas=[0.01, 1.0]).fit(X, Y)
@@ -88,7 +97,7 @@ def test_loo_multi_output_averages_outputs():
     assert cv.predict(X).shape == Y.shape
 
 
-def test_loo_on_rank_deficient_gram():
+def test_loo_on_rank_deficient_gram(reduction):
     X, y = blobs(30, d=2, seed=5)
     y = y.astype(float)
     K = X @ X.T  # rank 2
@@ -101,3 +110,67 @@ def test_loo_on_rank_deficient_gram():
 def test_bad_alphas(alphas):
     with pytest.raises(ValueError, match="alphas"):
         KernelRidgeCV(alphas=alphas).fit(np.eye(3), [1.0, 2.0, 3.0])
+
+
+def test_both_reductions_agree_above_the_eigendecomposition_bound():
+    from structk.learners import _base, ridge
+
+    # above the bound the safeguard has started numba: the sweep's loop is cheap to load
+    assert ridge.EIGH_MAX_N <= _base.SMALL_NECESSARY_N
+    n = ridge.EIGH_MAX_N + 37
+    X, Y = regression(n, d=3, seed=6, outputs=2)
+    K = rbf_gram(X, gamma=0.5)  # eigenvalues down to ~1e-12 of the largest
+    alphas = np.logspace(-6, 2, 9)
+    tri = KernelRidgeCV(alphas=alphas).fit(K, Y)
+    G_diag, coef = KernelRidgeCV(alphas=alphas)._loo_by_eigh(K, alphas, Y)
+    expected = np.mean(np.square(coef / G_diag[:, :, None]), axis=(0, 2))
+    np.testing.assert_allclose(tri.loo_mse_, expected, rtol=1e-6)
+    assert tri.alpha_ == alphas[int(np.argmin(expected))]
+    ref = KernelRidge(alpha=tri.alpha_).fit(K, Y)
+    np.testing.assert_allclose(tri.dual_coef_, ref.dual_coef_, rtol=1e-6,
+                               atol=1e-8 * np.abs(ref.dual_coef_).max())
+    # one left-out object by brute force, for the smallest and largest penalty
+    keep = np.arange(n) != 5
+    for j in (0, len(alphas) - 1):
+        model = KernelRidge(alpha=alphas[j]).fit(K[np.ix_(keep, keep)], Y[keep])
+        np.testing.assert_allclose(Y[5] - model.predict(K[5:6, keep])[0],
+                                   coef[5, j] / G_diag[5, j], rtol=1e-6)
+
+
+def test_tridiagonalisation_reproduces_the_gram():
+    from structk.learners.ridge import _tridiagonalise
+
+    for n in (1, 2, 9):
+        X, _ = regression(n, seed=n)
+        K = rbf_gram(X)
+        d, e, Q = _tridiagonalise(K)
+        T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+        np.testing.assert_allclose(Q @ T @ Q.T, K, atol=1e-13)
+        np.testing.assert_allclose(Q.T @ Q, np.eye(n), atol=1e-13)
+
+
+def test_tridiagonal_loo_reports_the_first_penalty_with_a_bad_pivot():
+    from structk._jit.ridge import tridiagonal_loo
+
+    d, e = np.array([1.0, 1.0]), np.array([2.0])  # eigenvalues 3 and -1
+    alphas = np.array([5.0, 0.5, 2.0])
+    G, X = np.zeros((3, 2)), np.zeros((2, 3, 1))
+    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G, X) == 1
+    alphas = np.array([5.0, 1.5])
+    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G[:2], X[:, :2]) == -1
+    Tinv = np.linalg.inv(np.array([[6.0, 2.0], [2.0, 6.0]]))
+    np.testing.assert_allclose(G[0], np.diag(Tinv))
+    np.testing.assert_allclose(X[:, 0, 0], Tinv @ np.ones(2))
+
+
+@pytest.mark.parametrize("shift, error", [(-0.5, NotPSDError), (-2e-9, np.linalg.LinAlgError)])
+def test_large_non_psd_or_singular_grams_are_refused(shift, error):
+    """Above the eigendecomposition bound the tridiagonal spectrum checks PSD."""
+    from structk.learners import ridge
+
+    n = ridge.EIGH_MAX_N + 1
+    X, y = regression(n, d=2, seed=7)
+    K = X @ X.T + shift * np.eye(n)  # rank 2, shifted below zero
+    match = "NOT positive semi-definite" if error is NotPSDError else "singular for alpha=1e-09"
+    with pytest.raises(error, match=match):
+        KernelRidgeCV(alphas=[1e-9, 1.0]).fit(K, y)
