@@ -117,7 +117,9 @@ def rkhs_norm(dual_coef, K, squared=False):
         raise ValueError(
             f"K must be ({n}, {n}) to match {n} coefficients, got shape {K.shape}"
         )
-    sq = np.sum((A @ K) * A, axis=-1)  # a^T K a per row, by BLAS
+    from ._threads import small_matmul
+
+    sq = np.sum(small_matmul(A, K) * A, axis=-1)  # a^T K a per row, by BLAS
     sq = np.maximum(sq, 0.0)
     out = sq if squared else np.sqrt(sq)
     return float(out) if out.ndim == 0 else out

@@ -108,3 +108,28 @@ def test_num_threads_does_not_start_numbas_threading_layer():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["1", "False"]
+
+
+@pytest.mark.parametrize("shape, limited", [((40, 40, 1), False), ((300, 300, 3), True),
+                                            ((2, 10**5, 2), True)])
+def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
+    """Products between TINY_PRODUCT and SMALL_PRODUCT multiply-adds are
+    computed under the one-thread limit; the result is the plain product."""
+    import structk._threads as threads_module
+    from structk._threads import small_matmul
+
+    seen = []
+    real = threads_module._one_thread
+
+    def spy():
+        seen.append(True)
+        return real()
+
+    monkeypatch.setattr(threads_module, "_one_thread", spy)
+    m, k, cols = shape
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(m, k))
+    B = rng.normal(size=(k, cols)) if cols > 1 else rng.normal(size=k)
+    np.testing.assert_allclose(small_matmul(A, B), A @ B, rtol=1e-12, atol=1e-12)
+    assert bool(seen) is limited
+    assert (threads_module.TINY_PRODUCT < m * k * cols <= threads_module.SMALL_PRODUCT) is limited

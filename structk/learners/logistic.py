@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._threads import small_blas
+from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from .._linalg import frobenius
@@ -146,7 +146,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     def decision_function(self, X):
         """``f(x)``: (n,) for two classes, else (n, n_classes) class scores."""
         check_is_fitted(self, "dual_coef_")
-        F = self._test_gram(X, self.X_fit_) @ self.dual_coef_.T
+        F = small_matmul(self._test_gram(X, self.X_fit_), self.dual_coef_.T)
         return F[:, 0] if len(self.classes_) == 2 else F
 
     def predict_proba(self, X):

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from ._base import KernelLearnerMixin, encode_labels, n_objects, take
@@ -120,7 +121,7 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         """``f(x)``: (n,) for two classes, else (n, n_classes)."""
         check_is_fitted(self, "dual_coef_")
         Kt = self._test_gram(X, self.support_vectors_, columns=self.support_)
-        D = Kt @ self.dual_coef_.T + self.intercept_
+        D = small_matmul(Kt, self.dual_coef_.T) + self.intercept_
         return D[:, 0] if len(self.classes_) == 2 else D
 
     def predict(self, X):

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._threads import small_blas
+from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from ._base import PSD_RTOL, KernelLearnerMixin, check_targets, n_objects, raise_if_not_psd
@@ -16,7 +16,7 @@ class _RidgePredictMixin:
     def predict(self, X):
         """``K_test @ dual_coef_``: shape (n_test,) or (n_test, n_outputs)."""
         check_is_fitted(self, "dual_coef_")
-        return self._test_gram(X, self.X_fit_) @ self.dual_coef_
+        return small_matmul(self._test_gram(X, self.X_fit_), self.dual_coef_)
 
 
 class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEstimator):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 from itertools import combinations
 
@@ -11,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._threads import run_chunks, threads_for
+from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from . import _smo
@@ -190,10 +191,30 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         solved = [None] * len(machines)
         platt = []
 
+        # each thread copies its machines' blocks of K into one buffer, written
+        # again for every machine (fresh 30 MB arrays cost as much in page
+        # faults as the copy itself)
+        largest = max(len(signs) for _, signs in machines)
+        buffers = threading.local()
+
+        def block(rows):
+            if rows is None:
+                return K
+            m = len(rows)
+            if m <= _smo.SMALL_N:  # the NumPy solver: no compiled code to load
+                return np.ascontiguousarray(K[np.ix_(rows, rows)])
+            from .._jit.gram import take_square
+
+            if not hasattr(buffers, "data"):
+                buffers.data = np.empty(largest * largest)
+            Ks = buffers.data[: m * m].reshape(m, m)
+            take_square(K, rows, Ks)
+            return Ks
+
         def solve_machines(lo, hi):
             for t in range(lo, hi):
                 rows, signs = machines[t]
-                Ks = K if rows is None else np.ascontiguousarray(K[np.ix_(rows, rows)])
+                Ks = block(rows)
                 solved[t] = solve(Ks, signs)
                 if self.probability:  # in order: the folds draw from one rng
                     platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng),
@@ -241,7 +262,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     def _machine_values(self, X):
         check_is_fitted(self, "dual_coef_")
         Kt = self._test_gram(X, self.support_vectors_, columns=self.support_)
-        return Kt @ self.dual_coef_.T + self.intercept_
+        return small_matmul(Kt, self.dual_coef_.T) + self.intercept_
 
     def decision_function(self, X):
         """Decision values: (n,) for two classes, else (n, n_classes) scores

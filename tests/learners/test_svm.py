@@ -193,3 +193,35 @@ def test_dual_objective_matches_libsvm_property(seed, n, C, linear):
     obj_ref = dual_objective(K, ref.dual_coef_, ref.support_)
     # both stop at a 1e-3 KKT gap; the objective gap is then O(tol * sum alpha)
     assert abs(obj - obj_ref) <= 1e-4 * abs(obj_ref) + 2e-3 * max(1.0, C)
+
+
+def test_large_one_vs_one_machines_equal_binary_fits_on_their_blocks():
+    """The blocks of K for large machines are copied into one reused buffer
+    per thread; each machine must still see exactly its own block."""
+    from itertools import combinations
+
+    X, y = blobs(1500, n_classes=3, noise=2.0, seed=4)
+    keep = np.flatnonzero((y != 2) | (np.arange(len(y)) % 3 == 0))  # uneven classes
+    X, y = X[keep], y[keep]
+    K = rbf_gram(X)
+    svm = KernelSVM(C=1.0).fit(K, y)
+    sizes = []
+    for t, (a, b) in enumerate(combinations(range(3), 2)):
+        rows = np.flatnonzero((y == a) | (y == b))
+        sizes.append(len(rows))
+        binary = KernelSVM(C=1.0).fit(K[np.ix_(rows, rows)], np.where(y[rows] == a, 1, 0))
+        coef = np.zeros(len(y))
+        coef[rows[binary.support_]] = binary.dual_coef_[0]
+        np.testing.assert_array_equal(svm.dual_coef_[t], coef[svm.support_])
+        assert svm.intercept_[t] == binary.intercept_[0]
+    assert min(sizes) > 400 and len(set(sizes)) > 1
+
+
+def test_take_square_copies_the_principal_block():
+    from structk._jit.gram import take_square
+
+    K = np.arange(49.0).reshape(7, 7)
+    rows = np.array([0, 3, 4, 6])
+    out = np.full((4, 4), np.nan)
+    take_square(K, rows, out)
+    np.testing.assert_array_equal(out, K[np.ix_(rows, rows)])
