@@ -50,9 +50,10 @@ def small_blas(n):
 
 
 #: Matrix products of more multiply-adds than this, up to about the work of
-#: factorising :data:`SMALL_N` rows, run on one BLAS thread (below it BLAS
-#: libraries use one thread anyway, so no limit is set).
-TINY_PRODUCT = 2**16
+#: factorising :data:`SMALL_N` rows, run on one BLAS thread. Smaller ones
+#: (under a millisecond) are left alone: setting the first limit of a
+#: process costs ~7 ms, more than a small fit.
+TINY_PRODUCT = 2**20
 SMALL_PRODUCT = 2**28
 
 

@@ -110,8 +110,8 @@ def test_num_threads_does_not_start_numbas_threading_layer():
     assert out == ["1", "False"]
 
 
-@pytest.mark.parametrize("shape, limited", [((40, 40, 1), False), ((300, 300, 3), True),
-                                            ((2, 10**5, 2), True)])
+@pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
+                                            ((2, 10**6, 2), True)])
 def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
     """Products between TINY_PRODUCT and SMALL_PRODUCT multiply-adds are
     computed under the one-thread limit; the result is the plain product."""
