@@ -91,16 +91,15 @@ def necessary_psd_violation(K, tol, sym_tol, r):
 
 
 @numba.njit(cache=True, nogil=True)
-def take_square(K, rows, out):
-    """``out[:] = K[np.ix_(rows, rows)]``, a row at a time.
+def take_block(K, rows, cols, out):
+    """``out[:] = K[np.ix_(rows, cols)]``, a row at a time.
 
-    Three times faster than NumPy's fancy indexing for the one-vs-one
-    blocks of a multi-class SVM (1937 of 2552 rows: 6 against 18 ms), and it
-    releases the GIL, so the machines' threads copy in parallel.
+    2-3 times faster than NumPy's fancy indexing for the blocks of a Gram
+    matrix that cross-validation and one-vs-one machines copy (2552 of 3190
+    rows: 15.5 against 28-140 ms), and it releases the GIL.
     """
-    m = rows.shape[0]
-    for i in range(m):
+    for i in range(rows.shape[0]):
         src = K[rows[i]]
         dst = out[i]
-        for j in range(m):
-            dst[j] = src[rows[j]]
+        for j in range(cols.shape[0]):
+            dst[j] = src[cols[j]]

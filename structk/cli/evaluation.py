@@ -31,6 +31,8 @@ from itertools import product
 
 import numpy as np
 
+from .._linalg import take_block
+
 
 def progress_bar(enabled, desc, unit, total=None):
     """A tqdm bar on standard error that appears only once the work lasts a
@@ -249,8 +251,8 @@ def _fit_predict(learner, K, y, train, test):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        learner.fit(K[np.ix_(train, train)], y[train])
-    return learner.predict(K[np.ix_(test, train)])
+        learner.fit(take_block(K, train), y[train])
+    return learner.predict(take_block(K, test, train))
 
 
 #: Hyper-parameters some learners choose themselves (reported like a grid's).

@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._linalg import take_block
 from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -201,15 +202,11 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             if rows is None:
                 return K
             m = len(rows)
-            if m <= _smo.SMALL_N:  # the NumPy solver: no compiled code to load
-                return np.ascontiguousarray(K[np.ix_(rows, rows)])
-            from .._jit.gram import take_square
-
+            if m <= _smo.SMALL_N:
+                return take_block(K, rows)
             if not hasattr(buffers, "data"):
                 buffers.data = np.empty(largest * largest)
-            Ks = buffers.data[: m * m].reshape(m, m)
-            take_square(K, rows, Ks)
-            return Ks
+            return take_block(K, rows, out=buffers.data[: m * m].reshape(m, m))
 
         def solve_machines(lo, hi):
             for t in range(lo, hi):
@@ -236,7 +233,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.support_vectors_ = None if objects is None else take(objects, support)
         self._keep_training(objects, support)
         self.dual_coef_ = coefs[:, support]
-        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K[np.ix_(support, support)])
+        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, take_block(K, support))
         self.intercept_ = -np.array(rhos)
         self.n_support_ = np.bincount(codes[support], minlength=len(classes))
         self.dual_objective_ = np.array(objs)

@@ -217,11 +217,21 @@ def test_large_one_vs_one_machines_equal_binary_fits_on_their_blocks():
     assert min(sizes) > 400 and len(set(sizes)) > 1
 
 
-def test_take_square_copies_the_principal_block():
-    from structk._jit.gram import take_square
+@pytest.mark.parametrize("n", [7, 450])
+def test_take_block_equals_fancy_indexing(n):
+    from structk._linalg import SMALL_BLOCK, take_block
 
-    K = np.arange(49.0).reshape(7, 7)
-    rows = np.array([0, 3, 4, 6])
-    out = np.full((4, 4), np.nan)
-    take_square(K, rows, out)
-    np.testing.assert_array_equal(out, K[np.ix_(rows, rows)])
+    rng = np.random.default_rng(n)
+    K = rng.normal(size=(n, n))
+    rows = np.sort(rng.choice(n, n - 3, replace=False))
+    cols = rng.permutation(n)[: n // 2]
+    assert (len(rows) ** 2 >= SMALL_BLOCK) is (n == 450)  # both copies are tested
+    np.testing.assert_array_equal(take_block(K, rows), K[np.ix_(rows, rows)])
+    np.testing.assert_array_equal(take_block(K, rows, cols), K[np.ix_(rows, cols)])
+    out = np.full((len(rows), len(cols)), np.nan)
+    assert take_block(K, rows, cols, out=out) is out
+    np.testing.assert_array_equal(out, K[np.ix_(rows, cols)])
+    # other layouts and dtypes are copied by NumPy, as float64
+    F = np.asfortranarray(K).astype(np.float32)
+    np.testing.assert_array_equal(take_block(F, rows), K[np.ix_(rows, rows)].astype(np.float32))
+    assert take_block(F, rows).dtype == np.float64
