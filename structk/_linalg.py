@@ -93,7 +93,8 @@ def unblocked_cholesky():
     return factorise
 
 
-#: Blocks of fewer entries are copied by NumPy (no compiled code to load).
+#: Blocks of at most this many entries (the largest one-vs-one block the SVM
+#: solves with NumPy) are copied by NumPy: no compiled code to load.
 SMALL_BLOCK = 400 * 400
 
 
@@ -110,7 +111,7 @@ def take_block(K, rows, cols=None, out=None):
     shape = (len(rows), len(cols))
     K = np.asarray(K)
     if (K.dtype != np.float64 or not K.flags.c_contiguous or K.ndim != 2
-            or shape[0] * shape[1] < SMALL_BLOCK):
+            or shape[0] * shape[1] <= SMALL_BLOCK):
         block = K[np.ix_(rows, cols)]
         if out is None:
             return np.ascontiguousarray(block, dtype=np.float64)
