@@ -104,7 +104,9 @@ def take_block(K, rows, cols=None, out=None):
 
     Large blocks are copied by a compiled row gather
     (:func:`structk._jit.gram.take_block`), 2-3 times faster than NumPy's
-    fancy indexing; small ones by NumPy.
+    fancy indexing; small ones by NumPy. The indices must be valid and
+    non-negative: the compiled gather does not check them (its callers pass
+    indices they made themselves: folds, classes, support vectors).
     """
     rows = np.asarray(rows, dtype=np.intp)
     cols = rows if cols is None else np.asarray(cols, dtype=np.intp)

@@ -111,7 +111,8 @@ def test_num_threads_does_not_start_numbas_threading_layer():
 
 
 @pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
-                                            ((2, 10**6, 2), True)])
+                                            ((2, 10**6, 2), True), ((None, 800, 800), False),
+                                            ((None, 1200, 1200), True)])
 def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
     """Products between TINY_PRODUCT and SMALL_PRODUCT multiply-adds are
     computed under the one-thread limit; the result is the plain product."""
@@ -126,10 +127,11 @@ def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
         return real()
 
     monkeypatch.setattr(threads_module, "_one_thread", spy)
-    m, k, cols = shape
+    m, k, cols = shape  # m None: a vector times a matrix
     rng = np.random.default_rng(0)
-    A = rng.normal(size=(m, k))
+    A = rng.normal(size=k if m is None else (m, k))
     B = rng.normal(size=(k, cols)) if cols > 1 else rng.normal(size=k)
     np.testing.assert_allclose(small_matmul(A, B), A @ B, rtol=1e-12, atol=1e-12)
     assert bool(seen) is limited
-    assert (threads_module.TINY_PRODUCT < m * k * cols <= threads_module.SMALL_PRODUCT) is limited
+    work = (m or 1) * k * cols
+    assert (threads_module.TINY_PRODUCT < work <= threads_module.SMALL_PRODUCT) is limited
