@@ -243,81 +243,181 @@ def mismatch_rows(ids, ptr, k, A, m, space):
     return indptr, indices[:t].copy(), data[:t].copy()  # release the bound-sized arrays
 
 
-@numba.njit(cache=True, nogil=True)
-def wd_increments(d, L):
-    """``inc[r] = sum_{k=1}^{min(d, r)} beta_k``, ``beta_k = 2 (d - k + 1) / (d (d + 1))``.
+# ----------------------------------------------------------- weighted degree
+#
+# Bit-parallel: each sequence is held as bit planes (bit p of plane j is bit
+# j of the code at position p; a last plane marks the known symbols), so the
+# positions where two sequences match are a few word operations per 64
+# positions. A run of at least k matches ends at p exactly when bit p of
+# M_k = M_{k-1} & (M_{k-1} << 1) is set (M_1 the match mask), and the kernel
+# along one diagonal is sum_k beta_k popcount(M_k).
 
-    A position that extends a run of matches to length ``r`` completes one
-    matching k-mer for each ``k <= min(d, r)`` (the one ending there), so
-    the kernel is the sum of ``inc[run]`` over positions, with ``inc[0] = 0``.
-    """
-    inc = np.zeros(L + 1, dtype=np.float64)
-    for r in range(1, L + 1):
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> _ONE) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+def wd_weights(d):
+    """``beta_k = 2 (d - k + 1) / (d (d + 1))`` for ``k = 1 .. d``."""
+    k = np.arange(1, d + 1, dtype=np.float64)
+    return 2.0 * (d - k + 1.0) / (d * (d + 1.0))
+
+
+@numba.njit(cache=True, nogil=True)
+def wd_planes(S, A):
+    """Bit planes of the rows of ``S`` (n, L) of codes, ``(n, (nbits + 1) W)``
+    ``uint64`` with ``W = ceil(L / 64)`` words per plane: plane ``j < nbits``
+    (words ``j W .. j W + W - 1``) holds bit ``j`` of every code, plane
+    ``nbits`` marks the known symbols (codes ``< A``)."""
+    n, L = S.shape
+    nbits = 1
+    while (1 << nbits) < A:
+        nbits += 1
+    W = max(1, (L + 63) // 64)
+    out = np.zeros((n, (nbits + 1) * W), dtype=np.uint64)
+    for i in range(n):
+        for p in range(L):
+            c = np.int64(S[i, p])
+            if c >= A:
+                continue
+            w = p >> 6
+            bit = _ONE << np.uint64(p & 63)
+            out[i, nbits * W + w] |= bit
+            for j in range(nbits):
+                if (c >> j) & 1:
+                    out[i, j * W + w] |= bit
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _word(F, a, base, W, w, q, r):
+    """Word ``w`` of the plane at ``F[a, base:base + W]`` shifted down by
+    ``64 q + r`` bits."""
+    lo = F[a, base + w + q] if w + q < W else _ZERO
+    if r == 0:
+        return lo
+    hi = F[a, base + w + q + 1] if w + q + 1 < W else _ZERO
+    return (lo >> np.uint64(r)) | (hi << np.uint64(64 - r))
+
+
+@numba.njit(cache=True, inline="always")
+def _match_word(FA, a, FB, b, W, w, q, r):
+    """Word ``w`` of the positions ``p`` where ``x_a[p + 64 q + r]`` and
+    ``y_b[p]`` hold the same known symbol."""
+    known = FA.shape[1] // W - 1
+    x = _word(FA, a, known * W, W, w, q, r) & FB[b, known * W + w]
+    for j in range(known):
+        x &= ~(_word(FA, a, j * W, W, w, q, r) ^ FB[b, j * W + w])
+    return x
+
+
+@numba.njit(cache=True, inline="always")
+def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
+    """``sum_k beta_k #{p : x_a[p+s-k+1 .. p+s] = y_b[p-k+1 .. p]}`` over
+    known symbols; ``m`` is scratch of ``W`` words."""
+    q = s >> 6
+    r = s & 63
+    if W == 1:  # sequences of at most 64 symbols: everything in one register
+        x = _match_word(FA, a, FB, b, 1, 0, q, r)
         total = 0.0
-        for k in range(1, min(d, r) + 1):
-            total += 2.0 * (d - k + 1) / (d * (d + 1))
-        inc[r] = total
-    return inc
-
-
-@numba.njit(cache=True, nogil=True)
-def _wd_diagonal(a, b, s, A, inc):
-    """Weighted matches of ``a[p + s:]`` against ``b[p:]``: ``sum_p inc[run_p]``."""
-    total = 0.0
-    run = 0
-    for p in range(a.shape[0] - s):
-        c = a[p + s]
-        match = (c == b[p]) & (c < A)
-        run = (run + 1) * match  # branch-free: 0 after a mismatch
-        total += inc[run]
+        for k in range(beta.shape[0]):
+            if x == _ZERO:
+                break
+            total += beta[k] * np.float64(_popcount(x))
+            x &= x << _ONE
+        return total
+    count = _ZERO
+    for w in range(W):
+        x = _match_word(FA, a, FB, b, W, w, q, r)
+        m[w] = x
+        count += _popcount(x)
+    total = beta[0] * np.float64(count)
+    for k in range(1, beta.shape[0]):
+        if count == _ZERO:
+            break
+        count = _ZERO
+        carry = _ZERO
+        for w in range(W):
+            x = m[w]
+            y = x & ((x << _ONE) | carry)
+            carry = x >> np.uint64(63)
+            m[w] = y
+            count += _popcount(y)
+        total += beta[k] * np.float64(count)
     return total
 
 
-@numba.njit(cache=True, nogil=True)
-def _wd_pair(a, b, A, inc, shift):
-    """Weighted degree with shifts up to ``shift`` (``shift = 0``: plain WD).
+@numba.njit(cache=True, inline="always")
+def _wd_pair(FA, a, FB, b, W, beta, shift, m):
+    """Weighted degree of ``x_a`` and ``y_b`` with shifts up to ``shift``
+    (``shift = 0``: plain WD).
 
-    Shift ``s > 0`` compares k-mers of ``a`` at ``l + s`` with those of ``b``
+    Shift ``s > 0`` compares k-mers of ``x`` at ``l + s`` with those of ``y``
     at ``l`` and vice versa, each match weighted ``1 / (2 (s + 1))``.
     """
-    total = _wd_diagonal(a, b, 0, A, inc)
+    total = _wd_diagonal(FA, a, FB, b, W, 0, beta, m)
     for s in range(1, shift + 1):
         delta = 1.0 / (2.0 * (s + 1))
-        total += delta * (_wd_diagonal(a, b, s, A, inc) + _wd_diagonal(b, a, s, A, inc))
+        total += delta * (_wd_diagonal(FA, a, FB, b, W, s, beta, m)
+                          + _wd_diagonal(FB, b, FA, a, W, s, beta, m))
     return total
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_gram(S, A, w, shift):
-    """Weighted-degree Gram (upper triangle and diagonal) of rows of ``S``.
+def wd_gram(F, W, beta, shift, K):
+    """Weighted-degree Gram of the sequences with bit planes ``F``
+    (:func:`wd_planes`, ``W`` words a plane) into the upper triangle and
+    diagonal of ``K`` (n, n); ``beta`` is :func:`wd_weights`.
 
+    The caller allocates ``K``: an array numba allocates is not marked as
+    owning its data, so the kernel interface would copy it before mirroring.
     Serial: ``parallel=True`` over rows measured no faster on 2 cores
-    (benchmarks/bench_strings.py). ``w`` is :func:`wd_increments`.
+    (benchmarks/bench_strings.py).
     """
-    n = S.shape[0]
-    K = np.zeros((n, n), dtype=np.float64)
+    n = F.shape[0]
+    m = np.empty(W, dtype=np.uint64)
     for i in range(n):
-        for j in range(i, n):
-            K[i, j] = _wd_pair(S[i], S[j], A, w, shift)
+        if shift == 0:  # its own loop: 3x faster than through _wd_pair
+            for j in range(i, n):
+                K[i, j] = _wd_diagonal(F, i, F, j, W, 0, beta, m)
+        else:
+            for j in range(i, n):
+                K[i, j] = _wd_pair(F, i, F, j, W, beta, shift, m)
+
+
+@numba.njit(cache=True, nogil=True)
+def wd_cross(F, G, W, beta, shift):
+    """Weighted-degree cross-Gram of the sequences of planes ``F`` against ``G``."""
+    m = np.empty(W, dtype=np.uint64)
+    K = np.empty((F.shape[0], G.shape[0]), dtype=np.float64)
+    for i in range(F.shape[0]):
+        if shift == 0:
+            for j in range(G.shape[0]):
+                K[i, j] = _wd_diagonal(F, i, G, j, W, 0, beta, m)
+        else:
+            for j in range(G.shape[0]):
+                K[i, j] = _wd_pair(F, i, G, j, W, beta, shift, m)
     return K
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_cross(S, T, A, w, shift):
-    """Weighted-degree cross-Gram of rows of ``S`` against rows of ``T``."""
-    K = np.empty((S.shape[0], T.shape[0]), dtype=np.float64)
-    for i in range(S.shape[0]):
-        for j in range(T.shape[0]):
-            K[i, j] = _wd_pair(S[i], T[j], A, w, shift)
-    return K
-
-
-@numba.njit(cache=True, nogil=True)
-def wd_diag(S, A, w, shift):
-    """``k(x, x)`` for each row of ``S``."""
-    out = np.empty(S.shape[0], dtype=np.float64)
-    for i in range(S.shape[0]):
-        out[i] = _wd_pair(S[i], S[i], A, w, shift)
+def wd_diag(F, W, beta, shift):
+    """``k(x, x)`` for each sequence of planes ``F``."""
+    m = np.empty(W, dtype=np.uint64)
+    out = np.empty(F.shape[0], dtype=np.float64)
+    for i in range(F.shape[0]):
+        out[i] = _wd_pair(F, i, F, i, W, beta, shift, m)
     return out
 
 

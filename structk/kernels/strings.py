@@ -480,10 +480,12 @@ class WeightedDegree(_SequenceKernel):
     band ``W_{pp} = 1``, ``W_{p,p+s} = delta_s``, which is positive definite
     (its symbol ``1 + sum_s cos(s t) / (s + 1)`` is positive).
 
-    Computed pair by pair in ``O(L (2S + 1))``: along each diagonal (offset
-    ``s`` between the sequences) the position that extends a run of matches
-    to length ``r`` completes one matching k-mer for each
-    ``k <= min(d, r)``, so it adds ``sum_{k <= min(d, r)} beta_k``.
+    Computed pair by pair, bit-parallel: each sequence is held as bit
+    planes of its codes, so the positions where two sequences match along a
+    diagonal (offset ``s``) take a few word operations per 64 positions,
+    and the matching k-mers of every length ``k <= d`` are counted by
+    ``d`` shift-and-popcount passes over those words:
+    ``O((L / 64) (log2 |alphabet| + d) (2S + 1))`` per pair.
     With ``unknown="skip"`` a position holding an unknown symbol matches
     nothing (itself included), i.e. the k-mers containing it are dropped.
 
@@ -552,30 +554,35 @@ class WeightedDegree(_SequenceKernel):
                 "sequences of equal length"
             )
 
-    def _weights(self, L):
-        from .._jit.strings import wd_increments
+    def _weights(self):
+        from .._jit.strings import wd_weights
 
-        return wd_increments(int(self.d), L)
+        return wd_weights(int(self.d))
 
     def _shift(self, L):
         return min(int(self.shift), max(L - 1, 0))
 
+    def _planes(self, P):
+        """Bit planes of the sequences' codes and the words per plane."""
+        from .._jit.strings import wd_planes
+
+        return wd_planes(P, len(self._alphabet)), max(1, -(-P.shape[1] // 64))
+
     def _raw_gram(self, P):
         from .._jit.strings import wd_gram
 
-        L = P.shape[1]
-        K = wd_gram(P, len(self._alphabet), self._weights(L), self._shift(L))
+        K = np.empty((len(P), len(P)))
+        wd_gram(*self._planes(P), self._weights(), self._shift(P.shape[1]), K)
         mirror_upper(K)
         return K
 
     def _raw_cross(self, P, Q):
         from .._jit.strings import wd_cross
 
-        L = P.shape[1]
-        return wd_cross(P, Q, len(self._alphabet), self._weights(L), self._shift(L))
+        (F, W), (G, _) = self._planes(P), self._planes(Q)
+        return wd_cross(F, G, W, self._weights(), self._shift(P.shape[1]))
 
     def _raw_diag(self, P):
         from .._jit.strings import wd_diag
 
-        L = P.shape[1]
-        return wd_diag(P, len(self._alphabet), self._weights(L), self._shift(L))
+        return wd_diag(*self._planes(P), self._weights(), self._shift(P.shape[1]))

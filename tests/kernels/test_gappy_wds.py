@@ -152,6 +152,34 @@ def test_weighted_degree_shift_equals_definition(d, S):
     np.testing.assert_allclose(kern.diag(X), [f(s, s) for s in X], rtol=1e-13)
 
 
+def tokens(s, unknown):
+    """Symbols of ``s``, each unknown one replaced by a fresh object (equal to
+    nothing, itself included), for the definitions."""
+    return [object() if c in unknown else c for c in s]
+
+
+@pytest.mark.parametrize("L, d, S", [(63, 5, 0), (64, 8, 2), (65, 70, 1), (130, 9, 3),
+                                     (130, 80, 0), (200, 4, 70)])
+@pytest.mark.parametrize("alphabet", ["ab", "ACGT", "abcde", "ACDEFGHIKLMNPQRSTVWY"])
+def test_weighted_degree_across_word_boundaries_equals_definition(L, d, S, alphabet):
+    """The bit-parallel kernel holds 64 positions a word: sequences longer
+    than a word, runs and shifts across words, codes of 1 to 5 bits, and
+    unknown symbols that match nothing."""
+    rng = np.random.default_rng(L * d + S)
+    symbols = list(alphabet[:2]) + ["N"] if alphabet == "ACGT" else list(alphabet[:2])
+    # long runs of few symbols, so that matches cross the word boundaries
+    X = ["".join(rng.choice(symbols, L)) for _ in range(5)] + [alphabet[0] * L]
+    Y = ["".join(rng.choice(list(alphabet), L)) for _ in range(2)] + [alphabet[0] * L]
+    unknown = "N" if alphabet == "ACGT" else ""
+    kern = WeightedDegree(d=d, shift=S, alphabet="dna" if alphabet == "ACGT" else alphabet,
+                          unknown="skip" if unknown else "error")
+    f = lambda s, t: wds_def(tokens(s, unknown), tokens(t, unknown), d, S)  # noqa: E731
+    # rtol: the definitions add up to 10^5 terms one by one
+    np.testing.assert_allclose(kern(X), brute(f, X, X), rtol=1e-12)
+    np.testing.assert_allclose(kern(X, Y), brute(f, X, Y), rtol=1e-12)
+    np.testing.assert_allclose(kern.diag(Y), [f(t, t) for t in Y], rtol=1e-12)
+
+
 def test_weighted_degree_shift_zero_is_plain_and_shift_finds_moved_motif():
     X = random_strings(8, "ACGT", 20, 20)
     np.testing.assert_array_equal(WeightedDegree(d=4, shift=0)(X), WeightedDegree(d=4)(X))
