@@ -388,12 +388,15 @@ def wd_gram(F, W, beta, shift, K):
     n = F.shape[0]
     m = np.empty(W, dtype=np.uint64)
     for i in range(n):
-        if shift == 0:  # its own loop: 3x faster than through _wd_pair
+        # one loop over j per diagonal: 2-3x faster than all diagonals of a
+        # pair in one call (_wd_pair), and the same sums in the same order
+        for j in range(i, n):
+            K[i, j] = _wd_diagonal(F, i, F, j, W, 0, beta, m)
+        for s in range(1, shift + 1):
+            delta = 1.0 / (2.0 * (s + 1))
             for j in range(i, n):
-                K[i, j] = _wd_diagonal(F, i, F, j, W, 0, beta, m)
-        else:
-            for j in range(i, n):
-                K[i, j] = _wd_pair(F, i, F, j, W, beta, shift, m)
+                K[i, j] += delta * (_wd_diagonal(F, i, F, j, W, s, beta, m)
+                                    + _wd_diagonal(F, j, F, i, W, s, beta, m))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -402,12 +405,13 @@ def wd_cross(F, G, W, beta, shift):
     m = np.empty(W, dtype=np.uint64)
     K = np.empty((F.shape[0], G.shape[0]), dtype=np.float64)
     for i in range(F.shape[0]):
-        if shift == 0:
+        for j in range(G.shape[0]):
+            K[i, j] = _wd_diagonal(F, i, G, j, W, 0, beta, m)
+        for s in range(1, shift + 1):
+            delta = 1.0 / (2.0 * (s + 1))
             for j in range(G.shape[0]):
-                K[i, j] = _wd_diagonal(F, i, G, j, W, 0, beta, m)
-        else:
-            for j in range(G.shape[0]):
-                K[i, j] = _wd_pair(F, i, G, j, W, beta, shift, m)
+                K[i, j] += delta * (_wd_diagonal(F, i, G, j, W, s, beta, m)
+                                    + _wd_diagonal(G, j, F, i, W, s, beta, m))
     return K
 
 
