@@ -8,6 +8,8 @@ contain.
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
 
 
 @numba.njit(cache=True, nogil=True)
@@ -254,18 +256,31 @@ def mismatch_rows(ids, ptr, k, A, m, space):
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
 
 
-@numba.njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> _ONE) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return (x * _H01) >> np.uint64(56)
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a ``uint64`` (LLVM's ``ctpop``: one instruction
+    where the CPU has it)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(cache=True)
+def _runs(x, beta):
+    """``sum_k beta[k - 1] popcount(M_k)`` for one word of matches ``x = M_1``."""
+    total = 0.0
+    for k in range(beta.shape[0]):
+        if x == _ZERO:
+            break
+        total += beta[k] * np.float64(_popcount(x))
+        x &= x << _ONE
+    return total
 
 
 def wd_weights(d):
@@ -300,7 +315,7 @@ def wd_planes(S, A):
     return out
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _word(F, a, base, W, w, q, r):
     """Word ``w`` of the plane at ``F[a, base:base + W]`` shifted down by
     ``64 q + r`` bits."""
@@ -311,7 +326,7 @@ def _word(F, a, base, W, w, q, r):
     return (lo >> np.uint64(r)) | (hi << np.uint64(64 - r))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _match_word(FA, a, FB, b, W, w, q, r):
     """Word ``w`` of the positions ``p`` where ``x_a[p + 64 q + r]`` and
     ``y_b[p]`` hold the same known symbol."""
@@ -322,21 +337,14 @@ def _match_word(FA, a, FB, b, W, w, q, r):
     return x
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
     """``sum_k beta_k #{p : x_a[p+s-k+1 .. p+s] = y_b[p-k+1 .. p]}`` over
     known symbols; ``m`` is scratch of ``W`` words."""
     q = s >> 6
     r = s & 63
     if W == 1:  # sequences of at most 64 symbols: everything in one register
-        x = _match_word(FA, a, FB, b, 1, 0, q, r)
-        total = 0.0
-        for k in range(beta.shape[0]):
-            if x == _ZERO:
-                break
-            total += beta[k] * np.float64(_popcount(x))
-            x &= x << _ONE
-        return total
+        return _runs(_match_word(FA, a, FB, b, 1, 0, q, r), beta)
     count = _ZERO
     for w in range(W):
         x = _match_word(FA, a, FB, b, W, w, q, r)
@@ -358,20 +366,33 @@ def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
     return total
 
 
-@numba.njit(cache=True, inline="always")
-def _wd_pair(FA, a, FB, b, W, beta, shift, m):
-    """Weighted degree of ``x_a`` and ``y_b`` with shifts up to ``shift``
-    (``shift = 0``: plain WD).
+@numba.njit(cache=True, nogil=True)
+def _wd_row(FA, i, FB, lo, hi, W, beta, shift, m, out):
+    """``out[j - lo] = k(x_i, y_j)`` for ``j`` in ``lo .. hi - 1``: the plain
+    kernel along the aligned diagonal, plus for every shift ``s <= shift``
+    the k-mers of ``x`` at ``l + s`` against those of ``y`` at ``l`` and vice
+    versa, weighted ``1 / (2 (s + 1))``.
 
-    Shift ``s > 0`` compares k-mers of ``x`` at ``l + s`` with those of ``y``
-    at ``l`` and vice versa, each match weighted ``1 / (2 (s + 1))``.
+    One diagonal at a time over all partners, and words of sequences of at
+    most 64 symbols handled inline: both measured 3x faster than all
+    diagonals of a pair in one call.
     """
-    total = _wd_diagonal(FA, a, FB, b, W, 0, beta, m)
+    if W == 1:
+        for j in range(lo, hi):
+            out[j - lo] = _runs(_match_word(FA, i, FB, j, 1, 0, 0, 0), beta)
+    else:
+        for j in range(lo, hi):
+            out[j - lo] = _wd_diagonal(FA, i, FB, j, W, 0, beta, m)
     for s in range(1, shift + 1):
         delta = 1.0 / (2.0 * (s + 1))
-        total += delta * (_wd_diagonal(FA, a, FB, b, W, s, beta, m)
-                          + _wd_diagonal(FB, b, FA, a, W, s, beta, m))
-    return total
+        if W == 1:  # s < 64: one word shifted by s
+            for j in range(lo, hi):
+                out[j - lo] += delta * (_runs(_match_word(FA, i, FB, j, 1, 0, 0, s), beta)
+                                        + _runs(_match_word(FB, j, FA, i, 1, 0, 0, s), beta))
+        else:
+            for j in range(lo, hi):
+                out[j - lo] += delta * (_wd_diagonal(FA, i, FB, j, W, s, beta, m)
+                                        + _wd_diagonal(FB, j, FA, i, W, s, beta, m))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -388,15 +409,7 @@ def wd_gram(F, W, beta, shift, K):
     n = F.shape[0]
     m = np.empty(W, dtype=np.uint64)
     for i in range(n):
-        # one loop over j per diagonal: 2-3x faster than all diagonals of a
-        # pair in one call (_wd_pair), and the same sums in the same order
-        for j in range(i, n):
-            K[i, j] = _wd_diagonal(F, i, F, j, W, 0, beta, m)
-        for s in range(1, shift + 1):
-            delta = 1.0 / (2.0 * (s + 1))
-            for j in range(i, n):
-                K[i, j] += delta * (_wd_diagonal(F, i, F, j, W, s, beta, m)
-                                    + _wd_diagonal(F, j, F, i, W, s, beta, m))
+        _wd_row(F, i, F, i, n, W, beta, shift, m, K[i, i:])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -405,13 +418,7 @@ def wd_cross(F, G, W, beta, shift):
     m = np.empty(W, dtype=np.uint64)
     K = np.empty((F.shape[0], G.shape[0]), dtype=np.float64)
     for i in range(F.shape[0]):
-        for j in range(G.shape[0]):
-            K[i, j] = _wd_diagonal(F, i, G, j, W, 0, beta, m)
-        for s in range(1, shift + 1):
-            delta = 1.0 / (2.0 * (s + 1))
-            for j in range(G.shape[0]):
-                K[i, j] += delta * (_wd_diagonal(F, i, G, j, W, s, beta, m)
-                                    + _wd_diagonal(G, j, F, i, W, s, beta, m))
+        _wd_row(F, i, G, 0, G.shape[0], W, beta, shift, m, K[i])
     return K
 
 
@@ -421,7 +428,7 @@ def wd_diag(F, W, beta, shift):
     m = np.empty(W, dtype=np.uint64)
     out = np.empty(F.shape[0], dtype=np.float64)
     for i in range(F.shape[0]):
-        out[i] = _wd_pair(F, i, F, i, W, beta, shift, m)
+        _wd_row(F, i, F, i, i + 1, W, beta, shift, m, out[i:i + 1])
     return out
 
 
