@@ -291,10 +291,11 @@ def wd_weights(d):
 
 @numba.njit(cache=True, nogil=True)
 def wd_planes(S, A):
-    """Bit planes of the rows of ``S`` (n, L) of codes, ``(n, (nbits + 1) W)``
-    ``uint64`` with ``W = ceil(L / 64)`` words per plane: plane ``j < nbits``
-    (words ``j W .. j W + W - 1``) holds bit ``j`` of every code, plane
-    ``nbits`` marks the known symbols (codes ``< A``)."""
+    """Bit planes of the rows of ``S`` (n, L) of codes and the words per
+    plane: ``(F, W)`` with ``F`` of shape ``(n, (nbits + 1) W)`` ``uint64``,
+    ``W = max(1, ceil(L / 64))``; plane ``j < nbits`` (words
+    ``j W .. j W + W - 1``) holds bit ``j`` of every code, plane ``nbits``
+    marks the known symbols (codes ``< A``)."""
     n, L = S.shape
     nbits = 1
     while (1 << nbits) < A:
@@ -312,7 +313,7 @@ def wd_planes(S, A):
             for j in range(nbits):
                 if (c >> j) & 1:
                     out[i, j * W + w] |= bit
-    return out
+    return out, W
 
 
 @numba.njit(cache=True)
@@ -340,11 +341,10 @@ def _match_word(FA, a, FB, b, W, w, q, r):
 @numba.njit(cache=True)
 def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
     """``sum_k beta_k #{p : x_a[p+s-k+1 .. p+s] = y_b[p-k+1 .. p]}`` over
-    known symbols; ``m`` is scratch of ``W`` words."""
+    known symbols, for sequences of several words (:func:`_wd_row` does
+    single words inline); ``m`` is scratch of ``W`` words."""
     q = s >> 6
     r = s & 63
-    if W == 1:  # sequences of at most 64 symbols: everything in one register
-        return _runs(_match_word(FA, a, FB, b, 1, 0, q, r), beta)
     count = _ZERO
     for w in range(W):
         x = _match_word(FA, a, FB, b, W, w, q, r)

@@ -566,7 +566,7 @@ class WeightedDegree(_SequenceKernel):
         """Bit planes of the sequences' codes and the words per plane."""
         from .._jit.strings import wd_planes
 
-        return wd_planes(P, len(self._alphabet)), max(1, -(-P.shape[1] // 64))
+        return wd_planes(P, len(self._alphabet))
 
     def _raw_gram(self, P):
         from .._jit.strings import wd_gram

@@ -332,8 +332,6 @@ def _necessary_psd(K, rowsums=None):
 SMALL_NECESSARY_N = 400
 
 
-
-
 def _necessary_psd_violation_numpy(K, tol, sym_tol, r):
     """NumPy twin of ``necessary_psd_violation`` (same conditions, weights
     and symmetry test by weighted row and column sums): the first failing
