@@ -24,12 +24,16 @@ kernel, not a modelling choice, so we **raise** (rather than warn): a clearly
 non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
 carrying the :func:`~structk.psd.check_psd` report ("clearly": the smallest
 eigenvalue is below ``-PSD_RTOL * ||K||_F``, see below). With
-``psd_check="auto"`` (the default) matrices of up to ``FULL_PSD_CHECK_MAX_N``
-objects get one O(n^2) pass over the rows checking the necessary conditions
-(finite entries, ``K_ii >= 0``, ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry)
-followed by the full check (a Cholesky factorisation, O(n^3), on one BLAS
-thread: see :mod:`structk._threads`); larger ones get the O(n^2) pass only,
-so that the check never dominates a fit. When a condition fails, the full
+``psd_check="auto"`` (the default) matrices of up to 400 objects (the
+unblocked Cholesky's bound in :mod:`structk._linalg`) are certified by a
+finite non-negative diagonal, symmetry and one factorisation, cheaper at
+that size than the necessary conditions below. Otherwise matrices of up
+to ``FULL_PSD_CHECK_MAX_N`` objects get one O(n^2) pass over the rows
+checking the necessary conditions (finite entries, ``K_ii >= 0``,
+``|K_ij| <= sqrt(K_ii K_jj)``, symmetry) followed by the full check (a
+Cholesky factorisation, O(n^3), on one BLAS thread: see
+:mod:`structk._threads`); larger ones get the O(n^2) pass only, so that
+the check never dominates a fit. When a condition fails, the full
 check runs to confirm and report. ``psd_check="full"`` always runs the full check and
 ``psd_check="none"`` skips it (only finiteness is checked; the SVM solver
 then copes with indefinite matrices as LIBSVM does, the ridge and logistic
@@ -42,6 +46,7 @@ import numbers
 
 import numpy as np
 
+from .. import _linalg
 from .._lazy import jit_loaded
 from .._validation import check_objects
 from ..kernels.base import Kernel
@@ -240,21 +245,32 @@ def check_gram(K, name="K", check_finite=True):
 def check_psd_policy(K, psd_check, factorise=True):
     """Apply the ``psd_check`` policy of the module docstring to a training Gram.
 
-    The O(n^2) necessary conditions always come first (they also prove every
-    entry finite and ``K`` symmetric); a matrix passing them is then certified
-    by one Cholesky factorisation of ``K + PSD_RTOL ||K||_F I`` on a single
-    BLAS thread (when small or ``psd_check="full"``, and ``factorise``).
-    Only a failure pays for the full :func:`~structk.psd.check_psd` report.
+    A Gram small enough for the unblocked Cholesky (see
+    :func:`_certify_small`) is certified by its diagonal, a symmetry test and
+    one factorisation of ``K + PSD_RTOL max_i(K_ii) I``. Otherwise, or when
+    that fails, the O(n^2) necessary conditions come first (they also prove
+    every entry finite and ``K`` symmetric); a matrix passing them is then
+    certified by one Cholesky factorisation of ``K + PSD_RTOL ||K||_F I`` on
+    a single BLAS thread (when ``psd_check="full"`` or ``K`` has at most
+    ``FULL_PSD_CHECK_MAX_N`` rows, and ``factorise``). Only a failure pays
+    for the full :func:`~structk.psd.check_psd` report, which decides.
     A Gram certified by a factorisation is remembered by a fingerprint
-    (its size, diagonal and weighted row sums from the necessary pass):
-    fitting the same Gram again, as a grid search over a learner's
-    parameters does on each fold, does not factorise it again.
+    (its size, diagonal and weighted row sums): fitting the same Gram again,
+    as a grid search over a learner's parameters does on each fold, does
+    not factorise it again.
     """
     if psd_check not in _PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {_PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
         return
-    rowsums = np.empty(K.shape[0])
+    n = K.shape[0]
+    if (factorise and n <= _linalg.UNBLOCKED_CHOLESKY_MAX_N
+            and (psd_check == "full" or n <= FULL_PSD_CHECK_MAX_N)
+            and _certify_small(K)):
+        return
+    # the necessary conditions (and, if they pass, the factorisation) again:
+    # a failure of the small path is reported exactly as a large Gram's is
+    rowsums = np.empty(n)
     if _necessary_psd(K, rowsums):
         if not factorise or (psd_check == "auto" and K.shape[0] > FULL_PSD_CHECK_MAX_N):
             return
@@ -263,14 +279,66 @@ def check_psd_policy(K, psd_check, factorise=True):
         key = (K.shape[0], np.diag(K).tobytes(), rowsums.tobytes())
         if key in _CERTIFIED:
             return
-        from .. import _linalg
-
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
-            _CERTIFIED[key] = None
-            while len(_CERTIFIED) > _CERTIFIED_MAX:
-                del _CERTIFIED[next(iter(_CERTIFIED))]
+            _remember(key)
             return
     raise_if_not_psd(K)
+
+
+def _remember(key):
+    _CERTIFIED[key] = None
+    while len(_CERTIFIED) > _CERTIFIED_MAX:
+        del _CERTIFIED[next(iter(_CERTIFIED))]
+
+
+def _certify_small(K):
+    """Certify a small Gram (factorised by the unblocked Cholesky) without
+    the O(n^2) necessary pass: a finite non-negative diagonal, symmetry as
+    strict as the pass's, then a Cholesky factorisation of ``K + PSD_RTOL
+    max_i(K_ii) I`` (it fails on any non-finite entry it reads, and reads one
+    triangle: the symmetry test covers the other).
+
+    The shift is at most the reporting tolerance ``PSD_RTOL ||K||_F``, so a
+    pass here is a pass there too, and it is still a million times the
+    factorisation's rounding (about ``n eps max_i K_ii``): no PSD Gram fails
+    it by rounding. The Cauchy-Schwarz conditions only spare a failing matrix
+    its factorisation, which at this size costs less than their pass. Every
+    step is one NumPy call: in a fresh process each distinct operation has a
+    first-use cost, and a first fit at n = 50 costs 3.3 ms in all.
+    ``False`` means "not certified here", not "not PSD": the caller then runs
+    the necessary pass and reports.
+    """
+    d = K.diagonal()
+    low, scale = float(d.min()), float(d.max())
+    if not (low >= -PSD_RTOL * scale and 0.0 < scale < np.inf):  # also NaN
+        return False
+    asym = K - K.T
+    np.abs(asym, out=asym)
+    if not asym.max() <= 1e-10 * scale:
+        return False
+    # a fingerprint of its own (the diagonal and weighted row sums, not by
+    # BLAS: a thread hand-over costs more than the product): the key
+    # differs from a large Gram's, which the necessary pass computes
+    rowsums = np.einsum("ij,j->i", K, _fingerprint_weights(K.shape[0]))
+    key = ("small", d.tobytes(), rowsums.tobytes())
+    if key in _CERTIFIED:
+        return True
+    if _linalg.cholesky_ok(K, PSD_RTOL * scale):
+        _remember(key)
+        return True
+    return False
+
+
+def _fingerprint_weights(n):
+    """The weights of the row sums that identify a Gram: ``1 + frac(0.618 i)``
+    (no two alike, so swapping entries of a row changes its sum)."""
+    if n <= _WEIGHTS.size:
+        return _WEIGHTS[:n]
+    return 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
+
+
+_WEIGHTS = 1.0 + ((np.arange(400) * 0.6180339887498949) % 1.0)  # the small Grams'
+_WEIGHTS.flags.writeable = False
 
 
 #: Fingerprints of the last Gram matrices certified PSD by a factorisation.
@@ -339,7 +407,7 @@ def _necessary_psd_violation_numpy(K, tol, sym_tol, r):
     Works on blocks of rows so that the temporaries stay in cache."""
     n = K.shape[0]
     s = np.sqrt(np.maximum(np.diag(K), 0.0))
-    w = 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
+    w = _fingerprint_weights(n)
     c = np.zeros(n)
     a = np.empty(n)
     step = max(1, 16384 // max(n, 1))

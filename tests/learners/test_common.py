@@ -197,7 +197,8 @@ def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch,
     if cls is KernelRidgeCV:  # checked by its own eigenvalues
         assert calls == []
         return
-    assert calls == [(30, pytest.approx(1e-6 * np.linalg.norm(K)))]
+    # small: the shift is relative to the largest diagonal entry
+    assert calls == [(30, pytest.approx(1e-6 * K.diagonal().max()))]
     cls().fit(*fit_args(cls, K.copy(), y))  # the same Gram again: remembered
     assert len(calls) == 1
     K2 = K.copy()
@@ -211,6 +212,64 @@ def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch,
         cls().fit(*fit_args(cls, K3, y3))
     with pytest.raises(NotPSDError):  # a failure is never remembered as a pass
         cls().fit(*fit_args(cls, K3, y3))
+
+
+@pytest.mark.parametrize("cls", [KernelSVM, KernelRidge])
+def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, monkeypatch):
+    """Up to the unblocked Cholesky's bound a PSD Gram is certified by its
+    diagonal, symmetry and one factorisation; anything else goes through the
+    necessary pass and reports exactly as a large Gram does."""
+    from structk.learners import _base
+
+    monkeypatch.setattr(_base, "_CERTIFIED", {})
+    necessary = _base._necessary_psd
+    passes = []
+
+    def counting(K, rowsums=None):
+        passes.append(K.shape[0])
+        return necessary(K, rowsums)
+
+    monkeypatch.setattr(_base, "_necessary_psd", counting)
+    X, y = blobs(40, seed=4)
+    cls().fit(*fit_args(cls, rbf_gram(X), y))
+    assert passes == []
+    cases = [
+        ((30, 3), np.nan, r"non-finite value nan at entry \(30, 3\)"),  # lower triangle
+        ((3, 30), np.nan, r"non-finite value nan at entry \(3, 30\)"),  # the one factorised
+        ((3, 30), np.inf, r"non-finite value inf at entry \(3, 30\)"),
+        ((7, 7), np.inf, r"non-finite value inf at entry \(7, 7\)"),
+        ((30, 3), "+1e-3", r"not symmetric: K\[3, 30\]|not symmetric: K\[30, 3\]"),
+    ]
+    for (i, j), value, message in cases:
+        K = rbf_gram(X)
+        K[i, j] = K[i, j] + 1e-3 if value == "+1e-3" else value
+        with pytest.raises(ValueError, match=message):
+            cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[5, 7] = K[7, 5] = 3.0  # violates Cauchy-Schwarz
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+        cls().fit(*fit_args(cls, K, y))
+    K = rbf_gram(X)
+    K[9, 9] = -1.0
+    with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+        cls().fit(*fit_args(cls, K, y))
+
+
+def test_small_certificate_shift_is_stricter_than_the_reporting_tolerance(factorisations):
+    """An eigenvalue between -1e-6 max K_ii (the small path's shift) and
+    -1e-6 ||K||_F (the tolerance) fails the small path's factorisation but is
+    rounding noise by the policy: the full path accepts it."""
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
+    eigenvalues = np.r_[np.linspace(0.5, 1.5, 29), -3e-6]
+    K = (Q * eigenvalues) @ Q.T
+    K = (K + K.T) / 2
+    assert 1e-6 * K.diagonal().max() < 3e-6 < 1e-6 * np.linalg.norm(K)
+    X, y = blobs(30, seed=4)
+    KernelSVM().fit(K, y)  # no NotPSDError
+    shifts = [shift for _, shift in factorisations]
+    assert shifts == [pytest.approx(1e-6 * K.diagonal().max()),
+                      pytest.approx(1e-6 * np.linalg.norm(K))]
 
 
 def test_grid_search_factorises_each_fold_gram_once(factorisations):
