@@ -341,8 +341,8 @@ def _match_word(FA, a, FB, b, W, w, q, r):
 @numba.njit(cache=True)
 def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
     """``sum_k beta_k #{p : x_a[p+s-k+1 .. p+s] = y_b[p-k+1 .. p]}`` over
-    known symbols, for sequences of several words (:func:`_wd_row` does
-    single words inline); ``m`` is scratch of ``W`` words."""
+    known symbols, for sequences of several words (:func:`_wd_row_word`
+    does single words inline); ``m`` is scratch of ``W`` words."""
     q = s >> 6
     r = s & 63
     count = _ZERO
@@ -367,69 +367,90 @@ def _wd_diagonal(FA, a, FB, b, W, s, beta, m):
 
 
 @numba.njit(cache=True, nogil=True)
-def _wd_row(FA, i, FB, lo, hi, W, beta, shift, m, out):
-    """``out[j - lo] = k(x_i, y_j)`` for ``j`` in ``lo .. hi - 1``: the plain
-    kernel along the aligned diagonal, plus for every shift ``s <= shift``
-    the k-mers of ``x`` at ``l + s`` against those of ``y`` at ``l`` and vice
-    versa, weighted ``1 / (2 (s + 1))``.
+def _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out):
+    """``out[j - lo] = k(x_i, y_j)`` for ``j`` in ``lo .. hi - 1``, for
+    sequences of at most 64 symbols (one word a plane; ``W`` and the
+    scratch ``m`` are unused): the plain kernel along the aligned diagonal,
+    plus for every shift ``s <= shift`` the k-mers of ``x`` at ``l + s``
+    against those of ``y`` at ``l`` and vice versa, weighted
+    ``1 / (2 (s + 1))``.
 
-    One diagonal at a time over all partners, and words of sequences of at
-    most 64 symbols handled inline: both measured 3x faster than all
+    One diagonal at a time over all partners: measured 3x faster than all
     diagonals of a pair in one call.
     """
-    if W == 1:
-        for j in range(lo, hi):
-            out[j - lo] = _runs(_match_word(FA, i, FB, j, 1, 0, 0, 0), beta)
-    else:
-        for j in range(lo, hi):
-            out[j - lo] = _wd_diagonal(FA, i, FB, j, W, 0, beta, m)
-    for s in range(1, shift + 1):
+    for j in range(lo, hi):
+        out[j - lo] = _runs(_match_word(FA, i, FB, j, 1, 0, 0, 0), beta)
+    for s in range(1, shift + 1):  # s < 64: one word shifted by s
         delta = 1.0 / (2.0 * (s + 1))
-        if W == 1:  # s < 64: one word shifted by s
-            for j in range(lo, hi):
-                out[j - lo] += delta * (_runs(_match_word(FA, i, FB, j, 1, 0, 0, s), beta)
-                                        + _runs(_match_word(FB, j, FA, i, 1, 0, 0, s), beta))
-        else:
-            for j in range(lo, hi):
-                out[j - lo] += delta * (_wd_diagonal(FA, i, FB, j, W, s, beta, m)
-                                        + _wd_diagonal(FB, j, FA, i, W, s, beta, m))
+        for j in range(lo, hi):
+            out[j - lo] += delta * (_runs(_match_word(FA, i, FB, j, 1, 0, 0, s), beta)
+                                    + _runs(_match_word(FB, j, FA, i, 1, 0, 0, s), beta))
 
 
 @numba.njit(cache=True, nogil=True)
-def wd_gram(F, W, beta, shift, K):
-    """Weighted-degree Gram of the sequences with bit planes ``F``
-    (:func:`wd_planes`, ``W`` words a plane) into the upper triangle and
-    diagonal of ``K`` (n, n); ``beta`` is :func:`wd_weights`.
+def _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out):
+    """:func:`_wd_row_word` for sequences of any length (``W`` words a
+    plane, ``m`` scratch of ``W`` words)."""
+    for j in range(lo, hi):
+        out[j - lo] = _wd_diagonal(FA, i, FB, j, W, 0, beta, m)
+    for s in range(1, shift + 1):
+        delta = 1.0 / (2.0 * (s + 1))
+        for j in range(lo, hi):
+            out[j - lo] += delta * (_wd_diagonal(FA, i, FB, j, W, s, beta, m)
+                                    + _wd_diagonal(FB, j, FA, i, W, s, beta, m))
 
-    The caller allocates ``K``: an array numba allocates is not marked as
+
+@numba.njit(cache=True)
+def _span(i, n, part):
+    """Partners ``lo .. hi - 1`` of row ``i`` and where they start in the
+    output row: the upper triangle and diagonal of a Gram (``part`` 0), a
+    whole cross-Gram row (1), the diagonal entry alone (2)."""
+    if part == 0:
+        return i, n, i
+    if part == 1:
+        return 0, n, 0
+    return i, i + 1, 0
+
+
+# One entry point per row function, rather than one row function choosing
+# by W: a call compiles only the path it takes, so an empty cache compiles
+# the general path (~1 s: a first Gram 2.6 -> 1.5 s) only for sequences of
+# more than 64 symbols. Pick one with wd_function(W).
+
+
+@numba.njit(cache=True, nogil=True)
+def _wd_block_word(FA, FB, W, beta, shift, part, out):
+    m = np.empty(W, dtype=np.uint64)
+    for i in range(FA.shape[0]):
+        lo, hi, at = _span(i, FB.shape[0], part)
+        _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
+
+
+@numba.njit(cache=True, nogil=True)
+def _wd_block_words(FA, FB, W, beta, shift, part, out):
+    m = np.empty(W, dtype=np.uint64)
+    for i in range(FA.shape[0]):
+        lo, hi, at = _span(i, FB.shape[0], part)
+        _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
+
+
+def wd_function(W):
+    """The weighted-degree entry point for bit planes of ``W`` words
+    (:func:`wd_planes`): ``f(FA, FB, W, beta, shift, part, out)`` writes
+    ``k(x_i, y_j)`` for the sequences of planes ``FA`` against those of
+    ``FB`` into ``out``, with ``beta`` from :func:`wd_weights`:
+
+    * ``part=0``: the upper triangle and diagonal of the Gram (``FB`` is
+      ``FA``, ``out`` of shape (n, n));
+    * ``part=1``: the whole cross-Gram, ``out`` of shape (n, m);
+    * ``part=2``: ``k(x_i, x_i)`` into ``out[i, 0]`` (``FB`` is ``FA``).
+
+    The caller allocates ``out``: an array numba allocates is not marked as
     owning its data, so the kernel interface would copy it before mirroring.
     Serial: ``parallel=True`` over rows measured no faster on 2 cores
     (benchmarks/bench_strings.py).
     """
-    n = F.shape[0]
-    m = np.empty(W, dtype=np.uint64)
-    for i in range(n):
-        _wd_row(F, i, F, i, n, W, beta, shift, m, K[i, i:])
-
-
-@numba.njit(cache=True, nogil=True)
-def wd_cross(F, G, W, beta, shift):
-    """Weighted-degree cross-Gram of the sequences of planes ``F`` against ``G``."""
-    m = np.empty(W, dtype=np.uint64)
-    K = np.empty((F.shape[0], G.shape[0]), dtype=np.float64)
-    for i in range(F.shape[0]):
-        _wd_row(F, i, G, 0, G.shape[0], W, beta, shift, m, K[i])
-    return K
-
-
-@numba.njit(cache=True, nogil=True)
-def wd_diag(F, W, beta, shift):
-    """``k(x, x)`` for each sequence of planes ``F``."""
-    m = np.empty(W, dtype=np.uint64)
-    out = np.empty(F.shape[0], dtype=np.float64)
-    for i in range(F.shape[0]):
-        _wd_row(F, i, F, i, i + 1, W, beta, shift, m, out[i:i + 1])
-    return out
+    return _wd_block_word if W == 1 else _wd_block_words
 
 
 @numba.njit(cache=True, nogil=True)

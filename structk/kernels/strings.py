@@ -568,21 +568,21 @@ class WeightedDegree(_SequenceKernel):
 
         return wd_planes(P, len(self._alphabet))
 
-    def _raw_gram(self, P):
-        from .._jit.strings import wd_gram
+    def _fill(self, P, Q, part, out):
+        from .._jit.strings import wd_function
 
-        K = np.empty((len(P), len(P)))
-        wd_gram(*self._planes(P), self._weights(), self._shift(P.shape[1]), K)
+        F, W = self._planes(P)
+        G = F if Q is None else self._planes(Q)[0]
+        wd_function(W)(F, G, W, self._weights(), self._shift(P.shape[1]), part, out)
+        return out
+
+    def _raw_gram(self, P):
+        K = self._fill(P, None, 0, np.empty((len(P), len(P))))
         mirror_upper(K)
         return K
 
     def _raw_cross(self, P, Q):
-        from .._jit.strings import wd_cross
-
-        (F, W), (G, _) = self._planes(P), self._planes(Q)
-        return wd_cross(F, G, W, self._weights(), self._shift(P.shape[1]))
+        return self._fill(P, Q, 1, np.empty((len(P), len(Q))))
 
     def _raw_diag(self, P):
-        from .._jit.strings import wd_diag
-
-        return wd_diag(*self._planes(P), self._weights(), self._shift(P.shape[1]))
+        return self._fill(P, None, 2, np.empty((len(P), 1)))[:, 0]

@@ -105,6 +105,27 @@ def test_weighted_degree_equals_definition(d):
     np.testing.assert_allclose(kern.diag(X), [f(s, s) for s in X], rtol=1e-14)
 
 
+def test_weighted_degree_of_short_sequences_loads_only_the_one_word_path():
+    """Sequences of at most 64 symbols never compile (or load) the general
+    multi-word entry point: on an empty cache it costs ~1 s."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from structk.kernels import WeightedDegree\n"
+        "from structk._jit import strings as s\n"
+        "X = ['ACGT' * 16, 'ACGA' * 16, 'TTGA' * 16]\n"
+        "k = WeightedDegree(d=3, shift=2)\n"
+        "k(X); k(X, X[:2]); k.diag(X)\n"
+        "print(len(s._wd_block_word.signatures), len(s._wd_block_words.signatures))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=root, timeout=300, check=True)
+    assert out.stdout.split() == ["1", "0"]
+
+
 def test_weighted_degree_weights_sum_to_one():
     # identical sequences of length 1: only k = 1 counts, weight 2d / (d (d + 1))
     assert WeightedDegree(d=4)(["A"])[0, 0] == pytest.approx(2 * 4 / 20)
