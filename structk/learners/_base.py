@@ -43,6 +43,7 @@ solvers still fail on their Cholesky factorisation).
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 
@@ -286,9 +287,12 @@ def check_psd_policy(K, psd_check, factorise=True):
 
 
 def _remember(key):
-    _CERTIFIED[key] = None
-    while len(_CERTIFIED) > _CERTIFIED_MAX:
-        del _CERTIFIED[next(iter(_CERTIFIED))]
+    """Remember a certified Gram, forgetting the oldest beyond
+    ``_CERTIFIED_MAX`` (under a lock: fits may run on threads)."""
+    with _CERTIFIED_LOCK:
+        _CERTIFIED[key] = None
+        while len(_CERTIFIED) > _CERTIFIED_MAX:
+            del _CERTIFIED[next(iter(_CERTIFIED))]
 
 
 def _certify_small(K):
@@ -344,6 +348,7 @@ _WEIGHTS.flags.writeable = False
 #: Fingerprints of the last Gram matrices certified PSD by a factorisation.
 _CERTIFIED = {}
 _CERTIFIED_MAX = 64
+_CERTIFIED_LOCK = threading.Lock()
 
 
 def raise_if_not_psd(K):

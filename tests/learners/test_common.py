@@ -272,6 +272,21 @@ def test_small_certificate_shift_is_stricter_than_the_reporting_tolerance(factor
                       pytest.approx(1e-6 * np.linalg.norm(K))]
 
 
+def test_memory_of_certified_grams_is_bounded_with_fits_on_threads(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from structk.learners import _base
+
+    monkeypatch.setattr(_base, "_CERTIFIED", {})
+    monkeypatch.setattr(_base, "_CERTIFIED_MAX", 8)
+    X, y = blobs(20, seed=1)
+    grams = [rbf_gram(X) * (1.0 + 0.01 * i) for i in range(64)]
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda K: KernelSVM().fit(K, y), grams))
+    assert len(models) == 64
+    assert len(_base._CERTIFIED) == 8
+
+
 def test_grid_search_factorises_each_fold_gram_once(factorisations):
     X, y = blobs(40, seed=6)
     search = GridSearchCV(KernelSVM(), {"C": [0.1, 1.0, 10.0]}, cv=KFold(4), refit=False)
