@@ -414,7 +414,7 @@ def _span(i, n, part):
 
 # One entry point per row function, rather than one row function choosing
 # by W: a call compiles only the path it takes, so an empty cache compiles
-# the general path (~1 s: a first Gram 2.6 -> 1.5 s) only for sequences of
+# the general path (~1 s: a first Gram 2.6 -> 1.6 s) only for sequences of
 # more than 64 symbols. Pick one with wd_function(W).
 
 

@@ -341,7 +341,8 @@ def _fingerprint_weights(n):
     return 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
 
 
-_WEIGHTS = 1.0 + ((np.arange(400) * 0.6180339887498949) % 1.0)  # the small Grams'
+# made once for Grams of up to 400 rows (the small certificate, the NumPy pass)
+_WEIGHTS = 1.0 + ((np.arange(400) * 0.6180339887498949) % 1.0)
 _WEIGHTS.flags.writeable = False
 
 
