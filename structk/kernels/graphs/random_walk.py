@@ -355,7 +355,10 @@ class RandomWalk(Kernel):
         beta = float(self.beta)
         weights = self._weights() if self.kind == "truncated" else np.zeros(1)
         out = np.empty(len(i))
-        work = float(np.dot(P.sizes()[i].astype(np.float64), Q.sizes()[j]))
+        # product vertices to visit; not np.dot, whose BLAS call (threaded above
+        # 10^4 terms) leaves an OpenBLAS thread spinning on the core the
+        # walks need (MUTAG: 125 against 73 ms wall)
+        work = float((P.sizes()[i].astype(np.float64) * Q.sizes()[j]).sum())
         if self._spectral and not P.directed:
             mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
 
