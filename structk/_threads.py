@@ -49,6 +49,22 @@ def small_blas(n):
     return _one_thread() if n <= SMALL_N else nullcontext()
 
 
+#: Symmetric eigendecompositions of at most this order run on one OpenBLAS
+#: thread by themselves (measured: NumPy's ``eigvalsh`` uses the threads from
+#: about 80 rows).
+THREADED_EIGH_MIN = 65
+
+
+def small_eigh_blas(n):
+    """:func:`small_blas` for eigendecompositions of order ``n`` (the largest
+    of a batch), but no limit below :data:`THREADED_EIGH_MIN`, where none is
+    needed and setting the first one would cost ~7 ms. After a threaded call
+    OpenBLAS's helper threads keep spinning for a while, on the cores that
+    the compiled loops which follow need (random walks on ENZYMES: 210 ms
+    with the threads, 155 ms without)."""
+    return small_blas(n) if n >= THREADED_EIGH_MIN else nullcontext()
+
+
 #: Matrix products of more multiply-adds than this, up to about the work of
 #: factorising :data:`SMALL_N` rows, run on one BLAS thread. Smaller ones
 #: (under a millisecond) are left alone: setting the first limit of a
@@ -68,10 +84,23 @@ def small_matmul(A, B):
     0.26 s without.
     """
     work = A.size * (B.shape[-1] if B.ndim == 2 else 1)  # multiply-adds
-    if TINY_PRODUCT < work <= SMALL_PRODUCT:
+    lower = TINY_PRODUCT if _controller is None else THREADED_PRODUCT
+    if lower < work <= SMALL_PRODUCT:
         with _one_thread():
             return A @ B
     return A @ B
+
+
+#: Once this process has set a thread limit (the controller exists, so a
+#: limit costs ~0.1 ms), products of more multiply-adds than this run on one
+#: thread too: after a limit is lifted the next threaded call must wake a
+#: sleeping helper thread, which on a busy machine waits for a core
+#: (KernelRidgeCV at n = 800 with another process keeping a core busy:
+#: 100 ms with its last product, 640,000 multiply-adds, threaded; 54 ms
+#: without). Below it the limit would cost more than the product (a
+#: KernelSVM fit at n = 500: 2.2 -> 2.3 ms with 2^13) and no such wait was
+#: measured.
+THREADED_PRODUCT = 2**18
 
 
 # ------------------------------------------------------------ chunked loops

@@ -114,11 +114,13 @@ def test_num_threads_does_not_start_numbas_threading_layer():
                                             ((2, 10**6, 2), True), ((None, 800, 800), False),
                                             ((None, 1200, 1200), True)])
 def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
-    """Products between TINY_PRODUCT and SMALL_PRODUCT multiply-adds are
-    computed under the one-thread limit; the result is the plain product."""
+    """Before any thread limit in the process, products between TINY_PRODUCT
+    and SMALL_PRODUCT multiply-adds are computed under the one-thread limit;
+    the result is the plain product."""
     import structk._threads as threads_module
     from structk._threads import small_matmul
 
+    monkeypatch.setattr(threads_module, "_controller", None)
     seen = []
     real = threads_module._one_thread
 
@@ -135,3 +137,115 @@ def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
     assert bool(seen) is limited
     work = (m or 1) * k * cols
     assert (threads_module.TINY_PRODUCT < work <= threads_module.SMALL_PRODUCT) is limited
+
+
+# ------------------------------------------ callers that must not wake the pool
+def _spy_threads(monkeypatch, module, name):
+    """Record (order, BLAS thread counts) at each call of ``module.name``."""
+    original = getattr(module, name)
+    seen = []
+
+    def spy(A, *args, **kwargs):
+        seen.append((A.shape[-1], set(blas_threads().values())))
+        return original(A, *args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _ring(n, labels=2):
+    import networkx as nx
+
+    G = nx.cycle_graph(n)
+    nx.set_node_attributes(G, {v: v % labels for v in G}, "label")
+    return G
+
+
+def test_graph_eigendecompositions_above_64_nodes_run_on_one_blas_thread(monkeypatch):
+    """NumPy's eigvalsh uses OpenBLAS's threads from about 80 rows; their
+    spinning afterwards slowed the random walks that follow (ENZYMES: 210
+    against 155 ms). Smaller batches set no limit (the first costs ~7 ms)."""
+    import scipy.linalg  # noqa: F401
+
+    from structk.kernels import RandomWalk
+
+    seen = _spy_threads(monkeypatch, np.linalg, "eigvalsh")
+    with threadpool_limits(2, user_api="blas"):
+        RandomWalk(lam=0.01)([_ring(12), _ring(70), _ring(20)])
+        assert sorted(n for n, _ in seen) == [12, 20, 70]
+        assert all(threads == {1} for _, threads in seen)
+        seen.clear()
+        RandomWalk(lam=0.01)([_ring(12), _ring(20)])
+        assert seen and all(threads == {2} for _, threads in seen)
+
+
+@pytest.mark.parametrize("learner", ["pca", "cca"])
+def test_kernel_pca_and_cca_eigendecompositions_run_on_one_blas_thread(monkeypatch, learner):
+    import scipy.linalg
+
+    from structk import Gaussian
+    from structk.learners import KernelCCA, KernelPCA
+
+    seen = _spy_threads(monkeypatch, scipy.linalg, "eigh")
+    X = np.random.default_rng(0).normal(size=(120, 4))
+    with threadpool_limits(2, user_api="blas"):
+        if learner == "pca":
+            KernelPCA(kernel=Gaussian(sigma=2.0), n_components=3).fit(X)
+        else:
+            KernelCCA(Gaussian(sigma=2.0), Gaussian(sigma=1.0), n_components=2).fit(X, X[:, :2])
+    assert seen and all(n == 120 and threads == {1} for n, threads in seen)
+
+
+def test_vector_kernel_products_go_through_small_matmul(monkeypatch):
+    """The Gram product of a few hundred vectors is a small BLAS call: on one
+    thread, so that no OpenBLAS thread spins on after it (KernelPCA at
+    n = 800: 62 against 40 ms)."""
+    from structk import Gaussian, Linear, Polynomial, _threads
+    from structk.kernels import vectors
+
+    calls = []
+    original = _threads.small_matmul
+
+    def spy(A, B):
+        calls.append((A.shape, B.shape))
+        return original(A, B)
+
+    monkeypatch.setattr(vectors, "small_matmul", spy)
+    monkeypatch.setattr(_threads, "small_matmul", spy)  # feature maps (Linear)
+    X = np.random.default_rng(1).normal(size=(30, 3))
+    for kernel in (Gaussian(sigma=1.0), Linear(), Polynomial(degree=2)):
+        calls.clear()
+        K = kernel(X)
+        assert calls == [((30, 3), (3, 30))]
+        np.testing.assert_allclose(K, kernel(X, X), rtol=1e-12)
+
+
+def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch):
+    """Without a thread limit yet, products up to TINY_PRODUCT are left to
+    OpenBLAS (a first limit costs ~5 ms); once one was set, products above
+    THREADED_PRODUCT run on one thread too (the helper woken after a lifted
+    limit waits for a core on a busy machine)."""
+    from structk import _threads
+
+    entered = []
+    one_thread = _threads._one_thread
+
+    def spy():
+        entered.append(True)
+        return one_thread()
+
+    monkeypatch.setattr(_threads, "_one_thread", spy)
+    rng = np.random.default_rng(0)
+    a, K = rng.normal(size=(1, 800)), rng.normal(size=(800, 800))  # 640,000 multiply-adds
+    assert _threads.THREADED_PRODUCT < a.size * 800 <= _threads.TINY_PRODUCT
+    monkeypatch.setattr(_threads, "_controller", None)
+    np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
+    assert entered == []
+    with small_blas(10):  # the first limit of the process
+        pass
+    entered.clear()
+    np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
+    assert entered == [True]
+    tiny = rng.normal(size=(1, 400)), rng.normal(size=(400, 400))  # 160,000: never
+    _threads.small_matmul(*tiny)
+    assert entered == [True]

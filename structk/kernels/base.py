@@ -267,12 +267,12 @@ class Kernel:
     def _gram(self, P):
         if self.has_features:
             F = self._features(P)
-            return _dense(F @ F.T)
+            return _dense(_product(F, F.T))
         return self._cross(P, P)
 
     def _cross(self, P, Q):
         if self.has_features:
-            return _dense(self._features(P) @ self._features(Q).T)
+            return _dense(_product(self._features(P), self._features(Q).T))
         raise NotImplementedError(
             f"{type(self).__name__} implements neither _features nor _cross"
         )
@@ -487,6 +487,18 @@ def _repr_value(value):
     if callable(value) and not isinstance(value, Kernel) and hasattr(value, "__qualname__"):
         return value.__qualname__
     return repr(value)
+
+
+def _product(A, B):
+    """``A @ B`` of feature matrices; dense ones through
+    :func:`structk._threads.small_matmul` (one BLAS thread when small, so
+    that no OpenBLAS thread spins on after it), sparse ones (no BLAS) as
+    they are."""
+    if isinstance(A, np.ndarray) and isinstance(B, np.ndarray):
+        from .._threads import small_matmul
+
+        return small_matmul(A, B)
+    return A @ B
 
 
 def _dense(K):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import small_matmul
 from .._validation import as_vectors, check_same_dim, check_scalar
 from .base import Kernel
 
@@ -78,7 +79,7 @@ class Polynomial(_VectorKernel):
         return K
 
     def _cross(self, P, Q):
-        return self._from_inner(P @ Q.T)
+        return self._from_inner(small_matmul(P, Q.T))
 
     def _diag(self, P):
         return self._from_inner(np.einsum("ij,ij->i", P, P))
@@ -95,10 +96,10 @@ class Polynomial(_VectorKernel):
             return np.sign(B) ** d, d * np.log(np.abs(B))
 
     def _signed_log_gram(self, P):
-        return self._signed_log_of(P @ P.T)
+        return self._signed_log_of(small_matmul(P, P.T))
 
     def _signed_log_cross(self, P, Q):
-        return self._signed_log_of(P @ Q.T)
+        return self._signed_log_of(small_matmul(P, Q.T))
 
     def _signed_log_diag(self, P):
         return self._signed_log_of(np.einsum("ij,ij->i", P, P))
@@ -180,7 +181,7 @@ def _sq_dist(P, Q, scale):
     Qc = Pc if Q is P else Q - c
     p2 = np.einsum("ij,ij->i", Pc, Pc)
     q2 = p2 if Q is P else np.einsum("ij,ij->i", Qc, Qc)
-    D = Pc @ Qc.T
+    D = small_matmul(Pc, Qc.T)  # one BLAS thread when small: see structk._threads
     D *= -2.0
     D += p2[:, None]
     D += q2[None, :]

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import small_blas
 from .._validation import check_scalar
 from ._base import _check_kernel, n_objects
 from .centering import KernelCenterer
@@ -167,5 +168,6 @@ def _eigh_psd(K):
     """Eigenpairs of a centred Gram with rounding-level negative eigenvalues set to 0."""
     from scipy.linalg import eigh
 
-    w, V = eigh(K, check_finite=False)
+    with small_blas(K.shape[0]):  # see structk._threads
+        w, V = eigh(K, check_finite=False)
     return np.maximum(w, 0.0), V

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._threads import small_blas
 from .._validation import check_scalar
 from ._base import KernelLearnerMixin
 from .centering import KernelCenterer
@@ -112,7 +113,8 @@ def top_eigenpairs(A, m):
     from scipy.linalg import eigh
 
     n = A.shape[0]
-    w, U = eigh(A, subset_by_index=(n - m, n - 1), check_finite=False)
+    with small_blas(n):  # see structk._threads: no thread hand-over when small
+        w, U = eigh(A, subset_by_index=(n - m, n - 1), check_finite=False)
     w, U = w[::-1], U[:, ::-1]
     big = np.argmax(np.abs(U), axis=0)
     U = U * np.sign(U[big, np.arange(m)])

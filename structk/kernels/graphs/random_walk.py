@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
 from ..base import Kernel
 from ._encoding import check_same_direction, dense_ids, pairs_all, pairs_upper, parse_graphs
@@ -299,13 +300,14 @@ class RandomWalk(Kernel):
         w = np.zeros(P.node_ptr[-1])
         rho = np.zeros(P.n_graphs)
         p, q = P.cache["p"], P.cache["q"]
-        for gs, A in P.by_size():
-            vals, vecs = np.linalg.eigh(A)
-            idx = P.node_ptr[gs][:, None] + np.arange(A.shape[1])
-            mu[idx] = vals
-            w[idx] = (np.einsum("gij,gi->gj", vecs, p[idx])
-                      * np.einsum("gij,gi->gj", vecs, q[idx]))
-            rho[gs] = np.abs(vals).max(axis=1)
+        with small_eigh_blas(int(P.sizes().max(initial=0))):
+            for gs, A in P.by_size():
+                vals, vecs = np.linalg.eigh(A)
+                idx = P.node_ptr[gs][:, None] + np.arange(A.shape[1])
+                mu[idx] = vals
+                w[idx] = (np.einsum("gij,gi->gj", vecs, p[idx])
+                          * np.einsum("gij,gi->gj", vecs, q[idx]))
+                rho[gs] = np.abs(vals).max(axis=1)
         P.cache.update(mu=mu, w=w, rho=rho)
 
     def _check_pair(self, P, Q):
@@ -447,10 +449,11 @@ def _spectral_radii(P):
     size); above ``_DENSE_EIG_MAX`` nodes the safe bound
     min(max out-degree, max in-degree)."""
     rho = np.zeros(P.n_graphs)
-    for gs, A in P.by_size(_DENSE_EIG_MAX):
-        vals = np.linalg.eigvals(A) if P.directed else np.linalg.eigvalsh(A)
-        rho[gs] = np.abs(vals).max(axis=1)
     sizes = P.sizes()
+    with small_eigh_blas(int(sizes[sizes <= _DENSE_EIG_MAX].max(initial=0))):
+        for gs, A in P.by_size(_DENSE_EIG_MAX):
+            vals = np.linalg.eigvals(A) if P.directed else np.linalg.eigvalsh(A)
+            rho[gs] = np.abs(vals).max(axis=1)
     for g in np.flatnonzero(sizes > _DENSE_EIG_MAX):
         a, n = P.node_ptr[g], sizes[g]
         rows = np.diff(P.adj_ptr[a:a + n + 1])
