@@ -16,6 +16,22 @@ def blas_threads():
             if lib["user_api"] == "blas"}
 
 
+@pytest.fixture
+def limits_set(monkeypatch):
+    """The list that gets one entry per one-thread limit entered."""
+    import structk._threads as threads_module
+
+    entered = []
+    real = threads_module._one_thread
+
+    def spy():
+        entered.append(True)
+        return real()
+
+    monkeypatch.setattr(threads_module, "_one_thread", spy)
+    return entered
+
+
 def test_small_calls_run_on_one_thread_and_the_limit_is_restored():
     import scipy.linalg  # noqa: F401 - load SciPy's BLAS as the learners do
 
@@ -113,7 +129,7 @@ def test_num_threads_does_not_start_numbas_threading_layer():
 @pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
                                             ((2, 10**6, 2), True), ((None, 800, 800), False),
                                             ((None, 1200, 1200), True)])
-def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
+def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limits_set):
     """Before any thread limit in the process, products between TINY_PRODUCT
     and SMALL_PRODUCT multiply-adds are computed under the one-thread limit;
     the result is the plain product."""
@@ -121,14 +137,7 @@ def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch):
     from structk._threads import small_matmul
 
     monkeypatch.setattr(threads_module, "_controller", None)
-    seen = []
-    real = threads_module._one_thread
-
-    def spy():
-        seen.append(True)
-        return real()
-
-    monkeypatch.setattr(threads_module, "_one_thread", spy)
+    seen = limits_set
     m, k, cols = shape  # m None: a vector times a matrix
     rng = np.random.default_rng(0)
     A = rng.normal(size=k if m is None else (m, k))
@@ -220,21 +229,14 @@ def test_vector_kernel_products_go_through_small_matmul(monkeypatch):
         np.testing.assert_allclose(K, kernel(X, X), rtol=1e-12)
 
 
-def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch):
+def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limits_set):
     """Without a thread limit yet, products up to TINY_PRODUCT are left to
     OpenBLAS (a first limit costs ~5 ms); once one was set, products above
     THREADED_PRODUCT run on one thread too (the helper woken after a lifted
     limit waits for a core on a busy machine)."""
     from structk import _threads
 
-    entered = []
-    one_thread = _threads._one_thread
-
-    def spy():
-        entered.append(True)
-        return one_thread()
-
-    monkeypatch.setattr(_threads, "_one_thread", spy)
+    entered = limits_set
     rng = np.random.default_rng(0)
     a, K = rng.normal(size=(1, 800)), rng.normal(size=(800, 800))  # 640,000 multiply-adds
     assert _threads.THREADED_PRODUCT < a.size * 800 <= _threads.TINY_PRODUCT
