@@ -73,8 +73,10 @@ TINY_PRODUCT = 2**20
 SMALL_PRODUCT = 2**28
 
 
-def small_matmul(A, B):
-    """``A @ B``, on one BLAS thread when it is small (see :data:`SMALL_PRODUCT`).
+def small_matmul(A, B, largest=None):
+    """``A @ B``, on one BLAS thread when it is small (see :data:`SMALL_PRODUCT`;
+    ``largest`` lowers that bound for a caller whose larger products gain
+    from the threads on an idle machine).
 
     The products of a learner's fit and predict (``a^T K a``, test Gram
     times dual coefficients) take a few milliseconds. OpenBLAS's helper
@@ -85,7 +87,7 @@ def small_matmul(A, B):
     """
     work = A.size * (B.shape[-1] if B.ndim == 2 else 1)  # multiply-adds
     lower = TINY_PRODUCT if _controller is None else THREADED_PRODUCT
-    if lower < work <= SMALL_PRODUCT:
+    if lower < work <= (SMALL_PRODUCT if largest is None else largest):
         with _one_thread():
             return A @ B
     return A @ B

@@ -251,3 +251,35 @@ def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limit
     tiny = rng.normal(size=(1, 400)), rng.normal(size=(400, 400))  # 160,000: never
     _threads.small_matmul(*tiny)
     assert entered == [True]
+
+
+def test_sparse_gram_dense_columns_go_through_small_matmul(monkeypatch):
+    """Columns shared by most rows are multiplied as a dense block by BLAS;
+    up to THREADED_FROM multiply-adds on one thread (a busy core doubled
+    MUTAG's shortest-path Gram through OpenBLAS's hand-over)."""
+    import scipy.sparse as sp
+
+    from structk import _threads
+    from structk.kernels import _sparse_gram
+
+    calls = []
+    original = _threads.small_matmul
+
+    def spy(A, B, largest=None):
+        calls.append((A.shape, largest))
+        return original(A, B, largest=largest)
+
+    monkeypatch.setattr(_threads, "small_matmul", spy)
+    rng = np.random.default_rng(0)
+    F = sp.random(60, 40, density=0.1, random_state=1, format="lil")
+    F[:, 3] = rng.random((60, 1)) + 1.0  # a column in every row: dense
+    F = sp.csr_matrix(F)
+    K = _sparse_gram.sparse_gram(F, jitted=True)
+    np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=1e-12)
+    assert calls and all(shape[0] == 60 and largest == _sparse_gram.THREADED_FROM
+                         for shape, largest in calls)
+    calls.clear()
+    G = sp.csr_matrix(F[:25])
+    np.testing.assert_allclose(_sparse_gram.sparse_cross(F, G, jitted=True),
+                               (F @ G.T).toarray(), rtol=1e-12)
+    assert calls
