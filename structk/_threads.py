@@ -58,7 +58,7 @@ THREADED_EIGH_MIN = 65
 def small_eigh_blas(n):
     """:func:`small_blas` for eigendecompositions of order ``n`` (the largest
     of a batch), but no limit below :data:`THREADED_EIGH_MIN`, where none is
-    needed and setting the first one would cost ~7 ms. After a threaded call
+    needed and setting the first one would cost 5-7 ms. After a threaded call
     OpenBLAS's helper threads keep spinning for a while, on the cores that
     the compiled loops which follow need (random walks on ENZYMES: 210 ms
     with the threads, 155 ms without)."""

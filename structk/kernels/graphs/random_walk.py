@@ -359,7 +359,7 @@ class RandomWalk(Kernel):
         out = np.empty(len(i))
         # product vertices to visit; not np.dot, whose BLAS call (threaded above
         # 10^4 terms) leaves an OpenBLAS thread spinning on the core the
-        # walks need (MUTAG: 125 against 73 ms wall)
+        # walks need (MUTAG: 125 against 77 ms wall)
         work = float((P.sizes()[i].astype(np.float64) * Q.sizes()[j]).sum())
         if self._spectral and not P.directed:
             mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
