@@ -273,11 +273,11 @@ def check_psd_policy(K, psd_check, factorise=True):
     # a failure of the small path is reported exactly as a large Gram's is
     rowsums = np.empty(n)
     if _necessary_psd(K, rowsums):
-        if not factorise or (psd_check == "auto" and K.shape[0] > FULL_PSD_CHECK_MAX_N):
+        if not factorise or (psd_check == "auto" and n > FULL_PSD_CHECK_MAX_N):
             return
         # the necessary pass proved K finite; its diagonal and weighted row
         # sums identify it (equal for two different matrices only by design)
-        key = (K.shape[0], np.diag(K).tobytes(), rowsums.tobytes())
+        key = (n, np.diag(K).tobytes(), rowsums.tobytes())
         if key in _CERTIFIED:
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
@@ -323,7 +323,7 @@ def _certify_small(K):
     # a fingerprint of its own (the diagonal and weighted row sums, not by
     # BLAS: a thread hand-over costs more than the product): the key
     # differs from a large Gram's, which the necessary pass computes
-    rowsums = np.einsum("ij,j->i", K, _fingerprint_weights(K.shape[0]))
+    rowsums = np.einsum("ij,j->i", K, _fingerprint_weights(len(d)))
     key = ("small", d.tobytes(), rowsums.tobytes())
     if key in _CERTIFIED:
         return True
@@ -338,11 +338,15 @@ def _fingerprint_weights(n):
     (no two alike, so swapping entries of a row changes its sum)."""
     if n <= _WEIGHTS.size:
         return _WEIGHTS[:n]
+    return _golden_weights(n)
+
+
+def _golden_weights(n):
     return 1.0 + ((np.arange(n) * 0.6180339887498949) % 1.0)
 
 
-# made once for Grams of up to 400 rows (the small certificate, the NumPy pass)
-_WEIGHTS = 1.0 + ((np.arange(400) * 0.6180339887498949) % 1.0)
+# made once for the Grams of the small certificate (and of the NumPy pass)
+_WEIGHTS = _golden_weights(_linalg.UNBLOCKED_CHOLESKY_MAX_N)
 _WEIGHTS.flags.writeable = False
 
 
@@ -358,10 +362,9 @@ def raise_if_not_psd(K):
     "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
     """
     from ..exceptions import NotPSDError
-    from .._linalg import frobenius
     from ..psd import check_psd
 
-    report = check_psd(K, tol=PSD_RTOL * frobenius(K))
+    report = check_psd(K, tol=PSD_RTOL * _linalg.frobenius(K))
     if not report.is_psd:
         raise NotPSDError(report)
 
