@@ -162,6 +162,25 @@ def _spy_threads(monkeypatch, module, name):
     return seen
 
 
+@pytest.fixture
+def matmul_calls(monkeypatch):
+    """Record ``(A.shape, B.shape, largest)`` of every small_matmul call
+    (also through the name the vector kernels import)."""
+    from structk import _threads
+    from structk.kernels import vectors
+
+    calls = []
+    original = _threads.small_matmul
+
+    def spy(A, B, largest=None):
+        calls.append((A.shape, B.shape, largest))
+        return original(A, B, largest=largest)
+
+    monkeypatch.setattr(_threads, "small_matmul", spy)
+    monkeypatch.setattr(vectors, "small_matmul", spy)
+    return calls
+
+
 def _ring(n, labels=2):
     import networkx as nx
 
@@ -205,27 +224,18 @@ def test_kernel_pca_and_cca_eigendecompositions_run_on_one_blas_thread(monkeypat
     assert seen and all(n == 120 and threads == {1} for n, threads in seen)
 
 
-def test_vector_kernel_products_go_through_small_matmul(monkeypatch):
+def test_vector_kernel_products_go_through_small_matmul(matmul_calls):
     """The Gram product of a few hundred vectors is a small BLAS call: on one
     thread, so that no OpenBLAS thread spins on after it (KernelPCA at
     n = 800: 62 against 40 ms)."""
-    from structk import Gaussian, Linear, Polynomial, _threads
-    from structk.kernels import vectors
+    from structk import Gaussian, Linear, Polynomial
 
-    calls = []
-    original = _threads.small_matmul
-
-    def spy(A, B):
-        calls.append((A.shape, B.shape))
-        return original(A, B)
-
-    monkeypatch.setattr(vectors, "small_matmul", spy)
-    monkeypatch.setattr(_threads, "small_matmul", spy)  # feature maps (Linear)
+    calls = matmul_calls
     X = np.random.default_rng(1).normal(size=(30, 3))
     for kernel in (Gaussian(sigma=1.0), Linear(), Polynomial(degree=2)):
         calls.clear()
         K = kernel(X)
-        assert calls == [((30, 3), (3, 30))]
+        assert [(a, b) for a, b, _ in calls] == [((30, 3), (3, 30))]
         np.testing.assert_allclose(K, kernel(X, X), rtol=1e-12)
 
 
@@ -253,31 +263,23 @@ def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limit
     assert entered == [True]
 
 
-def test_sparse_gram_dense_columns_go_through_small_matmul(monkeypatch):
+def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls):
     """Columns shared by most rows are multiplied as a dense block by BLAS;
     up to THREADED_FROM multiply-adds on one thread (a busy core doubled
     MUTAG's shortest-path Gram through OpenBLAS's hand-over)."""
     import scipy.sparse as sp
 
-    from structk import _threads
     from structk.kernels import _sparse_gram
 
-    calls = []
-    original = _threads.small_matmul
-
-    def spy(A, B, largest=None):
-        calls.append((A.shape, largest))
-        return original(A, B, largest=largest)
-
-    monkeypatch.setattr(_threads, "small_matmul", spy)
+    calls = matmul_calls
     rng = np.random.default_rng(0)
     F = sp.random(60, 40, density=0.1, random_state=1, format="lil")
     F[:, 3] = rng.random((60, 1)) + 1.0  # a column in every row: dense
     F = sp.csr_matrix(F)
     K = _sparse_gram.sparse_gram(F, jitted=True)
     np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=1e-12)
-    assert calls and all(shape[0] == 60 and largest == _sparse_gram.THREADED_FROM
-                         for shape, largest in calls)
+    assert calls and all(a[0] == 60 and largest == _sparse_gram.THREADED_FROM
+                         for a, _, largest in calls)
     calls.clear()
     G = sp.csr_matrix(F[:25])
     np.testing.assert_allclose(_sparse_gram.sparse_cross(F, G, jitted=True),
