@@ -59,6 +59,38 @@ def cholesky_ok(K, shift):
 
 
 @functools.cache
+def _lapack_address(name):
+    """The address of LAPACK routine ``name`` of SciPy's Cython API (the
+    LAPACK SciPy itself calls)."""
+    import ctypes
+
+    from scipy.linalg import cython_lapack
+
+    capsule = cython_lapack.__pyx_capi__[name]
+    # ctypes.pythonapi's own function objects (indexing makes new ones),
+    # rather than new CFUNCTYPE prototypes, which cost ~0.05 ms each
+    get_name = ctypes.pythonapi["PyCapsule_GetName"]
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, (ctypes.py_object,)
+    pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
+    pointer.restype, pointer.argtypes = ctypes.c_void_p, (ctypes.py_object, ctypes.c_char_p)
+    return pointer(capsule, get_name(capsule))
+
+
+def _address(A):
+    """The address of ``A``'s data (without ``A.ctypes``, whose first use
+    costs ~0.1 ms)."""
+    import ctypes
+
+    return ctypes.c_void_p(A.__array_interface__["data"][0])
+
+
+def _check_fortran_square(A, routine):
+    if not (A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2
+            and A.shape[0] == A.shape[1]):
+        raise ValueError(f"{routine} needs a square Fortran-ordered float64 matrix")
+
+
+@functools.cache
 def unblocked_cholesky():
     """``dpotf2`` of SciPy's LAPACK (its Cython API) as ``f(A) -> info``.
 
@@ -69,32 +101,62 @@ def unblocked_cholesky():
     """
     import ctypes
 
-    from scipy.linalg import cython_lapack
-
-    capsule = cython_lapack.__pyx_capi__["dpotf2"]
-    # Function objects of ctypes.pythonapi's own class (indexing makes new
-    # ones; its attributes are shared with every other user), rather than a
-    # new CFUNCTYPE prototype class, which costs more than the factorisation
-    # of a 50 x 50 Gram (0.1 -> 0.05 ms once per process). dpotf2 therefore
+    # A function object of ctypes.pythonapi's own class, rather than a new
+    # CFUNCTYPE prototype class, which costs more than the factorisation of
+    # a 50 x 50 Gram (0.1 -> 0.05 ms once per process). dpotf2 therefore
     # runs holding the GIL: at most ~1 ms (n = 400).
-    name = ctypes.pythonapi["PyCapsule_GetName"]
-    name.restype, name.argtypes = ctypes.c_char_p, (ctypes.py_object,)
-    pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
-    pointer.restype, pointer.argtypes = ctypes.c_void_p, (ctypes.py_object, ctypes.c_char_p)
-    dpotf2 = ctypes.pythonapi._FuncPtr(pointer(capsule, name(capsule)))
+    dpotf2 = ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2"))
     dpotf2.restype = None
 
     def factorise(A):
-        if not (A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2
-                and A.shape[0] == A.shape[1]):
-            raise ValueError("dpotf2 needs a square Fortran-ordered float64 matrix")
+        _check_fortran_square(A, "dpotf2")
         order, info = ctypes.c_int(A.shape[0]), ctypes.c_int(0)
-        # the address without A.ctypes (whose first use costs ~0.1 ms)
-        data = ctypes.c_void_p(A.__array_interface__["data"][0])
-        dpotf2(b"U", ctypes.byref(order), data, ctypes.byref(order), ctypes.byref(info))
+        dpotf2(b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
         return info.value
 
     return factorise
+
+
+def orthogonal_of_tridiagonal(A, tau):
+    """LAPACK ``dorgtr`` (lower) in place: turn the reflectors ``dsytrd``
+    (lower) left in the Fortran-ordered ``A`` (with ``tau``) into the
+    orthogonal ``Q`` of ``K = Q T Q^T``; returns ``A``.
+
+    SciPy's ``lapack`` module has no ``dorgtr``, and its ``dorgqr`` on the
+    reflector block ``A[1:, :n-1]`` (what ``dorgtr`` calls) copies that
+    non-contiguous block in, and the block must then be copied into an
+    n x n ``Q``: two more n x n arrays than this (n = 2000: 2 x 32 MB).
+    Runs without the GIL.
+    """
+    import ctypes
+
+    _check_fortran_square(A, "dorgtr")
+    n = A.shape[0]
+    tau = np.ascontiguousarray(tau, dtype=np.float64)
+    if tau.shape != (max(n - 1, 0),):
+        raise ValueError(f"tau must have n - 1 = {max(n - 1, 0)} entries, got {tau.shape}")
+    dorgtr = _dorgtr()
+    order, info = ctypes.c_int(n), ctypes.c_int(0)
+    lwork = max(1, 64 * (n - 1))  # (n - 1) x LAPACK's block size (32), with room
+    work = np.empty(lwork)
+    dorgtr(b"L", ctypes.byref(order), _address(A), ctypes.byref(order), _address(tau),
+           _address(work), ctypes.byref(ctypes.c_int(lwork)), ctypes.byref(info))
+    if info.value != 0:  # pragma: no cover - LAPACK argument error
+        raise RuntimeError(f"LAPACK dorgtr failed (info={info.value})")
+    return A
+
+
+@functools.cache
+def _dorgtr():
+    import ctypes
+
+    # a prototype of its own (CFUNCTYPE) so the call releases the GIL: it
+    # runs for tens of milliseconds on the Grams that come here
+    pointer = ctypes.POINTER
+    prototype = ctypes.CFUNCTYPE(None, ctypes.c_char_p, pointer(ctypes.c_int), ctypes.c_void_p,
+                                 pointer(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p,
+                                 pointer(ctypes.c_int), pointer(ctypes.c_int))
+    return prototype(_lapack_address("dorgtr"))
 
 
 #: Blocks of at most this many entries (the largest one-vs-one block the SVM

@@ -5,7 +5,12 @@ import pytest
 
 from structk import KernelSVM, NotPSDError, assert_psd, check_psd
 from structk.kernels import Gaussian, Linear
-from structk._linalg import UNBLOCKED_CHOLESKY_MAX_N, cholesky_ok, unblocked_cholesky
+from structk._linalg import (
+    UNBLOCKED_CHOLESKY_MAX_N,
+    cholesky_ok,
+    orthogonal_of_tridiagonal,
+    unblocked_cholesky,
+)
 
 RNG = np.random.default_rng(2)
 
@@ -168,6 +173,35 @@ def test_certificate_agrees_with_lapack_on_both_sides_of_the_unblocked_bound(n):
         info = lapack.dpotrf(A, lower=1)[1]
         assert (info == 0) == expected
         assert cholesky_ok(K, shift) is expected
+
+
+@pytest.mark.parametrize("n", [1, 2, 37])
+def test_orthogonal_of_tridiagonal_is_lapacks_q_built_in_place(n):
+    from scipy.linalg import lapack
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, n))
+    K = X + X.T
+    c, d, e, tau, info = lapack.dsytrd(K.T, lower=1)
+    assert info == 0
+    reflectors = c.copy(order="F")
+    Q = orthogonal_of_tridiagonal(c, tau)
+    assert Q is c  # in place
+    T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    np.testing.assert_allclose(Q @ T @ Q.T, K, atol=1e-12 * n)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(n), atol=1e-13 * n)
+    if n > 1:  # the same Q as dorgqr on the reflector block (what dorgtr does)
+        expected = np.eye(n)
+        expected[1:, 1:] = lapack.dorgqr(reflectors[1:, : n - 1], tau)[0]
+        np.testing.assert_allclose(Q, expected, atol=1e-14 * n)
+
+
+def test_orthogonal_of_tridiagonal_checks_its_arguments():
+    A = np.asfortranarray(np.eye(4))
+    with pytest.raises(ValueError, match="Fortran-ordered float64"):
+        orthogonal_of_tridiagonal(np.ascontiguousarray(np.eye(4)[:, :3]), np.zeros(3))
+    with pytest.raises(ValueError, match="tau must have n - 1 = 3 entries"):
+        orthogonal_of_tridiagonal(A, np.zeros(4))
 
 
 def test_unblocked_cholesky_factorises_in_place_like_numpy():

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _linalg
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -99,10 +100,8 @@ def _tridiagonalise(K):
     """``(d, e, Q)`` with ``K = Q T Q^T``, ``T`` symmetric tridiagonal with
     diagonal ``d`` and off-diagonal ``e``, ``Q`` orthogonal (Fortran-ordered).
 
-    LAPACK ``dsytrd`` (lower) leaves the reflectors ``H(1) ... H(n-1)`` below
-    the first subdiagonal; reflector ``i`` acts on rows ``i+1 ..``, so
-    ``Q = diag(1, Q')`` where ``Q'`` is what ``dorgqr`` builds from the block
-    ``K[1:, :n-1]``, as LAPACK's ``dorgtr`` does.
+    LAPACK ``dsytrd`` (lower) leaves the reflectors in a copy of ``K``;
+    ``dorgtr`` turns them into ``Q`` in place.
     """
     from scipy.linalg import lapack
 
@@ -112,15 +111,7 @@ def _tridiagonalise(K):
     c, d, e, tau, info = lapack.dsytrd(K.T, lower=1, lwork=max(lwork, 1))
     if info != 0:  # pragma: no cover - LAPACK argument error
         raise RuntimeError(f"LAPACK dsytrd failed (info={info})")
-    Q = np.zeros((n, n), order="F")
-    Q[0, 0] = 1.0
-    if n > 1:
-        q, _, info = lapack.dorgqr(c[1:, : n - 1], tau, lwork=max(64 * (n - 1), 1),
-                                   overwrite_a=1)
-        if info != 0:  # pragma: no cover
-            raise RuntimeError(f"LAPACK dorgqr failed (info={info})")
-        Q[1:, 1:] = q
-    return d, e, Q
+    return d, e, _linalg.orthogonal_of_tridiagonal(c, tau)
 
 
 def _raise_singular(alpha, lam_min):
