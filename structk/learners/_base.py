@@ -430,10 +430,11 @@ def _necessary_psd_violation_numpy(K, tol, sym_tol, r):
         if not ok.all():
             i, j = divmod(int(np.argmin(ok)), n)
             return start + i, j
-        # not rows @ w: OpenBLAS runs that product (96 x 170, say) on its
-        # threads, which then spin on the core the caller's solver needs
+        # not rows @ w nor w @ rows: OpenBLAS runs those products (96 x 170,
+        # say) on its threads, which then spin on the core the caller's
+        # solver needs
         r[start:start + step] = np.einsum("ij,j->i", rows, w)
-        c += w[start:start + step] @ rows
+        c += np.einsum("i,ij->j", w[start:start + step], rows)
         a[start:start + step] = absK.sum(axis=1)
     eps = np.finfo(np.float64).eps
     with np.errstate(invalid="ignore"):  # inf - inf (an infinite diagonal)
