@@ -386,6 +386,62 @@ class Kernel:
             )
         return self._features(self._prepare(X, "X"))
 
+    # ------------------------------------------------- prepared-data seam
+    # The public seam between objects and compiled loops: prepare a
+    # collection once, slice it, and evaluate Gram, cross-Gram, diagonal or
+    # features of prepared data. Learners, structk.scale and Nystroem use
+    # only these; a kernel author implements the underscored hooks.
+    def prepare(self, X, name="X"):
+        """Validate ``X`` once and encode it for evaluation.
+
+        Parameters
+        ----------
+        X : sequence of objects
+        name : str
+            How errors name the collection (``"X"``, ``"Y"``, ``"landmarks"``).
+
+        Returns
+        -------
+        P : prepared data
+            Opaque to the caller: pass it to :meth:`take`,
+            :meth:`gram_prepared`, :meth:`cross_prepared`,
+            :meth:`diag_prepared` or :meth:`features_prepared` of the same
+            kernel (with the same parameters and fitted state).
+        """
+        self._validate()
+        return self._prepare(X, name)
+
+    def take(self, P, index):
+        """Prepared data of the objects ``index`` selects (a slice with step
+        1 or an integer array), without preparing them again.
+
+        Raises :class:`TakeNotImplemented` when the kernel cannot slice its
+        prepared data; :func:`take_prepared` then prepares the subset anew.
+        """
+        return self._take(P, index)
+
+    def gram_prepared(self, P):
+        """The Gram matrix of prepared objects, as ``k(X)`` returns it."""
+        return self._checked_gram(P)
+
+    def cross_prepared(self, P, Q):
+        """The cross-Gram matrix of prepared objects, as ``k(X, Y)`` returns it."""
+        return self._checked_cross(P, Q)
+
+    def diag_prepared(self, P):
+        """``k(x, x)`` of prepared objects, as :meth:`diag` returns it."""
+        return self._checked_diag(P)
+
+    def features_prepared(self, P):
+        """The explicit feature matrix of prepared objects, as :meth:`features`
+        returns it (kernels with ``has_features`` only)."""
+        if not self.has_features:
+            raise TypeError(
+                f"{self!r} has no explicit feature map; compute its Gram "
+                "matrix with k(X) instead"
+            )
+        return self._features(P)
+
     # -------------------------------------------------------------- algebra
     def __add__(self, other):
         from .algebra import Constant, Sum
