@@ -28,6 +28,24 @@ EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 
 
 # ------------------------------------------------------------------ helpers
+def _int_at_least(low, also=()):
+    """An argparse type: an integer >= ``low`` (or one of ``also``), refused
+    with a message that argparse prefixes with the option's name."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low and value not in also:
+            extra = "".join(f" or {a}" for a in also)
+            raise argparse.ArgumentTypeError(f"must be at least {low}{extra}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
 def _show_progress(args):
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
@@ -309,7 +327,7 @@ def build_parser():
     p.add_argument("-o", "--output", required=True, metavar="FILE.npy",
                    help="where to write the Gram matrix (numpy .npy)")
     p.add_argument("--tsv", metavar="FILE", help="also write a labelled TSV matrix")
-    p.add_argument("--block-size", type=int, default=256,
+    p.add_argument("--block-size", type=_int_at_least(1), default=256,
                    help="tile side for the blockwise computation (default 256)")
     p.add_argument("--require-psd", action="store_true",
                    help="exit with status 1 when the Gram matrix is not PSD")
@@ -365,16 +383,18 @@ def build_parser():
     p.add_argument("--cv", "--folds", default="10", metavar="K|loo|grouped",
                    help="outer folds: K-fold (stratified for classes; default 10), "
                         "leave-one-out, or grouped by --groups")
-    p.add_argument("--inner-folds", type=int, default=5,
+    p.add_argument("--inner-folds", type=_int_at_least(2), default=5,
                    help="folds of the inner CV choosing the regularisation (default 5)")
     p.add_argument("--no-nested", action="store_true",
                    help="fit learners as written, without the inner CV")
     p.add_argument("--task", default="auto", choices=["auto", "classification", "regression"],
                    help="default: regression for a numeric --target-column with many "
                         "distinct values, else classification")
-    p.add_argument("--repeats", type=int, default=1, help="repetitions of the k-fold split")
+    p.add_argument("--repeats", type=_int_at_least(1), default=1,
+                   help="repetitions of the k-fold split")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffling")
-    p.add_argument("--jobs", type=int, default=1, help="folds run in parallel (default 1)")
+    p.add_argument("--jobs", type=_int_at_least(1, also=(-1,)), default=1,
+                   help="folds run in parallel (default 1; -1: one per core)")
     _add_format(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
@@ -466,11 +486,28 @@ def _stop_now(args, exc):
     from ..scale._tiling import remove_partial_files
 
     remove_partial_files()
+    _kill_workers()
     word = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
     print(f"structk {args.command}: {word}", file=sys.stderr)
     sys.stderr.flush()
     sys.stdout.flush()
     os._exit(130 if isinstance(exc, KeyboardInterrupt) else 143)
+
+
+def _kill_workers():
+    """End the worker processes of ``--jobs`` (joblib's loky executor), which
+    would otherwise go on computing and hold the output pipes open."""
+    import contextlib
+    import os
+    import signal
+
+    loky = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(loky, "_executor", None)
+    # killed here, not by executor.shutdown(kill_workers=True), which leaves
+    # the killing to a thread that the exit right after never lets run
+    for pid in list(getattr(executor, "_processes", {})):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _caused_by_interrupt(exc):

@@ -198,6 +198,14 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
         else:
             folds = list(GroupKFold(10).split(dummy, y, groups))
             text = f"grouped 10-fold CV ({n_groups} groups)"
+        if task == "classification":
+            for train, test in folds:
+                if len(np.unique(y[train])) < 2:
+                    left = ", ".join(map(str, np.unique(groups[test])))
+                    raise ValueError(
+                        f"--groups: leaving out group(s) {left} leaves only class "
+                        f"{str(y[train][0])!r} to train on; regroup so that every training "
+                        "part holds at least two classes")
         return Splits(folds, text, "grouped", groups, inner_folds, seed)
     try:
         k = int(cv)
@@ -234,7 +242,18 @@ def _inner_splits(splits, train, y, task):
         g = splits.groups[train]
         n_groups = len(np.unique(g))
         if n_groups >= 2:
-            return list(GroupKFold(min(k, n_groups)).split(dummy, yt, g))
+            inner = list(GroupKFold(min(k, n_groups)).split(dummy, yt, g))
+            if task == "classification":
+                # an inner split whose training part holds one class cannot
+                # score a classifier: it is left out
+                inner = [(a, b) for a, b in inner if len(np.unique(yt[a])) >= 2]
+                if not inner:
+                    raise ValueError(
+                        "--groups: every inner split of a training part (groups "
+                        f"{', '.join(map(str, np.unique(g)))}) leaves one class to train "
+                        "on, so the regularisation cannot be chosen; use --no-nested "
+                        "and fix it in --learner, or regroup")
+            return inner
     if task == "classification":
         smallest = int(np.unique(yt, return_counts=True)[1].min())
         if smallest >= 2:
