@@ -50,12 +50,3 @@ def attach(package_name: str, submodules: dict[str, list[str]], subpackages=()):
 
     return __getattr__, __dir__, public
 
-
-def jit_loaded(module_name, function_name):
-    """Whether this process has already loaded (or compiled) the jitted
-    ``module_name.function_name``, without importing numba: NumPy twins of
-    small jobs step aside once the compiled code costs nothing more."""
-    import sys
-
-    module = sys.modules.get(module_name)
-    return module is not None and bool(getattr(module, function_name).signatures)

@@ -51,7 +51,7 @@ class KernelCCA(BaseEstimator):
         Its scale is that of the kernel values: with normalised kernels
         (``k(x, x) = 1``) values between 1e-3 and 1 are sensible.
     psd_check : {"auto", "full", "none"}, default="auto"
-        As the learners (:mod:`structk.learners._base`), for each view.
+        As the learners (:mod:`structk.learners._psd`), for each view.
 
     Attributes
     ----------

@@ -13,13 +13,8 @@ from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from .._linalg import frobenius
-from ._base import (
-    PSD_RTOL,
-    KernelLearnerMixin,
-    encode_labels,
-    n_objects,
-    raise_if_not_psd,
-)
+from ._base import KernelLearnerMixin, encode_labels, n_objects
+from ._psd import PSD_RTOL, raise_if_not_psd
 
 
 class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -61,7 +56,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     max_iter : int, default=1000
         L-BFGS iterations.
     psd_check : {"auto", "full", "none"}, default="auto"
-        As the other learners (:mod:`structk.learners._base`); in addition
+        As the other learners (:mod:`structk.learners._psd`); in addition
         a failure of the jittered Cholesky factorisation raises
         :class:`~structk.exceptions.NotPSDError`.
 

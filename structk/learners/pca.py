@@ -37,7 +37,7 @@ class KernelPCA(KernelLearnerMixin, TransformerMixin, BaseEstimator):
     n_components : int, default=2
         Number of components kept (at most the number of training objects).
     psd_check : {"auto", "full", "none"}, default="auto"
-        As the other learners (:mod:`structk.learners._base`).
+        As the other learners (:mod:`structk.learners._psd`).
 
     Attributes
     ----------

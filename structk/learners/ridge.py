@@ -10,7 +10,8 @@ from .. import _linalg
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
-from ._base import PSD_RTOL, KernelLearnerMixin, check_targets, n_objects, raise_if_not_psd
+from ._base import KernelLearnerMixin, check_targets, n_objects
+from ._psd import PSD_RTOL, raise_if_not_psd
 
 
 class _RidgePredictMixin:
@@ -36,7 +37,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     alpha : float, default=1.0
         The penalty ``lambda`` (> 0), named as in scikit-learn.
     psd_check : {"auto", "full", "none"}, default="auto"
-        As the other learners (:mod:`structk.learners._base`); in addition
+        As the other learners (:mod:`structk.learners._psd`); in addition
         the fit's own Cholesky factorisation of ``K + lambda I`` fails when
         ``K`` has an eigenvalue below ``-lambda``, which raises
         :class:`~structk.exceptions.NotPSDError` with the
@@ -230,7 +231,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         and one ``L D L^T`` factorisation of ``T + a I`` per penalty."""
         from scipy.linalg import eigvalsh_tridiagonal
 
-        from .._jit.ridge import tridiagonal_loo
+        from ._ridge_loo_numba import tridiagonal_loo
 
         n = K.shape[0]
         d, e, Q = _tridiagonalise(K)

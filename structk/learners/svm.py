@@ -77,7 +77,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default=-1
         Iteration limit per machine; -1 means LIBSVM's ``max(10**7, 100 n)``.
     psd_check : {"auto", "full", "none"}, default="auto"
-        Check of the training Gram (see :mod:`structk.learners._base`);
+        Check of the training Gram (see :mod:`structk.learners._psd`);
         with "none" an indefinite Gram is solved as LIBSVM does (curvature
         clipped to ``TAU``).
     probability : bool, default=False

@@ -147,10 +147,9 @@ def test_clearly_non_psd_gram_raises_with_the_report(cls):
 def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
     import structk._linalg
     import structk.psd
-    from structk.learners import _base
+    from structk.learners import _psd
 
-    monkeypatch.setattr(_base, "FULL_PSD_CHECK_MAX_N", 20)  # "large" = more than 20
-    monkeypatch.setattr(_base, "_CERTIFIED", {})
+    monkeypatch.setattr(_psd, "FULL_PSD_CHECK_MAX_N", 20)  # "large" = more than 20
     X, y = blobs(40, seed=4)
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz
@@ -199,11 +198,9 @@ def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch,
         return
     # small: the shift is relative to the largest diagonal entry
     assert calls == [(30, pytest.approx(1e-6 * K.diagonal().max()))]
-    cls().fit(*fit_args(cls, K.copy(), y))  # the same Gram again: remembered
-    assert len(calls) == 1
-    K2 = K.copy()
-    K2[3, 4] = K2[4, 3] = K[3, 4] * (1 - 1e-12)  # a different Gram: factorised
-    cls().fit(*fit_args(cls, K2, y))
+    cls().fit(*fit_args(cls, K.copy(), y))  # the same Gram again: checked again
+    assert len(calls) == 2  # (nothing is remembered between fits)
+    cls(psd_check="none").fit(*fit_args(cls, K, y))
     assert len(calls) == 2
     monkeypatch.setattr(structk.psd, "check_psd", check_psd)
     K3 = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])  # not PSD
@@ -219,17 +216,16 @@ def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, 
     """Up to the unblocked Cholesky's bound a PSD Gram is certified by its
     diagonal, symmetry and one factorisation; anything else goes through the
     necessary pass and reports exactly as a large Gram does."""
-    from structk.learners import _base
+    from structk.learners import _psd
 
-    monkeypatch.setattr(_base, "_CERTIFIED", {})
-    necessary = _base._necessary_psd
+    necessary = _psd.necessary_psd
     passes = []
 
-    def counting(K, rowsums=None):
+    def counting(K):
         passes.append(K.shape[0])
-        return necessary(K, rowsums)
+        return necessary(K)
 
-    monkeypatch.setattr(_base, "_necessary_psd", counting)
+    monkeypatch.setattr(_psd, "necessary_psd", counting)
     X, y = blobs(40, seed=4)
     cls().fit(*fit_args(cls, rbf_gram(X), y))
     assert passes == []
@@ -272,27 +268,23 @@ def test_small_certificate_shift_is_stricter_than_the_reporting_tolerance(factor
                       pytest.approx(1e-6 * np.linalg.norm(K))]
 
 
-def test_memory_of_certified_grams_is_bounded_with_fits_on_threads(monkeypatch):
-    from concurrent.futures import ThreadPoolExecutor
-
-    from structk.learners import _base
-
-    monkeypatch.setattr(_base, "_CERTIFIED", {})
-    monkeypatch.setattr(_base, "_CERTIFIED_MAX", 8)
-    X, y = blobs(20, seed=1)
-    grams = [rbf_gram(X) * (1.0 + 0.01 * i) for i in range(64)]
-    with ThreadPoolExecutor(4) as pool:
-        models = list(pool.map(lambda K: KernelSVM().fit(K, y), grams))
-    assert len(models) == 64
-    assert len(_base._CERTIFIED) == 8
-
-
-def test_grid_search_factorises_each_fold_gram_once(factorisations):
+def test_grid_search_on_a_gram_certified_once(factorisations):
+    """A Gram certified once by the caller (every principal submatrix of a
+    PSD matrix is PSD): the folds skip their check with psd_check="none"."""
     X, y = blobs(40, seed=6)
+    K = rbf_gram(X)
+    structk.assert_psd(K)  # one factorisation of the whole Gram
+    assert [n for n, _ in factorisations] == [40]
+    factorisations.clear()
+    search = GridSearchCV(KernelSVM(psd_check="none"), {"C": [0.1, 1.0, 10.0]},
+                          cv=KFold(4), refit=False)
+    search.fit(K, y)
+    assert factorisations == []
+    # without it each fit checks its own fold Gram: the result of a fit never
+    # depends on what ran before it
     search = GridSearchCV(KernelSVM(), {"C": [0.1, 1.0, 10.0]}, cv=KFold(4), refit=False)
-    search.fit(rbf_gram(X), y)
-    # one per fold Gram, not one per (fold, C)
-    assert sorted(n for n, _ in factorisations) == [30] * 4
+    search.fit(K, y)
+    assert sorted(n for n, _ in factorisations) == [30] * 12
 
 
 @pytest.mark.parametrize("cls", ALL)
@@ -385,24 +377,24 @@ def test_grid_search_and_pipeline_on_lists_of_strings():
 # ----------------------------------------------- the O(n^2) necessary checks
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 150), rank=st.integers(1, 5))
 def test_necessary_conditions_accept_psd_and_locate_violations(seed, n, rank):
-    from structk._jit.gram import necessary_psd_violation
+    from structk.learners._psd.numba_pass import necessary_psd_violation
 
     rng = np.random.default_rng(seed)
     F = rng.normal(size=(n, rank))
     K = F @ F.T
     K = (K + K.T) / 2  # exactly symmetric
     tol = 1e-10 * np.abs(np.diag(K)).max()
-    assert necessary_psd_violation(K, tol, tol, np.empty(len(K))) == (-1, -1)
+    assert necessary_psd_violation(K, tol, tol) == (-1, -1)
     i, j = sorted(rng.choice(n, size=2, replace=False))
     bad = K.copy()
     bad[i, j] = bad[j, i] = 1.5 * np.sqrt(K[i, i] * K[j, j]) + 1.0  # breaks Cauchy-Schwarz
-    assert necessary_psd_violation(bad, tol, tol, np.empty(len(K))) == (i, j)
+    assert necessary_psd_violation(bad, tol, tol) == (i, j)
     asym = K.copy()
     asym[j, i] += 1e-6 * (1.0 + abs(asym[j, i]))
-    assert sorted(necessary_psd_violation(asym, tol, tol, np.empty(len(K)))) == [i, j]
+    assert sorted(necessary_psd_violation(asym, tol, tol)) == [i, j]
     nan = K.copy()
     nan[j, i] = np.nan
-    assert sorted(necessary_psd_violation(nan, tol, tol, np.empty(len(K)))) == [i, j]
+    assert sorted(necessary_psd_violation(nan, tol, tol)) == [i, j]
 
 
 def test_objects_given_as_an_iterator_or_a_single_string():

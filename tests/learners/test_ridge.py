@@ -113,10 +113,10 @@ def test_bad_alphas(alphas):
 
 
 def test_both_reductions_agree_above_the_eigendecomposition_bound():
-    from structk.learners import _base, ridge
+    from structk.learners import _psd, ridge
 
     # above the bound the safeguard has started numba: the sweep's loop is cheap to load
-    assert ridge.EIGH_MAX_N <= _base.SMALL_NECESSARY_N
+    assert ridge.EIGH_MAX_N <= _psd.SMALL_NECESSARY_N
     n = ridge.EIGH_MAX_N + 37
     X, Y = regression(n, d=3, seed=6, outputs=2)
     K = rbf_gram(X, gamma=0.5)  # eigenvalues down to ~1e-12 of the largest
@@ -150,7 +150,7 @@ def test_tridiagonalisation_reproduces_the_gram():
 
 
 def test_tridiagonal_loo_reports_the_first_penalty_with_a_bad_pivot():
-    from structk._jit.ridge import tridiagonal_loo
+    from structk.learners._ridge_loo_numba import tridiagonal_loo
 
     d, e = np.array([1.0, 1.0]), np.array([2.0])  # eigenvalues 3 and -1
     alphas = np.array([5.0, 0.5, 2.0])

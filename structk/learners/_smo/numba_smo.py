@@ -24,7 +24,8 @@ float64 square matrix, ``y`` holds +-1.0, ``C > 0``.
 import numba
 import numpy as np
 
-from ..learners._smo import two_variable_step
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
+from .step import two_variable_step
 
 _LOWER = 0
 _UPPER = 1
@@ -231,7 +232,7 @@ def _rho(y, G, alpha, C):
     return (ub + lb) / 2.0
 
 
-#: the analytic two-variable step, shared with the NumPy solver for small problems
+#: the analytic two-variable step (:mod:`.step`), compiled
 _two_variable_step = numba.njit(cache=True)(two_variable_step)
 
 

@@ -2,6 +2,8 @@
 tridiagonal reduction ``K = Q T Q^T`` (numba)."""
 
 import numba
+
+from .. import _jit  # noqa: F401 - registers the first-compilation notice
 import numpy as np
 
 #: Penalties swept together: their rows of ``L^{-1} Q^T`` share one pass over

@@ -1,0 +1,167 @@
+"""The learners' check of a training Gram: is it positive semi-definite?
+
+Every learner assumes a PSD Gram matrix, and an indefinite one is a bug in a
+kernel, not a modelling choice, so we **raise** (rather than warn): a clearly
+non-PSD training Gram raises :class:`~structk.exceptions.NotPSDError`
+carrying the :func:`~structk.psd.check_psd` report ("clearly": the smallest
+eigenvalue is below ``-PSD_RTOL * ||K||_F``).
+
+The policy (``psd_check`` of every learner)
+-------------------------------------------
+``"auto"`` (the default): a Gram of up to
+:data:`~structk._linalg.UNBLOCKED_CHOLESKY_MAX_N` objects is certified by a
+finite non-negative diagonal, symmetry and one Cholesky factorisation
+(:func:`certify_small`). Otherwise one O(n^2) pass over the rows checks the
+necessary conditions (finite entries, ``K_ii >= 0``,
+``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), followed for Grams of up to
+:data:`FULL_PSD_CHECK_MAX_N` objects by one factorisation of
+``K + PSD_RTOL ||K||_F I``; larger ones get the pass only, so that the
+check never dominates a fit. When a condition fails, the full
+:func:`~structk.psd.check_psd` runs to confirm and report.
+``"full"`` always factorises; ``"none"`` skips the check (only finiteness
+is checked).
+
+The result and the work done depend only on the matrix and ``psd_check``,
+never on what ran before in the process. To cross-validate on one Gram,
+certify it **once** and let the folds skip their check: every principal
+submatrix of a PSD matrix is PSD, so ::
+
+    structk.assert_psd(K)                       # once, O(n^3)
+    search = GridSearchCV(KernelSVM(psd_check="none"), grid, cv=5).fit(K, y)
+
+(``structk cv`` does this by itself.)
+
+The algorithm's two forms
+-------------------------
+The necessary pass exists twice, with the same conditions and the same
+first reported violation: :mod:`.numpy_pass` (blocks of rows, nothing to
+compile or load) and :mod:`.numba_pass` (one compiled pass, no temporaries).
+:func:`necessary_psd` picks one by the order of the matrix alone
+(:data:`SMALL_NECESSARY_N`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _linalg
+
+#: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
+#: negative eigenvalues are rounding noise (a Gram computed in float32 has
+#: them around 1e-8 ||K||_F) and harmless to the solvers.
+PSD_RTOL = 1e-6
+
+#: Largest training set whose Gram matrix ``psd_check="auto"`` factorises
+#: (trades an O(n^3) certificate for the O(n^2) necessary conditions only).
+FULL_PSD_CHECK_MAX_N = 500
+
+#: Up to this order the necessary pass runs in NumPy, above in numba
+#: (trades loading compiled code into a fresh process for a pass without
+#: temporaries).
+SMALL_NECESSARY_N = 400
+
+#: Above this many entries the first non-finite entry is looked for by the
+#: compiled scan (trades loading compiled code for NumPy's n x n boolean mask).
+SMALL_FINITE_SCAN = 2**22
+
+PSD_CHECKS = ("auto", "full", "none")
+
+
+def check_psd_policy(K, psd_check, factorise=True):
+    """Apply the ``psd_check`` policy (module docstring) to a training Gram.
+
+    ``factorise=False`` (a learner that computes the eigenvalues of ``K``
+    itself and raises on a clearly negative one) runs the necessary
+    conditions only.
+    """
+    if psd_check not in PSD_CHECKS:
+        raise ValueError(f"psd_check must be one of {PSD_CHECKS}, got {psd_check!r}")
+    if psd_check == "none":
+        return
+    n = K.shape[0]
+    wants_factor = factorise and (psd_check == "full" or n <= FULL_PSD_CHECK_MAX_N)
+    if wants_factor and n <= _linalg.UNBLOCKED_CHOLESKY_MAX_N and certify_small(K):
+        return
+    # the necessary conditions (and, if they pass, the factorisation): a
+    # failure of the small path is reported exactly as a large Gram's is
+    if necessary_psd(K):
+        if not wants_factor:
+            return
+        if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
+            return
+    raise_if_not_psd(K)
+
+
+def certify_small(K):
+    """Certify a small Gram without the O(n^2) necessary pass: a finite
+    non-negative diagonal, symmetry as strict as the pass's, then a Cholesky
+    factorisation of ``K + PSD_RTOL max_i(K_ii) I`` (it fails on any
+    non-finite entry it reads, and reads one triangle: the symmetry test
+    covers the other).
+
+    The shift is at most the reporting tolerance ``PSD_RTOL ||K||_F``, so a
+    pass here is a pass there too, and it is still a million times the
+    factorisation's rounding (about ``n eps max_i K_ii``): no PSD Gram fails
+    it by rounding. ``False`` means "not certified here", not "not PSD": the
+    caller then runs the necessary pass and reports.
+    """
+    d = K.diagonal()
+    low, scale = float(d.min()), float(d.max())
+    if not (low >= -PSD_RTOL * scale and 0.0 < scale < np.inf):  # also NaN
+        return False
+    asym = K - K.T
+    np.abs(asym, out=asym)
+    if not asym.max() <= 1e-10 * scale:
+        return False
+    return _linalg.cholesky_ok(K, PSD_RTOL * scale)
+
+
+def raise_if_not_psd(K):
+    """Raise :class:`NotPSDError` with the report when ``K`` is clearly not PSD.
+
+    "Clearly": an eigenvalue below ``-PSD_RTOL * ||K||_F``.
+    """
+    from ...exceptions import NotPSDError
+    from ...psd import check_psd
+
+    report = check_psd(K, tol=PSD_RTOL * _linalg.frobenius(K))
+    if not report.is_psd:
+        raise NotPSDError(report)
+
+
+def necessary_psd(K):
+    """O(n^2) necessary conditions: symmetry, ``K_ii >= 0``, Cauchy-Schwarz.
+
+    Tolerances are relative to the largest diagonal entry; ``False`` sends the
+    matrix to the full check. A non-finite entry raises ``ValueError`` naming it.
+    """
+    d = np.diag(K)
+    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    tol = PSD_RTOL * scale  # as the eigenvalue tolerance
+    if not d.min() >= -tol:  # also NaN: check_psd reports it
+        return False
+    if not np.isfinite(d).all():  # inf passes Cauchy-Schwarz (inf <= inf)
+        i = int(np.flatnonzero(~np.isfinite(d))[0])
+        raise_nonfinite(K, i, i)
+    # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
+    if K.shape[0] <= SMALL_NECESSARY_N:
+        from .numpy_pass import necessary_psd_violation
+    else:
+        from .numba_pass import necessary_psd_violation
+    i, j = necessary_psd_violation(K, tol, 1e-10 * scale)
+    if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
+        raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
+    return i == -1
+
+
+def first_nonfinite(K):
+    """Flat index of the first NaN or infinity of ``K``, or -1."""
+    if K.size <= SMALL_FINITE_SCAN:
+        from .numpy_pass import first_nonfinite as scan
+    else:
+        from .numba_pass import first_nonfinite as scan
+    return scan(K)
+
+
+def raise_nonfinite(K, i, j, name="K"):
+    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")

@@ -1,0 +1,58 @@
+"""SMO for the C-SVM dual: the two solvers and the rule that picks one.
+
+============================  ===============================================
+module                        what
+============================  ===============================================
+:mod:`.numba_smo`             the solver with LIBSVM's shrinking (numba)
+:mod:`.numpy_smo`             the same iterates without shrinking (NumPy)
+:mod:`.step`                  the two-variable step both use (plain Python)
+============================  ===============================================
+
+:func:`solve` starts a binary problem of at most :data:`SMALL_N` variables in
+NumPy, which needs nothing compiled, for a budget of iterations; a problem
+that needs more goes on in the compiled solver from where NumPy stopped.
+Larger problems go to the compiled solver directly. The choice depends on
+the problem's size alone, and both forms follow the same iterates, so the
+result does not depend on the path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .numpy_smo import objective, rho, smo_numpy
+
+#: Binary problems with at most this many variables start in NumPy (trades
+#: numba's load time in a fresh process for NumPy's slower iterations) ...
+SMALL_N = 400
+#: ... and go on in the numba solver if they need more than
+#: ``max(BUDGET, WORK // n)`` iterations (bounds the NumPy time spent).
+BUDGET = 1000
+WORK = 2_000_000
+
+
+def solve(K, y, C, eps, tau, shrinking, max_iter):
+    """Solve the C-SVM dual ``min 1/2 a^T Q a - e^T a``, ``0 <= a <= C``,
+    ``y^T a = 0``, ``Q_ij = y_i y_j K_ij``.
+
+    Returns ``(alpha, rho, objective, n_iter, converged)``. A problem of at
+    most :data:`SMALL_N` variables follows the no-shrinking iterates in
+    NumPy for up to ``max(BUDGET, WORK // n)`` iterations; beyond, the
+    compiled solver goes on from there (shrinking as asked).
+    """
+    n = K.shape[0]
+    if n > SMALL_N:
+        from .numba_smo import smo
+
+        alpha, _, rho_, obj, it, converged = smo(K, y, C, eps, tau, shrinking, max_iter,
+                                                 np.zeros(n), -np.ones(n))
+        return alpha, rho_, obj, it, converged
+    budget = min(max_iter, max(BUDGET, WORK // max(n, 1)))
+    alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
+    if converged or it >= max_iter:
+        return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
+    from .numba_smo import smo
+
+    alpha, _, rho_, obj, more, converged = smo(K, y, C, eps, tau, shrinking, max_iter - it,
+                                               alpha, G)
+    return alpha, rho_, obj, it + more, converged
