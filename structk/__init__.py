@@ -29,7 +29,7 @@ _kernels = [
 
 #: Reachable as attributes after a plain ``import structk`` (imported on first use).
 _subpackages = [
-    "datasets", "feature_space", "hmm", "kernels", "learners", "psd", "scale",
+    "datasets", "feature_space", "hmm", "kernels", "learners", "model_file", "psd", "scale",
     "sequences", "stats", "testing",
 ]
 
@@ -44,7 +44,8 @@ __getattr__, __dir__, __all__ = attach(
     {
         ".kernels": _kernels,
         ".psd": ["PSDReport", "assert_psd", "check_psd", "nearest_psd"],
-        ".exceptions": ["KernelOverflowError", "NotPSDError"],
+        ".exceptions": ["KernelOverflowError", "ModelFileError", "NotPSDError"],
+        ".model_file": ["load", "load_metadata", "save"],
         ".learners": _learners,
         ".feature_space": ["distance_to_barycentre", "feature_distance", "rkhs_norm"],
         ".hmm": ["DiscreteHMM"],

@@ -139,6 +139,8 @@ class KernelLearnerMixin:
         P = getattr(self, "_train_prepared", None)
         if P is None:
             P = kernel.prepare(objects, "Y")
+            if objects is not None:  # a loaded model: prepared once, then kept
+                self._train_prepared = P
         return kernel, P
 
     def _test_diag(self, X):

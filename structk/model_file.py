@@ -1,0 +1,693 @@
+"""Model files: a fitted estimator saved as data, loaded without running code.
+
+:func:`save` writes a fitted structk estimator (a learner with its fitted
+kernel and the training objects prediction needs: support vectors or
+training strings, sets, graphs, vectors; an HMM; a kernel; Nystroem) to one
+file, and :func:`load` reads it back, ready to predict with nothing else.
+
+Loading a model file runs nothing from the file. The file is a zip archive
+of two kinds of members:
+
+``model.json``
+    The header (``format``, ``format_version``, ``structk_version``, the
+    estimator's class, the kind of objects it takes, the caller's
+    ``metadata``) and the estimator as a tree of tagged JSON values:
+    numbers, strings, ``{"list": [...]}``, ``{"tuple": [...]}``,
+    ``{"dict": [[key, value], ...]}``, ``{"set": [...]}``, ``{"array":
+    member}``, ``{"scalar": [dtype, value]}``, ``{"graph": ...}`` (networkx
+    graphs: nodes, adjacency in order, attributes) and ``{"object": {"class":
+    name, "params": ..., "state": ...}}`` for structk's own classes.
+``arrays/<n>.npy``
+    The numeric and string arrays, in NumPy's ``.npy`` format, read with
+    ``allow_pickle=False`` (an object array is stored item by item in the
+    JSON instead).
+
+A class is rebuilt only when its name is on the allow-list, which holds the
+public kernels and learners, :class:`~structk.hmm.DiscreteHMM`,
+:class:`~structk.scale.nystroem.Nystroem` and the one function a kernel may
+hold (:func:`~structk.kernels.alignment.smith_waterman`); the name is looked
+up in that list, never imported. An instance is made by ``cls.__new__`` and
+its attributes are set from the file (no constructor runs); then its
+parameters are checked against the class's current ones and every kernel
+validates its parameters and fitted state. Prepared data (private
+attributes whose name holds ``prepared``) is a cache: it is not stored and
+is computed again from the stored objects on first use.
+
+Anything else (an unknown class or tag, a missing or extra member, a damaged
+zip, a pickle, random bytes) raises :class:`~structk.exceptions.ModelFileError`
+naming the file. A file records the structk version and the format version
+(:data:`FORMAT_VERSION`); a file from an older format version is upgraded by
+the functions in ``_UPGRADES``, one from a newer one is refused with the
+version it needs.
+
+Examples
+--------
+>>> import numpy as np, structk, tempfile, os
+>>> from structk.kernels import Normalize, Spectrum
+>>> from structk.learners import KernelSVM
+>>> seqs = ["ACGTTGCA", "ACGTAGCA", "TTTTGGGA", "TTATGGGA"] * 5
+>>> svm = KernelSVM(kernel=Normalize(Spectrum(k=3))).fit(seqs, [0, 0, 1, 1] * 5)
+>>> path = os.path.join(tempfile.mkdtemp(), "model.structk")
+>>> structk.save(svm, path)
+>>> again = structk.load(path)
+>>> bool(np.array_equal(again.decision_function(seqs), svm.decision_function(seqs)))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import ModelFileError
+
+#: Version of the layout of ``model.json``; bumped when it changes.
+FORMAT_VERSION = 1
+#: The ``format`` field of every structk model file.
+FORMAT_NAME = "structk-model"
+_HEADER = "model.json"
+_ARRAY = re.compile(r"arrays/[0-9]{1,9}\.npy\Z")
+#: The largest ``model.json`` read (a bound on what a hostile file can make us parse).
+MAX_JSON_BYTES = 2**31
+_PICKLE_HINT = (
+    "it looks like a Python pickle; structk never loads pickles (loading one can run "
+    "any code): save the model with structk.save"
+)
+
+
+# ------------------------------------------------------------- allow-list
+def _allowed():
+    """``{name: class or function}`` of everything a model file may name."""
+    from . import kernels, learners
+    from .hmm import DiscreteHMM
+    from .kernels import Kernel
+    from .kernels.alignment import smith_waterman
+    from .scale.nystroem import Nystroem
+
+    out = {}
+    for module in (kernels, learners):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, type):
+                out[_qualname(obj)] = obj
+    for cls in (DiscreteHMM, Nystroem, Kernel):
+        out[_qualname(cls)] = cls
+    out.pop(_qualname(kernels.FunctionKernel), None)  # holds arbitrary Python code
+    functions = {_qualname(smith_waterman): smith_waterman}
+    return out, functions
+
+
+def _qualname(obj):
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def _is_cache(name):
+    """Private attributes holding prepared data: recomputed after loading."""
+    return name.startswith("_") and "prepared" in name
+
+
+# --------------------------------------------------------------- writing
+class _Writer:
+    def __init__(self, zf):
+        self.zf = zf
+        self.arrays = {}  # id(array) -> member name
+        self.keep = []  # arrays written (so that ids stay unique)
+        self.objects = {}  # id(object) -> reference number
+        self.classes, self.functions = _allowed()
+        self.functions_by_id = {id(f): name for name, f in self.functions.items()}
+
+    def encode(self, value, where):
+        import networkx as nx
+        import scipy.sparse as sp
+
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float):
+            return value if np.isfinite(value) else {"float": repr(value)}
+        if isinstance(value, np.ndarray):
+            return self._array(value, where)
+        if isinstance(value, np.generic):
+            return self._scalar(value, where)
+        if isinstance(value, list):
+            return {"list": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+        if isinstance(value, tuple):
+            if hasattr(value, "_fields"):
+                raise self._refuse(value, where)
+            return {"tuple": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+        if isinstance(value, (set, frozenset)):
+            tag = "set" if isinstance(value, set) else "frozenset"
+            return {tag: [self.encode(v, f"{where}{{}}") for v in value]}
+        if type(value) is dict:
+            return {"dict": [[self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
+                             for k, v in value.items()]}
+        if isinstance(value, nx.Graph):
+            return self._graph(value, where)
+        if sp.issparse(value):
+            csr = value.tocsr()
+            return {"sparse": {"shape": list(csr.shape),
+                               "data": self._array(csr.data, where),
+                               "indices": self._array(csr.indices, where),
+                               "indptr": self._array(csr.indptr, where)}}
+        if callable(value) and id(value) in self.functions_by_id:
+            return {"function": self.functions_by_id[id(value)]}
+        name = _qualname(type(value))
+        if self.classes.get(name) is type(value):
+            return self._object(value, name, where)
+        raise self._refuse(value, where)
+
+    def _refuse(self, value, where):
+        from .kernels import Kernel
+
+        if isinstance(value, Kernel):
+            why = (f"{where} is a {type(value).__name__}, which runs Python code of its "
+                   "own; a model file holds data only (use a built-in kernel)")
+        elif callable(value):
+            name = getattr(value, "__qualname__", type(value).__name__)
+            why = (f"{where} is the Python function {name}; a model file holds data "
+                   "only, so it cannot hold code (use a built-in kernel)")
+        else:
+            why = (f"{where} is a {type(value).__name__}, which a model file cannot hold "
+                   "(it holds structk kernels, learners and HMMs, numbers, strings, "
+                   "arrays, lists, sets, dicts and networkx graphs)")
+        return ModelFileError(why)
+
+    def _array(self, a, where):
+        if a.dtype.kind == "O" or a.dtype.fields is not None:
+            if a.dtype.fields is not None:
+                raise ModelFileError(f"{where} is a structured array, which a model "
+                                     "file cannot hold")
+            items = [self.encode(v, f"{where}[{i}]") for i, v in enumerate(a.ravel().tolist())]
+            return {"object_array": {"shape": list(a.shape), "items": items}}
+        member = self.arrays.get(id(a))
+        if member is None:
+            member = f"arrays/{len(self.arrays)}.npy"
+            buffer = io.BytesIO()
+            np.save(buffer, a, allow_pickle=False)
+            self.zf.writestr(member, buffer.getvalue())
+            self.arrays[id(a)] = member
+            self.keep.append(a)
+        return {"array": member}
+
+    def _scalar(self, x, where):
+        if x.dtype.kind not in "biuf" and x.dtype.kind != "U":
+            raise ModelFileError(f"{where} is a NumPy {x.dtype} scalar, which a model "
+                                 "file cannot hold")
+        value = x.item()
+        if isinstance(value, float) and not np.isfinite(value):
+            value = {"float": repr(value)}
+        return {"scalar": [x.dtype.str, value]}
+
+    def _graph(self, G, where):
+        import networkx as nx
+
+        kinds = {nx.Graph: "Graph", nx.DiGraph: "DiGraph"}
+        if type(G) not in kinds:
+            raise ModelFileError(f"{where} is a {type(G).__name__}; model files hold "
+                                 "networkx Graph and DiGraph only")
+        index = {v: i for i, v in enumerate(G)}
+        return {"graph": {
+            "kind": kinds[type(G)],
+            "attrs": self.encode(dict(G.graph), f"{where}.graph"),
+            "nodes": [[self.encode(v, f"{where} node"), self.encode(dict(d), f"{where} node {v!r}")]
+                      for v, d in G.nodes(data=True)],
+            # every node's adjacency in its order (the order kernels read it in)
+            "adj": [[[index[u], self.encode(dict(d), f"{where} edge ({v!r}, {u!r})")]
+                     for u, d in G.adj[v].items()] for v in G],
+        }}
+
+    def _object(self, obj, name, where):
+        ref = self.objects.get(id(obj))
+        if ref is not None:
+            return {"ref": ref}
+        ref = len(self.objects)
+        self.objects[id(obj)] = ref
+        self.keep.append(obj)
+        params = set(obj._get_param_names())
+        state = vars(obj)
+        missing = params - set(state)
+        if missing:
+            raise ModelFileError(f"{where} ({type(obj).__name__}) lacks its parameter(s) "
+                                 f"{sorted(missing)}")
+        label = f"{where}" if where else type(obj).__name__
+        return {"object": {
+            "id": ref,
+            "class": name,
+            "params": {k: self.encode(state[k], f"{label}.{k}") for k in sorted(params)},
+            "state": {k: self.encode(v, f"{label}.{k}") for k, v in state.items()
+                      if k not in params and not _is_cache(k)},
+        }}
+
+
+def objects_kind(estimator):
+    """What a fitted estimator predicts from: ``"sequences"``, ``"sets"``,
+    ``"graphs"``, ``"vectors"``, ``"gram"`` (``kernel="precomputed"``) or
+    ``None`` when its kernel does not say (a function kernel, a mixture)."""
+    from .kernels import Kernel
+
+    kernel = getattr(estimator, "kernel_", None) or getattr(estimator, "kernel", None)
+    if isinstance(estimator, Kernel):
+        kernel = estimator
+    if isinstance(kernel, str) and kernel == "precomputed":
+        return "gram"
+    if not isinstance(kernel, Kernel):
+        return None
+    kinds = set()
+
+    def walk(k):
+        parts = k._kernel_params()
+        module = type(k).__module__
+        for family, kind in _FAMILIES:
+            if module.startswith(family):
+                kinds.add(kind)
+        for part in parts:
+            walk(part)
+        if type(k).__name__ == "EmpiricalKernelMap" and isinstance(k.similarity, Kernel):
+            walk(k.similarity)
+
+    walk(kernel)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+_FAMILIES = (
+    ("structk.kernels.strings", "sequences"), ("structk.kernels.alignment", "sequences"),
+    ("structk.kernels.fisher", "sequences"), ("structk.kernels.class_fisher", "sequences"),
+    ("structk.kernels.gkm", "sequences"), ("structk.kernels.sets", "sets"),
+    ("structk.kernels.graphs", "graphs"), ("structk.kernels.vectors", "vectors"),
+)
+
+
+def save(estimator, path, *, metadata=None):
+    """Save a fitted structk estimator to a model file.
+
+    Parameters
+    ----------
+    estimator : structk learner, kernel, DiscreteHMM or Nystroem
+        Fitted (or not: an unfitted estimator is saved as its parameters).
+    path : str or path-like
+        The file to write (replaced atomically when it exists). Any name
+        works; the command line writes ``.structk``.
+    metadata : dict, optional
+        JSON-serialisable information kept beside the model (the command
+        line records the input format, alphabet and columns here);
+        :func:`load_metadata` reads it back.
+
+    Raises
+    ------
+    ModelFileError
+        When the estimator holds something a model file cannot hold (a
+        Python function, an object of another library), naming the
+        attribute.
+    """
+    from . import __version__
+
+    path = Path(path)
+    if metadata is not None:
+        try:
+            json.dumps(metadata, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"metadata must be plain JSON data: {exc}") from None
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED,
+                             compresslevel=1) as zf:
+            writer = _Writer(zf)
+            root = writer.encode(estimator, type(estimator).__name__)
+            if not isinstance(root, dict) or "object" not in root:
+                raise ModelFileError(
+                    f"structk.save saves structk estimators and kernels, not a "
+                    f"{type(estimator).__name__}")
+            header = {
+                "format": FORMAT_NAME,
+                "format_version": FORMAT_VERSION,
+                "structk_version": __version__,
+                "numpy_version": np.__version__,
+                "estimator": type(estimator).__name__,
+                "objects": objects_kind(estimator),
+                "metadata": metadata or {},
+                "root": root,
+            }
+            zf.writestr(_HEADER, json.dumps(header, separators=(",", ":")))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# --------------------------------------------------------------- reading
+class _Reader:
+    def __init__(self, zf, path):
+        self.zf = zf
+        self.path = path
+        self.arrays = {}
+        self.objects = {}
+        self.members = set(zf.namelist())
+        self.classes, self.functions = _allowed()
+
+    def fail(self, why):
+        return ModelFileError(f"{self.path}: {why}", self.path)
+
+    def decode(self, node):
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        if not (isinstance(node, dict) and len(node) == 1):
+            raise self.fail(f"unexpected value {_short(node)} in the model")
+        (tag, body), = node.items()
+        method = _TAGS.get(tag)
+        if method is None:
+            raise self.fail(f"unknown tag {tag!r} in the model (nothing was run)")
+        return method(self, body)
+
+    def _seq(self, body):
+        if not isinstance(body, list):
+            raise self.fail(f"expected a list, got {_short(body)}")
+        return [self.decode(v) for v in body]
+
+    def _list(self, body):
+        return self._seq(body)
+
+    def _tuple(self, body):
+        return tuple(self._seq(body))
+
+    def _set(self, body):
+        return set(self._seq(body))
+
+    def _frozenset(self, body):
+        return frozenset(self._seq(body))
+
+    def _dict(self, body):
+        if not isinstance(body, list) or not all(isinstance(p, list) and len(p) == 2
+                                                 for p in body):
+            raise self.fail(f"a dict must be a list of [key, value] pairs, got {_short(body)}")
+        return {self.decode(k): self.decode(v) for k, v in body}
+
+    def _float(self, body):
+        if body not in ("nan", "inf", "-inf"):
+            raise self.fail(f"bad float {body!r}")
+        return float(body)
+
+    def _array(self, body):
+        if not isinstance(body, str) or not _ARRAY.match(body) or body not in self.members:
+            raise self.fail(f"array member {_short(body)} is missing or misnamed")
+        if body not in self.arrays:
+            with self.zf.open(body) as fh:
+                data = io.BytesIO(fh.read())
+            try:
+                a = np.lib.format.read_array(data, allow_pickle=False)
+            except (ValueError, EOFError, OSError) as exc:
+                raise self.fail(f"{body} is not a valid array: {exc}") from None
+            self.arrays[body] = a
+        return self.arrays[body]
+
+    def _object_array(self, body):
+        if not isinstance(body, dict) or set(body) != {"shape", "items"}:
+            raise self.fail("bad object array")
+        items = self._seq(body["items"])
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        try:
+            return out.reshape(body["shape"])
+        except (TypeError, ValueError):
+            raise self.fail(f"object array of {len(items)} items cannot have shape "
+                            f"{_short(body['shape'])}") from None
+
+    def _scalar(self, body):
+        if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], str)):
+            raise self.fail(f"bad scalar {_short(body)}")
+        try:
+            dtype = np.dtype(body[0])
+        except TypeError:
+            raise self.fail(f"bad scalar type {body[0]!r}") from None
+        if dtype.kind not in "biufU":
+            raise self.fail(f"scalar type {body[0]!r} is not allowed")
+        return dtype.type(self.decode(body[1]))
+
+    def _sparse(self, body):
+        import scipy.sparse as sp
+
+        if not isinstance(body, dict) or set(body) != {"shape", "data", "indices", "indptr"}:
+            raise self.fail("bad sparse matrix")
+        try:
+            return sp.csr_matrix((self.decode(body["data"]), self.decode(body["indices"]),
+                                  self.decode(body["indptr"])), shape=tuple(body["shape"]))
+        except (TypeError, ValueError) as exc:
+            raise self.fail(f"bad sparse matrix: {exc}") from None
+
+    def _function(self, body):
+        if body not in self.functions:
+            raise self.fail(f"refused function {_short(body)}: not one structk allows in a "
+                            "model file (nothing was run)")
+        return self.functions[body]
+
+    def _graph(self, body):
+        import networkx as nx
+
+        if not isinstance(body, dict) or set(body) != {"kind", "attrs", "nodes", "adj"}:
+            raise self.fail("bad graph")
+        cls = {"Graph": nx.Graph, "DiGraph": nx.DiGraph}.get(body["kind"])
+        nodes, adj = body["nodes"], body["adj"]
+        if cls is None or not isinstance(nodes, list) or not isinstance(adj, list) \
+                or len(adj) != len(nodes):
+            raise self.fail("bad graph")
+        G = cls()
+        G.graph.update(self._dict_value(body["attrs"]))
+        names = []
+        for pair in nodes:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise self.fail("bad graph node")
+            v = self.decode(pair[0])
+            G.add_node(v, **self._dict_value(pair[1]))
+            names.append(v)
+        if len(set(names)) != len(names):
+            raise self.fail("a graph repeats a node")
+        # adjacency rebuilt in its stored order; an undirected edge's
+        # attributes are one dict shared by both directions, as networkx has it
+        shared = {}
+        for i, row in enumerate(adj):
+            if not isinstance(row, list):
+                raise self.fail("bad graph adjacency")
+            for entry in row:
+                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
+                        and 0 <= entry[0] < len(names)):
+                    raise self.fail("bad graph edge")
+                j = entry[0]
+                key = (min(i, j), max(i, j)) if cls is nx.Graph else (i, j)
+                attrs = shared.get(key)
+                if attrs is None:
+                    attrs = shared[key] = self._dict_value(entry[1])
+                u, v = names[i], names[j]
+                G._adj[u][v] = attrs
+                if cls is nx.DiGraph:
+                    G._pred[v][u] = attrs
+        if cls is nx.Graph and any(G._adj[v].get(u) is not d
+                                   for u, nbrs in G._adj.items() for v, d in nbrs.items()):
+            raise self.fail("an undirected graph's adjacency is not symmetric")
+        return G
+
+    def _dict_value(self, node):
+        value = self.decode(node)
+        if not isinstance(value, dict):
+            raise self.fail(f"expected a dict, got {_short(node)}")
+        return value
+
+    def _ref(self, body):
+        if body not in self.objects:
+            raise self.fail(f"reference to unknown object {_short(body)}")
+        return self.objects[body]
+
+    def _object(self, body):
+        if not isinstance(body, dict) or set(body) != {"id", "class", "params", "state"}:
+            raise self.fail("bad object entry")
+        name = body["class"]
+        cls = self.classes.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise self.fail(
+                f"refused class {_short(name)}: not a structk kernel, learner or HMM "
+                "(only those are rebuilt from a model file; nothing was run)")
+        params, state = body["params"], body["state"]
+        if not isinstance(params, dict) or not isinstance(state, dict):
+            raise self.fail(f"bad {cls.__name__} entry")
+        expected = set(cls._get_param_names())
+        if set(params) != expected:
+            raise self.fail(
+                f"{cls.__name__} was saved with the parameters {sorted(params)}, but this "
+                f"structk's {cls.__name__} has {sorted(expected)}: the model was written by "
+                "another structk version; refit it with this one")
+        if set(params) & set(state):
+            raise self.fail(f"bad {cls.__name__} entry")
+        obj = cls.__new__(cls)
+        self.objects[body["id"]] = obj
+        values = {k: self.decode(v) for k, v in {**params, **state}.items()}
+        obj.__dict__.update(values)
+        return obj
+
+
+_TAGS = {
+    "list": _Reader._list, "tuple": _Reader._tuple, "set": _Reader._set,
+    "frozenset": _Reader._frozenset, "dict": _Reader._dict, "float": _Reader._float,
+    "array": _Reader._array, "object_array": _Reader._object_array,
+    "scalar": _Reader._scalar, "sparse": _Reader._sparse, "function": _Reader._function,
+    "graph": _Reader._graph, "ref": _Reader._ref, "object": _Reader._object,
+}
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+#: ``{old format version: function(header) -> header of the next version}``.
+#: Format 1 is the first: a later format adds its upgrade here.
+_UPGRADES = {}
+
+
+def _read_header(zf, path):
+    if _HEADER not in zf.namelist():
+        raise ModelFileError(f"{path}: not a structk model file (a zip archive without "
+                             f"{_HEADER})", path)
+    info = zf.getinfo(_HEADER)
+    if info.file_size > MAX_JSON_BYTES:
+        raise ModelFileError(f"{path}: {_HEADER} is {info.file_size} bytes, more than a "
+                             "model file holds", path)
+    try:
+        text = zf.read(_HEADER).decode("utf-8")
+        header = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ModelFileError(f"{path}: {_HEADER} is not valid JSON ({exc})", path) from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"{path}: not a structk model file ({_HEADER} does not say "
+                             f"format {FORMAT_NAME!r})", path)
+    version = header.get("format_version")
+    written_by = header.get("structk_version", "an unknown version")
+    if not isinstance(version, int) or version < 1:
+        raise ModelFileError(f"{path}: bad format_version {version!r}", path)
+    if version > FORMAT_VERSION:
+        from . import __version__
+
+        raise ModelFileError(
+            f"{path}: written by structk {written_by} in model format {version}; this "
+            f"structk ({__version__}) reads formats up to {FORMAT_VERSION}: upgrade structk",
+            path)
+    while version < FORMAT_VERSION:
+        upgrade = _UPGRADES.get(version)
+        if upgrade is None:
+            raise ModelFileError(
+                f"{path}: model format {version} (structk {written_by}) can no longer be "
+                "read; refit the model", path)
+        header = upgrade(header)
+        version = header["format_version"]
+    for key in ("root", "metadata"):
+        if key not in header:
+            raise ModelFileError(f"{path}: {_HEADER} has no {key!r}", path)
+    return header
+
+
+def _open(path):
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such model file: {str(path)!r}")
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if not zipfile.is_zipfile(path):
+        if head[:1] == b"\x80":
+            raise ModelFileError(f"{path}: not a structk model file: {_PICKLE_HINT}", path)
+        if head[:2] == b"PK":
+            raise ModelFileError(f"{path}: a damaged or truncated model file (its zip "
+                                 "directory cannot be read)", path)
+        raise ModelFileError(f"{path}: not a structk model file (not a zip archive; "
+                             f"starts with {head!r})", path)
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
+                             path) from None
+
+
+def load_metadata(path):
+    """The header of a model file without rebuilding the model: a dict
+    with ``structk_version``, ``format_version``, ``estimator``,
+    ``objects`` (what it predicts from) and ``metadata`` (see :func:`save`)."""
+    with _open(path) as zf:
+        try:
+            header = _read_header(zf, path)
+        except (zipfile.BadZipFile, _zlib_error(), OSError, EOFError) as exc:
+            raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
+                                 path) from None
+    return {k: v for k, v in header.items() if k != "root"}
+
+
+def _zlib_error():
+    import zlib
+
+    return zlib.error
+
+
+def load(path):
+    """Load an estimator saved by :func:`save`; nothing in the file is run.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    estimator
+        Ready to ``predict``/``decision_function``/``transform`` as when it
+        was saved, with the same results.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    ModelFileError
+        When the file is not a structk model file (a pickle, another zip,
+        random bytes), is damaged or truncated, names a class or value that
+        is not allowed, or was written by a structk whose format or
+        parameters this one cannot read; the message names the file.
+    """
+    with _open(path) as zf:
+        try:
+            header = _read_header(zf, path)
+            reader = _Reader(zf, path)
+            estimator = reader.decode(header["root"])
+        except ModelFileError:
+            raise
+        except (zipfile.BadZipFile, _zlib_error(), OSError, EOFError) as exc:
+            raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
+                                 path) from None
+        except RecursionError:
+            raise ModelFileError(f"{path}: the model is nested too deeply", path) from None
+    _check_loaded(estimator, reader, path)
+    return estimator
+
+
+def _check_loaded(estimator, reader, path):
+    """Validate every rebuilt kernel (parameters and fitted state) and
+    recompute the caches that are not stored."""
+    from .kernels import Kernel
+    from .scale.nystroem import Nystroem
+
+    from sklearn.exceptions import NotFittedError
+
+    for obj in reader.objects.values():
+        try:
+            if isinstance(obj, Kernel):
+                obj._check_params()
+                # a kernel saved unfitted (a learner's ``kernel``) loads unfitted
+                with contextlib.suppress(NotFittedError):
+                    obj._check_fitted()
+            elif isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
+                obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
+        except Exception as exc:  # noqa: BLE001 - any failure means a bad file
+            raise ModelFileError(
+                f"{path}: the stored {type(obj).__name__} is not valid: "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                path) from None

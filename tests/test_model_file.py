@@ -1,0 +1,312 @@
+"""Model files (structk.save / structk.load): exact round trips, and files
+that are not what they claim refused without running anything.
+
+The kernels come from ``bad_input_cases.KERNELS`` (every public kernel
+class), the learners from ``structk.learners.__all__``: a kernel or learner
+added later is covered by these tests without editing them.
+"""
+
+import inspect
+import io
+import json
+import pickle
+import re
+import sys
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+from bad_input_cases import _GOOD, KERNELS
+
+import structk
+import structk.learners
+from structk.exceptions import ModelFileError
+from structk.model_file import FORMAT_VERSION
+
+_CODE_KERNELS = {"FunctionKernel", "FunctionScaled"}  # hold Python functions
+_SUPERVISED = {"KernelPerceptron", "KernelSVM", "KernelLogisticRegression",
+               "NearestClassMean", "KernelRidge", "KernelRidgeCV"}
+_METHODS = ("predict", "decision_function", "predict_proba", "transform")
+
+
+def _data(family):
+    X = _GOOD[family]()
+    if isinstance(X, np.ndarray):
+        return np.vstack([X, X + 1.0]), [0, 1, 0, 1, 1, 0]
+    return list(X) * 2, [0, 1, 0, 1, 1, 0]
+
+
+def _outputs(est, X):
+    out = {}
+    for method in _METHODS:
+        if method == "predict_proba" and not getattr(est, "probability", True):
+            continue
+        if hasattr(est, method):
+            out[method] = getattr(est, method)(X)
+    assert out, f"{type(est).__name__} has none of {_METHODS}"
+    return out
+
+
+def _fit(name, kernel, X, y):
+    cls = getattr(structk.learners, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if "kernel" not in inspect.signature(cls).parameters:  # two views
+            return cls(kernel_x=kernel, kernel_y=kernel).fit(X, X)
+        est = cls(kernel=kernel)
+        return est.fit(X, y) if name in _SUPERVISED else est.fit(X)
+
+
+def _round_trip(est, X, path):
+    expected = _outputs(est, X)
+    structk.save(est, path)
+    again = structk.load(path)
+    assert type(again) is type(est)
+    assert repr(again) == repr(est)
+    got = _outputs(again, X)
+    assert got.keys() == expected.keys()
+    for method in expected:
+        np.testing.assert_array_equal(got[method], expected[method], err_msg=method)
+    return again
+
+
+@pytest.mark.parametrize("kernel", sorted(set(KERNELS) - _CODE_KERNELS))
+def test_every_kernel_round_trips_in_an_svm(kernel, tmp_path):
+    make, family = KERNELS[kernel]
+    X, y = _data(family)
+    est = _fit("KernelSVM", make(), X, y)
+    again = _round_trip(est, X, tmp_path / "m.structk")
+    # and on objects it never saw: the first training object changed
+    if family in ("strings", "aligned", "any"):
+        _outputs(again, ["ACGA", "TTTT"])
+
+
+_REPRESENTATIVE = {
+    "vectors": lambda: structk.Normalize(structk.Polynomial(degree=2)) + structk.Gaussian(),
+    "strings": lambda: structk.kernels.Normalize(structk.kernels.Mismatch(k=3, m=1)),
+    "sets": lambda: structk.kernels.Jaccard(),
+    "graphs": lambda: structk.kernels.RandomWalk(lam="auto"),
+    "fisher": KERNELS["FisherKernel"][0],
+}
+
+
+@pytest.mark.parametrize("learner", sorted(structk.learners.__all__))
+@pytest.mark.parametrize("family", sorted(_REPRESENTATIVE))
+def test_every_learner_round_trips(learner, family, tmp_path):
+    X, y = _data("strings" if family == "fisher" else family)
+    est = _fit(learner, _REPRESENTATIVE[family](), X, y)
+    _round_trip(est, X, tmp_path / "m.structk")
+
+
+def test_fitted_kernel_state_is_stored_not_refitted(tmp_path):
+    """RandomWalk(lam="auto") and FisherKernel keep what they learned; the
+    loaded kernel does not refit on the prediction objects."""
+    X, y = _data("graphs")
+    est = _fit("KernelRidge", structk.kernels.RandomWalk(lam="auto"), X, y)
+    structk.save(est, tmp_path / "rw.structk")
+    again = structk.load(tmp_path / "rw.structk")
+    assert again.kernel_.lam_ == est.kernel_.lam_
+    fisher = KERNELS["FisherKernel"][0]()
+    structk.save(fisher, tmp_path / "f.structk")
+    loaded = structk.load(tmp_path / "f.structk")
+    for name in ("information_", "params_"):
+        a, b = getattr(loaded, name), getattr(fisher, name)
+        for u, v in zip(a if isinstance(a, tuple) else [a], b if isinstance(b, tuple) else [b]):
+            np.testing.assert_array_equal(u, v)
+    S = ["ACGTTT", "GGA"]
+    np.testing.assert_array_equal(loaded(S), fisher(S))
+
+
+def test_precomputed_hmm_nystroem_and_bare_kernels_round_trip(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    K = structk.Gaussian()(X)
+    svm = structk.KernelSVM(kernel="precomputed", probability=True).fit(K, y)
+    _round_trip(svm, K, tmp_path / "p.structk")
+    assert structk.load_metadata(tmp_path / "p.structk")["objects"] == "gram"
+    seqs = ["ACGTAC", "TTGACA", "GGGTCA", "ACCATG"] * 3
+    hmm = structk.DiscreteHMM(n_states=2, random_state=0).fit(seqs)
+    structk.save(hmm, tmp_path / "h.structk")
+    np.testing.assert_array_equal(structk.load(tmp_path / "h.structk").score(seqs),
+                                  hmm.score(seqs))
+    ny = structk.Nystroem(structk.kernels.Spectrum(k=2), n_components=5).fit(seqs)
+    _round_trip(ny, seqs, tmp_path / "n.structk")
+    k = structk.kernels.Normalize(structk.kernels.WeightedDegree(d=3))
+    structk.save(k, tmp_path / "k.structk")
+    np.testing.assert_array_equal(structk.load(tmp_path / "k.structk")(seqs), k(seqs))
+
+
+def test_header_records_versions_kind_and_metadata(tmp_path):
+    X, y = _data("graphs")
+    est = _fit("KernelSVM", structk.kernels.WeisfeilerLehman(h=2), X, y)
+    structk.save(est, tmp_path / "m.structk", metadata={"input": {"format": "tu"}})
+    info = structk.load_metadata(tmp_path / "m.structk")
+    assert info["structk_version"] == structk.__version__
+    assert info["format_version"] == FORMAT_VERSION
+    assert info["estimator"] == "KernelSVM" and info["objects"] == "graphs"
+    assert info["metadata"] == {"input": {"format": "tu"}}
+    with zipfile.ZipFile(tmp_path / "m.structk") as zf:
+        names = zf.namelist()
+    assert "model.json" in names and all(n == "model.json" or n.endswith(".npy")
+                                         for n in names)
+
+
+def test_code_is_refused_when_saving(tmp_path):
+    X, y = _data("vectors")
+    for kernel in ("FunctionKernel", "FunctionScaled"):
+        est = _fit("KernelSVM", KERNELS[kernel][0](), X, y)
+        with pytest.raises(ModelFileError, match="KernelSVM.kernel"):
+            structk.save(est, tmp_path / "m.structk")
+    assert not (tmp_path / "m.structk").exists()
+    with pytest.raises(ModelFileError, match="not a dict"):
+        structk.save({"a": 1}, tmp_path / "m.structk")
+
+
+# ---------------------------------------------------------------- refusals
+@pytest.fixture
+def saved(tmp_path):
+    X, y = _data("strings")
+    est = _fit("KernelSVM", structk.kernels.Spectrum(k=2), X, y)
+    path = tmp_path / "m.structk"
+    structk.save(est, path)
+    return path
+
+
+def _rewrite(path, edit_header=None, members=None):
+    """Write a copy of the model file with its JSON header edited."""
+    with zipfile.ZipFile(path) as zf:
+        content = {n: zf.read(n) for n in zf.namelist()}
+    header = json.loads(content["model.json"])
+    if edit_header is not None:
+        edit_header(header)
+    content["model.json"] = json.dumps(header).encode()
+    content.update(members or {})
+    out = path.with_name("tampered.structk")
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, data in content.items():
+            zf.writestr(name, data)
+    return out
+
+
+def _set_class(header, name):
+    header["root"]["object"]["class"] = name
+
+
+def test_unknown_class_is_refused_and_never_imported(saved, tmp_path, monkeypatch):
+    marker = tmp_path / "ran"
+    (tmp_path / "structk_probe_module.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nclass Evil:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("structk_probe_module.Evil", "os.system", "builtins.eval",
+                 "sklearn.svm._classes.SVC", "structk.kernels.function.FunctionKernel"):
+        bad = _rewrite(saved, lambda h: _set_class(h, name))
+        with pytest.raises(ModelFileError, match=r"tampered\.structk.*refused class"):
+            structk.load(bad)
+    assert not marker.exists()
+    assert "structk_probe_module" not in sys.modules
+
+
+def test_tampered_values_are_refused(saved):
+    def unknown_tag(h):
+        h["root"]["object"]["state"]["classes_"] = {"pickle": "gASV..."}
+
+    def bad_param(h):
+        h["root"]["object"]["params"]["kernel"]["object"]["params"]["k"] = -3
+
+    def lost_param(h):
+        del h["root"]["object"]["params"]["C"]
+
+    def missing_array(h):
+        h["root"]["object"]["state"]["dual_coef_"] = {"array": "arrays/99.npy"}
+
+    def escaping_array(h):
+        h["root"]["object"]["state"]["dual_coef_"] = {"array": "../../etc/passwd"}
+
+    cases = [(unknown_tag, "unknown tag 'pickle'"), (bad_param, "Spectrum is not valid"),
+             (lost_param, "parameters"), (missing_array, "arrays/99.npy"),
+             (escaping_array, "passwd")]
+    for edit, words in cases:
+        with pytest.raises(ModelFileError, match=re.escape(words)) as info:
+            structk.load(_rewrite(saved, edit))
+        assert "tampered.structk" in str(info.value)
+
+
+def test_object_array_member_is_refused_not_unpickled(saved):
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+
+    def point(h):
+        h["root"]["object"]["state"]["dual_coef_"] = {"array": "arrays/7.npy"}
+
+    bad = _rewrite(saved, point, {"arrays/7.npy": buffer.getvalue()})
+    with pytest.raises(ModelFileError, match=r"arrays/7\.npy is not a valid array"):
+        structk.load(bad)
+
+
+def test_format_versions(saved):
+    def newer(h):
+        h["format_version"] = FORMAT_VERSION + 1
+
+    with pytest.raises(ModelFileError, match=f"format {FORMAT_VERSION + 1}.*upgrade structk"):
+        structk.load(_rewrite(saved, newer))
+
+    def older(h):
+        h["format_version"] = 0
+
+    with pytest.raises(ModelFileError, match="format_version 0"):
+        structk.load(_rewrite(saved, older))
+
+    def foreign(h):
+        h["format"] = "something-else"
+
+    with pytest.raises(ModelFileError, match="not a structk model file"):
+        structk.load(_rewrite(saved, foreign))
+
+
+def test_damaged_files_are_refused_naming_them(saved, tmp_path):
+    data = saved.read_bytes()
+    truncated = tmp_path / "truncated.structk"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelFileError, match=r"truncated\.structk.*(damaged|truncated)"):
+        structk.load(truncated)
+    # one flipped byte inside model.json's compressed data: a CRC or zlib error
+    with zipfile.ZipFile(saved) as zf:
+        info = zf.getinfo("model.json")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    flipped = bytearray(data)
+    flipped[start + info.compress_size // 2] ^= 0xFF
+    corrupt = tmp_path / "corrupt.structk"
+    corrupt.write_bytes(bytes(flipped))
+    with pytest.raises(ModelFileError, match=r"corrupt\.structk"):
+        structk.load(corrupt)
+    noise = tmp_path / "noise.structk"
+    noise.write_bytes(np.random.default_rng(0).bytes(4096))
+    with pytest.raises(ModelFileError, match=r"noise\.structk: not a structk model file"):
+        structk.load(noise)
+    other_zip = tmp_path / "other.zip"
+    with zipfile.ZipFile(other_zip, "w") as zf:
+        zf.writestr("hello.txt", "hi")
+    with pytest.raises(ModelFileError, match=r"other\.zip: not a structk model file"):
+        structk.load(other_zip)
+    with pytest.raises(FileNotFoundError, match="gone.structk"):
+        structk.load(tmp_path / "gone.structk")
+
+
+class _Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_pickle_is_refused_unopened(tmp_path):
+    marker = tmp_path / "ran"
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(_Payload(str(marker))))
+    with pytest.raises(ModelFileError, match=r"model\.pkl.*pickle"):
+        structk.load(path)
+    assert not marker.exists()
+
