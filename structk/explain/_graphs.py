@@ -1,0 +1,162 @@
+"""Feature occurrences of the graph kernels with explicit features.
+
+* :class:`WeisfeilerLehman`: feature ``(t, label)`` occurs once at every
+  node whose iteration-``t`` label it is; the node is its unit (the root of
+  the subtree the label stands for). Named by the unfolding tree,
+  ``C(C,N(O,O))``: the root label, then its neighbours' trees of depth
+  ``t - 1`` (with ``edge_label``, each child is prefixed by its bond,
+  ``C(1:C,2:O)``).
+* :class:`ShortestPath` (``length_kernel="delta"``, hop lengths): feature
+  ``(label u, label v, d)`` occurs once for every ordered pair of nodes at
+  distance ``d``, covering both endpoints (half each).
+
+Nodes are numbered in the order of ``G.nodes``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.graphs._encoding import parse_graphs
+from ._occurrences import Occurrences
+
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(z):
+    """splitmix64 finaliser (wrapping uint64 arithmetic)."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+class GraphLeaf:
+    unit = "node"
+    presence = False
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    @staticmethod
+    def n_units(enc):
+        return np.asarray(enc.sizes(), dtype=np.int64)
+
+    def node_label(self, enc, g, v):
+        label = self.kernel.node_label
+        if label is None:
+            return "*"
+        return str(enc.graphs[g].nodes[enc.orders[g][v]][label])
+
+    def _neighbours(self, enc, g, v):
+        a = enc.node_ptr[g] + v
+        return enc.adj_idx[enc.adj_ptr[a]:enc.adj_ptr[a + 1]].tolist()
+
+
+class WeisfeilerLehmanLeaf(GraphLeaf):
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.h = int(kernel.h)
+
+    def encode(self, X, name="X"):
+        return parse_graphs(X, name, self.kernel.node_label, self.kernel.edge_label)
+
+    def occurrences(self, enc):
+        from ..kernels.graphs._relabel import wl_relabel
+
+        n = int(enc.node_ptr[-1])
+        keys0 = enc.node_keys if enc.node_keys is not None else np.zeros(n, np.uint64)
+        edges = enc.edge_keys if enc.edge_keys is not None else np.zeros(0, np.uint64)
+        keys = wl_relabel(keys0, enc.node_ptr, enc.adj_ptr, enc.adj_idx, edges, self.h)
+        owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), enc.sizes())
+        local = np.arange(n, dtype=np.int64) - enc.node_ptr[owner]
+        # the iteration is kept beside the hash so names can recover it
+        return Occurrences(np.ascontiguousarray(keys).ravel().view(np.int64),
+                           np.tile(owner, self.h + 1),
+                           np.tile(local, self.h + 1)[:, None], np.ones(n * (self.h + 1)))
+
+    def names(self, keys, enc, occ, limit=120):
+        n = int(enc.node_ptr[-1])
+        out = []
+        for key in np.asarray(keys).tolist():
+            at = np.flatnonzero(occ.keys == key)
+            if not len(at):
+                out.append(f"WL label {key & 0xFFFFFFFF:08x}")
+                continue
+            o = int(at[0])
+            t = o // max(n, 1)
+            g, v = int(occ.owner[o]), int(occ.units[o, 0])
+            text = self._tree(enc, g, v, t)
+            out.append(f"t={t}: " + (text if len(text) <= limit else text[:limit - 3] + "..."))
+        return out
+
+    def _tree(self, enc, g, v, t, budget=None):
+        label = self.node_label(enc, g, v)
+        if t == 0:
+            return label
+        G = enc.graphs[g]
+        nodes = enc.orders[g]
+        edge = self.kernel.edge_label
+        parts = []
+        for u in self._neighbours(enc, g, v):
+            child = self._tree(enc, g, u, t - 1)
+            if edge is not None:
+                child = f"{G.edges[nodes[v], nodes[u]][edge]}:{child}"
+            parts.append(child)
+        return f"{label}({','.join(sorted(parts))})" if parts else label
+
+
+class ShortestPathLeaf(GraphLeaf):
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        if kernel.length_kernel != "delta" or kernel.edge_weight is not None:
+            raise NotImplementedError(
+                f"{kernel!r}: only the delta length kernel on hop lengths has an "
+                "explicit feature map to explain"
+            )
+
+    def encode(self, X, name="X"):
+        return parse_graphs(X, name, self.kernel.node_label)
+
+    def occurrences(self, enc):
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import shortest_path
+
+        n_all = int(enc.node_ptr[-1])
+        labels = enc.node_keys if enc.node_keys is not None else np.zeros(n_all, np.uint64)
+        parts = []
+        for g in range(enc.n_graphs):
+            a, b = int(enc.node_ptr[g]), int(enc.node_ptr[g + 1])
+            n = b - a
+            if n < 2:
+                continue
+            ptr = enc.adj_ptr[a:b + 1] - enc.adj_ptr[a]
+            idx = enc.adj_idx[enc.adj_ptr[a]:enc.adj_ptr[b]]
+            adj = csr_matrix((np.ones(len(idx)), idx, ptr), shape=(n, n))
+            D = shortest_path(adj, directed=enc.directed, unweighted=True)
+            u, v = np.nonzero(np.isfinite(D) & ~np.eye(n, dtype=bool))
+            d = D[u, v].astype(np.uint64)
+            lab = labels[a:b]
+            with np.errstate(over="ignore"):
+                key = _mix(_mix(_mix(lab[u]) + lab[v] * _GOLD) + d * _GOLD)
+            parts.append(Occurrences(key.view(np.int64), np.full(len(u), g, np.int64),
+                                     np.stack([u, v], axis=1).astype(np.int64),
+                                     np.ones(len(u))))
+        return Occurrences.concat(parts) if parts else Occurrences.empty(2)
+
+    def names(self, keys, enc, occ):
+        import networkx as nx
+
+        out = []
+        for key in np.asarray(keys).tolist():
+            at = np.flatnonzero(occ.keys == key)
+            if not len(at):
+                out.append("path")
+                continue
+            o = int(at[0])
+            g, (u, v) = int(occ.owner[o]), occ.units[o].tolist()
+            nodes = enc.orders[g]
+            d = nx.shortest_path_length(enc.graphs[g], nodes[u], nodes[v])
+            out.append(f"{self.node_label(enc, g, u)} -{d}- {self.node_label(enc, g, v)}")
+        return out

@@ -1,0 +1,233 @@
+"""Feature occurrences of the string kernels with explicit features.
+
+One leaf per kernel: :class:`Spectrum` (k-mers), :class:`Mismatch` (each
+k-mer counted for every k-mer within ``m`` mismatches of it),
+:class:`GappyPair` (two k-mers ``g <= m`` positions apart) and
+:class:`WeightedDegree` without shifts (the l-mer at each position, for
+``l <= d``, weighted ``sqrt(beta_l)``). Positions are 0-based; an
+occurrence covers the positions of its symbols (not those of a gap).
+
+Every leaf computes its table from the flat codes of a batch of sequences
+(``codes``, ``offsets`` as :func:`structk.sequences.encode` returns them)
+and ``base``, the position in its sequence of each batch item's first
+symbol: in-silico mutagenesis passes short windows of a sequence, and the
+position-specific features of the weighted-degree kernel need their true
+position.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+import numpy as np
+
+from ..alphabets import resolve_alphabet
+from ..sequences import encode
+from ._occurrences import Occurrences
+
+
+def _kmer_starts(codes, offsets, k, A):
+    """``(first, owner, ids)`` of every k-mer inside one sequence and free of
+    unknown symbols: its flat start, its sequence and its base-``A`` index."""
+    if codes.shape[0] < k:
+        z = np.zeros(0, np.int64)
+        return z, z, z
+    windows = np.lib.stride_tricks.sliding_window_view(codes, k)
+    owner = np.searchsorted(offsets, np.arange(windows.shape[0]), side="right") - 1
+    inside = offsets[owner + 1] - np.arange(windows.shape[0]) >= k
+    first = np.flatnonzero(inside & (windows < A).all(axis=1))
+    ids = np.zeros(len(first), dtype=np.int64)
+    for j in range(k):  # Horner over the window's columns, leading symbol first
+        ids = ids * A + windows[first, j]
+    return first, owner[first], ids
+
+
+def _full_ids(codes, offsets, k, A):
+    """The k-mer index at every flat start, -1 where there is none."""
+    first, _, ids = _kmer_starts(codes, offsets, k, A)
+    out = np.full(codes.shape[0], -1, dtype=np.int64)
+    out[first] = ids
+    return out
+
+
+class SequenceLeaf:
+    """What the string kernels share: encoding, names, positions."""
+
+    unit = "position"
+    presence = False
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.symbols = resolve_alphabet(kernel.alphabet)
+        self.A = len(self.symbols)
+
+    def encode(self, X, name="X"):
+        k = self.kernel
+        return encode(X, k.alphabet, ignore_case=k.ignore_case, unknown=k.unknown, name=name)
+
+    def occurrences(self, enc, base=None):
+        offsets = np.asarray(enc.offsets, dtype=np.int64)
+        if base is None:
+            base = np.zeros(len(offsets) - 1, dtype=np.int64)
+        return self.table(enc.codes, offsets, base)
+
+    @staticmethod
+    def n_units(enc):
+        return np.asarray(enc.lengths, dtype=np.int64)
+
+    def word(self, ids, k):
+        """The k-mers of base-``A`` indices ``ids`` as strings."""
+        out = []
+        sep = "" if all(isinstance(s, str) and len(s) == 1 for s in self.symbols) else "-"
+        for i in np.asarray(ids, dtype=np.int64).tolist():
+            letters = []
+            for _ in range(k):
+                i, d = divmod(i, self.A)
+                letters.append(str(self.symbols[d]))
+            out.append(sep.join(reversed(letters)))
+        return out
+
+    def _finish(self, first, owner, offsets, base, pattern, keys, vals=None):
+        local = first - offsets[owner]
+        units = local[:, None] + pattern[None, :]
+        if vals is None:
+            vals = np.ones(len(keys))
+        return Occurrences(keys, owner, units + base[owner][:, None], vals)
+
+
+class SpectrumLeaf(SequenceLeaf):
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.k = int(kernel.k)
+        self.presence = bool(getattr(kernel, "presence", False))
+        if self.A ** self.k >= 2**62:
+            raise ValueError(f"{kernel!r}: k-mers beyond 2^62 indices cannot be explained")
+        self.span = self.k
+
+    def table(self, codes, offsets, base):
+        first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
+        return self._finish(first, owner, offsets, base, np.arange(self.k), ids)
+
+    def names(self, keys):
+        return self.word(keys, self.k)
+
+
+class MismatchLeaf(SpectrumLeaf):
+    """Each k-mer of the sequence is one occurrence of every k-mer within
+    Hamming distance ``m``: the features of the mismatch kernel."""
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.m = int(kernel.m)
+
+    def table(self, codes, offsets, base):
+        first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
+        k, A = self.k, self.A
+        powers = A ** np.arange(k - 1, -1, -1, dtype=np.int64)  # weight of symbol j
+        parts = [ids]
+        for i in range(1, self.m + 1):
+            for pos in combinations(range(k), i):
+                digits = [(ids // powers[j]) % A for j in pos]
+                for subst in product(range(1, A), repeat=i):
+                    v = ids.copy()
+                    for j, d, s in zip(pos, digits, subst):
+                        v += ((d + s) % A - d) * powers[j]
+                    parts.append(v)
+        r = len(parts)
+        keys = np.stack(parts, axis=1).ravel()
+        return self._finish(np.repeat(first, r), np.repeat(owner, r), offsets, base,
+                            np.arange(k), keys)
+
+
+class GappyPairLeaf(SequenceLeaf):
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.k, self.m = int(kernel.k), int(kernel.m)
+        self.presence = bool(kernel.presence)
+        self.span = 2 * self.k + self.m
+
+    def table(self, codes, offsets, base):
+        k, A = self.k, self.A
+        ids = _full_ids(codes, offsets, k, A)
+        N = codes.shape[0]
+        owner_at = np.searchsorted(offsets, np.arange(N), side="right") - 1
+        parts = []
+        for g in range(self.m + 1):
+            reach = 2 * k + g
+            if N < reach:
+                break
+            p = np.arange(N - reach + 1, dtype=np.int64)
+            q = p + k + g
+            ok = (ids[p] >= 0) & (ids[q] >= 0) & (owner_at[p] == owner_at[q])
+            p, q = p[ok], q[ok]
+            keys = (g * A ** (2 * k) + ids[p] * A ** k + ids[q]).astype(np.int64)
+            pattern = np.concatenate([np.arange(k), k + g + np.arange(k)])
+            parts.append(self._finish(p, owner_at[p], offsets, base, pattern, keys))
+        return Occurrences.concat(parts) if parts else Occurrences.empty(2 * k)
+
+    def names(self, keys):
+        k, A = self.k, self.A
+        keys = np.asarray(keys, dtype=np.int64)
+        g, rest = np.divmod(keys, A ** (2 * k))
+        u, v = np.divmod(rest, A ** k)
+        return [a + "." * int(gap) + b
+                for a, gap, b in zip(self.word(u, k), g.tolist(), self.word(v, k))]
+
+
+class WeightedDegreeLeaf(SequenceLeaf):
+    """Features ``(l, p, u)``: the l-mer ``u`` at position ``p``, value
+    ``sqrt(beta_l)``; key ``(p d + l - 1) A^d + index(u)``."""
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        if int(kernel.shift) != 0:
+            raise NotImplementedError(
+                f"{kernel!r}: the weighted-degree kernel with shifts compares k-mers "
+                "at different positions, so it has no explicit feature map to "
+                "explain; use shift=0, or structk.explain.ism, which recomputes "
+                "the decision function on every mutant"
+            )
+        self.d = int(kernel.d)
+        self.span = self.d
+        self.length = None  # set from the training objects
+        d = self.d
+        self.beta = 2.0 * (d - np.arange(1, d + 1) + 1.0) / (d * (d + 1.0))
+
+    def encode(self, X, name="X"):
+        enc = super().encode(X, name)
+        lengths = enc.lengths
+        if self.length is None and len(lengths):
+            self.length = int(lengths[0])
+            if self.length * self.d * float(self.A) ** self.d >= 2**62:
+                raise ValueError(f"{self.kernel!r}: sequences of length {self.length} "
+                                 "have too many features to index")
+        bad = np.flatnonzero(lengths != self.length)
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(
+                f"{name}[{i}] has length {lengths[i]} but the model's sequences have "
+                f"length {self.length}: the weighted-degree kernel compares aligned "
+                "sequences of equal length"
+            )
+        return enc
+
+    def table(self, codes, offsets, base):
+        d, A = self.d, self.A
+        space = A ** d
+        parts = []
+        for l in range(1, d + 1):
+            first, owner, ids = _kmer_starts(codes, offsets, l, A)
+            pos = first - offsets[owner] + base[owner]
+            keys = (pos * d + (l - 1)) * space + ids
+            occ = self._finish(first, owner, offsets, base, np.arange(l), keys,
+                               np.full(len(keys), np.sqrt(self.beta[l - 1])))
+            occ.units = np.pad(occ.units, ((0, 0), (0, d - l)), constant_values=-1)
+            parts.append(occ)
+        return Occurrences.concat(parts)
+
+    def names(self, keys):
+        d, A = self.d, self.A
+        pl, ids = np.divmod(np.asarray(keys, dtype=np.int64), A ** d)
+        pos, lm1 = np.divmod(pl, d)
+        return [f"{self.word([i], int(l) + 1)[0]}@{int(p)}"
+                for i, l, p in zip(ids.tolist(), lm1.tolist(), pos.tolist())]

@@ -1,0 +1,359 @@
+"""Exact explanations of kernel models with explicit features.
+
+A fitted dual learner predicts ``f(x) = b + sum_i c_i k(x, s_i)``. When
+``k`` is a sum, multiple or cosine normalisation of kernels whose features
+count k-mers, gapped pairs, Weisfeiler-Lehman subtrees or shortest paths,
+``f`` is a weighted sum of the features of ``x`` (see :mod:`._tree`), and
+every feature occurs at known positions of a sequence or nodes of a graph.
+:class:`Explainer` collapses the support vectors into one weight per
+feature, once, and then
+
+* :meth:`Explainer.feature_weights` lists the features with the largest
+  positive and negative weights, by name (``ACGTG``, ``AC..TG``,
+  ``CGT@12``, ``t=1: C(C,N)``, ``C -2- N``);
+* :meth:`Explainer.contributions` splits ``f(x) - bias`` over the
+  positions or nodes of ``x``: each feature's term ``gamma(x) W_u
+  phi_u(x)`` is shared among its occurrences in proportion to their
+  values, and each occurrence's share equally among the positions (or
+  nodes) it covers. The scores sum, with the bias, to ``f(x)`` exactly
+  (up to rounding);
+* :meth:`Explainer.ism` gives the change of ``f`` for every single-symbol
+  substitution of a sequence, recomputing only the features whose
+  occurrences cover the substituted position (and the norms of
+  normalised kernels), and :meth:`Explainer.hypothetical` the contribution
+  each position would have with each symbol (GkmExplain's hypothetical
+  importance).
+
+With ``Normalize`` (or ``normalize=True``) the decomposition is still
+exact: the factor ``gamma(x) = 1 / ||phi(x)||`` is the object's own, so a
+position's score is its share of the normalised features' inner product
+with the weights. What it does not say is how much ``f`` would change
+without that position, because removing it also changes the norm; ISM
+answers that question.
+
+References
+----------
+A. Shrikumar, E. Prakash and A. Kundaje, "GkmExplain: fast and accurate
+interpretation of nonlinear gapped k-mer SVMs", Bioinformatics 35(14),
+2019, i173-i182 (contributions split over the positions of each k-mer,
+hypothetical contributions).
+D. Lee, D. U. Gorkin, M. Baker, B. J. Strober, A. L. Asoni, A. S. McCallion
+and M. A. Beer, "A method to predict the impact of regulatory variants from
+DNA sequence", Nature Genetics 47, 2015, 955-961 (deltaSVM: the change of
+the SVM score between alleles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _tree
+from ._model import readout
+from ._occurrences import group, lookup, spread
+from ._tree import NoExplicitFeaturesError
+
+
+@dataclass
+class Explanation:
+    """The contributions of one object's units (positions or nodes).
+
+    Attributes
+    ----------
+    scores : ndarray (n_units,)
+        Contribution of each position or node.
+    bias : float
+        The intercept plus the part of constant kernels; ``bias +
+        scores.sum()`` equals ``decision``.
+    decision : float
+        The decision value ``f(x)`` from the decomposition.
+    units : list
+        The symbols at the positions, or the graph's nodes.
+    """
+
+    scores: np.ndarray
+    bias: float
+    decision: float
+    units: list
+
+
+class Explainer:
+    """Explain a fitted structk learner whose kernel has explicit features.
+
+    Parameters
+    ----------
+    model : fitted KernelSVM, KernelRidge, KernelRidgeCV,
+        KernelLogisticRegression or KernelPerceptron, fitted with a kernel
+        (not a precomputed Gram matrix).
+    output : int, optional
+        Which decision function of a model with several (one-vs-rest
+        classes, one-vs-one pairs, regression targets); required then.
+
+    Raises
+    ------
+    NoExplicitFeaturesError
+        When the kernel (or a part of it) has no explicit features that
+        occur at positions or nodes (random walk, local alignment, Fisher
+        kernels, ``Exp``, products and powers of kernels): the message says
+        so and points to :func:`structk.explain.ism` for sequences.
+    """
+
+    def __init__(self, model, output=None):
+        ro = readout(model)
+        coef, self.intercept = ro.row(output)
+        self.model, self.output = model, output
+        self.output_name = ro.output_names[0 if output is None else int(output)]
+        self.kernel = ro.kernel
+        self.tree, self.leaves = _tree.build(ro.kernel)
+        keep = np.flatnonzero(coef != 0)
+        objects = [ro.objects[i] for i in keep.tolist()]
+        coef = coef[keep]
+        self._sv_enc = [leaf.encode(objects, "support vectors") for leaf in self.leaves]
+        self._sv_occ = [leaf.occurrences(e) for leaf, e in zip(self.leaves, self._sv_enc)]
+        n = len(objects)
+        feats = [self._features(leaf, occ, n) for leaf, occ in zip(self.leaves, self._sv_occ)]
+        gam = _tree.gammas(self.tree, [f[3] for f in feats])
+        self._weights = []
+        for (owner, keys, phi, _, _), g in zip(feats, gam):
+            uniq, inv = np.unique(keys, return_inverse=True)
+            W = np.bincount(inv.ravel(), weights=coef[owner] * g[owner] * phi,
+                            minlength=len(uniq))
+            self._weights.append((uniq, W))
+
+    # ------------------------------------------------------------ helpers
+    @staticmethod
+    def _features(leaf, occ, n):
+        """``(owner, key, phi, q, raw)`` per distinct (object, feature) plus
+        the squared norms ``q`` (n,) and the occurrences' group ``inverse``."""
+        owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, n)
+        phi = (raw != 0).astype(np.float64) if leaf.presence else raw
+        q = np.bincount(owner, weights=phi * phi, minlength=n)
+        return owner, keys, phi, q, (raw, inverse)
+
+    @property
+    def unit(self):
+        units = {leaf.unit for leaf in self.leaves} - {None}
+        return units.pop() if units else None
+
+    # -------------------------------------------------------- the weights
+    def feature_weights(self, top=20):
+        """The features with the largest positive and negative weights.
+
+        Returns a list of ``(name, weight)`` pairs: the ``top`` most
+        positive, then the ``top`` most negative (fewer when there are
+        fewer), for the weights ``W`` of the module docstring. With a
+        normalised kernel the contribution of a feature to ``f(x)`` is
+        ``W_u phi_u(x) / ||phi(x)||``, so weights compare features within
+        one object's norm. With several kernels summed, names are prefixed
+        by the kernel.
+        """
+        rows = []
+        for i, (keys, W) in enumerate(self._weights):
+            rows.extend((w, i, key) for key, w in zip(keys.tolist(), W.tolist()))
+        pos = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:top]
+        neg = sorted((r for r in rows if r[0] < 0), key=lambda r: r[0])[:top]
+        prefix = len([x for x in self.leaves if x.unit is not None]) > 1
+        out = []
+        for w, i, key in pos + neg:
+            out.append((self._name(i, key, prefix), w))
+        return out
+
+    def _name(self, i, key, prefix=False):
+        leaf = self.leaves[i]
+        if leaf.unit == "node":
+            name = leaf.names([key], self._sv_enc[i], self._sv_occ[i])[0]
+        else:
+            name = leaf.names([key])[0]
+        return f"{leaf.kernel!r}: {name}" if prefix else name
+
+    def weight_of(self, name_or_key, leaf=0):
+        """The weight of one feature of leaf ``leaf`` by key (0 when absent)."""
+        keys, W = self._weights[leaf]
+        return float(lookup(keys, W, np.array([name_or_key]))[0])
+
+    # ------------------------------------------------------ contributions
+    def contributions(self, X):
+        """Per-position / per-node contributions of each object of ``X``.
+
+        Returns a list of :class:`Explanation`, one per object, whose
+        ``bias + scores.sum()`` is the decision value.
+        """
+        if not self.unit:
+            raise NoExplicitFeaturesError("the kernel has no features at positions or nodes")
+        scores, bias, decision, unit_ptr, encs = self._contributions(X)
+        out = []
+        for i in range(len(decision)):
+            out.append(Explanation(scores[unit_ptr[i]:unit_ptr[i + 1]], float(bias[i]),
+                                   float(decision[i]), self._units(encs, i)))
+        return out
+
+    def decision_function(self, X):
+        """``f(x)`` recomputed from the feature weights (equals the model's)."""
+        return self._contributions(X)[2]
+
+    def _contributions(self, X):
+        from .._validation import check_objects
+
+        X = check_objects(X, "X")
+        n = len(X)
+        encs = [leaf.encode(X, "X") for leaf in self.leaves]
+        occs = [leaf.occurrences(e) for leaf, e in zip(self.leaves, encs)]
+        feats = [self._features(leaf, occ, n) for leaf, occ in zip(self.leaves, occs)]
+        gam = _tree.gammas(self.tree, [f[3] for f in feats])
+        first = next(i for i, leaf in enumerate(self.leaves) if leaf.unit is not None)
+        sizes = self.leaves[first].n_units(encs[first])
+        unit_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(sizes, out=unit_ptr[1:])
+        scores = np.zeros(int(unit_ptr[-1]))
+        const = np.zeros(n)
+        for occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
+                occs, feats, gam, self._weights):
+            term = lookup(wk, W, keys) * phi  # W_u phi_u per (object, feature)
+            share = np.divide(term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)),
+                              where=raw[inv] != 0)
+            amounts = g[occ.owner] * share
+            scores += spread(occ, amounts, n, unit_ptr)
+            loose = ~(occ.units >= 0).any(axis=1)
+            const += np.bincount(occ.owner[loose], weights=amounts[loose], minlength=n)
+        bias = self.intercept + const
+        unit_owner = np.repeat(np.arange(n), sizes)
+        decision = bias + np.bincount(unit_owner, weights=scores, minlength=n)
+        return scores, bias, decision, unit_ptr, encs
+
+    def _units(self, encs, i):
+        for leaf, enc in zip(self.leaves, encs):
+            if leaf.unit == "position":
+                return [str(leaf.symbols[c]) if c < leaf.A else "?" for c in enc[i].tolist()]
+            if leaf.unit == "node":
+                return list(enc.orders[i])
+        return []
+
+    # ------------------------------------------------------- mutagenesis
+    def _sequence_leaves(self):
+        if any(leaf.unit == "node" for leaf in self.leaves):
+            raise TypeError("in-silico mutagenesis is for sequence models, not graphs")
+        seq = [leaf for leaf in self.leaves if leaf.unit == "position"]
+        symbols = {tuple(leaf.symbols) for leaf in seq}
+        if len(symbols) != 1:
+            raise ValueError("the kernels of this model use different alphabets")
+        return seq[0]
+
+    def ism(self, sequence, hypothetical=False):
+        """Change of the decision value for every single-symbol substitution.
+
+        Parameters
+        ----------
+        sequence : str or sequence of symbols
+        hypothetical : bool, default False
+            Also return the hypothetical contributions (see
+            :meth:`hypothetical`).
+
+        Returns
+        -------
+        delta : ndarray (L, A)
+            ``f(mutant) - f(sequence)`` for the symbol of column ``a`` (in
+            the order of the kernel's alphabet) at position ``p``; 0 where
+            ``a`` is the sequence's own symbol.
+        """
+        first = self._sequence_leaves()
+        A = first.A
+        codes = first.encode([sequence], "sequence").codes
+        L = len(codes)
+        pos = np.repeat(np.arange(L, dtype=np.int64), A)
+        sym = np.tile(np.arange(A, dtype=np.int64), L)
+        mutate = sym != codes[pos]
+        pos, sym = pos[mutate], sym[mutate]
+        m = len(pos)
+        S = np.zeros((len(self.leaves), m))
+        Q = np.zeros((len(self.leaves), m))
+        S0 = np.zeros(len(self.leaves))
+        Q0 = np.zeros(len(self.leaves))
+        hyp_parts = []
+        for t, (leaf, (wk, W)) in enumerate(zip(self.leaves, self._weights)):
+            own = leaf.encode([sequence], "sequence") if leaf.unit else None
+            res = _window_deltas(leaf, codes if own is None else own.codes, pos, sym,
+                                 wk, W, hypothetical)
+            S0[t], Q0[t], dS, dQ = res[:4]
+            S[t] = S0[t] + dS
+            Q[t] = Q0[t] + dQ
+            hyp_parts.append(res[4])
+        g0 = _tree.gammas(self.tree, list(Q0[:, None]))
+        f0 = self.intercept + sum(float(g[0]) * s for g, s in zip(g0, S0))
+        gm = _tree.gammas(self.tree, list(Q))
+        fm = self.intercept + sum(g * s for g, s in zip(gm, S))
+        delta = np.zeros((L, A))
+        delta[pos, sym] = fm - f0
+        if not hypothetical:
+            return delta
+        hyp = np.zeros((L, A))
+        for g, part in zip(gm, hyp_parts):
+            if part is not None:
+                hyp[pos, sym] += g * part
+        actual = self.contributions([sequence])[0].scores
+        known = codes < A
+        hyp[np.flatnonzero(known), codes[known]] = actual[known]
+        return delta, hyp
+
+    def hypothetical(self, sequence):
+        """GkmExplain's hypothetical contributions, ``(L, A)``.
+
+        Entry ``[p, a]`` is the contribution position ``p`` would have (in
+        the sense of :meth:`contributions`) if it held symbol ``a``, the
+        rest of the sequence unchanged; at the sequence's own symbol it is
+        the actual contribution.
+        """
+        return self.ism(sequence, hypothetical=True)[1]
+
+
+def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
+    """For one leaf and one sequence: ``S0 = <W, phi>``, ``Q0 = ||phi||^2``
+    and their changes for each substitution ``(pos[j], sym[j])``, from the
+    occurrences in a window of ``2 span - 1`` symbols around the position
+    (the only ones a substitution can change), and the hypothetical
+    contribution of the substituted position before the factor gamma."""
+    L = len(codes)
+    m = len(pos)
+    offsets = np.array([0, L], dtype=np.int64)
+    occ = leaf.table(codes, offsets, np.zeros(1, np.int64))
+    owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, 1)
+    phi = (raw != 0).astype(np.float64) if leaf.presence else raw
+    Wx = lookup(wk, W, keys)
+    S0, Q0 = float(Wx @ phi), float(phi @ phi)
+    if m == 0:
+        return S0, Q0, np.zeros(0), np.zeros(0), np.zeros(0)
+    span = int(leaf.span)
+    lo = np.maximum(pos - span + 1, 0)
+    hi = np.minimum(pos + span, L)
+    lengths = hi - lo
+    woff = np.zeros(m + 1, np.int64)
+    np.cumsum(lengths, out=woff[1:])
+    idx = np.repeat(lo - woff[:-1], lengths) + np.arange(woff[-1], dtype=np.int64)
+    ref = codes[idx]
+    mut = ref.copy()
+    mut[woff[:-1] + (pos - lo)] = sym
+    old = leaf.table(ref, woff, lo)
+    new = leaf.table(mut, woff, lo)
+    # net change of each (mutation, feature)
+    o2, k2, d2, inv2 = group(np.concatenate([new.owner, old.owner]),
+                             np.concatenate([new.keys, old.keys]),
+                             np.concatenate([new.vals, -old.vals]), m)
+    before = lookup(keys, raw, k2)
+    after = before + d2
+    if leaf.presence:
+        gb, ga = (before != 0).astype(float), (np.abs(after) > 1e-9).astype(float)
+    else:
+        gb, ga = before, after
+    Wk = lookup(wk, W, k2)
+    dS = np.bincount(o2, weights=Wk * (ga - gb), minlength=m)
+    dQ = np.bincount(o2, weights=ga * ga - gb * gb, minlength=m)
+    part = None
+    if hypothetical:
+        gi = inv2[:len(new)]
+        covers = (new.units == pos[new.owner][:, None]).any(axis=1)
+        n_cover = (new.units >= 0).sum(axis=1)
+        a, g_after = after[gi], ga[gi]
+        share = np.divide(Wk[gi] * g_after * new.vals, a * n_cover,
+                          out=np.zeros(len(new)), where=(a != 0) & covers & (n_cover > 0))
+        part = np.bincount(new.owner, weights=share, minlength=m)
+    return S0, Q0, dS, dQ, part

@@ -1,0 +1,240 @@
+"""structk.explain: exact contributions, feature weights and mutagenesis.
+
+References are independent of the explainer: the model's own
+``decision_function`` (kernel evaluations against the support vectors),
+recomputation on every mutant, and brute-force k-mer counting in Python.
+"""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from structk.explain import Explainer, NoExplicitFeaturesError, ism
+from structk.kernels import (
+    Exp,
+    GappyPair,
+    LocalAlignment,
+    Mismatch,
+    Normalize,
+    ShortestPath,
+    Spectrum,
+    WeightedDegree,
+    WeisfeilerLehman,
+)
+from structk.learners import (
+    KernelLogisticRegression,
+    KernelPerceptron,
+    KernelRidge,
+    KernelRidgeCV,
+    KernelSVM,
+)
+
+RTOL = 1e-9
+
+
+def _random(n, L, seed):
+    rng = np.random.default_rng(seed)
+    return ["".join(rng.choice(list("ACGT"), L)) for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def seqs():
+    X = _random(50, 24, 0)
+    y = np.array([int("GAT" in s or "TTA" in s) for s in X])
+    return X, y, _random(4, 24, 1) + ["ACGTNACGTACGTACGTACGTACG"]
+
+
+SEQUENCE_KERNELS = [
+    Spectrum(k=3, unknown="skip"),
+    Spectrum(k=3, presence=True, unknown="skip"),
+    Normalize(Spectrum(k=4, unknown="skip")),
+    Mismatch(k=4, m=1, unknown="skip"),
+    Mismatch(k=3, m=1, normalize=True, unknown="skip"),
+    GappyPair(k=2, m=2, unknown="skip"),
+    GappyPair(k=1, m=3, presence=True, normalize=True, unknown="skip"),
+    WeightedDegree(d=4, unknown="skip"),
+    Normalize(WeightedDegree(d=3, unknown="skip")),
+    Spectrum(k=2, unknown="skip") + 2.0 * Normalize(GappyPair(k=1, m=1, unknown="skip")) + 1.5,
+    Normalize(0.5 * Spectrum(k=3, unknown="skip") + Mismatch(k=3, m=1, unknown="skip")),
+]
+
+
+def _close(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    scale = max(1.0, float(np.abs(b).max()))
+    np.testing.assert_allclose(a, b, rtol=0, atol=RTOL * scale)
+
+
+def _mutants(s, alphabet="ACGT"):
+    out, where = [], []
+    for p in range(len(s)):
+        for a, c in enumerate(alphabet):
+            if s[p] != c:
+                out.append(s[:p] + c + s[p + 1:])
+                where.append((p, a))
+    return out, where
+
+
+@pytest.mark.parametrize("kernel", SEQUENCE_KERNELS, ids=repr)
+def test_sequence_contributions_sum_to_the_decision_value(seqs, kernel):
+    X, y, T = seqs
+    model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
+    ex = Explainer(model)
+    E = ex.contributions(T)
+    expected = model.decision_function(T)
+    _close([e.bias + e.scores.sum() for e in E], expected)
+    _close([e.decision for e in E], expected)
+    assert [len(e.scores) for e in E] == [len(t) for t in T]
+    assert E[-1].units[4] == "?"  # the unknown symbol, kept in place
+
+
+@pytest.mark.parametrize("kernel", SEQUENCE_KERNELS, ids=repr)
+def test_ism_equals_recomputing_every_mutant(seqs, kernel):
+    X, y, T = seqs
+    model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
+    ex = Explainer(model)
+    s = T[0]
+    delta, hyp = ex.ism(s, hypothetical=True)
+    mutants, where = _mutants(s)
+    values = model.decision_function(mutants) - model.decision_function([s])[0]
+    expected = np.zeros((len(s), 4))
+    hyp_expected = np.zeros((len(s), 4))
+    for (p, a), v, e in zip(where, values, ex.contributions(mutants)):
+        expected[p, a] = v
+        hyp_expected[p, a] = e.scores[p]  # position p's contribution in the mutant
+    actual = ex.contributions([s])[0].scores
+    for p in range(len(s)):
+        hyp_expected[p, "ACGT".index(s[p])] = actual[p]
+    _close(delta, expected)
+    _close(hyp, hyp_expected)
+
+
+def test_ism_at_an_unknown_symbol_tries_every_symbol(seqs):
+    X, y, T = seqs
+    model = KernelSVM(kernel=Spectrum(k=3, unknown="skip")).fit(X, y)
+    s = T[-1]  # holds N at position 4
+    delta = ism(model, s)
+    mutants = [s[:4] + c + s[5:] for c in "ACGT"]
+    expected = model.decision_function(mutants) - model.decision_function([s])[0]
+    _close(delta[4], expected)
+
+
+@pytest.mark.parametrize("learner", [
+    KernelRidge(alpha=0.5), KernelRidgeCV(), KernelLogisticRegression(alpha=0.1),
+    KernelPerceptron(random_state=0),
+], ids=lambda m: type(m).__name__)
+def test_every_dual_learner(seqs, learner):
+    X, y, T = seqs
+    model = learner.set_params(kernel=Normalize(Spectrum(k=3))).fit(X, y)
+    ex = Explainer(model)
+    T = T[:-1]  # without the unknown symbol
+    f = (model.decision_function(T) if hasattr(model, "decision_function")
+         else model.predict(T))
+    _close([e.bias + e.scores.sum() for e in ex.contributions(T)], f)
+
+
+def test_spectrum_weights_are_the_collapsed_support_vectors(seqs):
+    X, y, _ = seqs
+    model = KernelSVM(kernel=Spectrum(k=3), C=1.0).fit(X, y)
+    w = Counter()
+    for c, s in zip(model.dual_coef_[0], model.support_vectors_):
+        for p in range(len(s) - 2):
+            w[s[p:p + 3]] += c
+    got = dict(Explainer(model).feature_weights(top=100))
+    assert set(got) <= set(w)
+    top = sorted(w.items(), key=lambda kv: -kv[1])[:5]
+    for name, value in top:
+        assert got[name] == pytest.approx(value, abs=1e-12)
+    assert next(iter(got)) == top[0][0]
+
+
+def test_feature_names():
+    X = ["ACGTACGTAA", "TTTTGGGGCC", "ACGTTTTTCC", "GGGGACGTAC"]
+    y = [1, 0, 1, 0]
+    gp = Explainer(KernelSVM(kernel=GappyPair(k=2, m=2)).fit(X, y))
+    names = [n for n, _ in gp.feature_weights(200)]
+    assert all(len(n.replace(".", "")) == 4 and set(n) <= set("ACGT.") for n in names)
+    assert any("." in n for n in names) and any("." not in n for n in names)
+    wd = Explainer(KernelSVM(kernel=WeightedDegree(d=2)).fit(X, y))
+    names = [n for n, _ in wd.feature_weights(200)]
+    assert "A@0" in names and "AC@0" in names
+    assert all(0 <= int(n.split("@")[1]) < 10 for n in names)
+
+
+def test_multi_output_needs_output(seqs):
+    X, _, T = seqs
+    y = np.arange(len(X)) % 3
+    model = KernelSVM(kernel=Spectrum(k=2, unknown="skip"), multi_class="ovr").fit(X, y)
+    with pytest.raises(ValueError, match="output=INDEX"):
+        Explainer(model)
+    for o in range(3):
+        E = Explainer(model, output=o).contributions(T)
+        _close([e.bias + e.scores.sum() for e in E], model.decision_function(T)[:, o])
+
+
+def test_no_explicit_features_says_so_and_ism_still_works():
+    X = ["ACGTAC", "ACGGAC", "TTGTCA", "TTGACA"]
+    y = [1, 1, 0, 0]
+    for kernel in (Normalize(LocalAlignment()), Exp(0.1 * Spectrum(k=2))):
+        model = KernelSVM(kernel=kernel).fit(X, y)
+        with pytest.raises(NoExplicitFeaturesError, match="ism"):
+            Explainer(model)
+        delta = ism(model, "ACGTTC")
+        mutants, where = _mutants("ACGTTC")
+        values = model.decision_function(mutants) - model.decision_function(["ACGTTC"])[0]
+        expected = np.zeros((6, 4))
+        for (p, a), v in zip(where, values):
+            expected[p, a] = v
+        _close(delta, expected)
+
+
+def test_precomputed_model_is_refused(seqs):
+    X, y, _ = seqs
+    K = Spectrum(k=2)(X)
+    model = KernelSVM().fit(K, y)
+    with pytest.raises(TypeError, match="precomputed"):
+        Explainer(model)
+
+
+# ---------------------------------------------------------------- graphs
+@pytest.fixture(scope="module")
+def graphs():
+    from structk.datasets import bundled_path, load_tu
+
+    G, y = load_tu(bundled_path("graph_families"))
+    classes = np.unique(y)
+    return G, (y == classes[0]).astype(int)
+
+
+@pytest.mark.parametrize("kernel", [
+    WeisfeilerLehman(h=2),
+    Normalize(WeisfeilerLehman(h=3)),
+    ShortestPath(),
+    WeisfeilerLehman(h=1, node_label=None) + Normalize(ShortestPath(node_label=None)),
+], ids=repr)
+def test_graph_contributions_sum_to_the_decision_value(graphs, kernel):
+    G, y = graphs
+    model = KernelSVM(kernel=kernel).fit(G[::2], y[::2])
+    E = Explainer(model).contributions(G[1::2])
+    _close([e.bias + e.scores.sum() for e in E], model.decision_function(G[1::2]))
+    assert [len(e.scores) for e in E] == [g.number_of_nodes() for g in G[1::2]]
+    assert E[0].units == list(G[1].nodes)
+
+
+def test_wl_names_are_unfolding_trees():
+    import networkx as nx
+
+    def mol(labels, edges):
+        g = nx.Graph()
+        for v, lab in enumerate(labels):
+            g.add_node(v, label=lab)
+        g.add_edges_from(edges)
+        return g
+
+    G = [mol("CNO", [(0, 1), (1, 2)]), mol("CCC", [(0, 1), (1, 2)]),
+         mol("NOO", [(0, 1), (0, 2)]), mol("CCO", [(0, 1), (1, 2)])]
+    model = KernelSVM(kernel=WeisfeilerLehman(h=1), C=10).fit(G, [1, 0, 1, 0])
+    weights = dict(Explainer(model).feature_weights(50))
+    assert weights["t=1: N(C,O)"] > 0 and weights["t=0: N"] > 0
+    assert weights["t=1: C(C)"] < 0 and weights["t=1: C(C,O)"] < 0
