@@ -132,26 +132,27 @@ def bench_score(K, n_seq, length, repeats):
 
 def bench_threads(K, sizes, repeats):
     """One-chunk serial vs chunked threaded E-step, the measurement behind
-    ``structk.hmm._PARALLEL_MIN_WORK`` (interleaved rounds, medians)."""
+    ``structk._tuning.HMM_PARALLEL_MIN_WORK`` (interleaved rounds, medians)."""
+    from structk import _tuning
     from structk import hmm as H
     from structk._threads import num_threads
 
     truth = _model(K, 4, seed=20 + K)
     threads = num_threads()
     params = truth._jit_params()
-    limit = H._PARALLEL_MIN_WORK
+    limit = _tuning.HMM_PARALLEL_MIN_WORK
     for n_seq, length in sizes:
         X = truth.sample(n_seq, length, random_state=4)
         seq, offsets = H._encode(X, truth.alphabet_)
 
         def run(min_work):
-            H._PARALLEL_MIN_WORK = min_work
+            _tuning.HMM_PARALLEL_MIN_WORK = min_work
             try:
                 t0 = time.perf_counter()
                 H._expected_counts(seq, offsets, params, False)
                 return time.perf_counter() - t0
             finally:
-                H._PARALLEL_MIN_WORK = limit
+                _tuning.HMM_PARALLEL_MIN_WORK = limit
 
         run(np.inf), run(0)
         pairs = [(run(np.inf), run(0)) for _ in range(repeats)]

@@ -4,11 +4,10 @@ chunked numba loops run on a few Python threads.
 OpenBLAS hands every call above a tiny size to its thread pool. For the
 matrices a kernel learner factorises (a few hundred to a thousand rows) the
 hand-over costs more than the arithmetic, and when another process keeps a
-core busy it costs far more: a 500 x 500 Cholesky factorisation was
-measured at 1.1 ms on one thread and 1.3 s on two, an eigendecomposition
-of the same matrix at 0.14 s and 1.4 s. :func:`small_blas` runs such calls
-on one thread; above :data:`SMALL_N` rows the thread pool is left as the
-user configured it (there several threads pay on an idle machine).
+core busy it costs far more (docs/performance.md). :func:`small_blas` runs
+such calls on one thread; above ``_tuning.ONE_BLAS_THREAD_MAX_N`` rows the
+thread pool is left as the user configured it (there several threads pay on
+an idle machine).
 
 The limits are set through threadpoolctl (a dependency of scikit-learn),
 which knows OpenBLAS, MKL, BLIS and the OpenMP runtimes. Its controller is
@@ -19,8 +18,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 
-#: Matrices with at most this many rows are factorised on one BLAS thread.
-SMALL_N = 1024
+from . import _tuning
 
 _controller = None
 
@@ -42,67 +40,42 @@ def _one_thread():
 
 
 def small_blas(n):
-    """Context manager: one BLAS thread when ``n <= SMALL_N``, else no change.
+    """Context manager: one BLAS thread when ``n <= ONE_BLAS_THREAD_MAX_N``
+    (:mod:`structk._tuning`), else no change.
 
     ``n`` is the order of the matrix the enclosed calls factorise.
     """
-    return _one_thread() if n <= SMALL_N else nullcontext()
-
-
-#: Symmetric eigendecompositions of at most this order run on one OpenBLAS
-#: thread by themselves (measured: NumPy's ``eigvalsh`` uses the threads from
-#: about 80 rows).
-THREADED_EIGH_MIN = 65
+    return _one_thread() if n <= _tuning.ONE_BLAS_THREAD_MAX_N else nullcontext()
 
 
 def small_eigh_blas(n):
     """:func:`small_blas` for eigendecompositions of order ``n`` (the largest
-    of a batch), but no limit below :data:`THREADED_EIGH_MIN`, where none is
-    needed and setting the first one would cost 5-7 ms. After a threaded call
-    OpenBLAS's helper threads keep spinning for a while, on the cores that
-    the compiled loops which follow need (random walks on ENZYMES: 210 ms
-    with the threads, 155 ms without)."""
-    return small_blas(n) if n >= THREADED_EIGH_MIN else nullcontext()
-
-
-#: Matrix products of more multiply-adds than this, up to about the work of
-#: factorising :data:`SMALL_N` rows, run on one BLAS thread. Smaller ones
-#: (under a millisecond) are left alone: setting the first limit of a
-#: process costs ~7 ms, more than a small fit.
-TINY_PRODUCT = 2**20
-SMALL_PRODUCT = 2**28
+    of a batch), but no limit below ``_tuning.THREADED_EIGH_MIN_N``, where
+    none is needed and setting the first one would cost more than the call.
+    After a threaded call OpenBLAS's helper threads keep spinning for a
+    while, on the cores that the compiled loops which follow need."""
+    return small_blas(n) if n >= _tuning.THREADED_EIGH_MIN_N else nullcontext()
 
 
 def small_matmul(A, B, largest=None):
-    """``A @ B``, on one BLAS thread when it is small (see :data:`SMALL_PRODUCT`;
-    ``largest`` lowers that bound for a caller whose larger products gain
-    from the threads on an idle machine).
+    """``A @ B``, on one BLAS thread when it is small (``_tuning.SMALL_PRODUCT``
+    multiply-adds at most; ``largest`` lowers that bound for a caller whose
+    larger products gain from the threads on an idle machine).
 
     The products of a learner's fit and predict (``a^T K a``, test Gram
     times dual coefficients) take a few milliseconds. OpenBLAS's helper
     threads then spin for a while waiting for more work, on the cores the
-    next fit's solver threads need: on splice's 5 folds (2552 objects, 2
-    cores) fit and predict took 0.35 s with the products threaded and
-    0.26 s without.
+    next fit's solver threads need. Products of at most
+    ``_tuning.TINY_PRODUCT`` multiply-adds are left alone while the process
+    has set no thread limit (the first one costs more than they do); once
+    one exists, only those of at most ``_tuning.THREADED_PRODUCT``.
     """
     work = A.size * (B.shape[-1] if B.ndim == 2 else 1)  # multiply-adds
-    lower = TINY_PRODUCT if _controller is None else THREADED_PRODUCT
-    if lower < work <= (SMALL_PRODUCT if largest is None else largest):
+    lower = _tuning.TINY_PRODUCT if _controller is None else _tuning.THREADED_PRODUCT
+    if lower < work <= (_tuning.SMALL_PRODUCT if largest is None else largest):
         with _one_thread():
             return A @ B
     return A @ B
-
-
-#: Once this process has set a thread limit (the controller exists, so a
-#: limit costs ~0.1 ms), products of more multiply-adds than this run on one
-#: thread too: after a limit is lifted the next threaded call must wake a
-#: sleeping helper thread, which on a busy machine waits for a core
-#: (KernelRidgeCV at n = 800 with another process keeping a core busy:
-#: 100 ms with its last product, 640,000 multiply-adds, threaded; 54 ms
-#: without). Below it the limit would cost more than the product (a
-#: KernelSVM fit at n = 500: 2.2 -> 2.3 ms with 2^13) and no such wait was
-#: measured.
-THREADED_PRODUCT = 2**18
 
 
 # ------------------------------------------------------------ chunked loops

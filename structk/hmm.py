@@ -31,6 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from . import _tuning
 from ._jit import hmm as _jit
 from ._validation import check_scalar
 from .alphabets import resolve_alphabet
@@ -461,28 +462,21 @@ def _encode(X, symbols, name="X", ignore_case=True):
     return E.codes.astype(np.int64), E.offsets
 
 
-#: Work (symbols x states^2) from which the E-step is split into chunks of
-#: ``_CHUNK_WORK`` that run on several threads. Measured with bench_fisher.py
-#: on 2 cores shared with other jobs: 2 threads lose below ~10^5 symbols
-#: (0.6x at K=4: thread start-up under load), are even at 5 x 10^5, and gain
-#: up to 1.85x at 2 x 10^6 symbols when the machine is not saturated (0.95x
-#: when it is).
-_PARALLEL_MIN_WORK = 32_000_000
-#: The chunks, and so the order in which the expected counts are summed,
-#: depend only on the sequences and the number of states, never on the
-#: thread count: fitted parameters are the same bit for bit with any number
-#: of threads (below ``_PARALLEL_MIN_WORK``: one chunk, a plain serial loop).
-_CHUNK_WORK = 4_000_000
-
-
 def _expected_counts(seq, offsets, params, per_sequence):
-    """E-step over all sequences, its chunks on threads when it pays."""
+    """E-step over all sequences, its chunks on threads when it pays.
+
+    From ``_tuning.HMM_PARALLEL_MIN_WORK`` (symbols x states^2) the work is
+    split into chunks of about ``_tuning.HMM_CHUNK_WORK``. The chunks, and so
+    the order in which the expected counts are summed, depend only on the
+    sequences and the number of states, never on the thread count: fitted
+    parameters are the same bit for bit with any number of threads (below
+    the threshold: one chunk, a plain serial loop)."""
     from ._threads import run_chunks, threads_for
 
     pi, _, BT = params
     K, M, n = pi.shape[0], BT.shape[0], offsets.shape[0] - 1
     work = seq.shape[0] * K * K
-    n_chunks = 1 if work < _PARALLEL_MIN_WORK else -(-work // _CHUNK_WORK)
+    n_chunks = 1 if work < _tuning.HMM_PARALLEL_MIN_WORK else -(-work // _tuning.HMM_CHUNK_WORK)
     chunk_starts = _chunk_starts(offsets, n_chunks)
     R = n if per_sequence else chunk_starts.shape[0] - 1
     out = np.empty(n), np.zeros((R, K)), np.zeros((R, K, K)), np.zeros((R, M, K))
@@ -490,7 +484,8 @@ def _expected_counts(seq, offsets, params, per_sequence):
     def chunks(c0, c1):
         _jit.expected_counts(seq, offsets, *params, chunk_starts, c0, c1, per_sequence, *out)
 
-    run_chunks(chunks, range(chunk_starts.shape[0]), threads_for(work, _PARALLEL_MIN_WORK))
+    threads = threads_for(work, _tuning.HMM_PARALLEL_MIN_WORK)
+    run_chunks(chunks, range(chunk_starts.shape[0]), threads)
     return out
 
 

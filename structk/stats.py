@@ -44,11 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _tuning
 from ._validation import check_objects, check_scalar, fitted_kernel
-
-#: Entries of a block of permutation indicators (bounds the memory of mmd_test).
-_BLOCK_ENTRIES = 4_000_000
-
 
 @dataclass(frozen=True)
 class KernelTestResult:
@@ -155,7 +152,7 @@ def mmd_test(kernel, X, Y, n_permutations=1000, random_state=None):
     stat = float(_mmd_from_indicators(K, d, row, total, first[:, None], m, n)[0])
     rng = np.random.default_rng(random_state)
     null = np.empty(P)
-    block = max(1, _BLOCK_ENTRIES // N)
+    block = max(1, _tuning.MMD_BLOCK_ENTRIES // N)
     for start in range(0, P, block):
         b = min(block, P - start)
         A = np.zeros((N, b))

@@ -65,3 +65,24 @@ def factorisations(monkeypatch):
 
     monkeypatch.setattr(structk._linalg, "cholesky_ok", counting)
     return calls
+
+
+@pytest.fixture
+def tuning(monkeypatch):
+    """Override size rules of :mod:`structk._tuning` for one test:
+    ``tuning.set(NAME=value, ...)``; read them as ``tuning.NAME``. Unknown
+    names raise, so a renamed threshold cannot leave a test overriding
+    nothing. Everything is restored after the test."""
+    from structk import _tuning
+
+    class Tuning:
+        def set(self, **values):
+            for name, value in values.items():
+                if not name.isupper() or not hasattr(_tuning, name):
+                    raise AttributeError(f"structk._tuning has no threshold {name!r}")
+                monkeypatch.setattr(_tuning, name, value)
+
+        def __getattr__(self, name):
+            return getattr(_tuning, name)
+
+    return Tuning()

@@ -205,7 +205,7 @@ def test_baum_welch_equals_hmmlearn_from_the_same_start():
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch):
+def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch, tuning):
     """The E-step's chunks are fixed by the data alone, so Baum-Welch and the
     per-sequence counts of Fisher scores are the same bit for bit with any
     number of threads."""
@@ -216,8 +216,7 @@ def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch):
     X = _training_data(n=30)
     hmm = DiscreteHMM(3, "dna", n_iter=4, tol=0.0, random_state=3)
     serial = clone(hmm).fit(X)  # one chunk: the plain serial loop
-    monkeypatch.setattr(hmm_module, "_PARALLEL_MIN_WORK", 0)
-    monkeypatch.setattr(hmm_module, "_CHUNK_WORK", 1000)  # several chunks
+    tuning.set(HMM_PARALLEL_MIN_WORK=0, HMM_CHUNK_WORK=1000)  # several chunks
     results = []
     for n in (1, threads):
         monkeypatch.setattr(threads_module, "num_threads", lambda n=n: n)

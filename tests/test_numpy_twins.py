@@ -19,7 +19,7 @@ from structk.kernels import (
     Spectrum,
     WeisfeilerLehman,
 )
-from structk.kernels import _kmers, _sparse_gram
+from structk.kernels import _kmers
 from structk.kernels.graphs import _relabel
 from structk.kernels.graphs._encoding import parse_graphs
 from structk.learners import KernelSVM, _smo
@@ -128,15 +128,14 @@ def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
         np.testing.assert_array_equal(a, b)
 
 
-def test_string_and_set_grams_do_not_depend_on_the_path(monkeypatch):
+def test_string_and_set_grams_do_not_depend_on_the_path(tuning):
     rng = np.random.default_rng(9)
     X = ["".join(rng.choice(list("ACGT"), size=rng.integers(0, 40))) for _ in range(30)]
     S = [set(rng.choice(50, size=rng.integers(0, 12)).tolist()) for _ in range(30)]
     kernels = [(Spectrum(k=3), X), (Normalize(Spectrum(k=5, presence=True)), X),
                (Spectrum(k=31), X), (Intersection(), S)]
     small = [(k(data), k(data[:7], data[7:])) for k, data in kernels]
-    monkeypatch.setattr(_kmers, "SMALL_SYMBOLS", -1)
-    monkeypatch.setattr(_sparse_gram, "SMALL_RESULT", -1)
+    tuning.set(KMERS_NUMPY_MAX_SYMBOLS=-1, SPARSE_SCIPY_MAX_RESULT=-1)
     for (k, data), (K, C) in zip(kernels, small):
         np.testing.assert_array_equal(k(data), K)
         np.testing.assert_array_equal(k(data[:7], data[7:]), C)
@@ -171,11 +170,11 @@ def test_numpy_wl_labels_equal_numba(directed, edge_label):
             wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, h))
 
 
-def test_wl_features_do_not_depend_on_the_path(monkeypatch):
+def test_wl_features_do_not_depend_on_the_path(tuning):
     X = _graphs(False, 2)
     k = WeisfeilerLehman(h=3, edge_label="bond")
     F, K = k.features(X), k(X)
-    monkeypatch.setattr(_relabel, "SMALL_ENTRIES", -1)
+    tuning.set(WL_NUMPY_MAX_ENTRIES=-1)
     assert (k.features(X) != F).nnz == 0
     np.testing.assert_array_equal(k(X), K)
 

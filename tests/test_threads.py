@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from structk._threads import SMALL_N, even_bounds, num_threads, run_chunks, small_blas
+from structk._threads import even_bounds, num_threads, run_chunks, small_blas
+from structk._tuning import ONE_BLAS_THREAD_MAX_N
 
 
 def blas_threads():
@@ -38,7 +39,7 @@ def test_small_calls_run_on_one_thread_and_the_limit_is_restored():
     with threadpool_limits(2, user_api="blas"):
         before = blas_threads()
         assert before
-        with small_blas(SMALL_N):
+        with small_blas(ONE_BLAS_THREAD_MAX_N):
             assert all(v == 1 for v in blas_threads().values())
             # the results are those of the default pool
             A = np.random.default_rng(0).normal(size=(50, 50))
@@ -53,7 +54,7 @@ def test_large_calls_keep_the_users_thread_pool():
 
     with threadpool_limits(2, user_api="blas"):
         before = blas_threads()
-        with small_blas(SMALL_N + 1):
+        with small_blas(ONE_BLAS_THREAD_MAX_N + 1):
             assert blas_threads() == before
 
 
@@ -129,7 +130,8 @@ def test_num_threads_does_not_start_numbas_threading_layer():
 @pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
                                             ((2, 10**6, 2), True), ((None, 800, 800), False),
                                             ((None, 1200, 1200), True)])
-def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limits_set):
+def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limits_set,
+                                               tuning):
     """Before any thread limit in the process, products between TINY_PRODUCT
     and SMALL_PRODUCT multiply-adds are computed under the one-thread limit;
     the result is the plain product."""
@@ -145,7 +147,7 @@ def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limi
     np.testing.assert_allclose(small_matmul(A, B), A @ B, rtol=1e-12, atol=1e-12)
     assert bool(seen) is limited
     work = (m or 1) * k * cols
-    assert (threads_module.TINY_PRODUCT < work <= threads_module.SMALL_PRODUCT) is limited
+    assert (tuning.TINY_PRODUCT < work <= tuning.SMALL_PRODUCT) is limited
 
 
 # ------------------------------------------ callers that must not wake the pool
@@ -239,9 +241,10 @@ def test_vector_kernel_products_go_through_small_matmul(matmul_calls):
         np.testing.assert_allclose(K, kernel(X, X), rtol=1e-12)
 
 
-def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limits_set):
+def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limits_set,
+                                                              tuning):
     """Without a thread limit yet, products up to TINY_PRODUCT are left to
-    OpenBLAS (a first limit costs ~5 ms); once one was set, products above
+    OpenBLAS (a first limit costs more than they do); once one was set, products above
     THREADED_PRODUCT run on one thread too (the helper woken after a lifted
     limit waits for a core on a busy machine)."""
     from structk import _threads
@@ -249,7 +252,7 @@ def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limit
     entered = limits_set
     rng = np.random.default_rng(0)
     a, K = rng.normal(size=(1, 800)), rng.normal(size=(800, 800))  # 640,000 multiply-adds
-    assert _threads.THREADED_PRODUCT < a.size * 800 <= _threads.TINY_PRODUCT
+    assert tuning.THREADED_PRODUCT < a.size * 800 <= tuning.TINY_PRODUCT
     monkeypatch.setattr(_threads, "_controller", None)
     np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
     assert entered == []
@@ -263,10 +266,10 @@ def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limit
     assert entered == [True]
 
 
-def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls):
+def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning):
     """Columns shared by most rows are multiplied as a dense block by BLAS;
-    up to THREADED_FROM multiply-adds on one thread (a busy core doubled
-    MUTAG's shortest-path Gram through OpenBLAS's hand-over)."""
+    up to SPARSE_THREADED_FROM multiply-adds on one thread (on a busy core
+    OpenBLAS's hand-over costs more than the product)."""
     import scipy.sparse as sp
 
     from structk.kernels import _sparse_gram
@@ -278,7 +281,7 @@ def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls):
     F = sp.csr_matrix(F)
     K = _sparse_gram.sparse_gram(F, jitted=True)
     np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=1e-12)
-    assert calls and all(a[0] == 60 and largest == _sparse_gram.THREADED_FROM
+    assert calls and all(a[0] == 60 and largest == tuning.SPARSE_THREADED_FROM
                          for a, _, largest in calls)
     calls.clear()
     G = sp.csr_matrix(F[:25])

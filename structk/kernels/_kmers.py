@@ -3,17 +3,14 @@
 The same results as the numba loops :func:`structk._jit.strings.kmer_ids`
 and :func:`~structk._jit.strings.count_rows` (with columns sorted within
 each row), computed by whole-array operations. For a data set of a few
-hundred sequences they take about a millisecond, less than loading the
-compiled loops into a fresh process; :data:`SMALL_SYMBOLS` bounds the
-batches they are used for.
+hundred sequences they cost less than loading the compiled loops into a
+fresh process; ``_tuning.KMERS_NUMPY_MAX_SYMBOLS`` bounds the batches they
+are used for.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-#: Batches of at most this many symbols in all are encoded here.
-SMALL_SYMBOLS = 200_000
 
 
 def kmer_ids(codes, offsets, k, A):

@@ -6,7 +6,7 @@ matrices are sparse counts or indicators. A general sparse product
 almost every row holds (common k-mers, frequent tokens), one scalar update
 at a time. Here the columns are split by occupancy:
 
-* *dense* columns (held by ``c`` rows with ``c^2 DENSE_RATIO > n^2``) are
+* *dense* columns (held by ``c`` rows with ``c^2 SPARSE_DENSE_RATIO > n^2``) are
   gathered, a bounded block at a time, into a dense matrix and multiplied
   by BLAS (``D @ D.T``), which does the same arithmetic tens of times
   faster per product;
@@ -22,17 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _tuning
 from .base import mirror_upper
-
-#: A column goes to BLAS when its pair count times this exceeds n * m
-#: (a scattered update costs about as much as 30 BLAS multiply-adds).
-DENSE_RATIO = 30.0
-#: Upper bound on the bytes of one dense block of columns.
-BLOCK_BYTES = 32 * 2**20
-#: Column spaces up to this size, or up to twice the stored entries, are
-#: used as they are (arrays of one entry per column); larger ones are
-#: renumbered to the columns present (np.unique).
-DIRECT_SPACE = 2**16
 
 
 def _csr_arrays(F):
@@ -55,7 +46,7 @@ def _compact_csr(matrices):
 def _compact(index_arrays, space):
     """Column ids numbered ``0 .. n_cols - 1`` for CSR index arrays sharing columns."""
     total = sum(a.size for a in index_arrays)
-    if space <= max(DIRECT_SPACE, 2 * total):
+    if space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * total):
         return index_arrays, int(space)
     _, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)
     bounds = np.cumsum([0] + [a.size for a in index_arrays])
@@ -67,7 +58,7 @@ def _dense_blocks(columns, n_rows, csc_list):
     """Yield, per block of ``columns``, the dense Fortran blocks of each CSC matrix."""
     from .._jit.sparse import fill_block
 
-    width = max(1, BLOCK_BYTES // (8 * max(n_rows, 1)))
+    width = max(1, _tuning.SPARSE_BLOCK_BYTES // (8 * max(n_rows, 1)))
     for start in range(0, columns.size, width):
         block = columns[start:start + width]
         out = []
@@ -78,12 +69,6 @@ def _dense_blocks(columns, n_rows, csc_list):
         yield out
 
 
-#: Up to this many result entries, SciPy's sparse product is used (for a
-#: few hundred rows it costs less than loading the jitted loops into a
-#: fresh process).
-SMALL_RESULT = 2**18
-
-
 def sparse_gram(F, jitted=False):
     """Dense ``F @ F.T`` (full symmetric matrix) of a sparse non-negative ``F``.
 
@@ -91,7 +76,7 @@ def sparse_gram(F, jitted=False):
     product costs little); use it at every size.
     """
     n = F.shape[0]
-    if n * n <= SMALL_RESULT and not jitted:
+    if n * n <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         (F,) = _compact_csr([F])
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
@@ -104,7 +89,7 @@ def sparse_gram(F, jitted=False):
     (cols,), n_cols = _compact([indices], F.shape[1])
     csc = to_csc(indptr, cols, data, n_cols)
     counts = np.diff(csc[0]).astype(np.float64)
-    dense = counts**2 * DENSE_RATIO > float(n) * n
+    dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     K = None
     for (D,) in _dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
         if K is None:
@@ -122,7 +107,7 @@ def sparse_cross(F, G, jitted=False):
     """Dense ``F @ G.T`` of sparse non-negative matrices with the same columns
     (``jitted`` as in :func:`sparse_gram`)."""
     n, m = F.shape[0], G.shape[0]
-    if n * m <= SMALL_RESULT and not jitted:
+    if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
     from .._jit.sparse import add_row_products, to_csc
@@ -136,23 +121,16 @@ def sparse_cross(F, G, jitted=False):
     csc_f = to_csc(fp, fc, fd, n_cols)
     csc_g = to_csc(gp, gc, gd, n_cols)
     cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
-    dense = cost * DENSE_RATIO > float(n) * m
+    dense = cost * _tuning.SPARSE_DENSE_RATIO > float(n) * m
     add_row_products(K, fp, fc, fd, *csc_g, dense, False)
     for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
         K += _product(DF, DG.T)
     return K
 
 
-#: Dense-column products of at most this many multiply-adds run on one BLAS
-#: thread (:func:`structk._threads.small_matmul`): with another process
-#: keeping a core busy, OpenBLAS's hand-over to its helper thread doubled
-#: the shortest-path Gram of MUTAG (8.0 against 4.0 ms; 188 x 51 columns,
-#: 1.8e6 multiply-adds) and cost ENZYMES' a quarter (44 against 34 ms,
-#: 2.0e7). Larger ones keep the threads, which pay on an idle machine.
-THREADED_FROM = 2**25
-
-
 def _product(A, B):
+    """``A @ B``, on one BLAS thread up to ``_tuning.SPARSE_THREADED_FROM``
+    multiply-adds (:func:`structk._threads.small_matmul`)."""
     from .._threads import small_matmul
 
-    return small_matmul(A, B, largest=THREADED_FROM)
+    return small_matmul(A, B, largest=_tuning.SPARSE_THREADED_FROM)

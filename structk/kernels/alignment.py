@@ -24,6 +24,7 @@ import functools
 
 import numpy as np
 
+from .. import _tuning
 from .._validation import check_objects, check_scalar
 from ..sequences import UNKNOWN, encode
 from .algebra import LogForm
@@ -127,27 +128,22 @@ def _encode(X, symbols, ignore_case, name, matrix):
     return P
 
 
-#: Below this many DP cells a Gram matrix is computed in the calling thread:
-#: starting threads costs more than the work (and much more on a loaded
-#: machine).
-PARALLEL_CELLS = 2_000_000
-
-
 def _run(name, cells, n_tasks, out, *args):
     """``out`` filled by the jitted loop ``name`` over ``n_tasks`` tasks (rows):
-    in the calling thread below ``PARALLEL_CELLS``, else in chunks of tasks on
+    in the calling thread below ``_tuning.ALIGNMENT_PARALLEL_CELLS``, else in chunks of tasks on
     :func:`structk._threads.num_threads` threads. Every entry depends only on
     its pair, so the result is the same for any thread count."""
     from .._jit import alignment
     from .._threads import even_bounds, run_chunks, threads_for
 
     loop = getattr(alignment, name)
-    threads = threads_for(cells, PARALLEL_CELLS)
+    threads = threads_for(cells, _tuning.ALIGNMENT_PARALLEL_CELLS)
 
     def chunk(lo, hi):
         loop(*args, out, lo, hi)
 
-    run_chunks(chunk, even_bounds(n_tasks, 1 if threads == 1 else 4 * threads), threads)
+    parts = 1 if threads == 1 else _tuning.ALIGNMENT_CHUNKS_PER_THREAD * threads
+    run_chunks(chunk, even_bounds(n_tasks, parts), threads)
     return out
 
 

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from .. import _tuning
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import EncodedSequences, check_unknown, encode
@@ -43,12 +44,6 @@ from .base import Kernel, _row_sq_norms, mirror_upper
 
 #: Largest k-mer index space (A ** k) held in int64 column indices.
 MAX_SPACE = 2**62
-#: Count k-mers through one counter per possible k-mer when there are at
-#: most this many, or no more than the k-mers to count; else sort each row.
-COUNTER_SPACE = 2**16
-#: Largest memory (bytes) the mismatch expansion may ask for before it is
-#: refused, when the machine's available memory cannot be read.
-MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 
 
 def _space_exceeds(A, k, limit=MAX_SPACE):
@@ -128,7 +123,7 @@ class _KmerKernel(_SequenceKernel):
         return k, A
 
     def _kmers(self, P):
-        if P.codes.shape[0] <= _kmers.SMALL_SYMBOLS:
+        if P.codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
             return _kmers.kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
         from .._jit.strings import kmer_ids
 
@@ -231,12 +226,12 @@ class Spectrum(_KmerKernel):
                 "present"
             )
         ids, ptr = self._kmers(P)
-        if P.codes.shape[0] <= _kmers.SMALL_SYMBOLS:
+        if P.codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
             return self._csr(*_kmers.count_rows(ids, ptr, bool(self.presence)))
         from .._jit.strings import count_rows
 
         space = len(self._alphabet) ** int(self.k)
-        direct = space <= max(COUNTER_SPACE, ids.size)
+        direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.size)
         return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
 
     def _present_features(self, P):
@@ -260,7 +255,7 @@ class Spectrum(_KmerKernel):
         ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
         space = int(ids.max()) + 1
         indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space,
-                                           space <= max(COUNTER_SPACE, ids.size))
+                                           space <= max(_tuning.KMER_COUNTER_SPACE, ids.size))
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
     def _raw_gram(self, P):
@@ -357,7 +352,7 @@ class Mismatch(_KmerKernel):
         need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
         from ..scale._tiling import _available_memory
 
-        available = _available_memory() or MISMATCH_MEMORY_FALLBACK
+        available = _available_memory() or _tuning.MISMATCH_MEMORY_FALLBACK
         if need > available:
             raise MemoryError(
                 f"{self!r} would need {need / 2**30:.3g} GiB (available: "
@@ -451,7 +446,7 @@ class GappyPair(_KmerKernel):
         ids, ptr = gappy_ids(P.codes, P.offsets, int(self.k), int(self.m),
                              len(self._alphabet))
         space = self._space()
-        direct = space <= max(COUNTER_SPACE, ids.size)
+        direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.size)
         indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space, direct)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 

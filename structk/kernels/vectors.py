@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _tuning
 from .._threads import small_matmul
 from .._validation import as_vectors, check_same_dim, check_scalar
 from .base import Kernel
@@ -200,7 +201,7 @@ def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=256):
         b = min(a + block, D.shape[0])
         bound = gamma * (p2[a:b, None] + q2[None, :])
         rows, cols = np.nonzero((bound > limit * gamma) & (D[a:b] - bound < _UNDERFLOW * scale))
-        chunk = max(1, 2**22 // P.shape[1])  # 32 MB of differences at a time
+        chunk = max(1, _tuning.VECTOR_DIFF_CHUNK_ENTRIES // P.shape[1])
         for s in range(0, len(rows), chunk):
             i, j = rows[s:s + chunk] + a, cols[s:s + chunk]
             diff = P[i] - Q[j]

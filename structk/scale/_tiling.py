@@ -22,13 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _tuning
 from .._validation import check_objects, check_scalar
 from ..exceptions import KernelOverflowError
 from ..kernels.base import Kernel, TakeNotImplemented, _check_finite, mirror_upper
 
-#: Working memory of one tile, in tiles of float64: the tile itself, its
-#: mirrored copy and a kernel's own temporaries (distances, powers, ...).
-TILE_WORK_FACTOR = 4
 
 
 def write_tiles(plan, out, tiles, progress=False):
@@ -316,7 +314,7 @@ def check_memory(plan, n_jobs, out, memory_limit):
         available = check_scalar(memory_limit, "memory_limit", lower=1, integer=True)
         source = "memory_limit"
     b = min(plan.block_size, max(plan.shape))
-    tiles = TILE_WORK_FACTOR * 8 * b * b * n_jobs
+    tiles = _tuning.TILE_WORK_FACTOR * 8 * b * b * n_jobs
     whole = 8 * plan.shape[0] * plan.shape[1] if out is None else 0
     if tiles + whole <= available:
         return
@@ -326,12 +324,12 @@ def check_memory(plan, n_jobs, out, memory_limit):
             "pass out='path/to/K.npy' to build it on disk"
         )
     else:
-        fits = int((available / (TILE_WORK_FACTOR * 8 * n_jobs)) ** 0.5)
+        fits = int((available / (_tuning.TILE_WORK_FACTOR * 8 * n_jobs)) ** 0.5)
         hint = f"use block_size <= {fits}" if fits >= 1 else "reduce n_jobs"
     raise MemoryError(
         f"gram with block_size={plan.block_size} and n_jobs={n_jobs} needs about "
         f"{_gib(tiles + whole)} ({n_jobs} x {b} x {b} float64 tiles x "
-        f"{TILE_WORK_FACTOR} for working copies"
+        f"{_tuning.TILE_WORK_FACTOR} for working copies"
         + (", plus the full matrix in memory" if whole else "")
         + f") but {source} is {_gib(available)}: {hint}"
     )

@@ -24,7 +24,7 @@ from concurrent.futures import (
 )
 
 from .._validation import check_scalar
-from ._tiling import TILE_WORK_FACTOR, Plan, check_memory, write_tiles  # noqa: F401
+from ._tiling import Plan, check_memory, write_tiles  # noqa: F401
 
 
 def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
@@ -41,7 +41,7 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
         only the tiles on and above the diagonal are computed.
     block_size : int >= 1, default 1024
         Side of the square tiles. Working memory is about
-        ``TILE_WORK_FACTOR * 8 * block_size**2`` bytes per thread, plus the
+        ``TILE_WORK_FACTOR * 8 * block_size**2`` (``structk._tuning``) bytes per thread, plus the
         kernel's encoding of the objects.
     out : None, str, os.PathLike or ndarray, default None
         Where the matrix goes:

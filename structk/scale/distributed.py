@@ -30,6 +30,7 @@ import uuid
 
 import numpy as np
 
+from .. import _tuning
 from ._tiling import Plan, check_memory, checked_tile, write_tiles
 
 
@@ -192,7 +193,6 @@ def _scatter(client, obj, what):
 #: of their pickled bytes (held too, so an id is never reused while cached).
 _DECODED = collections.OrderedDict()
 _DECODED_LOCK = threading.Lock()
-_DECODED_MAX = 8
 
 
 def _loads(blob):
@@ -210,7 +210,7 @@ def _loads(blob):
     obj = pickle.loads(blob)
     with _DECODED_LOCK:
         _DECODED[key] = (blob, obj)
-        while len(_DECODED) > _DECODED_MAX:
+        while len(_DECODED) > _tuning.DISTRIBUTED_DECODED_MAX:
             _DECODED.popitem(last=False)
     return obj
 

@@ -137,10 +137,9 @@ def test_biopython_array_and_user_matrix_of_any_alphabet():
                                rtol=1e-15)
 
 
-def test_serial_and_parallel_loops_agree(monkeypatch):
+def test_serial_and_parallel_loops_agree(monkeypatch, tuning):
     """Chunks of rows on threads give exactly the one-thread values."""
     import structk._threads as threads_module
-    from structk.kernels import alignment
 
     X = random_strings(9, AMINO, 0, 40)
     Y = random_strings(4, AMINO, 1, 30)
@@ -148,7 +147,7 @@ def test_serial_and_parallel_loops_agree(monkeypatch):
     P = kern._prepare(X, "X")
     serial = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
               smith_waterman(X, Y))
-    monkeypatch.setattr(alignment, "PARALLEL_CELLS", 0)
+    tuning.set(ALIGNMENT_PARALLEL_CELLS=0)
     monkeypatch.setattr(threads_module, "num_threads", lambda: 3)
     parallel = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
                 smith_waterman(X, Y))

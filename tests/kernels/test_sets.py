@@ -57,20 +57,14 @@ def test_jaccard_equals_definition():
     assert k([set(), set(), {"a"}]).tolist() == [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
 
 
-def test_many_tokens_use_both_gram_paths():
-    from structk.kernels import _sparse_gram
-
+def test_many_tokens_use_both_gram_paths(tuning):
     sets = [set(RNG.choice(200, RNG.integers(0, 80), replace=False).tolist()) | {"common"}
             for _ in range(40)]
     expected = brute(inter, sets, sets)
-    old = _sparse_gram.DENSE_RATIO
-    try:
-        for ratio in (0.0, 30.0, 1e9):
-            _sparse_gram.DENSE_RATIO = ratio
-            np.testing.assert_array_equal(Intersection()(sets), expected)
-            np.testing.assert_array_equal(Intersection()(sets, sets[:5]), expected[:, :5])
-    finally:
-        _sparse_gram.DENSE_RATIO = old
+    for ratio in (0.0, 30.0, 1e9):
+        tuning.set(SPARSE_DENSE_RATIO=ratio)
+        np.testing.assert_array_equal(Intersection()(sets), expected)
+        np.testing.assert_array_equal(Intersection()(sets, sets[:5]), expected[:, :5])
 
 
 def test_exp_intersection_overflow_points_to_normalize():

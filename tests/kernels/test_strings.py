@@ -193,19 +193,13 @@ def test_k_beyond_int64_feature_indices(k, alphabet, unknown):
         kern.features(X)
 
 
-def test_dense_and_rare_column_paths_agree():
-    from structk.kernels import _sparse_gram
-
+def test_dense_and_rare_column_paths_agree(tuning):
     X = random_strings(60, "ACGT", 50, 200)
     expected = brute(lambda s, t: spectrum_def(s, t, 2), X, X)
-    old = _sparse_gram.DENSE_RATIO
-    try:
-        for ratio in (0.0, 1e-3, 30.0, 1e9):  # all rare ... all dense
-            _sparse_gram.DENSE_RATIO = ratio
-            np.testing.assert_array_equal(Spectrum(k=2)(X), expected)
-            np.testing.assert_array_equal(Spectrum(k=2)(X, X[:7]), expected[:, :7])
-    finally:
-        _sparse_gram.DENSE_RATIO = old
+    for ratio in (0.0, 1e-3, 30.0, 1e9):  # all rare ... all dense
+        tuning.set(SPARSE_DENSE_RATIO=ratio)
+        np.testing.assert_array_equal(Spectrum(k=2)(X), expected)
+        np.testing.assert_array_equal(Spectrum(k=2)(X, X[:7]), expected[:, :7])
 
 
 # ------------------------------------------------------------- normalisation

@@ -178,14 +178,14 @@ def test_failure_on_a_worker_leaves_no_file(client, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_worker_side_decoding_cache_is_by_identity():
-    from structk.scale.distributed import _DECODED_MAX, _loads
+def test_worker_side_decoding_cache_is_by_identity(tuning):
+    from structk.scale.distributed import _loads
 
     blob = cloudpickle.dumps(np.arange(5.0))
     first = _loads(blob)
     assert _loads(blob) is first and first.flags.aligned
     twin = bytes(bytearray(blob))  # equal content, another object: decoded anew
     assert _loads(twin) is not first and np.array_equal(_loads(twin), first)
-    for k in range(_DECODED_MAX + 1):  # evicted after _DECODED_MAX newer blocks
+    for k in range(tuning.DISTRIBUTED_DECODED_MAX + 1):  # evicted after that many newer blocks
         _loads(cloudpickle.dumps(k))
     assert _loads(blob) is not first

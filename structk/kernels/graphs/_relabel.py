@@ -3,18 +3,16 @@
 The same 64-bit labels as the numba loop :func:`structk._jit.graph_labels.wl_relabel`
 (the splitmix64 hash of the old label and the sorted multiset of the
 neighbours' old labels), computed a whole batch at a time: one vectorised
-pass per neighbour rank. For the graphs of a typical data set (MUTAG: 188
-graphs, 3371 nodes) it takes a few milliseconds, less than loading the
-compiled loop into a fresh process; :data:`SMALL_ENTRIES` bounds the batches
-it is used for.
+pass per neighbour rank. For the graphs of a typical data set it costs less
+than loading the compiled loop into a fresh process;
+``_tuning.WL_NUMPY_MAX_ENTRIES`` bounds the batches it is used for.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: Batches with at most this many adjacency entries are relabelled here.
-SMALL_ENTRIES = 200_000
+from ... import _tuning
 
 # splitmix64 constants (structk._jit.graphs compiles mix() with them)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -73,7 +71,7 @@ def wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
 
 def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     """NumPy for small batches, the numba loop for large ones (equal labels)."""
-    if adj_idx.shape[0] <= SMALL_ENTRIES:
+    if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
         return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
     from ..._jit.graph_labels import wl_relabel as jitted
 

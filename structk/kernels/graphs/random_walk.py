@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _tuning
 from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
 from ..base import Kernel
@@ -67,14 +68,11 @@ from ._encoding import check_same_direction, dense_ids, pairs_all, pairs_upper, 
 
 _KINDS = ("geometric", "exponential", "truncated")
 _PER_GRAPH = ("rho", "col")  # cached per graph; the other cached arrays are per node
+#: Relative residual at which the conjugate-gradient solve stops, and its step limit.
 _TOL = 1e-13
 _MAXITER = 10000
+#: ``lam="auto"`` is this fraction of the convergence limit 1 / rho^2.
 _AUTO_FRACTION = 0.5
-_DENSE_EIG_MAX = 2000  # above this many nodes rho(A) is bounded by degrees
-_PARALLEL_WORK = 5e5  # below this many product vertices (sum of n n') run on one thread
-_SPECTRAL_COST = 10  # a spectral pair costs about 1/10 of a labelled one per n n'
-_CHUNKS_PER_THREAD = 4
-_LAYOUT = 0  # product-graph layout: 0 cheaper per pair, 1 arcs, 2 split (for tests)
 
 
 class RandomWalk(Kernel):
@@ -357,9 +355,8 @@ class RandomWalk(Kernel):
         beta = float(self.beta)
         weights = self._weights() if self.kind == "truncated" else np.zeros(1)
         out = np.empty(len(i))
-        # product vertices to visit; not np.dot, whose BLAS call (threaded above
-        # 10^4 terms) leaves an OpenBLAS thread spinning on the core the
-        # walks need (MUTAG: 125 against 77 ms wall)
+        # product vertices to visit; not np.dot, whose threaded BLAS call
+        # leaves an OpenBLAS thread spinning on the core the walks need
         work = float((P.sizes()[i].astype(np.float64) * Q.sizes()[j]).sum())
         if self._spectral and not P.directed:
             mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
@@ -368,7 +365,7 @@ class RandomWalk(Kernel):
                 jit.spectral_pairs(i, j, P.node_ptr, mu_p, w_p, Q.node_ptr, mu_q, w_q,
                                    kind, lam, beta, weights, lo, hi, out)
 
-            _run_pairs(spectral, len(i), work / _SPECTRAL_COST)
+            _run_pairs(spectral, len(i), work / _tuning.WALK_SPECTRAL_COST)
             return out
         if P.node_keys is None:
             cls_p = np.zeros(P.node_ptr[-1], np.int64)
@@ -388,7 +385,8 @@ class RandomWalk(Kernel):
         A = _walk_graphs(jit, P, el_p, cls_p, arcs_p)
         B = A if Q is P else _walk_graphs(jit, Q, el_q, cls_q, arcs_q)
         settings = jit.WalkSettings(kind, float(lam), beta, weights, n_el, not P.directed,
-                                    bool(self.start == self.stop), _TOL, _MAXITER, _LAYOUT)
+                                    bool(self.start == self.stop), _TOL, _MAXITER,
+                                    _tuning.WALK_PRODUCT_LAYOUT)
         iters = np.empty(len(i), np.int64)
         max_p, max_q = int(P.sizes().max(initial=0)), int(Q.sizes().max(initial=0))
 
@@ -433,28 +431,29 @@ def _sorted_arcs(P, cls, el, n_el, n_cls):
 
 def _run_pairs(fn, n_pairs, work):
     """``fn(lo, hi)`` over chunks of the pairs ``range(n_pairs)``: inline
-    below ``_PARALLEL_WORK`` (product vertices), else on
-    :func:`structk._threads.num_threads` threads, ``_CHUNKS_PER_THREAD``
+    below ``_tuning.WALK_PARALLEL_WORK`` (product vertices), else on
+    :func:`structk._threads.num_threads` threads, ``WALK_CHUNKS_PER_THREAD``
     chunks each so that pairs of unequal cost keep the threads balanced.
     Every value depends only on its pair: the same for any thread count."""
     from ..._threads import even_bounds, run_chunks, threads_for
 
-    threads = threads_for(work, _PARALLEL_WORK)
-    parts = 1 if threads == 1 else _CHUNKS_PER_THREAD * threads
+    threads = threads_for(work, _tuning.WALK_PARALLEL_WORK)
+    parts = 1 if threads == 1 else _tuning.WALK_CHUNKS_PER_THREAD * threads
     run_chunks(fn, even_bounds(n_pairs, parts), threads)
 
 
 def _spectral_radii(P):
     """rho(A) of each graph: eigenvalues of the dense adjacency (batched by
-    size); above ``_DENSE_EIG_MAX`` nodes the safe bound
+    size); above ``_tuning.WALK_DENSE_EIG_MAX_N`` nodes the safe bound
     min(max out-degree, max in-degree)."""
     rho = np.zeros(P.n_graphs)
     sizes = P.sizes()
-    with small_eigh_blas(int(sizes[sizes <= _DENSE_EIG_MAX].max(initial=0))):
-        for gs, A in P.by_size(_DENSE_EIG_MAX):
+    dense_max = _tuning.WALK_DENSE_EIG_MAX_N
+    with small_eigh_blas(int(sizes[sizes <= dense_max].max(initial=0))):
+        for gs, A in P.by_size(dense_max):
             vals = np.linalg.eigvals(A) if P.directed else np.linalg.eigvalsh(A)
             rho[gs] = np.abs(vals).max(axis=1)
-    for g in np.flatnonzero(sizes > _DENSE_EIG_MAX):
+    for g in np.flatnonzero(sizes > dense_max):
         a, n = P.node_ptr[g], sizes[g]
         rows = np.diff(P.adj_ptr[a:a + n + 1])
         cols = np.bincount(P.adj_idx[P.adj_ptr[a]:P.adj_ptr[a + n]], minlength=n)

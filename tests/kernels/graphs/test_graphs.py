@@ -110,7 +110,7 @@ LABELS = [dict(node_label=None), dict(), dict(edge_label="bond"),
 
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("labels", LABELS, ids=["unlabelled", "nodes", "nodes+edges", "edges"])
-def test_random_walk_equals_explicit_product_graph(directed, labels, monkeypatch):
+def test_random_walk_equals_explicit_product_graph(directed, labels, tuning):
     X = collection(directed)
     Y = collection(directed, seed=10)[:3]
     near_limit = 0.95 / _rho_max(X) ** 2
@@ -124,7 +124,7 @@ def test_random_walk_equals_explicit_product_graph(directed, labels, monkeypatch
     ref_kw = dict(node_label=labels.get("node_label", "label"),
                   edge_label=labels.get("edge_label"))
     for layout in (1, 2):  # explicit product arcs, and the Kronecker-vec split
-        monkeypatch.setattr(graph_module, "_LAYOUT", layout)
+        tuning.set(WALK_PRODUCT_LAYOUT=layout)
         for kind, params in cases:
             k = RandomWalk(kind=kind, **params, **labels)
             R = _reference_gram(X, X, kind=kind, **params, **ref_kw)
@@ -154,13 +154,13 @@ def test_start_and_stop_weights(directed):
     _close(RandomWalk(lam=0.05, node_label=None, start=start, stop="uniform")(X), R)
 
 
-def test_larger_graphs_choose_either_layout_and_agree(monkeypatch):
+def test_larger_graphs_choose_either_layout_and_agree(tuning):
     X = [random_graph(n, p, s, labels=3) for s, (n, p) in
          enumerate([(30, 0.05), (25, 0.5), (40, 0.1), (20, 0.8)])]
     lam = 0.5 / _rho_max(X) ** 2
     values = []
     for layout in (0, 1, 2):
-        monkeypatch.setattr(graph_module, "_LAYOUT", layout)
+        tuning.set(WALK_PRODUCT_LAYOUT=layout)
         values.append(RandomWalk(lam=lam, edge_label="bond")(X))
     _close(values[0], values[1], 1e-12)
     _close(values[0], values[2], 1e-12)
@@ -168,7 +168,8 @@ def test_larger_graphs_choose_either_layout_and_agree(monkeypatch):
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monkeypatch):
+def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monkeypatch,
+                                                     tuning):
     """Chunks of pairs on threads give exactly the one-thread values (every
     value depends only on its pair), for both the product-graph and the
     spectral path, Gram, cross-Gram and diagonal."""
@@ -182,7 +183,7 @@ def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monk
         monkeypatch.setattr(threads_module, "num_threads", lambda: n)
         return [(k(X), k(X[:20], X[20:]), k.diag(X)) for k in kernels]
 
-    monkeypatch.setattr(graph_module, "_PARALLEL_WORK", 0)  # threads even for small jobs
+    tuning.set(WALK_PARALLEL_WORK=0)  # threads even for small jobs
     one, many = evaluate(1), evaluate(threads)
     for a, b in zip(one, many):
         for x, y in zip(a, b):

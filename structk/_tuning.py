@@ -1,0 +1,119 @@
+"""Every size rule of structk, in one place.
+
+A size rule chooses between two ways of computing the same thing (NumPy or
+compiled code, one thread or several, one product or another) from the size
+of the arguments. Each entry below says, in one line, what it trades; the
+measurements behind the numbers are in ``docs/performance.md`` and the
+scripts in ``benchmarks/``. Unless an entry says otherwise, changing it
+changes speed only, never a result.
+
+Code reads these as ``_tuning.NAME`` at call time (never ``from ._tuning
+import NAME``), so that a test can override one for the duration of a test
+through the ``tuning`` fixture of ``tests/conftest.py``::
+
+    def test_threads_even_for_small_jobs(tuning):
+        tuning.set(ALIGNMENT_PARALLEL_CELLS=0)
+
+The rule each number feeds sits beside the algorithm it serves, in
+:mod:`structk.algorithms`.
+"""
+
+# ---------------------------------------------------------------- BLAS threads
+#: Matrices of at most this order are factorised on one BLAS thread: the
+#: hand-over to OpenBLAS's pool costs more than the arithmetic below it.
+ONE_BLAS_THREAD_MAX_N = 1024
+#: Eigendecompositions below this order get no thread limit: NumPy's
+#: ``eigvalsh`` runs single-threaded there and the first limit costs ~ms.
+THREADED_EIGH_MIN_N = 65
+#: Matrix products (multiply-adds) above this, before the process has set any
+#: thread limit, run on one BLAS thread: smaller ones are cheaper than the
+#: first limit.
+TINY_PRODUCT = 2**20
+#: ... up to this many multiply-adds: larger products gain from the threads
+#: on an idle machine.
+SMALL_PRODUCT = 2**28
+#: Once a limit exists (it then costs ~0.1 ms), products above this run on
+#: one thread too: a woken helper thread waits for a core on a busy machine.
+THREADED_PRODUCT = 2**18
+
+# ------------------------------------------------------------------ k-mers
+#: Sequence batches of at most this many symbols get their k-mer ids and
+#: counts from NumPy: cheaper than loading the compiled loops in a fresh process.
+KMERS_NUMPY_MAX_SYMBOLS = 200_000
+#: Count k-mers with one counter per possible k-mer when there are at most
+#: this many (or no more than the k-mers counted); else sort each row.
+KMER_COUNTER_SPACE = 2**16
+#: Memory (bytes) the mismatch expansion may use when the machine's available
+#: memory cannot be read; beyond it the expansion is refused (an error).
+MISMATCH_MEMORY_FALLBACK = 4 * 2**30
+
+# ----------------------------------------------------- sparse Gram products
+#: A feature column goes to BLAS (dense block) when its pair count times this
+#: exceeds n * m: a scattered update costs about this many BLAS multiply-adds.
+SPARSE_DENSE_RATIO = 30.0
+#: Largest dense block of columns (bytes) gathered for one BLAS product:
+#: memory against the number of products.
+SPARSE_BLOCK_BYTES = 32 * 2**20
+#: Column spaces up to this size (or twice the entries) are indexed directly;
+#: larger ones are renumbered to the columns present (one np.unique).
+SPARSE_DIRECT_SPACE = 2**16
+#: Gram results of at most this many entries use SciPy's sparse product:
+#: cheaper than loading the compiled product in a fresh process.
+SPARSE_SCIPY_MAX_RESULT = 2**18
+#: Dense-column products of at most this many multiply-adds run on one BLAS
+#: thread: the hand-over to a helper costs more on a busy machine.
+SPARSE_THREADED_FROM = 2**25
+
+# -------------------------------------------------- Weisfeiler-Lehman labels
+#: Graph batches of at most this many adjacency entries are relabelled in
+#: NumPy: cheaper than loading the compiled loop in a fresh process.
+WL_NUMPY_MAX_ENTRIES = 200_000
+
+# ---------------------------------------------------------- random walks
+#: Graphs above this many nodes bound the spectral radius of their adjacency
+#: by degrees instead of an eigendecomposition: time and memory against a
+#: looser bound, which changes ``lam="auto"`` (a result) for such graphs.
+WALK_DENSE_EIG_MAX_N = 2000
+#: Below this many product vertices (sum of n n' over pairs) the pairs run
+#: on the calling thread: starting threads costs more than the work.
+WALK_PARALLEL_WORK = 5e5
+#: A spectral (unlabelled) pair costs about 1/this of a labelled one per n n',
+#: for the threading decision above.
+WALK_SPECTRAL_COST = 10
+#: Chunks per thread when pairs run on threads: load balance against overhead.
+WALK_CHUNKS_PER_THREAD = 4
+#: Product-graph layout of a labelled pair: 0 picks, per pair, the cheaper of
+#: 1 (its matching arcs listed) and 2 (split by label blocks); 1 and 2 force
+#: one (the tests run both).
+WALK_PRODUCT_LAYOUT = 0
+
+# ------------------------------------------------------------- alignment
+#: Below this many dynamic-programming cells an alignment Gram is computed on
+#: the calling thread: starting threads costs more than the work.
+ALIGNMENT_PARALLEL_CELLS = 2_000_000
+#: Chunks of rows per thread when alignments run on threads.
+ALIGNMENT_CHUNKS_PER_THREAD = 4
+
+# ------------------------------------------------------------------ HMM
+#: E-step work (symbols x states^2) from which it is split into chunks on
+#: threads: below it the threads' start-up costs more than they gain.
+HMM_PARALLEL_MIN_WORK = 32_000_000
+#: Work per E-step chunk. The chunks (hence the summation order) depend on
+#: the data only, never on the thread count.
+HMM_CHUNK_WORK = 4_000_000
+
+# ------------------------------------------------------------ vectors, stats
+#: Entries of the differences ``x - y`` recomputed at once where the Gram
+#: trick loses accuracy (distance kernels): memory against NumPy calls.
+VECTOR_DIFF_CHUNK_ENTRIES = 2**22
+#: Entries of one block of permutation indicators in ``mmd_test``: memory
+#: against the number of BLAS calls.
+MMD_BLOCK_ENTRIES = 4_000_000
+
+# ------------------------------------------------------------------- scale
+#: Working memory of one Gram tile, in tiles of float64 (the tile, its
+#: mirrored copy, a kernel's temporaries): the memory check's safety margin.
+TILE_WORK_FACTOR = 4
+#: Unpickled blocks each distributed worker keeps: memory against decoding
+#: the same block again.
+DISTRIBUTED_DECODED_MAX = 8
