@@ -371,6 +371,13 @@ def read_fasta(path, *, descriptions=False):
     -----
     Parsing is done by Biopython's ``Bio.SeqIO`` ("fasta" format).
     """
+    records = list(_records(path))
+    return _columns(records, descriptions)
+
+
+def _records(path):
+    """The Biopython records of a FASTA file, one at a time (the errors of
+    :func:`read_fasta`)."""
     SeqIO = _seqio()
     path = Path(path)
     compressed = _is_gzip(path)
@@ -384,7 +391,7 @@ def read_fasta(path, *, descriptions=False):
                     f"with '>' ({first[:60]!r})"
                 )
             handle.seek(0)
-            records = list(SeqIO.parse(handle, "fasta"))
+            yield from SeqIO.parse(handle, "fasta")
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{str(path)!r} is not a text FASTA file: byte {exc.object[exc.start]:#04x} "
@@ -398,6 +405,27 @@ def read_fasta(path, *, descriptions=False):
         if str(path) in str(exc):
             raise
         raise ValueError(f"{str(path)!r}: {str(exc).splitlines()[0]}") from None
+
+
+def iter_fasta(path, chunk_size=1000, *, descriptions=False):
+    """Read a FASTA file in chunks of ``chunk_size`` records, for files too
+    large to hold: yields ``(ids, sequences)`` (or ``(ids, headers,
+    sequences)`` with ``descriptions=True``) as :func:`read_fasta` returns
+    them for the whole file, with the same errors.
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size}")
+    chunk = []
+    for record in _records(path):
+        chunk.append(record)
+        if len(chunk) == chunk_size:
+            yield _columns(chunk, descriptions)
+            chunk = []
+    if chunk:
+        yield _columns(chunk, descriptions)
+
+
+def _columns(records, descriptions):
     ids = [r.id for r in records]
     sequences = [str(r.seq) for r in records]
     if descriptions:

@@ -9,6 +9,8 @@ Commands
 ``structk cv``          cross-validate learners with kernels on labelled data
 ``structk check-kernel`` search for a counterexample to a similarity function
                         being a kernel; exit 1 when one is found
+``structk fit``         fit a learner on labelled data and save it to a model file
+``structk predict``     predict new objects with a model file (TSV or JSON rows)
 
 Kernels and learners are written as Python expressions of structk classes,
 e.g. ``--kernel "Normalize(Spectrum(k=5))"`` or ``--learner "KernelSVM(C=10)"``;
@@ -85,6 +87,21 @@ def _read(args, need_labels=False):
             "--labels FILE, --label-column or --target-column (CSV)"
         )
     return data
+
+
+def task_and_targets(data, task="auto"):
+    """The task (``--task``, or the one the input suggests) and the labels,
+    as floats for regression."""
+    task = data.task if task == "auto" else task
+    y = data.labels
+    if task == "regression":
+        import numpy as np
+
+        try:
+            y = y.astype(np.float64)
+        except ValueError:
+            raise ValueError("--task regression needs numeric targets") from None
+    return task, y
 
 
 def _print_notes(data):
@@ -215,15 +232,7 @@ def _cmd_cv(args):
     )
 
     data = _read(args, need_labels=True)
-    task = data.task if args.task == "auto" else args.task
-    y = data.labels
-    if task == "regression":
-        import numpy as np
-
-        try:
-            y = y.astype(np.float64)
-        except ValueError:
-            raise ValueError("--task regression needs numeric targets") from None
+    task, y = task_and_targets(data, args.task)
     kernels = [_kernel(text, data) for text in args.kernel]
     learners = _learners(args, task)
     splits = make_splits(args.cv, y, task, groups=data.groups, repeats=args.repeats,
@@ -259,8 +268,8 @@ def _cmd_cv(args):
 _INPUT_HELP = "FASTA file (.fa/.fasta[.gz]), token-set file (.sets/.txt), TU folder, or CSV"
 
 
-def _add_input(p, groups=False):
-    p.add_argument("input", help=_INPUT_HELP)
+def _add_input(p, groups=False, optional=False):
+    p.add_argument("input", help=_INPUT_HELP, nargs="?" if optional else None)
     p.add_argument("--input-format", default="auto",
                    choices=["auto", "fasta", "sets", "tu", "csv"],
                    help="input format (default: from the file name; a folder is TU)")
@@ -283,6 +292,17 @@ def _add_input(p, groups=False):
         p.add_argument("--groups", metavar="REGEX|FILE|COL",
                        help="groups for --cv grouped: a regex on FASTA headers (first group), "
                             "a file (one group per line, or name<TAB>group), or a CSV column")
+
+
+def add_inner_cv_options(p, what):
+    """--inner-folds, --no-nested and --task (of ``cv`` and ``fit``)."""
+    p.add_argument("--inner-folds", type=_int_at_least(2), default=5,
+                   help="folds of the inner CV choosing the regularisation (default 5)")
+    p.add_argument("--no-nested", action="store_true",
+                   help=f"fit {what} as written, without the inner CV")
+    p.add_argument("--task", default="auto", choices=["auto", "classification", "regression"],
+                   help="default: regression for a numeric --target-column with many "
+                        "distinct values, else classification")
 
 
 def _add_format(p):
@@ -383,13 +403,7 @@ def build_parser():
     p.add_argument("--cv", "--folds", default="10", metavar="K|loo|grouped",
                    help="outer folds: K-fold (stratified for classes; default 10), "
                         "leave-one-out, or grouped by --groups")
-    p.add_argument("--inner-folds", type=_int_at_least(2), default=5,
-                   help="folds of the inner CV choosing the regularisation (default 5)")
-    p.add_argument("--no-nested", action="store_true",
-                   help="fit learners as written, without the inner CV")
-    p.add_argument("--task", default="auto", choices=["auto", "classification", "regression"],
-                   help="default: regression for a numeric --target-column with many "
-                        "distinct values, else classification")
+    add_inner_cv_options(p, "learners")
     p.add_argument("--repeats", type=_int_at_least(1), default=1,
                    help="repetitions of the k-fold split")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffling")
@@ -399,9 +413,10 @@ def build_parser():
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
 
-    from . import check_kernel
+    from . import check_kernel, model_commands
 
     check_kernel.add_parser(sub, formatter)
+    model_commands.add_parsers(sub, formatter)
     return parser
 
 

@@ -59,6 +59,10 @@ class Objects:
     alphabet: str | None = None
     #: "--alphabet" when the user chose the alphabet, "detected" when read from the records
     alphabet_source: str | None = None
+    #: CSV: the names of the feature columns (vectors) or of the SMILES column
+    columns: list | None = None
+    #: CSV: whether the file had a header line naming its columns
+    has_header: bool = False
 
 
 def guess_format(path):
@@ -258,14 +262,21 @@ def _read_fasta(path, label_pattern, alphabet):
     return data, headers
 
 
-def _read_sets(path):
-    sets, names = [], []
+def iter_sets(path):
+    """``(name, frozenset of tokens)`` for each line of a token-set file,
+    one at a time (names ``line<N>``; ``#`` lines are comments)."""
     with open(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             if line.startswith("#"):
                 continue
-            sets.append(frozenset(t for t in re.split(r"[\s,]+", line.strip()) if t))
-            names.append(f"line{lineno}")
+            yield f"line{lineno}", frozenset(t for t in re.split(r"[\s,]+", line.strip()) if t)
+
+
+def _read_sets(path):
+    names, sets = [], []
+    for name, tokens in iter_sets(path):
+        names.append(name)
+        sets.append(tokens)
     if not sets:
         raise ValueError(f"{str(path)!r} holds no sets")
     return Objects(sets, names, None, "sets")
@@ -321,7 +332,9 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
             raise ValueError("give --target-column or --label-column, not both")
         target = target_column if target_column is not None else label_column
         graphs = _smiles_graphs(from_smiles, table[:, column("--smiles-column", smiles_column)])
-        data = Objects(graphs, names, None, "csv", notes, groups=group_values)
+        data = Objects(graphs, names, None, "csv", notes, groups=group_values,
+                       columns=[header[column("--smiles-column", smiles_column)]],
+                       has_header=has_header)
         if target is not None:
             data.labels, data.task = _targets(table[:, column("--target-column", target)],
                                               label_column is not None)
@@ -361,7 +374,8 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
                                  f"column {header[j]!r}, row {i}: give --label-column, or "
                                  "--smiles-column for molecules")
     X = table.astype(np.float64)
-    return Objects(X, names, labels, "csv", notes, task, group_values)
+    return Objects(X, names, labels, "csv", notes, task, group_values, columns=header,
+                   has_header=has_header)
 
 
 def _smiles_graphs(from_smiles, column):

@@ -628,6 +628,74 @@ def _cli(*argv):
     return call
 
 
+def _fitted(tmp, name, *fit_argv):
+    """The model file ``tmp/name``, fitted by ``structk fit`` on first use."""
+    model = tmp / name
+    if not model.exists():
+        code, err = run_cli("fit", *fit_argv, "-o", model, "--quiet")
+        if code != 0:
+            raise SetupError(f"structk fit failed: {err.strip()}")
+    return model
+
+
+def _predict(tmp, model, fit_argv, *argv):
+    def call():
+        return _cli("predict", _fitted(tmp, model, *fit_argv), *argv)()
+    return call
+
+
+def _model_cases(tmp):
+    """structk fit / predict: wrong kind of objects, a missing column, a
+    symbol the model never saw, a half-given pair, files that are not models."""
+    fa = tmp / "train.fa"
+    fa.write_text(">a class=x\nACGTAC\n>b class=y\nTTGACA\n>c class=x\nACGAAC\n")
+    seq_fit = (fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
+               "--learner", "KernelSVM(C=1)")
+    csv = tmp / "train.csv"
+    csv.write_text("a,b,label\n0,1,x\n1,0,y\n2,2,x\n3,1,y\n")
+    vec_fit = (csv, "--label-column", "label", "--kernel", "Gaussian()", "--learner",
+               "KernelSVM(C=1)")
+    unseen = tmp / "unseen.fa"
+    unseen.write_text(">ok\nACGT\n>odd\nACNGT\n")
+    short = tmp / "short.csv"
+    short.write_text("a,c\n1,2\n")
+    pkl = tmp / "model.pkl"
+    pkl.write_bytes(b"\x80\x04\x95\x05\x00\x00\x00\x00\x00\x00\x00K\x01.")
+    graphs = tmp / "graphs"
+    if not graphs.exists():
+        import shutil
+
+        from structk.datasets import bundled_path
+
+        shutil.copytree(bundled_path("graph_families"), graphs)
+    return [
+        Case("cli-fit-positive-without-negative",
+             _cli("fit", "--positive", fa, "--kernel", "Spectrum()", "-o", tmp / "p.structk"),
+             CLIRefused, ("--positive needs --negative",)),
+        Case("cli-fit-negative-without-positive",
+             _cli("fit", "--negative", fa, "--kernel", "Spectrum()", "-o", tmp / "p.structk"),
+             CLIRefused, ("--negative needs --positive",)),
+        Case("cli-fit-no-input", _cli("fit", "--kernel", "Spectrum()", "-o", tmp / "p.structk"),
+             CLIRefused, ("INPUT", "--positive")),
+        Case("cli-predict-graphs-to-sequence-model",
+             _predict(tmp, "seq.structk", seq_fit, graphs), CLIRefused,
+             ("seq.structk", "predicts from sequences", "graphs")),
+        Case("cli-predict-unseen-symbol", _predict(tmp, "seq.structk", seq_fit, unseen),
+             CLIRefused, ("unseen.fa", "record 1 (odd)", "'N'", "never saw")),
+        Case("cli-predict-missing-column", _predict(tmp, "vec.structk", vec_fit, short),
+             CLIRefused, ("short.csv", "'b'")),
+        Case("cli-predict-sequences-to-vector-model",
+             _predict(tmp, "vec.structk", vec_fit, unseen), CLIRefused,
+             ("vec.structk", "numeric vectors", "unseen.fa")),
+        Case("cli-predict-pickle", _cli("predict", pkl, unseen), CLIRefused,
+             ("model.pkl", "pickle")),
+        Case("cli-predict-not-a-model", _cli("predict", csv, unseen), CLIRefused,
+             ("train.csv", "not a structk model file")),
+        Case("cli-predict-missing-model", _cli("predict", tmp / "gone.structk", unseen),
+             CLIRefused, ("gone.structk",)),
+    ]
+
+
 def _cli_cases(tmp):
     fa = tmp / "ok.fa"
     fa.write_text(">a\nACGT\n>b\nAGGT\n")
@@ -729,7 +797,7 @@ def _cli_cases(tmp):
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
-            + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp))
+            + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp))
 
 
 def outcome(case):

@@ -1,0 +1,590 @@
+"""``structk fit`` and ``structk predict``: train once, predict later.
+
+``structk fit`` reads labelled objects as ``structk cv`` does (FASTA with
+``--label-pattern`` or ``--labels``, CSV vectors or SMILES, TU folders), or
+a pair of FASTA files of positive and negative sequences (``--positive
+pos.fa --negative neg.fa``, the way ``gkmtrain`` is called), fits one
+learner with one kernel and writes a model file (:func:`structk.save`). A
+regularisation the learner expression leaves open is chosen first by an
+inner cross-validation on the training objects, as ``cv`` chooses it.
+
+``structk predict MODEL INPUT`` reads new objects in chunks (bounded
+memory) and writes one row per object: its id, the predicted label, the
+decision score and, for learners that have them, the class probabilities;
+for regression, the predicted value. TSV (default) or JSON lines, to
+standard output or ``-o``. The model file records what it was fitted on (the
+kind of objects, the FASTA alphabet, the CSV columns), so that an input of
+another kind, a missing column or a symbol the model never saw is refused
+with a message naming it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .commands import (
+    EXIT_OK,
+    _add_input,
+    _int_at_least,
+    _emit_json,
+    _kernel,
+    _read,
+    _show_progress,
+    add_inner_cv_options,
+    task_and_targets,
+)
+
+#: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
+_KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
+_WHAT = {"sequences": "sequences (FASTA)", "sets": "token sets", "graphs": "graphs",
+         "vectors": "numeric vectors (CSV)", "gram": "a precomputed Gram matrix"}
+
+
+# ---------------------------------------------------------------------- fit
+def _training_data(args):
+    """The labelled objects of INPUT, or of the --positive/--negative pair."""
+    pair = (args.positive, args.negative)
+    if any(p is not None for p in pair):
+        if args.input is not None:
+            raise ValueError(f"give INPUT ({args.input}) or --positive/--negative, not both")
+        if args.negative is None:
+            raise ValueError("--positive needs --negative: the FASTA file of negative "
+                             "sequences (as gkmtrain takes pos.fa neg.fa)")
+        if args.positive is None:
+            raise ValueError("--negative needs --positive: the FASTA file of positive "
+                             "sequences")
+        return _read_pair(args)
+    if args.input is None:
+        raise ValueError("give the training data: INPUT, or --positive pos.fa "
+                         "--negative neg.fa")
+    return _read(args, need_labels=True)
+
+
+def _read_pair(args):
+    from .inputs import Objects, detect_alphabet, read_objects
+
+    for option in ("label_pattern", "labels", "label_column", "smiles_column",
+                   "target_column"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option.replace('_', '-')} does not apply to "
+                             "--positive/--negative (their files are the labels)")
+    parts = [read_objects(path, "fasta", alphabet=args.alphabet or "protein")
+             for path in (args.positive, args.negative)]
+    seqs = parts[0].objects + parts[1].objects
+    names = parts[0].names + parts[1].names
+    labels = np.array(["positive"] * len(parts[0].objects)
+                      + ["negative"] * len(parts[1].objects))
+    data = Objects(seqs, names, labels, "fasta")
+    if args.alphabet is None:
+        name = detect_alphabet(seqs, names)
+        data.notes.append(f"alphabet {name} detected from the records "
+                          "(give --alphabet to choose another)")
+        data.alphabet, data.alphabet_source = name, "detected"
+    else:
+        data.alphabet, data.alphabet_source = args.alphabet, "--alphabet"
+    return data
+
+
+def _learner(args, task):
+    from .evaluation import learner_spec
+    from .spec import parse_learner
+
+    text = args.learner or ("KernelSVM()" if task == "classification" else "KernelRidgeCV()")
+    estimator, grid, given = parse_learner(text)
+    if isinstance(estimator, type):
+        raise ValueError(f"learner {text!r} is a class: call it, e.g. {estimator.__name__}()")
+    if not hasattr(estimator, "predict") or "kernel" not in estimator.get_params(deep=False):
+        raise ValueError(f"learner {text!r} cannot predict from one kind of objects: fit "
+                         "needs a classifier or regressor such as KernelSVM(C=1.0)")
+    if args.no_nested:
+        grid, given = {}, set(estimator.get_params(deep=False))
+    return learner_spec(estimator, grid, given)
+
+
+def _choose_params(spec, kernel, objects, y, task, args):
+    """The grid point of the inner cross-validation on the whole training set
+    (one Gram matrix, sliced per fold), and how many others tied with it."""
+    from sklearn.base import clone
+
+    from ..psd import check_psd
+    from .evaluation import LearnerSpec, Splits, _choose, _inner_splits, compute_gram
+
+    K, _ = compute_gram(kernel, objects, progress=_show_progress(args))
+    K = np.asarray(K)
+    fixed = {"kernel": "precomputed"}
+    if check_psd(K).is_psd and "psd_check" in spec.estimator.get_params(deep=False):
+        fixed["psd_check"] = "none"
+    inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name)
+    splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
+    everything = np.arange(len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _choose(inner, K, y, everything, _inner_splits(splits, everything, y, task),
+                       task)
+
+
+def _cmd_fit(args):
+    from sklearn.base import clone
+
+    from ..model_file import save
+
+    data = _training_data(args)
+    task, y = task_and_targets(data, args.task)
+    kernel = _kernel(args.kernel, data)
+    spec = _learner(args, task)
+    t0 = time.perf_counter()
+    chosen, ties = ({}, 0)
+    if spec.grid:
+        chosen, ties = _choose_params(spec, kernel, data.objects, y, task, args)
+    model = clone(spec.estimator).set_params(kernel=kernel, **chosen)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(data.objects, y)
+    seconds = time.perf_counter() - t0
+    kind = "graphs" if data.format == "csv" and args.smiles_column else _KINDS[data.format]
+    inputs = [str(p) for p in ([args.input] if args.input else [args.positive, args.negative])]
+    meta = {
+        "input": {"files": inputs, "format": data.format, "kind": kind,
+                  "alphabet": data.alphabet, "columns": data.columns,
+                  "has_header": data.has_header, "smiles": bool(args.smiles_column)},
+        "task": task, "kernel": args.kernel, "learner": spec.name,
+        "chosen": {k: _plain(v) for k, v in chosen.items()}, "n_train": len(y),
+    }
+    save(model, args.output, metadata=meta)
+    size = Path(args.output).stat().st_size
+    summary = {"output": str(args.output), "bytes": size, "estimator": repr(model),
+               "n_train": len(y), "task": task, "seconds": seconds, **meta}
+    if task == "classification":
+        values, counts = np.unique(y, return_counts=True)
+        summary["classes"] = {str(v): int(c) for v, c in zip(values, counts)}
+    if hasattr(model, "support_"):
+        summary["n_support"] = len(model.support_)
+    summary["warnings"] = [str(w.message).splitlines()[0] for w in caught]
+    if args.format == "json":
+        _emit_json(summary)
+        return EXIT_OK
+    what = (", ".join(f"{c} {v}" for c, v in summary["classes"].items())
+            if task == "classification" else f"targets in [{y.min():.3g}, {y.max():.3g}]")
+    print(f"{' + '.join(inputs)}: {len(y)} objects ({what})")
+    for note in data.notes:
+        print(f"note: {note}")
+    if chosen:
+        shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
+                          for k, v in chosen.items())
+        tied = f"; {ties} other grid points tied" if ties else ""
+        print(f"chosen by inner {args.inner_folds}-fold CV: {shown}{tied}")
+    extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
+    print(f"fitted {repr(model)} in {seconds:.2f} s{extra}")
+    print(f"model written to {args.output} ({_size(size)})")
+    for message in summary["warnings"]:
+        print(f"warning: {message}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _size(n):
+    for unit in ("bytes", "kB", "MB"):
+        if n < 1000 or unit == "MB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return None  # pragma: no cover
+
+
+# ------------------------------------------------------------------ predict
+def _input_kind(args, fmt):
+    return "graphs" if fmt == "csv" and args.smiles_column else _KINDS[fmt]
+
+
+def _check_kind(model_path, header, args, fmt, model_input):
+    """Refuse an input of another kind of objects than the model takes."""
+    kind = header.get("objects") or model_input.get("kind")
+    if kind == "gram":
+        raise ValueError(f"{model_path} was fitted on a precomputed Gram matrix: it cannot "
+                         "predict from objects (fit it with a kernel, e.g. structk fit "
+                         "--kernel ...)")
+    given = _input_kind(args, fmt)
+    if kind is not None and kind != given:
+        fitted = f" (it was fitted on {model_input['format'].upper()} input)" \
+            if model_input.get("format") else ""
+        hint = ""
+        if kind == "graphs" and fmt == "csv":
+            hint = "; give --smiles-column for a CSV of molecules"
+        raise ValueError(f"{model_path} predicts from {_WHAT[kind]}{fitted}, but "
+                         f"{args.input} holds {_WHAT[given]}{hint}")
+
+
+def _sequence_check(model, model_input):
+    """A function refusing records with a symbol the model's alphabet lacks
+    (``None`` when the kernel skips unknown symbols or has no alphabet)."""
+    from ..alphabets import resolve_alphabet
+
+    kernel = getattr(model, "kernel_", None)
+    params = kernel.get_params(deep=True) if kernel is not None else {}
+    keys = [k for k in params if k == "alphabet" or k.endswith("__alphabet")]
+    if not keys:
+        return None
+    prefix = keys[0].removesuffix("alphabet")
+    if params.get(prefix + "unknown", "error") == "skip":
+        return None
+    alphabet = params[keys[0]]
+    symbols = resolve_alphabet(alphabet)
+    accepted = set(symbols)
+    if params.get(prefix + "ignore_case", True):
+        accepted |= {s.upper() for s in symbols if isinstance(s, str)}
+        accepted |= {s.lower() for s in symbols if isinstance(s, str)}
+    name = alphabet if isinstance(alphabet, str) and len(alphabet) < 12 else "".join(symbols)
+
+    def check(seqs, names, start, path):
+        for i, seq in enumerate(seqs):
+            bad = set(seq) - accepted
+            if bad:
+                j = next(j for j, c in enumerate(seq) if c not in accepted)
+                raise ValueError(
+                    f"{path} record {start + i} ({names[i]}) has symbol {seq[j]!r} at "
+                    f"position {j}, which the model never saw: it was fitted on the "
+                    f"alphabet {name} ({''.join(map(str, symbols))}); remove or mask such "
+                    "records, or refit with --alphabet holding every symbol (or a kernel "
+                    "with unknown='skip')")
+    return check
+
+
+def _chunks(args, fmt, model_input):
+    """``(names, objects)`` chunks of the prediction input."""
+    from .inputs import read_objects
+
+    size = args.chunk_size
+    if fmt == "fasta":
+        from ..sequences import iter_fasta
+
+        yield from iter_fasta(args.input, size)
+    elif fmt == "csv":
+        yield from _csv_chunks(args, model_input, size)
+    elif fmt == "sets":
+        yield from _set_chunks(args.input, size)
+    else:
+        data = read_objects(args.input, fmt)
+        for start in range(0, len(data.objects), size):
+            yield data.names[start:start + size], data.objects[start:start + size]
+
+
+def _set_chunks(path, size):
+    from .inputs import iter_sets
+
+    names, sets = [], []
+    for name, tokens in iter_sets(path):
+        names.append(name)
+        sets.append(tokens)
+        if len(sets) == size:
+            yield names, sets
+            names, sets = [], []
+    if sets:
+        yield names, sets
+
+
+def _csv_chunks(args, model_input, size):
+    """Rows of a CSV in chunks: the model's feature columns as vectors, or
+    its SMILES column as molecular graphs; ids from ``--id-column``."""
+    import csv
+
+    from .inputs import _is_number
+
+    path = args.input
+    with open(path, newline="") as fh:
+        lines = (line for line in fh if not line.lstrip().startswith("#"))
+        rows = (row for row in csv.reader(lines) if row and any(c.strip() for c in row))
+        first = next(rows, None)
+        if first is None:
+            raise ValueError(f"{str(path)!r} holds no rows")
+        has_header = not all(_is_number(f) for f in first if f.strip())
+        header = [f.strip() for f in first] if has_header else \
+            [str(i) for i in range(len(first))]
+        pending = [] if has_header else [first]
+        smiles = args.smiles_column or (model_input.get("columns") or [None])[0] \
+            if model_input.get("smiles") or args.smiles_column else None
+        wanted = [smiles] if smiles is not None else model_input.get("columns")
+        if wanted is None:  # a model saved from Python: every column is a feature
+            wanted = header if args.id_column is None else \
+                [h for h in header if h != args.id_column]
+        if smiles is None and not model_input.get("has_header", has_header) and \
+                not has_header and len(header) != len(wanted):
+            raise ValueError(f"{str(path)!r} has {len(header)} columns; the model was fitted "
+                             f"on {len(wanted)} unnamed columns")
+        index = []
+        for name in wanted:
+            if name not in header:
+                what = "SMILES column" if smiles is not None else "column"
+                raise ValueError(
+                    f"{str(path)!r} has no {what} {name!r}, which the model was fitted on "
+                    f"(its columns: {', '.join(header)}; the model's: {', '.join(wanted)})")
+            index.append(header.index(name))
+        id_col = None
+        if args.id_column is not None:
+            if args.id_column not in header:
+                raise ValueError(f"--id-column {args.id_column!r} is not a column of "
+                                 f"{str(path)!r} (columns: {', '.join(header)})")
+            id_col = header.index(args.id_column)
+        chunk, numbers = [], []
+        for row_no, row in enumerate(_chain(pending, rows)):
+            if len(row) != len(header):
+                raise ValueError(f"{str(path)!r} row {row_no + int(has_header) + 1} has "
+                                 f"{len(row)} fields, the header {len(header)}")
+            chunk.append(row)
+            numbers.append(row_no)
+            if len(chunk) == size:
+                yield _csv_objects(path, chunk, numbers, index, id_col, header, smiles)
+                chunk, numbers = [], []
+        if chunk:
+            yield _csv_objects(path, chunk, numbers, index, id_col, header, smiles)
+
+
+def _chain(first, rest):
+    yield from first
+    yield from rest
+
+
+def _csv_objects(path, rows, numbers, index, id_col, header, smiles):
+    from .inputs import _is_number
+
+    names = [rows[i][id_col].strip() if id_col is not None else f"row{n}"
+             for i, n in enumerate(numbers)]
+    if smiles is not None:
+        from ..datasets.chem import from_smiles
+
+        column = [row[index[0]].strip() for row in rows]
+        try:
+            return names, from_smiles(column)
+        except ValueError as exc:
+            import re
+
+            m = re.match(r"smiles\[(\d+)\]", str(exc))
+            if m is None:
+                raise
+            i = int(m.group(1))
+            raise ValueError(f"{str(path)!r} row {numbers[i]} of SMILES column {smiles!r}: "
+                             f"{str(exc).split('= ', 1)[-1]}") from None
+    X = np.empty((len(rows), len(index)))
+    for i, row in enumerate(rows):
+        for j, col in enumerate(index):
+            if not _is_number(row[col]):
+                raise ValueError(f"{str(path)!r} holds a non-numeric value {row[col]!r} in "
+                                 f"column {header[col]!r}, row {numbers[i]}")
+            X[i, j] = float(row[col])
+    return names, X
+
+
+class _Rows:
+    """The prediction rows of one model: which columns, and their text."""
+
+    def __init__(self, model):
+        self.model = model
+        self.classes = getattr(model, "classes_", None)
+        self.binary = self.classes is not None and len(self.classes) == 2
+        self.scores = self.classes is not None and hasattr(model, "decision_function")
+        self.proba = self.classes is not None and hasattr(model, "predict_proba") \
+            and getattr(model, "probability", True) is not False
+
+    def columns(self):
+        if self.classes is None:
+            return ["id", "prediction"]
+        cols = ["id", "label"]
+        names = [str(c) for c in self.classes]
+        if self.scores:
+            cols += ["score"] if self.binary else [f"score_{c}" for c in names]
+        if self.proba:
+            cols += ["probability"] if self.binary else [f"probability_{c}" for c in names]
+        return cols
+
+    def compute(self, X):
+        """``(labels, scores or None, probabilities or None)`` of a chunk."""
+        m = self.model
+        if self.classes is None:
+            return m.predict(X), None, None
+        scores = m.decision_function(X) if self.scores else None
+        if self.binary and scores is not None:
+            # every structk classifier predicts classes_[1] where f(x) > 0
+            labels = self.classes[(np.asarray(scores) > 0).astype(np.intp)]
+        else:
+            labels = m.predict(X)
+        proba = m.predict_proba(X) if self.proba else None
+        if proba is not None and self.binary:
+            proba = proba[:, 1]
+        return labels, scores, proba
+
+    def tsv(self, names, labels, scores, proba):
+        out = []
+        for i, name in enumerate(names):
+            cells = [name, _text(labels[i])]
+            for values in (scores, proba):
+                if values is not None:
+                    row = values[i]
+                    cells += [repr(float(v)) for v in np.atleast_1d(row)]
+            out.append("\t".join(cells) + "\n")
+        return "".join(out)
+
+    def json(self, names, labels, scores, proba):
+        import json
+
+        out = []
+        key = "prediction" if self.classes is None else "label"
+        for i, name in enumerate(names):
+            row = {"id": name, key: _plain(labels[i])}
+            if scores is not None:
+                row["score" if self.binary else "scores"] = _per_class(self, scores[i])
+            if proba is not None:
+                row["probability" if self.binary else "probabilities"] = \
+                    _per_class(self, proba[i])
+            out.append(json.dumps(row) + "\n")
+        return "".join(out)
+
+
+def _per_class(rows, value):
+    if rows.binary:
+        return float(value)
+    return {str(c): float(v) for c, v in zip(rows.classes, value)}
+
+
+def _text(value):
+    value = _plain(value)
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _cmd_predict(args):
+    from ..model_file import load, load_metadata
+    from .evaluation import progress_bar
+    from .inputs import guess_format
+
+    header = load_metadata(args.model)
+    model_input = header.get("metadata", {}).get("input", {})
+    if not Path(args.input).exists():
+        raise FileNotFoundError(f"no such file or folder: {str(args.input)!r}")
+    fmt = guess_format(args.input) if args.input_format == "auto" else args.input_format
+    if args.smiles_column is not None and fmt != "csv":
+        raise ValueError("--smiles-column applies to CSV input only")
+    if fmt == "csv" and args.smiles_column is None and model_input.get("smiles"):
+        args.smiles_column = model_input["columns"][0]
+    _check_kind(args.model, header, args, fmt, model_input)
+    model = load(args.model)
+    if not hasattr(model, "predict"):
+        raise ValueError(f"{args.model} holds a {type(model).__name__}, which does not "
+                         "predict")
+    check = _sequence_check(model, model_input) if fmt == "fasta" else None
+    rows = _Rows(model)
+    out, tmp = _open_output(args.output)
+    bar = progress_bar(_show_progress(args), "predict", "obj")
+    done = 0
+    try:
+        if args.format == "tsv":
+            out.write("\t".join(rows.columns()) + "\n")
+        for names, objects in _chunks(args, fmt, model_input):
+            if check is not None:
+                check(objects, names, done, args.input)
+            try:
+                result = rows.compute(objects)
+            except ValueError as exc:
+                raise ValueError(f"{args.input} records {done}-{done + len(names) - 1}: "
+                                 f"{str(exc).splitlines()[0]}") from None
+            out.write((rows.tsv if args.format == "tsv" else rows.json)(names, *result))
+            out.flush()
+            done += len(names)
+            if bar is not None:
+                bar.update(len(names))
+        if tmp is not None:
+            out.close()
+            tmp.replace(args.output)
+            tmp = None
+    finally:
+        if bar is not None:
+            bar.close()
+        if tmp is not None:
+            out.close()
+            tmp.unlink(missing_ok=True)
+    if args.output is not None:
+        print(f"{done} predictions written to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _open_output(path):
+    """Standard output, or a temporary file beside ``path`` renamed into
+    place once every row is written."""
+    if path is None:
+        return sys.stdout, None
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"cannot write {str(path)!r}: no folder "
+                                f"{str(target.parent)!r}")
+    tmp = target.with_name(f".{target.name}.partial")
+    return open(tmp, "w"), tmp
+
+
+# ------------------------------------------------------------------- parser
+def add_parsers(sub, formatter):
+    p = sub.add_parser(
+        "fit", help="fit a learner and save it to a model file", formatter_class=formatter,
+        description="Fit one learner with one kernel on labelled objects and write a model "
+                    "file (structk.save: data, never code) that 'structk predict' and "
+                    "structk.load read. A regularisation the learner expression leaves "
+                    "open (KernelSVM C, KernelRidge and KernelLogisticRegression alpha) is "
+                    "chosen first by an inner cross-validation, as 'structk cv' does.",
+        epilog="examples:\n"
+               "  structk fit --positive pos.fa --negative neg.fa \\\n"
+               "      --kernel 'Normalize(Spectrum(k=6))' -o enhancers.structk\n"
+               "  structk fit seqs.fa --label-pattern 'class=(\\S+)' \\\n"
+               "      --kernel 'Mismatch(k=5, m=1)' --learner 'KernelSVM(C=1)' -o m.structk\n"
+               "  structk fit MUTAG/ --kernel 'WeisfeilerLehman(h=3)' -o mutag.structk\n"
+               "  structk fit delaney-processed.csv --smiles-column smiles \\\n"
+               "      --target-column 'measured log solubility in mols per litre' \\\n"
+               "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()' -o esol.structk",
+    )
+    _add_input(p, optional=True)
+    p.add_argument("--positive", metavar="POS.fa",
+                   help="FASTA file of positive sequences (with --negative, instead of INPUT)")
+    p.add_argument("--negative", metavar="NEG.fa", help="FASTA file of negative sequences")
+    p.add_argument("--kernel", required=True, metavar="EXPR", help="kernel expression")
+    p.add_argument("--learner", metavar="EXPR",
+                   help="learner expression (default KernelSVM() with C chosen by inner CV, "
+                        "or KernelRidgeCV() for regression)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="the model file to write (e.g. model.structk)")
+    add_inner_cv_options(p, "the learner")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inner folds")
+    p.add_argument("--format", default="table", choices=["table", "json"],
+                   help="the summary: lines for people (default) or one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser(
+        "predict", help="predict new objects with a model file", formatter_class=formatter,
+        description="Read a model file written by 'structk fit' or structk.save and write "
+                    "one row per object of INPUT: id, predicted label, decision score and "
+                    "probability where the learner has them (regression: the predicted "
+                    "value). The input is read and predicted in chunks, so memory stays "
+                    "bounded whatever its size.",
+        epilog="examples:\n"
+               "  structk predict enhancers.structk test.fa > scores.tsv\n"
+               "  structk predict mutag.structk new_graphs/ --format json -o pred.jsonl\n"
+               "  structk predict esol.structk molecules.csv --id-column name",
+    )
+    p.add_argument("model", help="a model file (structk fit -o, or structk.save)")
+    p.add_argument("input", help="FASTA file, token-set file, TU folder, or CSV")
+    p.add_argument("--input-format", default="auto", choices=["auto", "fasta", "sets", "tu",
+                                                              "csv"],
+                   help="input format (default: from the file name; a folder is TU)")
+    p.add_argument("--smiles-column", metavar="COL",
+                   help="CSV column of SMILES strings (default: the model's)")
+    p.add_argument("--id-column", metavar="COL",
+                   help="CSV column holding each row's id (default row0, row1, ...)")
+    p.add_argument("--chunk-size", type=_int_at_least(1), default=1000,
+                   help="objects read and predicted at a time (default 1000)")
+    p.add_argument("--format", default="tsv", choices=["tsv", "json"],
+                   help="TSV with a header line (default) or JSON lines")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_predict)
