@@ -10,6 +10,7 @@ module             kernels
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
 ``sets``           Intersection, ExpIntersection, Jaccard
 ``strings``        Spectrum, Mismatch, GappyPair, WeightedDegree
+``gapped_kmer``    GappedKmer (gkm-SVM / LS-GKM kernels on DNA)
 ``alignment``      LocalAlignment (and the similarity
                    :func:`~structk.kernels.alignment.smith_waterman`)
 ``empirical``      EmpiricalKernelMap (a valid kernel from any similarity)
@@ -37,6 +38,7 @@ __getattr__, __dir__, __all__ = attach(
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
         ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
         ".strings": ["GappyPair", "Mismatch", "Spectrum", "WeightedDegree"],
+        ".gapped_kmer": ["GappedKmer"],
         ".alignment": ["LocalAlignment", "smith_waterman"],
         ".empirical": ["EmpiricalKernelMap"],
         ".fisher": ["FisherKernel", "fisher_scores"],

@@ -1,0 +1,363 @@
+"""The gapped k-mer kernel family (gkm-SVM, LS-GKM) for DNA.
+
+See :class:`GappedKmer`; the algorithm and its weights are in
+:mod:`structk.algorithms.gapped_kmers`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_scalar
+from ..algorithms import gapped_kmers as gkm
+from ..algorithms.gapped_kmers import _numpy, weights
+from ..sequences import encode
+from .base import mirror_upper
+from .strings import _check_bool, _SequenceKernel
+
+#: Longest l-mers: two bits a base in an int64.
+MAX_L = 31
+#: The nucleotide alphabets (code ``c`` pairs with ``3 - c``).
+_NUCLEOTIDES = (("A", "C", "G", "T"), ("A", "C", "G", "U"))
+#: Memory (bytes) a gapped k-mer Gram may use when the available memory
+#: cannot be read; beyond it the computation is refused.
+MEMORY_FALLBACK = 4 * 2**30
+
+
+@dataclass(frozen=True)
+class LmerWindows:
+    """The l-mers of a collection of sequences, prepared once.
+
+    Attributes
+    ----------
+    keys, keys_rc : ndarray of int64
+        Each l-mer free of unknown symbols, packed two bits a base, and its
+        reverse complement; those of sequence ``i`` at ``ptr[i]:ptr[i + 1]``.
+    weights : ndarray of float64
+        The l-mers' weights (1, or the centre weights).
+    ptr : ndarray of int64, shape (n + 1,)
+    """
+
+    keys: np.ndarray
+    keys_rc: np.ndarray
+    weights: np.ndarray
+    ptr: np.ndarray
+
+    def __len__(self):
+        return self.ptr.shape[0] - 1
+
+    def take(self, index):
+        idx = np.arange(len(self))[index]
+        counts = np.diff(self.ptr)[idx]
+        ptr = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        if len(idx):
+            pos = np.concatenate([np.arange(self.ptr[i], self.ptr[i + 1]) for i in idx])
+        else:
+            pos = np.zeros(0, dtype=np.int64)
+        return LmerWindows(self.keys[pos], self.keys_rc[pos], self.weights[pos], ptr)
+
+
+class GappedKmer(_SequenceKernel):
+    """The gapped k-mer kernels of gkm-SVM and LS-GKM, on DNA.
+
+    Every kernel of the family sums over the pairs of l-mers (words of
+    length ``l``) of two sequences that differ in at most ``d`` positions::
+
+        K(x, y) = sum_{a in x} sum_{b in y} v_a v_b w[mm(a, b)]
+
+    with ``mm`` the number of mismatches, ``v`` the l-mers' weights (1, or
+    the centre weights) and ``w`` set by ``kind`` (LS-GKM's ``-t``):
+
+    ``"count"`` (``-t 0``, the gapped k-mer count kernel, "gkm")
+        ``w[m] = C(l - m, k)``: the number of gapped k-mers (``k``
+        informative positions among ``l``, the others gaps) two l-mers
+        ``m`` apart share. With ``d = l - k`` this is exactly the inner
+        product of the gapped k-mer count vectors.
+    ``"full"`` (``-t 1``, estimated l-mer kernel with full filter)
+        the inner product of the l-mer counts estimated from the gapped
+        k-mer counts (their least-squares estimate, an orthogonal
+        projection).
+    ``"truncated"`` (``-t 2``, estimated l-mer kernel with truncated
+        filter, the gkm-SVM default) the same with the estimation filter
+        cut off where it stops being positive.
+
+    ``center_weighted=True`` gives the l-mer starting ``D`` positions from
+    the middle of its sequence the weight ``min(M, floor(M 2^(-D/H) + 1))``
+    (LS-GKM's ``-t 4`` "wgkm" with ``kind="truncated"``, its ``gkmtrain``
+    default); ``gamma`` gives the RBF form ``exp(gamma (K_n(x, y) - 1))`` of
+    the normalised kernel ``K_n`` (``-t 3`` "gkmrbf", ``-t 5`` "wgkmrbf",
+    ``-t 6``). As in LS-GKM, only pairs within ``d`` mismatches count; with
+    ``d`` below ``l - k`` (count) the kernel is LS-GKM's truncation, which
+    is not positive semi-definite on every set of sequences (see
+    :func:`structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`).
+
+    Reverse complements (``reverse_complement=True``, the default, as in
+    LS-GKM, whose ``-R`` turns it off): an l-mer and its reverse complement
+    are one feature, ``K(x, y) = K_1(x, y) + K_1(x, rc(y))`` with ``K_1``
+    the single-strand kernel. It is the kernel of the strand-merged
+    features ``phi(x) + phi(rc(x))`` (times ``1 / sqrt 2``): a sequence and
+    its reverse complement are the same point.
+
+    Input: ``N`` and every other symbol outside ACGT (IUPAC ambiguity
+    codes) make the l-mers covering them unknown, and those are left out
+    (``unknown="skip"``, the default; ``"error"`` refuses them). LS-GKM
+    instead reads such a symbol as ``A`` (with a warning) and gkmsvm-lite
+    refuses it. Lowercase (soft-masked) bases read as upper case. A
+    sequence shorter than ``l`` has no l-mers: its kernel values are 0
+    (normalised: a zero row; RBF: ``exp(-gamma)``).
+
+    The Gram matrix sums over near pairs of l-mers by one of two compiled
+    algorithms (:mod:`structk.algorithms.gapped_kmers`): all pairs
+    compared by XOR and popcount (as gkmsvm-lite does), or, for larger
+    inputs, counting over the ``sum_{t <= d} C(l, t)`` patterns of deleted
+    positions (as GaKCo and FastSK count gapped k-mers), whose cost grows
+    with the number of near pairs only.
+
+    Parameters
+    ----------
+    l : int, 1 <= l <= 31, default 11
+        Word length.
+    k : int, 1 <= k <= l, default 7
+        Informative (non-gap) positions of a gapped k-mer.
+    d : int, 0 <= d <= l - k, default 3
+        Largest number of mismatches between two l-mers that counts.
+    kind : {"count", "full", "truncated"}, default "truncated"
+        The kernel (see above).
+    reverse_complement : bool, default True
+        Merge each l-mer with its reverse complement.
+    center_weighted : bool, default False
+        Weigh l-mers by their distance from the sequence's middle.
+    M : int, 1 <= M <= 255, default 50
+        Largest centre weight (LS-GKM's ``-M``).
+    H : float > 0, default 50.0
+        Half-life distance of the centre weights (LS-GKM's ``-H``).
+    gamma : float > 0 or None, default None
+        The RBF form's ``gamma`` (LS-GKM's ``-g``); None for the plain form.
+    normalize : bool, default True
+        Cosine-normalise (LS-GKM always does); must be True with ``gamma``.
+    alphabet : {"dna", "rna"}, default "dna"
+    ignore_case : bool, default True
+    unknown : {"skip", "error"}, default "skip"
+    algorithm : {"auto", "pairs", "subsets", "numpy"}, default "auto"
+        The summation (all give the same values up to rounding).
+
+    Examples
+    --------
+    >>> from structk.kernels import GappedKmer
+    >>> k = GappedKmer(l=4, k=2, d=2, kind="count", reverse_complement=False,
+    ...                normalize=False)
+    >>> k(["ACGTAC", "ACGAAC"])  # 3 l-mers each; 3 pairs one mismatch apart
+    array([[18.,  9.],
+           [ 9., 18.]])
+
+    References
+    ----------
+    M. Ghandi, D. Lee, M. Mohammad-Noori and M. A. Beer, "Enhanced
+    regulatory sequence prediction using gapped k-mer features", PLoS
+    Computational Biology 10(7), 2014, e1003711.
+    D. Lee, "LS-GKM: a new gkm-SVM for large-scale datasets",
+    Bioinformatics 32(14), 2016, 2196-2198.
+    M. Singh, A. Sekhon, J. Lanchantin, ... and Y. Qi, "GaKCo: a fast
+    gapped k-mer string kernel using counting", ECML PKDD 2017.
+    """
+
+    _repr_always = ("l", "k", "d")
+
+    def __init__(self, l=11, k=7, d=3, kind="truncated", reverse_complement=True,
+                 center_weighted=False, M=50, H=50.0, gamma=None, normalize=True,
+                 alphabet="dna", ignore_case=True, unknown="skip", algorithm="auto"):
+        self.l = l
+        self.k = k
+        self.d = d
+        self.kind = kind
+        self.reverse_complement = reverse_complement
+        self.center_weighted = center_weighted
+        self.M = M
+        self.H = H
+        self.gamma = gamma
+        self.normalize = normalize
+        self.alphabet = alphabet
+        self.ignore_case = ignore_case
+        self.unknown = unknown
+        self.algorithm = algorithm
+        self._check_params()
+
+    # ------------------------------------------------------------ parameters
+    def _check_params(self):
+        self._check_sequence_params()
+        if self._alphabet not in _NUCLEOTIDES:
+            raise ValueError(
+                f"GappedKmer works on DNA or RNA (alphabet 'dna' or 'rna'), got "
+                f"alphabet {self.alphabet!r}: the l-mers are packed two bits a "
+                "base and reverse complements pair A-T(U), C-G"
+            )
+        l = check_scalar(self.l, "l", lower=1, upper=MAX_L, integer=True)
+        k = check_scalar(self.k, "k", lower=1, integer=True)
+        if k > l:
+            raise ValueError(f"k must be <= l (k informative positions of an l-mer), "
+                             f"got k={k}, l={l}")
+        d = check_scalar(self.d, "d", lower=0, integer=True)
+        if d > l - k:
+            raise ValueError(
+                f"d must be <= l - k = {l - k} (two l-mers more than l - k apart "
+                f"share no gapped k-mer), got d={d} with l={l}, k={k}"
+            )
+        if self.kind not in weights.KINDS:
+            raise ValueError(f"kind must be one of {weights.KINDS}, got {self.kind!r}")
+        _check_bool(self.reverse_complement, "reverse_complement")
+        _check_bool(self.center_weighted, "center_weighted")
+        check_scalar(self.M, "M", lower=1, upper=255, integer=True)
+        check_scalar(self.H, "H", lower=0, lower_inclusive=False)
+        if self.gamma is not None:
+            check_scalar(self.gamma, "gamma", lower=0, lower_inclusive=False)
+            if not self.normalize:
+                raise ValueError(
+                    "gamma (the RBF form exp(gamma (K_n - 1))) is defined on the "
+                    "normalised kernel K_n; leave normalize=True"
+                )
+        if self.algorithm not in ("auto", "pairs", "subsets", "numpy"):
+            raise ValueError(
+                f"algorithm must be 'auto', 'pairs', 'subsets' or 'numpy', got "
+                f"{self.algorithm!r}"
+            )
+
+    def mismatch_weights(self):
+        """``w[0..d]``: the weight of a pair of l-mers ``m`` mismatches apart."""
+        self._check_params()
+        return weights.mismatch_weights(int(self.l), int(self.k), int(self.d), self.kind)
+
+    # ------------------------------------------------------------ preparing
+    def _prepare(self, X, name):
+        P = encode(X, self._alphabet, ignore_case=self.ignore_case, unknown=self.unknown,
+                   name=name)
+        args = (P.codes, P.offsets, int(self.l), 4, bool(self.center_weighted),
+                float(self.M), float(self.H))
+        if P.codes.shape[0] <= 20_000:
+            return LmerWindows(*_numpy.lmer_windows(*args))
+        from ..algorithms.gapped_kmers._numba import lmer_windows
+
+        return LmerWindows(*lmer_windows(*args))
+
+    def _take(self, P, index):
+        return P.take(index)
+
+    # ------------------------------------------------------------- raw sums
+    def _method(self, P, Q, symmetric):
+        if self.algorithm != "auto":
+            return self.algorithm
+        nx, ny = P.keys.shape[0], Q.keys.shape[0]
+        strands = 2 if self.reverse_complement else 1
+        pairs = nx * ny * strands / (2 if symmetric else 1)
+        entries = (nx + (0 if symmetric else ny)) * strands
+        return gkm.choose(int(self.l), int(self.d), pairs, entries)
+
+    def _check_memory(self, P, Q, cells):
+        strands = 2 if self.reverse_complement else 1
+        entries = (P.keys.shape[0] + (Q.keys.shape[0] if Q is not None else 0)) * strands
+        need = 8 * cells + 8 * 8 * entries
+        from ..scale._tiling import _available_memory
+
+        available = _available_memory() or MEMORY_FALLBACK
+        if need > available:
+            raise MemoryError(
+                f"{self!r} would need {need / 2**30:.3g} GiB (available: "
+                f"{available / 2**30:.3g} GiB) for a {cells}-entry result and "
+                f"{entries} l-mers; compute it in blocks with structk.gram(..., out=...)"
+            )
+
+    def _subset_input(self, parts):
+        """The l-mers (both strands with reverse complements) of the parts,
+        rows numbered across them."""
+        keys, rows, wts = [], [], []
+        offset = 0
+        for P in parts:
+            r = np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
+            keys.append(P.keys)
+            rows.append(r)
+            wts.append(P.weights)
+            if self.reverse_complement:
+                keys.append(P.keys_rc)
+                rows.append(r)
+                wts.append(P.weights)
+            offset += len(P)
+        rows = np.concatenate(rows)
+        order = np.argsort(rows, kind="stable")
+        return (np.ascontiguousarray(np.concatenate(keys)[order]), rows[order],
+                np.ascontiguousarray(np.concatenate(wts)[order]))
+
+    def _raw(self, P, Q, mode):
+        """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""
+        w = self.mismatch_weights()
+        rc = bool(self.reverse_complement)
+        n = len(P)
+        m = n if Q is None else len(Q)
+        shape = (n, 1) if mode == 2 else (n, m)
+        self._check_memory(P, Q, shape[0] * shape[1])
+        if mode == 2:
+            pairs = float(np.sum(np.diff(P.ptr).astype(np.float64) ** 2))
+            method = self.algorithm if self.algorithm != "auto" else gkm.choose(
+                int(self.l), int(self.d), pairs * (2 if rc else 1),
+                P.keys.shape[0] * (2 if rc else 1))
+        else:
+            method = self._method(P, P if Q is None else Q, mode == 0)
+        out = np.zeros(shape)
+        if method == "subsets":
+            from ..algorithms.gapped_kmers._numba import subsets_block
+
+            keys, rows, wts = self._subset_input([P] if Q is None else [P, Q])
+            combos = list(itertools.combinations(range(int(self.l)), int(self.d)))
+            subsets = np.array(combos, dtype=np.int64).reshape(len(combos), int(self.d))
+            subsets_block(keys, rows, wts, int(self.l), subsets, w, n, mode, out)
+            if rc:
+                out *= 0.5
+        else:
+            if method == "numpy":
+                loops = _numpy
+            else:
+                from ..algorithms.gapped_kmers import _numba as loops
+            if mode == 2:
+                loops.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
+            else:
+                R = P if Q is None else Q
+                loops.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc, R.weights,
+                                  R.ptr, w, rc, mode == 0, out)
+        if mode == 0:
+            mirror_upper(out)
+        return out[:, 0] if mode == 2 else out
+
+    # ------------------------------------------------------- kernel hooks
+    def _finish(self, K, dx, dy):
+        if not self.normalize:
+            return K
+        sx = np.sqrt(dx)
+        sy = np.sqrt(dy)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            K = np.where(np.outer(sx, sy) > 0, K / np.outer(sx, sy), 0.0)
+        if self.gamma is not None:
+            K = np.exp(float(self.gamma) * (K - 1.0))
+        return K
+
+    def _gram(self, P):
+        K = self._raw(P, None, 0)
+        d = np.diag(K).copy()
+        return self._finish(K, d, d)
+
+    def _cross(self, P, Q):
+        K = self._raw(P, Q, 1)
+        if not self.normalize:
+            return K
+        return self._finish(K, self._raw(P, None, 2), self._raw(Q, None, 2))
+
+    def _diag(self, P):
+        d = self._raw(P, None, 2)
+        if not self.normalize:
+            return d
+        one = np.where(d > 0, 1.0, 0.0)
+        if self.gamma is not None:
+            return np.exp(float(self.gamma) * (one - 1.0))
+        return one
+

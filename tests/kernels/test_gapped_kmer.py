@@ -1,0 +1,269 @@
+"""GappedKmer against brute-force definitions and against gkmsvm-lite."""
+
+import itertools
+import pickle
+from collections import Counter
+from math import comb
+
+import numpy as np
+import pytest
+
+from structk import gram
+from structk.algorithms.gapped_kmers import weights
+from structk.kernels import GappedKmer
+from structk.testing import assert_kernel_psd, strings
+
+RNG = np.random.default_rng(7)
+COMP = str.maketrans("ACGTacgt", "TGCAtgca")
+
+
+def rc(s):
+    return s.translate(COMP)[::-1]
+
+
+def random_dna(n, lo, hi, rng=RNG):
+    return ["".join(rng.choice(list("ACGT"), size=rng.integers(lo, hi + 1)))
+            for _ in range(n)]
+
+
+# ----------------------------------------------------------- brute force
+def gapped_kmer_counts(s, l, k):
+    """Every gapped k-mer of every l-mer free of N (positions kept, letters)."""
+    s = s.upper()
+    out = Counter()
+    for p in range(len(s) - l + 1):
+        word = s[p:p + l]
+        if any(c not in "ACGT" for c in word):
+            continue
+        for kept in itertools.combinations(range(l), k):
+            out[(kept, "".join(word[i] for i in kept))] += 1
+    return out
+
+
+def dot(a, b):
+    return sum(v * b[key] for key, v in a.items())
+
+
+def lmers(s, l):
+    s = s.upper()
+    return [(p, s[p:p + l]) for p in range(len(s) - l + 1)
+            if all(c in "ACGT" for c in s[p:p + l])]
+
+
+def center_weight(p, L, l, M, H):
+    dist = abs((L - l + 1) // 2 - p)
+    return min(M, np.floor(M * np.exp(-np.log(2) * dist / H) + 1))
+
+
+def brute_kernel(x, y, l, w, rc_on, center=None):
+    """sum over l-mers a of x, b of y (and of rc(y)) of v_a v_b w[mm(a, b)]."""
+    d = len(w) - 1
+
+    def weighted(s):
+        out = []
+        for p, word in lmers(s, l):
+            v = 1.0 if center is None else center_weight(p, len(s), l, *center)
+            out.append((word, v))
+        return out
+
+    ys = weighted(y)
+    if rc_on:
+        ys = ys + [(rc(word), v) for word, v in ys]
+    total = 0.0
+    for a, va in weighted(x):
+        for b, vb in ys:
+            m = sum(ca != cb for ca, cb in zip(a, b))
+            if m <= d:
+                total += va * vb * w[m]
+    return total
+
+
+# ------------------------------------------------------------- the tests
+@pytest.mark.parametrize("l, k", [(3, 1), (4, 2), (5, 3), (5, 2)])
+@pytest.mark.parametrize("rc_on", [False, True])
+def test_count_kernel_is_the_gapped_kmer_inner_product(l, k, rc_on):
+    X = random_dna(6, 0, 12) + ["ACGNNACGTA", "acgtAGGTAC"]
+    K = GappedKmer(l=l, k=k, d=l - k, kind="count", reverse_complement=rc_on,
+                   normalize=False)(X)
+    phi = [gapped_kmer_counts(s, l, k) for s in X]
+    both = [gapped_kmer_counts(s, l, k) + gapped_kmer_counts(rc(s), l, k) for s in X]
+    for i, j in itertools.product(range(len(X)), repeat=2):
+        if rc_on:
+            expected = dot(phi[i], phi[j]) + dot(phi[i], gapped_kmer_counts(rc(X[j]), l, k))
+            # the kernel of the strand-merged features (phi(x) + phi(rc x)) / sqrt 2
+            assert expected == pytest.approx(dot(both[i], both[j]) / 2)
+        else:
+            expected = dot(phi[i], phi[j])
+        assert K[i, j] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("kind", weights.KINDS)
+@pytest.mark.parametrize("rc_on", [False, True])
+def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
+    l, k, d = 5, 2, 2
+    X = random_dna(5, 3, 14) + ["GGGGG", "ACGTNACGTACG", "ACGTACGTTT"]
+    Y = random_dna(3, 5, 10)
+    for center in (None, (7, 3.0)):
+        kern = GappedKmer(l=l, k=k, d=d, kind=kind, reverse_complement=rc_on,
+                          normalize=False, algorithm=algorithm,
+                          center_weighted=center is not None,
+                          **({} if center is None else {"M": center[0], "H": center[1]}))
+        w = kern.mismatch_weights()
+        K = kern(X, Y)
+        for i, j in itertools.product(range(len(X)), range(len(Y))):
+            assert K[i, j] == pytest.approx(brute_kernel(X[i], Y[j], l, w, rc_on, center),
+                                            rel=1e-10, abs=1e-12)
+        np.testing.assert_allclose(kern.diag(X), [brute_kernel(s, s, l, w, rc_on, center)
+                                                  for s in X], rtol=1e-10, atol=1e-12)
+        G = kern(X)
+        np.testing.assert_allclose(G, [[brute_kernel(a, b, l, w, rc_on, center) for b in X]
+                                       for a in X], rtol=1e-10, atol=1e-12)
+
+
+def _hamming(l):
+    words = np.array(list(itertools.product(range(4), repeat=l)))
+    return (words[:, None, :] != words[None, :, :]).sum(-1)
+
+
+@pytest.mark.parametrize("l, k", [(4, 2), (5, 2), (5, 3)])
+def test_estimated_lmer_weights_from_the_explicit_projection(l, k):
+    """The full filter is the projection of l-mer counts onto the span of the
+    gapped k-mer indicators (least squares), computed here by pinv."""
+    words = list(itertools.product(range(4), repeat=l))
+    rows = {}
+    for kept in itertools.combinations(range(l), k):
+        for j, word in enumerate(words):
+            rows.setdefault((kept, tuple(word[i] for i in kept)), []).append(j)
+    Mi = np.zeros((len(rows), len(words)))
+    for r, cols in enumerate(rows.values()):
+        Mi[r, cols] = 1.0
+    P = np.linalg.pinv(Mi, rcond=1e-10) @ Mi
+    H = _hamming(l)
+    g = np.array([P[H == m].mean() for m in range(l + 1)])
+    for m in range(l + 1):
+        np.testing.assert_allclose(P[H == m], g[m], atol=1e-12)
+    d = l - k
+    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "full"), g[:d + 1],
+                               atol=1e-13)
+    # truncated: the filter cut at its first non-positive value, applied twice
+    cut = np.flatnonzero(g <= 1e-50)[0]
+    G = np.where(H < cut, P, 0.0)
+    W = G @ G
+    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "truncated"),
+                               [W[H == m].mean() for m in range(d + 1)], rtol=1e-10)
+    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "count"),
+                               [comb(l - m, k) for m in range(d + 1)])
+    # the eigenvalues of the l-mer matrix
+    eig = np.linalg.eigvalsh(np.where(H <= d, np.array(
+        weights.mismatch_weights(l, k, d, "count"))[np.minimum(H, d)], 0.0))
+    lam = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, "count"))
+    assert eig.min() == pytest.approx(lam.min(), abs=1e-8)
+    assert eig.max() == pytest.approx(lam.max(), rel=1e-10)
+
+
+def test_truncation_at_d_is_what_lsgkm_computes_and_not_always_psd():
+    """At the tutorial setting the l-mer weight matrices truncated at d = 3
+    have negative eigenvalues (LS-GKM's approximation); untruncated, the
+    count kernel (d = l - k) is PSD."""
+    for kind in weights.KINDS:
+        lam = weights.lmer_eigenvalues(11, weights.mismatch_weights(11, 7, 3, kind))
+        assert lam.min() < 0
+    lam = weights.lmer_eigenvalues(11, weights.mismatch_weights(11, 7, 4, "count"))
+    assert lam.min() > -1e-9 * lam.max()
+
+
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+def test_exact_matches_only(algorithm):
+    X = random_dna(4, 6, 12) + ["AAAAAAA"]
+    K = GappedKmer(l=6, k=6, d=0, kind="count", normalize=False, algorithm=algorithm)(X)
+    for i, j in itertools.product(range(len(X)), repeat=2):
+        assert K[i, j] == brute_kernel(X[i], X[j], 6, [1.0], True)
+
+
+def test_normalised_rbf_and_short_sequences():
+    X = ["ACGTACGTAC", "ACG", "", "TTGACGTAGG", "NNNNNNNNNN"]
+    raw = GappedKmer(l=4, k=2, d=2, normalize=False)
+    norm = GappedKmer(l=4, k=2, d=2)
+    rbf = GappedKmer(l=4, k=2, d=2, gamma=2.0)
+    R = raw(X)
+    dg = np.diag(R)
+    assert dg[1] == dg[2] == dg[4] == 0.0
+    N = norm(X)
+    s = np.sqrt(dg)
+    ok = np.outer(s, s) > 0
+    np.testing.assert_allclose(N[ok], (R / np.where(ok, np.outer(s, s), 1))[ok])
+    assert (N[~ok] == 0).all()
+    np.testing.assert_allclose(rbf(X), np.exp(2.0 * (N - 1.0)))
+    np.testing.assert_allclose(rbf.diag(X), np.diag(rbf(X)))
+    np.testing.assert_allclose(norm.diag(X), np.diag(N))
+    np.testing.assert_allclose(norm(X, X[:2]), N[:, :2])
+
+
+def test_soft_masked_and_reverse_complement_invariance():
+    X = random_dna(4, 20, 30)
+    k = GappedKmer(l=6, k=3, d=2)
+    np.testing.assert_allclose(k(X), k([s.lower() for s in X]))
+    np.testing.assert_allclose(k(X), k([rc(s) for s in X]), atol=1e-12)
+    np.testing.assert_allclose(k(X, X), k(X, [rc(s) for s in X]), atol=1e-12)
+
+
+def test_prepare_take_pickle_and_blockwise():
+    X = random_dna(30, 8, 40)
+    k = GappedKmer(l=5, k=3, d=2, center_weighted=True, M=9, H=4.0)
+    K = k(X)
+    P = k.prepare(X)
+    idx = np.array([3, 0, 17, 29])
+    np.testing.assert_allclose(k.gram_prepared(k.take(P, idx)), K[np.ix_(idx, idx)])
+    np.testing.assert_allclose(k.cross_prepared(k.take(P, slice(0, 5)), P), K[:5])
+    np.testing.assert_allclose(k.diag_prepared(P), np.diag(K))
+    k2 = pickle.loads(pickle.dumps(k))
+    np.testing.assert_allclose(k2(X), K)
+    P2 = pickle.loads(pickle.dumps(P))
+    np.testing.assert_allclose(k.gram_prepared(P2), K)
+    np.testing.assert_allclose(gram(k, X, block_size=7), K, atol=1e-12)
+
+
+@pytest.mark.parametrize("kern", [
+    GappedKmer(l=4, k=2, d=2, kind="count"),
+    GappedKmer(l=4, k=2, d=2, kind="count", gamma=1.5, reverse_complement=False),
+    GappedKmer(l=3, k=1, d=2, kind="count", normalize=False, center_weighted=True, M=4,
+               H=2.0),
+])
+def test_validity_kit(kern):
+    assert_kernel_psd(kern, strings("ACGT", max_size=12), time_limit=10)
+
+
+def test_spec_string_builds_the_kernel():
+    from structk.cli.spec import parse_kernel
+
+    k = parse_kernel("GappedKmer(l=11, k=7, d=3, kind='truncated', reverse_complement=True)")
+    assert isinstance(k, GappedKmer) and k.kind == "truncated"
+
+
+# ------------------------------------------------------------------ peer
+def _nfe2_windows(structk_data, n, width):
+    from structk.sequences import read_fasta
+
+    _, seqs = read_fasta(structk_data("sequences/nfe2/pos.train.fa"))
+    keep = [s for s in seqs if len(s) >= width][:n]
+    return [s[(len(s) - width) // 2:(len(s) - width) // 2 + width] for s in keep]
+
+
+@pytest.mark.parametrize("kind, d", [("count", 4), ("truncated", 3), ("full", 3)])
+@pytest.mark.parametrize("rc_on", [True, False])
+def test_against_gkmsvm_lite_on_nfe2(structk_data, kind, d, rc_on):
+    gkmsvm = pytest.importorskip("gkmsvm")
+    from gkmsvm.codec import one_hot_encode
+    from gkmsvm.gram import compute_gram
+    from gkmsvm.kernels import DirectGkmKernel, EstTruncGkmKernel
+
+    X = _nfe2_windows(structk_data, 12, 60)
+    A = np.stack([one_hot_encode(s) for s in X])
+    if kind == "count":  # gkmsvm-lite's count kernel is not truncated: d = l - k
+        peer = DirectGkmKernel(11, 7, include_rc=rc_on)
+    else:
+        peer = EstTruncGkmKernel(11, 7, d=d, include_rc=rc_on, truncate=kind == "truncated")
+    ours = GappedKmer(l=11, k=7, d=d, kind=kind, reverse_complement=rc_on)
+    assert gkmsvm is not None
+    np.testing.assert_allclose(ours(X), compute_gram(peer, A), rtol=2e-6, atol=1e-7)
