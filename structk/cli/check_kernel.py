@@ -3,7 +3,11 @@
 Imports the user's function (``module:function`` or ``path/to/file.py:function``),
 searches for a counterexample with :func:`structk.testing.check_kernel` and
 prints the verdict. Exit status 0 when none is found, 1 with the shrunk
-counterexample, 2 for bad input.
+counterexample, 2 for bad input: a file or module that does not import
+(a syntax error is reported as ``file:line``, an exception raised while
+importing as "importing ... failed", a ``sys.exit`` as such), a name that
+is not there, a function that cannot take two objects, or a search that
+is inconclusive (the function failed on every, or most, generated objects).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
@@ -32,12 +38,14 @@ def load_function(target):
         module = importlib.util.module_from_spec(spec)
         sys.path.insert(0, str(path.resolve().parent))
         try:
-            spec.loader.exec_module(module)
+            with _importing(module_name, path):
+                spec.loader.exec_module(module)
         finally:
             sys.path.pop(0)
     else:
         try:
-            module = importlib.import_module(module_name)
+            with _importing(f"module {module_name!r}", None):
+                module = importlib.import_module(module_name)
         except ImportError as exc:
             raise ValueError(f"cannot import module {module_name!r}: {exc}") from None
     try:
@@ -46,9 +54,48 @@ def load_function(target):
         raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
 
 
+@contextmanager
+def _importing(what, path):
+    """Turn what a user's file does wrong at import into one line naming file and line."""
+    try:
+        yield
+    except SyntaxError as exc:
+        filename = exc.filename
+        if path is not None and filename and Path(filename).resolve() == path.resolve():
+            filename = what
+        where = f"{filename}:{exc.lineno}" if exc.lineno else str(filename or what)
+        raise ValueError(f"{where}: syntax error: {exc.msg} (importing {what} failed)") \
+            from None
+    except SystemExit as exc:
+        raise ValueError(f"importing {what} failed: it called sys.exit({exc.code!r}) "
+                         "(keep script code under `if __name__ == \"__main__\":`)") from None
+    except ImportError as exc:
+        if path is None:  # "cannot import module ...", by the caller
+            raise
+        raise ValueError(f"importing {what} failed{_line_in(exc, path, what)}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - any error of the user's code, named
+        raise ValueError(f"importing {what} failed{_line_in(exc, path, what)}: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
+def _line_in(exc, path, what):
+    """`` at FILE:LINE`` of the last frame of ``exc``'s traceback in the user's file."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if path is not None:
+        resolved = str(Path(path).resolve())
+        frames = [f for f in frames if str(Path(f.filename).resolve()) == resolved]
+    else:
+        frames = [f for f in frames if "importlib" not in f.filename]
+    if not frames:
+        return ""
+    return f" at {what if path is not None else frames[-1].filename}:{frames[-1].lineno}"
+
+
 def as_kernel(obj, name):
     """A :class:`~structk.kernels.Kernel` instance is used as is; a function is wrapped."""
-    from ..kernels import FunctionKernel, Kernel
+    from ..kernels import Kernel
+    from ..testing import as_kernel as wrap
 
     if isinstance(obj, Kernel):
         return obj
@@ -56,7 +103,7 @@ def as_kernel(obj, name):
         raise TypeError(f"{name} is a class: give a function f(x, y) or a kernel instance")
     if not callable(obj):
         raise TypeError(f"{name} is not callable (got {type(obj).__name__})")
-    return FunctionKernel(obj, name=name)
+    return wrap(obj, name=name)
 
 
 def make_strategy(spec, min_size, max_size):
@@ -94,7 +141,8 @@ def add_parser(sub, formatter):
         description="Import a function f(x, y) (or a structk kernel instance), search pools "
                     "of generated objects for a Gram matrix that is not symmetric positive "
                     "semi-definite, and print the shrunk counterexample. Exit 0 when none "
-                    "is found, 1 when one is.",
+                    "is found, 1 when one is, 2 for bad input or an inconclusive search "
+                    "(the function failed on every or most generated objects).",
         epilog="examples:\n"
                "  structk check-kernel my_sim.py:edit_similarity --objects strings:ACGT\n"
                "  structk check-kernel mypkg.sims:overlap --objects sets:abcdef --max-size 4\n"
@@ -132,10 +180,13 @@ def run(args):
                 from None
     if args.time_limit is not None and args.time_limit <= 0:
         raise ValueError(f"--time-limit must be > 0, got {args.time_limit}")
-    result = check_kernel(kernel, strategy, pool_sizes=pools, seed=args.seed,
-                          time_limit=args.time_limit)
-    if not result.found and result.n_pools == 0:
-        first = result.errors[0].error if result.errors else "no objects"
-        raise ValueError(f"the function failed on every generated object ({first})")
+    try:
+        result = check_kernel(kernel, strategy, pool_sizes=pools, seed=args.seed,
+                              time_limit=args.time_limit)
+    except SystemExit as exc:
+        raise ValueError(f"{kernel!r} called sys.exit({exc.code!r}) during the search") \
+            from None
+    if not result.conclusive:
+        raise ValueError(f"inconclusive: {result.inconclusive}")
     print(result)
     return EXIT_FOUND if result.found else EXIT_OK

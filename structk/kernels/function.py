@@ -48,7 +48,11 @@ class FunctionKernel(Kernel):
     def _value(self, x, y, where):
         """``func(x, y)`` as a float; ``where`` names the pair (``X[2], Y[0]``)."""
         try:
-            value = float(self.func(x, y))
+            value = self.func(x, y)
+            if isinstance(value, (str, bytes)) or np.iscomplexobj(value):
+                raise TypeError(f"returned {type(value).__name__} {value!r:.40}, "
+                                "not a real number")
+            value = float(value)
         except Exception as exc:
             raise ValueError(
                 f"{self!r} failed on {where}: {type(exc).__name__}: {exc}"

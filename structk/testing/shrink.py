@@ -2,12 +2,19 @@
 
 Two steps, both keeping the failure beyond the tolerance it was found with:
 
-1. :func:`reduce_indices` removes objects. Guided by the eigenvector ``z``
-   of the smallest eigenvalue, it first drops in bulk the objects with the
-   smallest ``|z_i|`` (largest bulk found by bisection), then one object at a
-   time, best first (the removal that keeps the eigenvalue most negative),
-   until no single removal keeps it below ``-tol``: the witness is minimal
-   in that sense (no proper subset one removal away still fails).
+1. :func:`reduce_indices` removes objects. Guided by the eigenspace of the
+   smallest eigenvalue (the weight of object ``i`` is ``z_i^2`` for a simple
+   eigenvalue with eigenvector ``z``), it first drops in bulk the objects
+   with the smallest weights (largest bulk found by bisection), then one
+   object at a time, best first (the removal that keeps the eigenvalue most
+   negative), until no single removal keeps it below ``-tol``: the witness
+   is minimal in that sense (no proper subset one removal away still fails).
+
+   Every decision is taken so that the rounding of the BLAS kernel (which
+   OpenBLAS picks by CPU) cannot change it: weights, not eigenvectors, whose
+   sign and basis are arbitrary; weights within
+   :data:`~structk.testing.verdict.WEIGHT_TIE` and eigenvalues within
+   :data:`EIGENVALUE_TIE` of the matrix scale are ties, broken by position.
 2. :func:`simplify_objects` makes the remaining objects simpler (shorter
    strings, smaller sets, vectors with zero or integer entries, graphs with
    fewer nodes and edges) while the failure persists.
@@ -19,14 +26,17 @@ import time
 
 import numpy as np
 
-from .verdict import smallest_eigenpair
+from .verdict import WEIGHT_TIE, min_eigenvalue, smallest_eigenspace, tie_order
 
 #: One-at-a-time removal tries every object when the set is at most this large.
 _BEST_FIRST = 80
+#: Eigenvalues of candidate subsets closer than this fraction of ``||K||_F``
+#: are ties (the first in order wins): rounding differs by ~1e-16 between CPUs.
+EIGENVALUE_TIE = 1e-9
 
 
 def _lam(K, idx):
-    return float(np.linalg.eigvalsh(K[np.ix_(idx, idx)])[0])
+    return min_eigenvalue(K[np.ix_(idx, idx)])
 
 
 def reduce_indices(K, tol):
@@ -45,10 +55,10 @@ def reduce_indices(K, tol):
         staying below ``-tol``.
     """
     idx = np.arange(K.shape[0])
-    # bulk removal of the objects the eigenvector barely uses
+    tie = EIGENVALUE_TIE * float(np.linalg.norm(K))
+    # bulk removal of the objects the eigenspace barely uses
     while len(idx) > 2:
-        _, z = smallest_eigenpair(K[np.ix_(idx, idx)])
-        order = np.argsort(np.abs(z), kind="stable")
+        order = tie_order(smallest_eigenspace(K[np.ix_(idx, idx)])[1], WEIGHT_TIE)
         lo, hi = 0, len(idx) - 1  # lo: removable count known to work
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -61,13 +71,12 @@ def reduce_indices(K, tol):
         idx = np.sort(idx[order[lo:]])
     # one at a time
     while len(idx) > 1:
-        _, z = smallest_eigenpair(K[np.ix_(idx, idx)])
-        order = np.argsort(np.abs(z), kind="stable")
+        order = tie_order(smallest_eigenspace(K[np.ix_(idx, idx)])[1], WEIGHT_TIE)
         best, best_lam = None, np.inf
         for pos in order:
             rest = np.delete(idx, pos)
             lam = _lam(K, rest)
-            if lam < -tol and (best is None or lam < best_lam):
+            if lam < -tol and (best is None or lam < best_lam - tie):
                 best, best_lam = pos, lam
                 if len(idx) > _BEST_FIRST:
                     break

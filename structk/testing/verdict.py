@@ -72,12 +72,80 @@ def eigenvalue_tolerance(K, noise=0.0):
     return max(10.0 * n * machine_eps(K) * fro, n * float(noise))
 
 
+#: Eigenvalues within this fraction of ``max|eigenvalue|`` of the smallest
+#: are one (numerically degenerate) eigenvalue. Rounding of the LAPACK/BLAS
+#: kernels differs by ~1e-16 relative between CPUs; genuine gaps are larger.
+CLUSTER_RTOL = 1e-9
+#: Weights (squared eigenvector entries, in [0, 1]) closer than this are tied.
+WEIGHT_TIE = 1e-6
+
+
+def _eigh(K):
+    """``numpy.linalg.eigh`` of ``K`` as float64 (LAPACK's divide and conquer)."""
+    # the subset drivers were measured 10x slower on the clustered spectra of
+    # near-identity Gram matrices
+    return np.linalg.eigh(np.asarray(K, dtype=np.float64))
+
+
+def _eigvalsh(K):
+    return np.linalg.eigvalsh(np.asarray(K, dtype=np.float64))
+
+
+def min_eigenvalue(K):
+    """Smallest eigenvalue of the symmetric ``K``."""
+    return float(_eigvalsh(K)[0])
+
+
+def smallest_eigenspace(K):
+    """Smallest eigenvalue of the symmetric ``K`` and the weights of its eigenspace.
+
+    The weights are the diagonal of the orthogonal projector onto the
+    eigenspace of the smallest eigenvalue (eigenvalues within
+    :data:`CLUSTER_RTOL` of it count as equal): ``w_i = sum_k v_ik^2``.
+    Unlike an eigenvector, they do not depend on the basis LAPACK returns
+    for a repeated eigenvalue nor on the sign it picks, so decisions taken
+    from them are the same with every BLAS kernel (CPU).
+
+    Returns
+    -------
+    lam : float
+    weights : ndarray, shape (n,)
+    basis : ndarray, shape (n, m)
+        Orthonormal eigenvectors of the cluster (``m`` >= 1).
+    """
+    w, v = _eigh(K)
+    scale = float(np.abs(w).max()) if w.size else 0.0
+    m = int(np.searchsorted(w, w[0] + CLUSTER_RTOL * scale, side="right"))
+    basis = v[:, :max(m, 1)]
+    return float(w[0]), np.einsum("ij,ij->i", basis, basis), basis
+
+
 def smallest_eigenpair(K):
-    """Smallest eigenvalue of the symmetric matrix ``K`` and a unit eigenvector."""
-    # LAPACK's divide and conquer (syevd): the subset drivers were measured
-    # 10x slower on the clustered spectra of near-identity Gram matrices
-    w, v = np.linalg.eigh(np.asarray(K, dtype=np.float64))
-    return float(w[0]), v[:, 0]
+    """Smallest eigenvalue of the symmetric ``K`` and a canonical unit eigenvector.
+
+    The eigenvector is the projection onto the eigenspace of the first
+    basis vector ``e_j`` with the largest weight (see
+    :func:`smallest_eigenspace`; ties within :data:`WEIGHT_TIE` go to the
+    smallest ``j``), normalised; so ``z_j > 0``, and ``z`` is the same
+    whichever eigenvectors (sign, basis of a repeated eigenvalue) LAPACK
+    returned on this CPU.
+    """
+    lam, weights, basis = smallest_eigenspace(K)
+    j = int(np.flatnonzero(weights >= weights.max() - WEIGHT_TIE)[0])
+    z = basis @ basis[j]
+    return lam, z / np.linalg.norm(z)
+
+
+def tie_order(values, tie):
+    """Indices sorting ``values`` ascending, values within ``tie`` of the previous
+    counting as equal (kept in index order): the same order for any rounding
+    below ``tie``."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values, kind="stable")
+    group = np.concatenate([[0], np.cumsum(np.diff(values[order]) > tie)])
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[order] = group
+    return np.lexsort((np.arange(len(values)), ranks))
 
 
 @dataclass
@@ -163,15 +231,22 @@ class KernelError:
     Attributes
     ----------
     objects : list
-        One object, or the pair of objects the kernel failed on.
+        One object, or the pair of objects the kernel failed on (empty
+        when the failing call was not an evaluation, see ``call``).
     error : str
         ``"ExceptionType: message"`` (first line).
+    call : str
+        The failing call when it was not an evaluation on ``objects``,
+        e.g. ``"k.fit(a pool of 32 strings)"``.
     """
 
     objects: list
     error: str
+    call: str = ""
 
     def __str__(self):
+        if self.call:
+            return f"{self.call} -> {self.error}"
         shown = ", ".join(show(x) for x in self.objects)
         return f"k({shown}) -> {self.error}"
 
@@ -196,6 +271,17 @@ class KernelCheck:
         Wall time of the search.
     n_pools : int
         Number of pools whose Gram matrix was computed.
+    n_checked : int
+        Distinct objects in those Gram matrices.
+    n_left_out : int
+        Objects drawn but left out of every Gram matrix because the kernel
+        raised on them (or could not be fitted on their pool).
+    inconclusive : str or None
+        Set when the search says nothing about validity, with the reason:
+        no counterexample, and nothing evaluated (no Gram matrix of two
+        objects or more) or too little (more objects left out than
+        evaluated). Also set explicitly, e.g. when the time limit was
+        reached before a Gram matrix was computed.
     """
 
     kernel: object
@@ -205,15 +291,44 @@ class KernelCheck:
     searched: str = ""
     seconds: float = 0.0
     n_pools: int = 0
+    n_checked: int = 0
+    n_left_out: int = 0
+    inconclusive: str | None = None
+
+    def __post_init__(self):
+        if self.inconclusive is not None or self.counterexample is not None:
+            return
+        first = f"; first error: {self.errors[0]}" if self.errors else ""
+        drawn = self.n_checked + self.n_left_out
+        if self.n_pools == 0 or self.n_checked < 2:
+            if self.n_left_out:
+                which = ("all" if not self.n_checked
+                         else f"{self.n_left_out} of") + f" {drawn} objects drawn"
+                self.inconclusive = f"nothing was checked: the kernel failed on {which}{first}"
+            else:
+                self.inconclusive = (f"nothing was checked: fewer than two distinct objects "
+                                     f"were evaluated together{first}")
+        elif self.n_left_out > self.n_checked:
+            self.inconclusive = (f"too little was checked: the kernel failed on "
+                                 f"{self.n_left_out} of {drawn} objects drawn{first}")
 
     @property
     def found(self):
         """Whether a counterexample was found."""
         return self.counterexample is not None
 
+    @property
+    def conclusive(self):
+        """False when the search evaluated nothing, or too little, to say anything."""
+        return self.inconclusive is None
+
     def __str__(self):
         if self.counterexample is not None:
             lines = [str(self.counterexample)]
+        elif self.inconclusive is not None:
+            lines = [f"{self.kernel!r}: INCONCLUSIVE, {self.inconclusive}",
+                     f"(no evidence either way: searched {self.searched}, "
+                     f"{self.seconds:.1f} s)"]
         else:
             head = (f"{self.kernel!r}: no counterexample found in {self.searched} "
                     f"({self.seconds:.1f} s)")
@@ -223,6 +338,21 @@ class KernelCheck:
                          "(not counterexamples; those inputs were left out):")
             lines.extend(f"  {e}" for e in self.errors)
         return "\n".join(lines)
+
+
+class InconclusiveCheckError(ValueError):
+    """The validity kit evaluated nothing, or too little, to give a verdict.
+
+    Raised by :func:`~structk.testing.find_psd_counterexample` and
+    :func:`~structk.testing.assert_kernel_psd` instead of reporting "no
+    counterexample" (e.g. when the kernel raised on every generated input).
+    The message names the first error seen; ``result`` is the full
+    :class:`KernelCheck`.
+    """
+
+    def __init__(self, result):
+        super().__init__(f"{result.kernel!r}: {result.inconclusive}")
+        self.result = result
 
 
 def show(x):

@@ -806,10 +806,90 @@ def _cli_cases(tmp):
     ]
 
 
+# -------------------------------------------------------- the validity kit
+def _always_raises(x, y):
+    raise ZeroDivisionError("always")
+
+
+def _kernel_class(name):
+    from structk import kernels
+
+    return getattr(kernels, name)
+
+
+def _validity_cases(tmp):
+    """A verdict needs evaluations: kernels that cannot be called or that fail on
+    every input are refused or reported inconclusive, never "no counterexample"."""
+
+    def kit(name, kernel, *args, **kwargs):
+        def call():
+            from structk import testing
+
+            if not hasattr(testing, "as_kernel"):
+                raise SetupError("structk.testing accepts kernel objects only")
+            objects = args[0] if args else testing.vectors(dim=2)
+            return getattr(testing, name)(kernel, objects, pool_sizes=(16,), **kwargs)
+        return call
+
+    def hmm_unfitted():
+        from structk.hmm import DiscreteHMM
+        from structk.kernels import FisherKernel
+
+        return FisherKernel(DiscreteHMM(2, "ACGT"))
+
+    def strings():
+        from structk.testing import strings
+
+        return strings("ACGT")
+
+    files = {"sims": "def ok(a, b):\n    return len(a & b)\n",
+             "syntax": "def f(a, b):\n    return len(a & b\n",
+             "raises": "X = 1 / 0\n",
+             "exits": "import sys\nsys.exit(5)\n"}
+    for name, text in files.items():
+        (tmp / f"kit_{name}.py").write_text(text)
+    sims, syntax, raising, exiting = (tmp / f"kit_{name}.py" for name in files)
+    ck = ("check-kernel",)
+    return [
+        Case("kit-check-none", kit("check_kernel", None), TypeError, ("NoneType",)),
+        Case("kit-check-number", kit("check_kernel", 3), TypeError, ("int",)),
+        Case("kit-check-class", lambda: kit("check_kernel", _kernel_class("Linear"))(),
+             TypeError, ("Linear()",)),
+        Case("kit-check-one-argument", kit("check_kernel", _first_coordinate), TypeError,
+             ("_first_coordinate(x)", "two objects")),
+        Case("kit-find-always-raises", kit("find_psd_counterexample", _always_raises),
+             ValueError, ("nothing was checked", "ZeroDivisionError: always")),
+        Case("kit-find-nan", kit("find_psd_counterexample", lambda x, y: float("nan")),
+             ValueError, ("nothing was checked", "non-finite")),
+        Case("kit-find-complex", kit("find_psd_counterexample", lambda x, y: 1j),
+             ValueError, ("nothing was checked", "complex")),
+        Case("kit-find-text", kit("find_psd_counterexample", lambda x, y: "1.0"),
+             ValueError, ("nothing was checked", "str")),
+        Case("kit-assert-allowed-errors-but-nothing-checked",
+             kit("assert_kernel_psd", _always_raises, allow_errors=True), ValueError,
+             ("nothing was checked", "ZeroDivisionError")),
+        Case("kit-fisher-untrained-hmm", lambda: kit("find_psd_counterexample", hmm_unfitted(),
+                                                     strings())(), ValueError,
+             ("k.fit(a pool of 16 strings)", "NotFittedError")),
+        Case("kit-time-limit-zero", kit("check_kernel", _dot, time_limit=0), ValueError,
+             ("time_limit",)),
+        Case("cli-check-kernel-syntax", _cli(*ck, f"{syntax}:f", "--objects", "sets"),
+             CLIRefused, (f"{syntax}:2: syntax error",)),
+        Case("cli-check-kernel-raises-at-import", _cli(*ck, f"{raising}:f"), CLIRefused,
+             (f"importing {raising} failed at {raising}:1", "ZeroDivisionError")),
+        Case("cli-check-kernel-sys-exit-at-import", _cli(*ck, f"{exiting}:f"), CLIRefused,
+             (f"importing {exiting} failed", "sys.exit(5)")),
+        Case("cli-check-kernel-nothing-checked", _cli(*ck, f"{sims}:ok", "--objects",
+                                                      "strings", "--pools", "16"),
+             CLIRefused, ("inconclusive: nothing was checked", "TypeError")),
+    ]
+
+
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
-            + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp))
+            + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
+            + _validity_cases(tmp))
 
 
 def outcome(case):

@@ -21,7 +21,18 @@ def sims(tmp_path):
             return len(a & b)
 
         NOT_CALLABLE = 3
+
+        def three(a, b, c):
+            return 1.0
+
+        def quits(a, b):
+            import sys
+            sys.exit(3)
     """))
+    (tmp_path / "syntax.py").write_text("def f(x, y):\n    return len(x & y\n")
+    (tmp_path / "raises.py").write_text("import math\nX = 1 / 0\n\ndef f(x, y):\n    return 1\n")
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(5)\n\ndef f(x, y):\n    return 1\n")
+    (tmp_path / "imports.py").write_text("import no_such_module_zz\n")
     return path
 
 
@@ -77,10 +88,26 @@ def test_domain_errors_are_listed_apart(capsys):
     (["{sims}:overlap", "--objects", "sets", "--pools", "8,x"], "comma-separated integers"),
     (["{sims}:overlap", "--objects", "sets", "--pools", "0"], "pool_sizes must be positive"),
     (["{sims}:overlap", "--objects", "sets", "--time-limit", "0"], "--time-limit must be > 0"),
-    (["{sims}:overlap", "--objects", "strings"], "failed on every generated object"),
+    (["{sims}:overlap", "--objects", "strings"],
+     "inconclusive: nothing was checked: the kernel failed on all 32 objects drawn; first "
+     "error: k('') -> ValueError: FunctionKernel(overlap) failed on X[0], X[0]: TypeError: "
+     "unsupported operand type(s) for &: 'str' and 'str'"),
+    (["{dir}/syntax.py:f", "--objects", "sets"],
+     "{dir}/syntax.py:2: syntax error: '(' was never closed (importing {dir}/syntax.py failed)"),
+    (["{dir}/raises.py:f", "--objects", "sets"],
+     "importing {dir}/raises.py failed at {dir}/raises.py:2: ZeroDivisionError: division by zero"),
+    (["{dir}/exits.py:f", "--objects", "sets"],
+     "importing {dir}/exits.py failed: it called sys.exit(5)"),
+    (["{dir}/imports.py:f", "--objects", "sets"],
+     "importing {dir}/imports.py failed at {dir}/imports.py:1: ModuleNotFoundError: "
+     "No module named 'no_such_module_zz'"),
+    (["{sims}:quits", "--objects", "sets"], "FunctionKernel(quits) called sys.exit(3) during "
+                                            "the search"),
+    (["{sims}:three", "--objects", "sets"], "kernel three(a, b, c) cannot be called with two"),
 ])
 def test_bad_input_exits_2_with_one_line(sims, capsys, argv, message):
-    argv = [a.replace("{sims}", str(sims)) for a in argv]
+    argv = [a.replace("{sims}", str(sims)).replace("{dir}", str(sims.parent)) for a in argv]
+    message = message.replace("{dir}", str(sims.parent))
     code = main(["check-kernel", *argv])
     err = capsys.readouterr().err
     assert code == 2
