@@ -41,8 +41,8 @@ from .commands import (
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
-_WHAT = {"sequences": "sequences (FASTA)", "sets": "token sets", "graphs": "graphs",
-         "vectors": "numeric vectors (CSV)", "gram": "a precomputed Gram matrix"}
+_WHAT = {"sequences": "sequences", "sets": "token sets", "graphs": "graphs",
+         "vectors": "numeric vectors", "gram": "a precomputed Gram matrix"}
 
 
 # ---------------------------------------------------------------------- fit
@@ -180,7 +180,7 @@ def _cmd_fit(args):
         print(f"chosen by inner {args.inner_folds}-fold CV: {shown}{tied}")
     extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
     print(f"fitted {repr(model)} in {seconds:.2f} s{extra}")
-    print(f"model written to {args.output} ({_size(size)})")
+    print(f"model written to {args.output}")
     for message in summary["warnings"]:
         print(f"warning: {message}", file=sys.stderr)
     return EXIT_OK
@@ -188,14 +188,6 @@ def _cmd_fit(args):
 
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _size(n):
-    for unit in ("bytes", "kB", "MB"):
-        if n < 1000 or unit == "MB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1000
-    return None  # pragma: no cover
 
 
 # ------------------------------------------------------------------ predict
@@ -212,7 +204,7 @@ def _check_kind(model_path, header, args, fmt, model_input):
                          "--kernel ...)")
     given = _input_kind(args, fmt)
     if kind is not None and kind != given:
-        fitted = f" (it was fitted on {model_input['format'].upper()} input)" \
+        fitted = f" (fitted on {model_input['format'].upper()} input)" \
             if model_input.get("format") else ""
         hint = ""
         if kind == "graphs" and fmt == "csv":
