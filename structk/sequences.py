@@ -111,6 +111,26 @@ class EncodedSequences:
         return EncodedSequences(codes, offsets, self.alphabet)
 
 
+#: The alphabets with complements (code ``c`` pairs with ``3 - c``: A-T(U), C-G).
+NUCLEOTIDES = (("A", "C", "G", "T"), ("A", "C", "G", "U"))
+
+
+def reverse_complement(P):
+    """The reverse complements of nucleotide sequences encoded by :func:`encode`
+    (code ``c`` becomes ``3 - c``; unknown symbols stay unknown, in their
+    mirrored positions)."""
+    if P.alphabet not in NUCLEOTIDES:
+        raise ValueError(f"reverse complements need the DNA or RNA alphabet, got {P.alphabet}")
+    n = len(P)
+    seq = np.repeat(np.arange(n), P.lengths)
+    pos = np.arange(P.codes.shape[0]) - P.offsets[seq]
+    mirrored = P.offsets[seq] + (P.lengths[seq] - 1 - pos)
+    codes = P.codes[mirrored]
+    known = codes < 4
+    codes = np.where(known, 3 - codes.astype(np.int64), codes).astype(P.codes.dtype)
+    return EncodedSequences(np.ascontiguousarray(codes), P.offsets, P.alphabet)
+
+
 def check_unknown(unknown):
     """Validate the ``unknown`` option shared by the sequence kernels."""
     if unknown not in _UNKNOWN_MODES:

@@ -14,14 +14,12 @@ import numpy as np
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
 from ..algorithms.gapped_kmers import _numpy, weights
-from ..sequences import encode
+from ..sequences import NUCLEOTIDES, encode
 from .base import mirror_upper
 from .strings import _check_bool, _SequenceKernel
 
 #: Longest l-mers: two bits a base in an int64.
 MAX_L = 31
-#: The nucleotide alphabets (code ``c`` pairs with ``3 - c``).
-_NUCLEOTIDES = (("A", "C", "G", "T"), ("A", "C", "G", "U"))
 #: Memory (bytes) a gapped k-mer Gram may use when the available memory
 #: cannot be read; beyond it the computation is refused.
 MEMORY_FALLBACK = 4 * 2**30
@@ -189,7 +187,7 @@ class GappedKmer(_SequenceKernel):
     # ------------------------------------------------------------ parameters
     def _check_params(self):
         self._check_sequence_params()
-        if self._alphabet not in _NUCLEOTIDES:
+        if self._alphabet not in NUCLEOTIDES:
             raise ValueError(
                 f"GappedKmer works on DNA or RNA (alphabet 'dna' or 'rna'), got "
                 f"alphabet {self.alphabet!r}: the l-mers are packed two bits a "

@@ -10,7 +10,10 @@ alphabet) are those of :func:`structk.sequences.encode`:
 * ``unknown="error"`` (default): a symbol outside the alphabet raises an
   error naming the sequence, position and symbol; ``unknown="skip"`` drops
   every k-mer containing it (and, for :class:`WeightedDegree`, makes its
-  position match nothing), never counting it as some other k-mer.
+  position match nothing), never counting it as some other k-mer. This is
+  how ``N`` and the other IUPAC ambiguity codes are best handled in DNA.
+* ``reverse_complement=True`` (DNA/RNA, k-mer kernels): both strands, a
+  k-mer and its reverse complement counted as one feature.
 
 Alignment-based kernels for sequences of any length are in
 :mod:`structk.kernels.alignment`.
@@ -36,7 +39,7 @@ import numpy as np
 from .. import _tuning
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
-from ..sequences import EncodedSequences, check_unknown, encode
+from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
 from . import _kmers
 from ._sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
@@ -111,6 +114,25 @@ class _KmerKernel(_SequenceKernel):
 
     has_features = True
 
+    def _check_sequence_params(self):
+        super()._check_sequence_params()
+        _check_bool(self.reverse_complement, "reverse_complement")
+        if self.reverse_complement and self._alphabet not in NUCLEOTIDES:
+            raise ValueError(
+                f"reverse_complement=True needs the DNA or RNA alphabet ('dna', "
+                f"'rna'), got alphabet {self.alphabet!r}: only nucleotides have "
+                "complements"
+            )
+
+    def _strand_merged(self, features, P):
+        """``features(P)``, or with reverse complements ``(F(x) + F(rc x)) /
+        sqrt 2``: its Gram is ``k(x, y) + k(x, rc y)``, the kernel of the
+        strand-merged features."""
+        F = features(P)
+        if not self.reverse_complement:
+            return F
+        return (F + features(reverse_complement(P))) * math.sqrt(0.5)
+
     def _check_k(self, bounded=True):
         k = check_scalar(self.k, "k", lower=1, integer=True)
         A = len(self._alphabet)
@@ -180,6 +202,14 @@ class Spectrum(_KmerKernel):
     unknown : {"error", "skip"}, default "error"
         Symbols outside the alphabet raise, or drop the k-mers containing
         them.
+    reverse_complement : bool, default False
+        DNA/RNA only: a k-mer and its reverse complement are one feature
+        (both strands read). The feature vector is ``(phi(x) + phi(rc x)) /
+        sqrt 2``, so ``k(x, y) = k_1(x, y) + k_1(x, rc y)`` with ``k_1``
+        the single-strand kernel, and ``x`` and ``rc(x)`` are the same
+        point. Off by default: the spectrum, mismatch and gappy pair
+        kernels are defined on one strand (and serve proteins as well);
+        :class:`~structk.kernels.GappedKmer` has it on, as LS-GKM does.
 
     Examples
     --------
@@ -199,24 +229,33 @@ class Spectrum(_KmerKernel):
     _repr_always = ('k',)
 
     def __init__(self, k=3, alphabet="dna", presence=False, normalize=False,
-                 ignore_case=True, unknown="error"):
+                 ignore_case=True, unknown="error", reverse_complement=False):
         self.k = k
         self.alphabet = alphabet
         self.presence = presence
         self.normalize = normalize
         self.ignore_case = ignore_case
         self.unknown = unknown
+        self.reverse_complement = reverse_complement
         self._check_params()
 
     def _check_params(self):
         self._check_sequence_params()
         self._check_k(bounded=False)
         _check_bool(self.presence, "presence")
+        if self.reverse_complement and self._beyond_int64():
+            raise ValueError(
+                f"reverse_complement=True needs k <= 31 on DNA (the k-mers as int64 "
+                f"feature indices), got k={self.k}"
+            )
 
     def _beyond_int64(self):
         return _space_exceeds(len(self._alphabet), int(self.k))
 
     def _raw_features(self, P):
+        return self._strand_merged(self._counts, P)
+
+    def _counts(self, P):
         if self._beyond_int64():
             A, k = len(self._alphabet), int(self.k)
             raise ValueError(
@@ -307,13 +346,14 @@ class Mismatch(_KmerKernel):
     _repr_always = ('k', 'm')
 
     def __init__(self, k=5, m=1, alphabet="dna", normalize=False, ignore_case=True,
-                 unknown="error"):
+                 unknown="error", reverse_complement=False):
         self.k = k
         self.m = m
         self.alphabet = alphabet
         self.normalize = normalize
         self.ignore_case = ignore_case
         self.unknown = unknown
+        self.reverse_complement = reverse_complement
         self._check_params()
 
     def _check_params(self):
@@ -330,15 +370,19 @@ class Mismatch(_KmerKernel):
         # the expansion into mismatch neighbourhoods is the costly part: done
         # once per object here, so Gram tiles, cross-Grams and the diagonal
         # reuse it and _take slices its rows
-        from .._jit.strings import mismatch_rows
-
         P = super()._prepare(X, name)
-        A, k = len(self._alphabet), int(self.k)
-        self._check_memory(np.maximum(P.lengths - k + 1, 0))
-        ids, ptr = self._kmers(P)
-        F = self._csr(*mismatch_rows(ids, ptr, k, A, int(self.m), A ** k))
+        strands = 2 if self.reverse_complement else 1
+        self._check_memory(np.repeat(np.maximum(P.lengths - int(self.k) + 1, 0), strands))
+        F = self._strand_merged(self._expand, P)
         F.sort_indices()  # canonical now, so later calls never write to it
         return F
+
+    def _expand(self, P):
+        from .._jit.strings import mismatch_rows
+
+        A, k = len(self._alphabet), int(self.k)
+        ids, ptr = self._kmers(P)
+        return self._csr(*mismatch_rows(ids, ptr, k, A, int(self.m), A ** k))
 
     def _raw_features(self, P):
         return P
@@ -412,7 +456,7 @@ class GappyPair(_KmerKernel):
     _repr_always = ('k', 'm')
 
     def __init__(self, k=2, m=2, alphabet="dna", presence=False, normalize=False,
-                 ignore_case=True, unknown="error"):
+                 ignore_case=True, unknown="error", reverse_complement=False):
         self.k = k
         self.m = m
         self.alphabet = alphabet
@@ -420,6 +464,7 @@ class GappyPair(_KmerKernel):
         self.normalize = normalize
         self.ignore_case = ignore_case
         self.unknown = unknown
+        self.reverse_complement = reverse_complement
         self._check_params()
 
     def _check_params(self):
@@ -439,6 +484,9 @@ class GappyPair(_KmerKernel):
         return (int(self.m) + 1) * len(self._alphabet) ** (2 * int(self.k))
 
     def _raw_features(self, P):
+        return self._strand_merged(self._pairs, P)
+
+    def _pairs(self, P):
         import scipy.sparse as sp
 
         from .._jit.strings import count_rows, gappy_ids
