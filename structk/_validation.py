@@ -26,6 +26,10 @@ def check_objects(X, name="X"):
             f"{name} must be a sequence of objects, got a single "
             f"{type(X).__name__}; wrap it in a list: [{X!r}]"
         )
+    if _is_frame_like(X):
+        # a pandas DataFrame (or another 2-D array-like): its rows are the
+        # objects, not what iterating it gives (the column names)
+        X = np.asarray(X)
     if isinstance(X, np.ndarray):
         if X.ndim == 0:
             raise TypeError(f"{name} must be a sequence of objects, got a 0-d array")
@@ -44,6 +48,14 @@ def check_objects(X, name="X"):
     if len(X) == 0:
         raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
     return X
+
+
+def _is_frame_like(X):
+    """A non-NumPy array-like to convert whole: a 2-D table (a pandas
+    DataFrame) or an object that is an array only through ``__array__``."""
+    if isinstance(X, np.ndarray) or hasattr(X, "tocsr") or not hasattr(X, "__array__"):
+        return False
+    return len(getattr(X, "shape", ())) == 2 or not isinstance(X, Iterable)
 
 
 def as_vectors(X, name="X"):
@@ -76,14 +88,18 @@ def as_vectors(X, name="X"):
     if A.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D (n_objects, n_features), got shape {A.shape}; "
-            "reshape a single feature with X.reshape(-1, 1)"
+            "Reshape your data: X.reshape(-1, 1) for a single feature, "
+            "X.reshape(1, -1) for a single object"
         )
     if A.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+        )
     if not np.isfinite(A).all():
         i, j = np.argwhere(~np.isfinite(A))[0]
         raise ValueError(
-            f"{name}[{i}] holds a non-finite value ({A[i, j]}) at feature {j}"
+            f"{name}[{i}] holds a non-finite value ({A[i, j]}) at feature {j}; "
+            "NaN and inf are not allowed"
         )
     return np.ascontiguousarray(A)
 
@@ -92,13 +108,21 @@ _COMPLEX_HINT = ("kernels on real vectors take real input: pass the real part, t
                  "modulus, or both as separate features, explicitly")
 
 
+class NonNumericEntryError(TypeError, ValueError):
+    """A vector holds an entry that is not a real number (a string, ``None``,
+    a dict, ...): a ``TypeError`` as NumPy's conversion raises it, and a
+    ``ValueError`` as the other bad values of a vector."""
+
+
 def _check_rows(X, name):
     """Raise naming the first row that is not a flat vector of real numbers
     of the common length; return when every row is one."""
     if isinstance(X, np.ndarray) and X.dtype.kind == "c":
         bad = np.argwhere(np.imag(X) != 0)
         where = f" ({name}[{bad[0][0]}] at feature {bad[0][-1]})" if len(bad) else ""
-        raise ValueError(f"{name} holds complex numbers{where}; {_COMPLEX_HINT}")
+        raise ValueError(
+            f"Complex data not supported: {name} holds complex numbers{where}; {_COMPLEX_HINT}"
+        )
     first = None
     for i, x in enumerate(X):
         if isinstance(x, np.ndarray) and x.ndim != 1 or not isinstance(
@@ -115,9 +139,10 @@ def _check_rows(X, name):
                     f"{name}[{i}] holds a complex number ({v!r}) at feature {j}; "
                     f"{_COMPLEX_HINT}"
                 )
-            raise ValueError(
-                f"{name}[{i}] holds {v!r} ({type(v).__name__}) at feature {j}: "
-                "vector kernels take rows of real numbers only"
+            raise NonNumericEntryError(
+                f"{name}[{i}] holds {v!r} ({type(v).__name__}) at feature {j}: each "
+                "argument must be a real number, not a string or another object "
+                "(vector kernels take rows of real numbers only)"
             )
         if first is None:
             first = len(x)

@@ -122,7 +122,7 @@ class DiscreteHMM(BaseEstimator):
     impossible under the model (for instance a symbol whose emission
     probability is zero in every reachable state) has log-likelihood
     ``-inf``; no ``log(0)`` is ever taken and no NaN is produced. Its
-    posteriors and Viterbi path are undefined, and :meth:`score_samples`,
+    posteriors and Viterbi path are undefined, and :meth:`posteriors`,
     :meth:`decode` and :meth:`fit` (for the starting parameters) raise a
     ``ValueError`` naming it. With ``pseudocount=0`` a state that receives
     no expected visits keeps its previous transition or emission row.
@@ -149,7 +149,7 @@ class DiscreteHMM(BaseEstimator):
     >>> from structk import DiscreteHMM
     >>> hmm = DiscreteHMM(n_states=2, alphabet="dna", n_iter=300, random_state=0)
     >>> hmm = hmm.fit(["ACGTTGCA", "AAAACCCGT", "GGGTTTAC"])
-    >>> hmm.score(["ACGT", "TTTT"]).shape
+    >>> hmm.score_samples(["ACGT", "TTTT"]).shape
     (2,)
     """
 
@@ -313,6 +313,23 @@ class DiscreteHMM(BaseEstimator):
                 np.ascontiguousarray(self.emissionprob_.T, dtype=np.float64))
 
     def score(self, X, y=None):
+        """Total log-likelihood ``sum_i log p(x_i)`` of the sequences (a
+        float, as scikit-learn's ``score`` and hmmlearn's); the value of each
+        sequence is :meth:`score_samples`.
+
+        Parameters
+        ----------
+        X : sequence of sequences
+        y : ignored
+
+        Returns
+        -------
+        float
+            ``-inf`` when a sequence is impossible under the model.
+        """
+        return float(np.sum(self.score_samples(X)))
+
+    def score_samples(self, X):
         """Log-likelihood ``log p(x)`` of each sequence.
 
         Parameters
@@ -322,13 +339,13 @@ class DiscreteHMM(BaseEstimator):
         Returns
         -------
         ndarray of float64, shape (len(X),)
-            One value per sequence (not their sum, unlike hmmlearn);
-            ``-inf`` for a sequence that is impossible under the model.
+            One value per sequence; ``-inf`` for a sequence that is
+            impossible under the model.
         """
         seq, offsets = self._encode_fitted(X)
         return _jit.loglik(seq, offsets, *self._jit_params())
 
-    def score_samples(self, X):
+    def posteriors(self, X):
         """Log-likelihoods and posterior state probabilities.
 
         Returns

@@ -137,7 +137,8 @@ def _as_square(K):
     # a finite sum proves every entry finite in one pass without a temporary
     if not np.isfinite(np.sum(K)) and not np.isfinite(K).all():
         i, j = np.argwhere(~np.isfinite(K))[0]
-        raise ValueError(f"K holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+        raise ValueError(f"K holds a non-finite value {K[i, j]} at entry ({i}, {j}); "
+                         "NaN and inf are not allowed")
     return K, eps
 
 

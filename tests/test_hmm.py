@@ -67,7 +67,7 @@ def test_log_likelihood_equals_brute_force(K, zeros):
     for s in X:
         total = sum(p for p, _ in _paths(*params, _codes(s)))
         expected.append(np.log(total) if total > 0 else -np.inf)
-    np.testing.assert_allclose(hmm.score(X), expected, rtol=1e-12)
+    np.testing.assert_allclose(hmm.score_samples(X), expected, rtol=1e-12)
 
 
 def test_tiny_probabilities_do_not_underflow():
@@ -78,7 +78,7 @@ def test_tiny_probabilities_do_not_underflow():
     B = np.array([[1 - 2e-120, 1e-120, 1e-120], [0.5, 0.5 - 1e-150, 1e-150]])
     hmm = DiscreteHMM.from_params(pi, A, B, ALPHABET)
     X = ["CGCGCG", "GGGGGGG", "AAACGA", "G" * 300]
-    for s, ll in zip(X[:3], hmm.score(X[:3])):
+    for s, ll in zip(X[:3], hmm.score_samples(X[:3])):
         logs = []
         for path in itertools.product(range(2), repeat=len(s)):
             x = _codes(s)
@@ -87,8 +87,8 @@ def test_tiny_probabilities_do_not_underflow():
                 lp += np.log(A[path[t - 1], path[t]]) + np.log(B[path[t], x[t]])
             logs.append(lp)
         np.testing.assert_allclose(ll, np.logaddexp.reduce(logs), rtol=1e-12)
-    ll_fb, _ = hmm.score_samples(X)  # per-step scaled forward, another code path
-    np.testing.assert_allclose(hmm.score(X), ll_fb, rtol=1e-12)
+    ll_fb, _ = hmm.posteriors(X)  # per-step scaled forward, another code path
+    np.testing.assert_allclose(hmm.score_samples(X), ll_fb, rtol=1e-12)
     assert np.isfinite(ll_fb).all() and ll_fb[3] < -300 * 250
 
 
@@ -100,11 +100,11 @@ def test_impossible_sequence_scores_minus_inf_without_nan_or_warning():
     X = ["AAC", "CAA", "G", "AGGGC"]  # "CAA" and "G" cannot start: pi[1] = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ll = hmm.score(X)
+        ll = hmm.score_samples(X)
     assert np.isfinite(ll[[0, 3]]).all()
     assert ll[1] == -np.inf and ll[2] == -np.inf
     with pytest.raises(ValueError, match=r"X\[1\] has probability zero .*2 such"):
-        hmm.score_samples(X)
+        hmm.posteriors(X)
     with pytest.raises(ValueError, match=r"X\[1\] has probability zero"):
         hmm.decode(X)
 
@@ -114,7 +114,7 @@ def test_posteriors_equal_brute_force_marginals():
     params = _random_params(rng, 3, 3, zeros=True)
     hmm = DiscreteHMM.from_params(*params, alphabet=ALPHABET)
     X = ["ACGGA", "C", "GGCA"]
-    ll, post = hmm.score_samples(X)
+    ll, post = hmm.posteriors(X)
     for s, gamma, l in zip(X, post, ll):
         expected = np.zeros((len(s), 3))
         for p, path in _paths(*params, _codes(s)):
@@ -129,7 +129,7 @@ def test_viterbi_equals_brute_force():
     params = _random_params(rng, 3, 3, zeros=True)
     hmm = DiscreteHMM.from_params(*params, alphabet=ALPHABET)
     X = _tiny_sequences(rng, n=15, max_len=6)
-    X = [s for s in X if np.isfinite(hmm.score([s])[0])]
+    X = [s for s in X if np.isfinite(hmm.score_samples([s])[0])]
     logprob, states = hmm.decode(X)
     for s, lp, path in zip(X, logprob, states):
         best_p, best_path = max(_paths(*params, _codes(s)))
@@ -143,8 +143,8 @@ def test_agrees_with_hmmlearn_per_sequence_on_real_size_input():
     hmm = DiscreteHMM.from_params(*params, alphabet="dna")
     X = hmm.sample(25, rng.integers(1, 400, size=25), random_state=1)
     peer = _hmmlearn(params)
-    ll = hmm.score(X)
-    _, post = hmm.score_samples(X)
+    ll = hmm.score_samples(X)
+    _, post = hmm.posteriors(X)
     logprob, states = hmm.decode(X)
     for i, s in enumerate(X):
         col = np.array(_codes(s, "ACGT"))[:, None]
@@ -160,11 +160,11 @@ def test_long_sequence_has_finite_log_likelihood():
     params = _random_params(rng, 3, 4)
     hmm = DiscreteHMM.from_params(*params, alphabet="dna")
     (x,) = hmm.sample(1, 100_000, random_state=2)
-    ll = hmm.score([x])
+    ll = hmm.score_samples([x])
     assert np.isfinite(ll).all() and ll[0] < -1e4
     col = np.array(_codes(x, "ACGT"))[:, None]
     np.testing.assert_allclose(ll[0], _hmmlearn(params).score(col), rtol=1e-10)
-    _, post = hmm.score_samples([x])
+    _, post = hmm.posteriors([x])
     assert np.isfinite(post[0]).all()
     np.testing.assert_allclose(post[0].sum(1), 1.0, rtol=1e-12)
 
@@ -185,7 +185,7 @@ def test_baum_welch_likelihood_is_monotone(seed):
     assert len(h) == hmm.n_iter_ >= 2
     assert (np.diff(h) >= -1e-12 * np.abs(h[:-1])).all(), np.diff(h).min()
     # the fitted parameters are at least as good as the last recorded ones
-    assert hmm.score(X).sum() / sum(map(len, X)) >= h[-1] - 1e-12 * abs(h[-1])
+    assert hmm.score_samples(X).sum() / sum(map(len, X)) >= h[-1] - 1e-12 * abs(h[-1])
 
 
 def test_baum_welch_equals_hmmlearn_from_the_same_start():
@@ -266,7 +266,7 @@ def test_unused_symbol_and_unvisited_state_give_no_nan():
         assert np.isfinite(p).all()
         np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
     assert hmm.emissionprob_[:, 2:].max() < 1e-12  # G, T driven to (nearly) zero
-    ll = hmm.score(["ACA", "GGT"])
+    ll = hmm.score_samples(["ACA", "GGT"])
     assert np.isfinite(ll[0]) and not np.isnan(ll[1])
 
 
@@ -302,17 +302,26 @@ def test_symbol_alphabets_and_array_input():
     chars = DiscreteHMM.from_params(*params, alphabet="ACG")
     sampled = words.sample(2, 4, random_state=0)
     assert all(isinstance(s, list) and set(s) <= {"sun", "rain", "fog"} for s in sampled)
-    ll = chars.score(["ACGGA", "GC"])
+    ll = chars.score_samples(["ACGGA", "GC"])
     np.testing.assert_allclose(
-        words.score([["sun", "rain", "fog", "fog", "sun"], ("fog", "rain")]), ll)
-    np.testing.assert_allclose(ints.score([np.array([0, 1, 2, 2, 0]), [2, 1]]), ll)
-    np.testing.assert_allclose(chars.score([b"ACGGA", list("GC")]), ll)
+        words.score_samples([["sun", "rain", "fog", "fog", "sun"], ("fog", "rain")]), ll)
+    np.testing.assert_allclose(ints.score_samples([np.array([0, 1, 2, 2, 0]), [2, 1]]), ll)
+    np.testing.assert_allclose(chars.score_samples([b"ACGGA", list("GC")]), ll)
 
 
-def test_score_returns_one_value_per_sequence():
+def test_score_samples_gives_one_value_per_sequence_and_score_their_sum():
     hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT", "GGCA", "TTAG"])
-    ll = hmm.score(["ACGT", "AC", "GATTACA"])
+    X = ["ACGT", "AC", "GATTACA"]
+    ll = hmm.score_samples(X)
     assert ll.shape == (3,) and ll.dtype == np.float64
+    total = hmm.score(X)
+    assert isinstance(total, float)  # a scalar, as scikit-learn's score
+    assert total == pytest.approx(ll.sum(), rel=1e-12)
+    # hmmlearn scores the sequences together: the same sum
+    params = (hmm.startprob_, hmm.transmat_, hmm.emissionprob_)
+    codes = [np.array(_codes(s, "ACGT")) for s in X]
+    peer = _hmmlearn(params).score(np.concatenate(codes)[:, None], [len(c) for c in codes])
+    assert total == pytest.approx(peer, rel=1e-10)
 
 
 def test_estimator_contract():
@@ -327,14 +336,14 @@ def test_unknown_symbol_names_sequence_position_and_symbol():
     hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT"])
     with pytest.raises(ValueError, match=r"X\[2\] has symbol 'N' at position 3, "
                                          r"which is not in the alphabet 'ACGT'"):
-        hmm.score(["ACGT", "A", "GGCNA"])
+        hmm.score_samples(["ACGT", "A", "GGCNA"])
     with pytest.raises(ValueError, match=r"X\[1\] has symbol 'é' at position 1"):
-        hmm.score(["ACGT", "Aé"])
+        hmm.score_samples(["ACGT", "Aé"])
     with pytest.raises(ValueError, match=r"X\[1\] has symbol 7 at position 0"):
-        hmm.score(["ACGT", [7]])
+        hmm.score_samples(["ACGT", [7]])
     words = DiscreteHMM(2, ["x", "yy"], random_state=0).fit([["x", "yy"]])
     with pytest.raises(ValueError, match=r"X\[0\] has symbol 'z' at position 1"):
-        words.score([["x", "z"]])
+        words.score_samples([["x", "z"]])
 
 
 def test_empty_sequences_and_collections_are_rejected():
@@ -351,8 +360,8 @@ def test_empty_sequences_and_collections_are_rejected():
 
 def test_unfitted_model_raises_not_fitted():
     hmm = DiscreteHMM(2, "dna")
-    for call in (lambda: hmm.score(["AC"]), lambda: hmm.decode(["AC"]),
-                 lambda: hmm.score_samples(["AC"]), lambda: hmm.sample(1, 3)):
+    for call in (lambda: hmm.score_samples(["AC"]), lambda: hmm.decode(["AC"]),
+                 lambda: hmm.posteriors(["AC"]), lambda: hmm.sample(1, 3)):
         with pytest.raises(NotFittedError):
             call()
 
@@ -394,21 +403,21 @@ def test_sample_rejects_bad_lengths():
 def test_sequences_are_read_by_the_library_encoder():
     # the same encoder as the string kernels: case ignored by default
     hmm = DiscreteHMM(2, "dna", n_iter=5, random_state=0).fit(["ACGTTGCA", "AACCGGTT"])
-    np.testing.assert_array_equal(hmm.score(["acgt", "GaTtAcA"]), hmm.score(["ACGT", "GATTACA"]))
+    np.testing.assert_array_equal(hmm.score_samples(["acgt", "GaTtAcA"]), hmm.score_samples(["ACGT", "GATTACA"]))
     with pytest.raises(ValueError, match=r"X\[0\] has symbol 'N' at position 1.*fit it on an "
                                          "alphabet that holds every symbol"):
-        hmm.score(["aNt"])
+        hmm.score_samples(["aNt"])
     with pytest.raises(ValueError, match="differ only by case; pass ignore_case=False"):
         DiscreteHMM(2, "aA").fit(["aA"])
     cased = DiscreteHMM(2, "aA", ignore_case=False, n_iter=3, random_state=0).fit(["aAAa", "aaA"])
-    assert np.isfinite(cased.score(["aA"])).all()
+    assert np.isfinite(cased.score_samples(["aA"])).all()
     # alphabets beyond 255 symbols (uint16 codes), as the string kernels cannot take
     words = list(range(300))
     big = DiscreteHMM(2, words, n_iter=3, random_state=0).fit([[0, 299, 5], [299, 1]])
-    ll = big.score([[299, 0]])
+    ll = big.score_samples([[299, 0]])
     assert np.isfinite(ll).all()
     with pytest.raises(ValueError, match=r"X\[0\] has symbol 300 at position 1"):
-        big.score([[0, 300]])
+        big.score_samples([[0, 300]])
 
 
 # ---------------------------------------------------------- pseudo-counts
@@ -418,9 +427,9 @@ def test_pseudocounts_keep_unseen_symbols_possible():
     few = ["ACCA", "CAAC", "ACAC"]  # a "family" that never shows G or T
     others = ["ACGT", "TTTT", "GACA"]
     plain = DiscreteHMM(2, "dna", random_state=0, pseudocount=0).fit(few)
-    assert np.isneginf(plain.score(others)).all()
+    assert np.isneginf(plain.score_samples(others)).all()
     smoothed = DiscreteHMM(2, "dna", random_state=0).fit(few)
-    assert np.isfinite(smoothed.score(others)).all()
+    assert np.isfinite(smoothed.score_samples(others)).all()
     assert (smoothed.emissionprob_ > 0).all() and (smoothed.transmat_ > 0).all()
     K = FisherKernel(smoothed).fit(few)(others)
     assert np.isfinite(K).all()

@@ -46,10 +46,15 @@ class KernelLearnerMixin:
         tags = super().__sklearn_tags__()
         # with a precomputed Gram, cross-validation must slice rows AND columns
         tags.input_tags.pairwise = _is_precomputed(self.kernel)
-        if not _is_precomputed(self.kernel):
-            tags.input_tags.two_d_array = False
-            tags.input_tags.string = True
-        return tags
+        tags.input_tags.sparse = _is_precomputed(self.kernel)  # a sparse Gram is densified
+        return object_tags(tags, self.kernel)
+
+    def _check_input(self, X, reset):
+        """Record (``reset``) or check ``n_features_in_`` and
+        ``feature_names_in_`` as scikit-learn does, for a 2-D input: a Gram
+        matrix, a DataFrame, the vectors of a vector kernel. Other objects
+        (strings, sets, graphs) have no number of features."""
+        check_input_features(self, self.kernel, X, reset)
 
     # ----------------------------------------------------------------- fit
     def _train_gram(self, X, n_targets, eigenvalues_checked=False):
@@ -67,6 +72,7 @@ class KernelLearnerMixin:
 
         kernel = _check_kernel(self.kernel)
         psd_check = getattr(self, "psd_check", "auto")
+        self._check_input(X, reset=True)
         if _is_precomputed(kernel):
             # finiteness is part of the PSD checks (one pass less) unless skipped
             K = check_gram(X, "K", check_finite=psd_check == "none")
@@ -106,30 +112,35 @@ class KernelLearnerMixin:
             K = np.asarray(X) if not hasattr(X, "toarray") else X.toarray()
             if K.ndim != 2:
                 raise ValueError(
-                    f"K_test must be a 2-D array (n_test, n_train), got shape {K.shape}"
+                    f"K_test must be a 2-D array (n_test, n_train), got shape {K.shape}; "
+                    "Reshape your data: K_test.reshape(1, -1) for a single test object"
                 )
+            K = _as_finite_float(K, "K_test")  # a NaN or infinity is named first
             if K.shape[1] != self.n_train_:
                 raise ValueError(
                     f"K_test has {K.shape[1]} columns but the model was fitted on "
                     f"{self.n_train_} training objects; K_test[i, j] must be "
-                    "k(test_i, train_j)"
+                    f"k(test_i, train_j) (X has {K.shape[1]} features, but "
+                    f"{type(self).__name__} is expecting {self.n_train_} features as input)"
                 )
-            K = _as_finite_float(K, "K_test")
+            self._check_input(X, reset=False)
             if columns is not None:
                 K = K[:, columns]
             return K
-        X = check_objects(X, "X")
-        if columns is not None and len(columns) == 0:
-            return np.zeros((len(X), 0))
+        checked = check_objects(X, "X")
         kernel, P = self._prediction_kernel(objects)
-        return kernel.cross_prepared(kernel.prepare(X, "X"), P)
+        Q = kernel.prepare(checked, "X")  # the kernel's own errors first
+        self._check_input(X, reset=False)
+        if columns is not None and len(columns) == 0:
+            return np.zeros((len(checked), 0))
+        return kernel.cross_prepared(Q, P)
 
     def _test_gram_diag(self, X, objects=None):
         """``(k(X_test, training objects), k(x, x) of X_test)`` (kernel mode),
         preparing the test objects once."""
-        X = check_objects(X, "X")
         kernel, P = self._prediction_kernel(objects)
-        Q = kernel.prepare(X, "X")
+        Q = kernel.prepare(check_objects(X, "X"), "X")
+        self._check_input(X, reset=False)
         return kernel.cross_prepared(Q, P), kernel.diag_prepared(Q)
 
     def _prediction_kernel(self, objects):
@@ -146,10 +157,49 @@ class KernelLearnerMixin:
     def _test_diag(self, X):
         """``k(x, x)`` of test objects (kernel mode only)."""
         kernel = getattr(self, "kernel_", self.kernel)
-        return kernel.diag_prepared(kernel.prepare(check_objects(X, "X"), "X"))
+        Q = kernel.prepare(check_objects(X, "X"), "X")
+        self._check_input(X, reset=False)
+        return kernel.diag_prepared(Q)
 
 
 # ---------------------------------------------------------------- helpers
+def check_input_features(estimator, kernel, X, reset):
+    """``n_features_in_`` and ``feature_names_in_`` of ``estimator`` recorded
+    (``reset``) or checked as scikit-learn's ``validate_data`` does, when
+    ``X`` is 2-D input (a Gram matrix, a DataFrame, the vectors of a vector
+    kernel); nothing for other objects (strings, sets, graphs)."""
+    from sklearn.utils.validation import validate_data
+
+    if (_is_precomputed(kernel) or len(getattr(X, "shape", ())) == 2
+            or takes_vectors(kernel)):
+        validate_data(estimator, X, skip_check_array=True, reset=reset)
+
+
+def object_tags(tags, kernel):
+    """scikit-learn tags of an estimator taking the objects of ``kernel``."""
+    if not _is_precomputed(kernel) and not takes_vectors(kernel):
+        # strings, sets, graphs, ...: not a 2-D array of numbers
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+    return tags
+
+
+def takes_vectors(kernel):
+    """Whether ``kernel`` evaluates rows of a 2-D array of numbers (a vector
+    kernel, or sums, products, powers and normalisations of them)."""
+    from ..kernels.algebra import Constant, _Binary, _Unary
+    from ..kernels.vectors import _VectorKernel
+
+    if isinstance(kernel, _VectorKernel):
+        return True
+    if isinstance(kernel, _Unary):
+        return takes_vectors(kernel.kernel)
+    if isinstance(kernel, _Binary):
+        kids = [k for k in (kernel.k1, kernel.k2) if not isinstance(k, Constant)]
+        return bool(kids) and all(takes_vectors(k) for k in kids)
+    return False
+
+
 def _is_precomputed(kernel):
     return isinstance(kernel, str) and kernel == "precomputed"
 
@@ -171,6 +221,14 @@ def _check_kernel(kernel, name="kernel"):
 
 
 def _as_finite_float(K, name, check_finite=True):
+    if K.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} must hold real numbers, "
+                         f"got dtype {K.dtype}")
+    if K.dtype.kind == "O":  # numbers stored as objects: converted, or refused
+        try:
+            K = K.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold real numbers: {exc}") from None
     if K.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, got dtype {K.dtype}")
     K = np.ascontiguousarray(K, dtype=np.float64)
@@ -193,7 +251,15 @@ def check_gram(K, name="K", check_finite=True):
             "strings; pass kernel=<a structk Kernel> to learn from objects"
         )
     K = np.asarray(K)
+    if K.dtype.kind == "c":
+        _as_finite_float(K, name)  # refuses complex numbers first, as for a K_test
+    if K.ndim == 2 and K.shape[0] and not K.shape[1]:
+        raise ValueError(f"{name} has 0 feature(s) (shape={K.shape}) while a minimum "
+                         "of 1 is required; with kernel='precomputed' it must be a "
+                         "square Gram matrix")
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        if K.ndim == 2 and K.dtype.kind in "biufO":
+            _as_finite_float(K, name)  # a NaN or infinity is named first
         raise ValueError(
             f"with kernel='precomputed', {name} must be a square Gram matrix "
             f"(n_train, n_train), got shape {K.shape}"
@@ -215,6 +281,12 @@ def encode_labels(y, n_objects=None, min_classes=2):
         y = np.asarray(y)
     if isinstance(y, np.ndarray):
         if y.ndim == 2 and y.shape[1] == 1:
+            import warnings
+
+            from sklearn.exceptions import DataConversionWarning
+
+            warnings.warn("A column-vector y was passed when a 1d array was expected; "
+                          "its single column is used", DataConversionWarning, stacklevel=3)
             y = y.ravel()
         if y.ndim != 1:
             raise ValueError(
@@ -248,6 +320,13 @@ def encode_labels(y, n_objects=None, min_classes=2):
     if labels.dtype.kind == "f" and not np.isfinite(labels).all():
         i = int(np.argwhere(~np.isfinite(labels))[0, 0])
         raise ValueError(f"y[{i}] is {labels[i]}: labels must be finite")
+    if labels.dtype.kind == "f" and (labels != np.round(labels)).any():
+        i = int(np.flatnonzero(labels != np.round(labels))[0])
+        raise ValueError(
+            f"Unknown label type: continuous (y[{i}] = {labels[i]}); a classifier "
+            "needs class labels: use a regressor for continuous targets, or "
+            "discretise y"
+        )
     try:
         classes, codes = np.unique(labels, return_inverse=True)
     except TypeError:  # hashable but not orderable: first appearance
@@ -261,7 +340,7 @@ def encode_labels(y, n_objects=None, min_classes=2):
         raise ValueError("y is empty: a classifier needs labelled training objects")
     if len(classes) < min_classes:
         raise ValueError(
-            f"y has a single class ({classes[0]!r}); a classifier needs at least "
+            f"y has a single class, one class only ({classes[0]!r}); a classifier needs at least "
             f"{min_classes} classes"
         )
     return classes, codes.ravel()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import KernelLearnerMixin
 
 
-class KernelCenterer(KernelLearnerMixin, TransformerMixin, BaseEstimator):
+class KernelCenterer(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                     BaseEstimator):
     r"""Centre the feature map on the training objects' mean.
 
     With ``phi_c(x) = phi(x) - (1/n) sum_i phi(x_i)`` the centred training
@@ -67,6 +68,11 @@ class KernelCenterer(KernelLearnerMixin, TransformerMixin, BaseEstimator):
         """Centred cross-Gram of test objects (or of a test Gram ``K_test``)."""
         check_is_fitted(self, "K_fit_rows_")
         return self._center(self._test_gram(X, self.X_fit_))
+
+    @property
+    def _n_features_out(self):
+        """One output column per training object (``get_feature_names_out``)."""
+        return self.n_train_
 
     def _center(self, K):
         K = K - K.mean(axis=1, keepdims=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import small_blas
@@ -12,7 +12,8 @@ from ._base import KernelLearnerMixin
 from .centering import KernelCenterer
 
 
-class KernelPCA(KernelLearnerMixin, TransformerMixin, BaseEstimator):
+class KernelPCA(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                BaseEstimator):
     r"""Principal components of the training objects in the kernel's feature space.
 
     With the centred feature map ``phi_c(x) = phi(x) - mean_i phi(x_i)`` and
@@ -89,6 +90,11 @@ class KernelPCA(KernelLearnerMixin, TransformerMixin, BaseEstimator):
         """Coordinates of objects ``X`` (or of a cross-Gram ``K_test``)."""
         check_is_fitted(self, "dual_coef_")
         return self.centerer_.transform(self._test_gram(X, self.X_fit_)) @ self.dual_coef_
+
+    @property
+    def _n_features_out(self):
+        """One output column per component (``get_feature_names_out``)."""
+        return self.eigenvalues_.shape[0]
 
     def _fit(self, X):
         m = check_scalar(self.n_components, "n_components", lower=1, integer=True)

@@ -15,6 +15,11 @@ from ._psd import PSD_RTOL, raise_if_not_psd
 
 
 class _RidgePredictMixin:
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # y of shape (n, n_outputs)
+        return tags
+
     def predict(self, X):
         """``K_test @ dual_coef_``: shape (n_test,) or (n_test, n_outputs)."""
         check_is_fitted(self, "dual_coef_")

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._linalg import take_block
@@ -285,12 +286,19 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             confidence[:, b] -= D[:, p]
         return votes, confidence
 
+    def _check_probability(self):
+        if not self.probability:
+            raise AttributeError("predict_proba needs KernelSVM(probability=True)")
+        return True
+
+    @available_if(_check_probability)
     def predict_proba(self, X):
         """Class probabilities (n, n_classes), columns in ``classes_`` order;
-        needs ``probability=True`` (see its description)."""
+        only with ``probability=True`` (see its description)."""
         check_is_fitted(self, "dual_coef_")
-        if not self.probability or len(self.probA_) == 0:
-            raise AttributeError("predict_proba needs KernelSVM(probability=True)")
+        if len(self.probA_) == 0:
+            raise AttributeError("predict_proba needs a model fitted with "
+                                 "KernelSVM(probability=True); refit it")
         P = _sigmoid(self._machine_values(X), self.probA_, self.probB_)  # P(positive side)
         n_classes = len(self.classes_)
         if n_classes == 2:
@@ -299,6 +307,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             return P / P.sum(axis=1, keepdims=True)
         return pairwise_coupling(P, n_classes)
 
+    @available_if(_check_probability)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -26,7 +26,7 @@ from ._tiling import checked_tile
 _LANDMARKS = ("uniform", "kmeans++")
 
 
-class Nystroem(TransformerMixin, BaseEstimator):
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nyström feature map ``Phi`` with ``Phi @ Phi.T ~= kernel(X)``.
 
     Parameters
@@ -115,7 +115,10 @@ class Nystroem(TransformerMixin, BaseEstimator):
         """
         from sklearn.base import clone
 
+        from ..learners._base import check_input_features
+
         self._check_params()
+        check_input_features(self, self.kernel, X, reset=True)
         X = check_objects(X, "X")
         kernel = clone(self.kernel).fit(X)
         kernel._validate()
@@ -147,11 +150,24 @@ class Nystroem(TransformerMixin, BaseEstimator):
 
         ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)``.
         """
+        from ..learners._base import check_input_features
+
         check_is_fitted(self, "normalization_")
         kernel = self.kernel_
         kernel._validate()
         Q = kernel._prepare(check_objects(X, "X"), "X")
+        check_input_features(self, kernel, X, reset=False)
         return kernel._checked_cross(Q, self._components_prepared) @ self.normalization_
+
+    def __sklearn_tags__(self):
+        from ..learners._base import object_tags
+
+        return object_tags(super().__sklearn_tags__(), self.kernel)
+
+    @property
+    def _n_features_out(self):
+        """One feature per landmark (``get_feature_names_out``)."""
+        return self.normalization_.shape[1]
 
     def _check_params(self):
         if not isinstance(self.kernel, Kernel):

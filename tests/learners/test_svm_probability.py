@@ -119,8 +119,11 @@ def test_probability_is_an_ordinary_parameter():
     b = clone(svm).fit(K, y).predict_proba(Kt)
     np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(svm.predict_log_proba(Kt), np.log(a))
-    with pytest.raises(AttributeError, match="probability=True"):
-        KernelSVM().fit(K, y).predict_proba(Kt)
+    plain = KernelSVM().fit(K, y)
+    assert not hasattr(plain, "predict_proba")  # as SVC: meta-estimators can tell
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as info:
+        plain.predict_proba(Kt)
+    assert "needs KernelSVM(probability=True)" in str(info.value.__cause__)
     with pytest.raises(TypeError, match="probability must be True or False"):
         KernelSVM(probability="yes").fit(K, y)
 

@@ -164,4 +164,5 @@ def first_nonfinite(K):
 
 
 def raise_nonfinite(K, i, j, name="K"):
-    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j})")
+    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j}); "
+                     "NaN and inf are not allowed")
