@@ -33,6 +33,7 @@ def limits_set(monkeypatch):
     return entered
 
 
+@pytest.mark.blas_threads
 def test_small_calls_run_on_one_thread_and_the_limit_is_restored():
     import scipy.linalg  # noqa: F401 - load SciPy's BLAS as the learners do
 
@@ -49,6 +50,7 @@ def test_small_calls_run_on_one_thread_and_the_limit_is_restored():
         np.testing.assert_allclose(L @ L.T, S, rtol=1e-12, atol=1e-10)
 
 
+@pytest.mark.blas_threads
 def test_large_calls_keep_the_users_thread_pool():
     import scipy.linalg  # noqa: F401
 
@@ -58,6 +60,7 @@ def test_large_calls_keep_the_users_thread_pool():
             assert blas_threads() == before
 
 
+@pytest.mark.blas_threads
 def test_limit_is_restored_when_the_block_raises():
     import scipy.linalg  # noqa: F401
 
@@ -127,6 +130,7 @@ def test_num_threads_does_not_start_numbas_threading_layer():
     assert out == ["1", "False"]
 
 
+@pytest.mark.blas_threads
 @pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
                                             ((2, 10**6, 2), True), ((None, 800, 800), False),
                                             ((None, 1200, 1200), True)])
@@ -191,6 +195,7 @@ def _ring(n, labels=2):
     return G
 
 
+@pytest.mark.blas_threads
 def test_graph_eigendecompositions_above_64_nodes_run_on_one_blas_thread(monkeypatch):
     """NumPy's eigvalsh uses OpenBLAS's threads from about 80 rows; their
     spinning afterwards slowed the random walks that follow (ENZYMES: 210
@@ -209,6 +214,7 @@ def test_graph_eigendecompositions_above_64_nodes_run_on_one_blas_thread(monkeyp
         assert seen and all(threads == {2} for _, threads in seen)
 
 
+@pytest.mark.blas_threads
 @pytest.mark.parametrize("learner", ["pca", "cca"])
 def test_kernel_pca_and_cca_eigendecompositions_run_on_one_blas_thread(monkeypatch, learner):
     import scipy.linalg
@@ -226,6 +232,7 @@ def test_kernel_pca_and_cca_eigendecompositions_run_on_one_blas_thread(monkeypat
     assert seen and all(n == 120 and threads == {1} for n, threads in seen)
 
 
+@pytest.mark.blas_threads
 def test_vector_kernel_products_go_through_small_matmul(matmul_calls):
     """The Gram product of a few hundred vectors is a small BLAS call: on one
     thread, so that no OpenBLAS thread spins on after it (KernelPCA at
@@ -241,6 +248,7 @@ def test_vector_kernel_products_go_through_small_matmul(matmul_calls):
         np.testing.assert_allclose(K, kernel(X, X), rtol=1e-12)
 
 
+@pytest.mark.blas_threads
 def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limits_set,
                                                               tuning):
     """Without a thread limit yet, products up to TINY_PRODUCT are left to
@@ -266,6 +274,7 @@ def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limit
     assert entered == [True]
 
 
+@pytest.mark.blas_threads
 def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning):
     """Columns shared by most rows are multiplied as a dense block by BLAS;
     up to SPARSE_THREADED_FROM multiply-adds on one thread (on a busy core
