@@ -360,7 +360,7 @@ def _is_gzip(path):
         return fh.read(2) == b"\x1f\x8b"
 
 
-def read_fasta(path, *, descriptions=False):
+def read_fasta(path, *, descriptions=False, max_bytes=None):
     """Read a FASTA file, plain or gzip-compressed (detected from its content).
 
     Parameters
@@ -369,6 +369,10 @@ def read_fasta(path, *, descriptions=False):
     descriptions : bool, default False
         Also return each record's whole header line (without ``>``), e.g.
         to take class labels from it.
+    max_bytes : int, optional
+        Refuse the file once its sequences pass this many characters, while
+        reading (a compressed file is never inflated past it). Default: half
+        the memory the system has available.
 
     Returns
     -------
@@ -391,7 +395,7 @@ def read_fasta(path, *, descriptions=False):
     -----
     Parsing is done by Biopython's ``Bio.SeqIO`` ("fasta" format).
     """
-    records = list(_records(path))
+    records = _bounded(_records(path), path, max_bytes)
     return _columns(records, descriptions)
 
 
@@ -412,11 +416,8 @@ def _records(path):
                 )
             handle.seek(0)
             yield from SeqIO.parse(handle, "fasta")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{str(path)!r} is not a text FASTA file: byte {exc.object[exc.start]:#04x} "
-            f"at offset {exc.start} is not {exc.encoding} text"
-        ) from None
+    except UnicodeDecodeError:
+        raise ValueError(_bad_byte(path, opener)) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ValueError(
             f"{str(path)!r} is a damaged or truncated gzip file ({exc or type(exc).__name__})"
@@ -451,6 +452,44 @@ def _columns(records, descriptions):
     if descriptions:
         return ids, [r.description for r in records], sequences
     return ids, sequences
+
+
+def _bounded(records, path, max_bytes):
+    """The records, refused as soon as their sequences pass ``max_bytes``."""
+    if max_bytes is None:
+        from .scale._tiling import _available_memory
+
+        available = _available_memory()
+        max_bytes = available // 2 if available else None
+    out, total = [], 0
+    for record in records:
+        total += len(record.seq)
+        if max_bytes is not None and total > max_bytes:
+            raise MemoryError(
+                f"{str(path)!r}: its sequences pass {max_bytes:,} characters at record "
+                f"{len(out) + 1} ({record.id!r}), more than fits in memory; split the "
+                "file, or compute the Gram blockwise from parts of it"
+            )
+        out.append(record)
+    return out
+
+
+def _bad_byte(path, opener):
+    """Where the first byte that is not UTF-8 text sits: line, record and byte."""
+    record = None
+    with opener(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.startswith(b">"):
+                record = line[1:].split(maxsplit=1)[0].decode("utf-8", "replace") \
+                    if line[1:].strip() else ""
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                where = f" of record {record!r}" if record is not None else ""
+                return (f"{str(path)!r} is not a text FASTA file: line {number}{where} holds "
+                        f"byte {line[exc.start]:#04x} (column {exc.start + 1}), which is "
+                        "not UTF-8 text")
+    return f"{str(path)!r} is not a UTF-8 text FASTA file"
 
 
 def _first_line(handle):

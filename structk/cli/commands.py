@@ -30,6 +30,14 @@ EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 
 
 # ------------------------------------------------------------------ helpers
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line on standard error, exit status 2, like every
+    other refusal of bad input (argparse would print the usage block first)."""
+
+    def error(self, message):
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _int_at_least(low, also=()):
     """An argparse type: an integer >= ``low`` (or one of ``also``), refused
     with a message that argparse prefixes with the option's name."""
@@ -312,7 +320,7 @@ def _add_format(p):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="structk",
         description="Kernels for structured data: Gram matrices, PSD checks, learners.",
         epilog="Exit status: 0 ok, 1 not positive semi-definite, 2 bad usage or input.",

@@ -242,6 +242,11 @@ def _read_fasta(path, label_pattern, alphabet):
     ids, headers, seqs = read_fasta(path, descriptions=True)
     if not seqs:
         raise ValueError(f"{str(path)!r} holds no FASTA records")
+    empty = [i for i, s in enumerate(seqs) if not s]
+    if empty:
+        raise ValueError(
+            f"{str(path)!r}: record {empty[0] + 1} ({ids[empty[0]]!r}) has no sequence "
+            f"({len(empty)} of {len(seqs)} records are empty); remove the empty records")
     labels = None
     if label_pattern is not None:
         labels = _match_headers(label_pattern, headers, "--label-pattern")
@@ -444,6 +449,7 @@ def read_matrix(path):
         except (ValueError, EOFError) as exc:
             raise ValueError(f"{str(path)!r} is not a numpy .npy array: {exc}") from None
     if suffix == ".npz":
+        _fits_in_memory(path, _npz_size(path), "inflated")
         with np.load(path, allow_pickle=False) as archive:
             if len(archive.files) != 1:
                 raise ValueError(f"{str(path)!r} holds {len(archive.files)} arrays "
@@ -454,7 +460,39 @@ def read_matrix(path):
     raise ValueError(f"cannot read a matrix from {str(path)!r}: use .npy, .npz, .tsv or .csv")
 
 
+def _npz_size(path):
+    """Bytes the arrays of a ``.npz`` archive take once inflated (from the
+    zip directory, before anything is inflated)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return sum(info.file_size for info in archive.infolist())
+    except zipfile.BadZipFile:
+        raise ValueError(f"{str(path)!r} is not a numpy .npz archive") from None
+
+
+def _fits_in_memory(path, nbytes, what):
+    """Refuse ``path`` before reading it when ``nbytes`` would not fit in
+    half the memory the system has available."""
+    from ..scale._tiling import _available_memory
+
+    available = _available_memory()
+    if available and nbytes > available // 2:
+        raise MemoryError(
+            f"{str(path)!r} takes {nbytes / 2**30:.1f} GiB {what}, more than half the "
+            f"{available / 2**30:.1f} GiB of memory available; save the matrix as .npy, "
+            "which is read without loading it")
+
+
+#: Bound on the memory a text matrix takes while parsed, per byte of the file:
+#: a cell is a Python string (about 50 bytes) in a list, so short cells such
+#: as "0.5" cost about 15 bytes per byte of the file (full-precision ones, 4).
+_TEXT_MATRIX_OVERHEAD = 16
+
+
 def _read_text_matrix(path, sep):
+    _fits_in_memory(path, path.stat().st_size * _TEXT_MATRIX_OVERHEAD, "while parsed")
     with open(path) as fh:
         rows = [line.rstrip("\r\n").split(sep) for line in fh if line.strip()]
     if not rows:

@@ -774,7 +774,7 @@ def _cli_cases(tmp):
         Case("cli-gram-unknown-symbol", _cli(*gram, "Spectrum(alphabet='AC')"), CLIRefused,
              ("'G'",)),
         Case("cli-gram-block-size-0", _cli(*gram, "Spectrum()", "--block-size", "0"),
-             CLIRefused, ("block_size",)),
+             CLIRefused, ("--block-size", "at least 1")),
         Case("cli-gram-output-folder", _cli("gram", fa, "-o", tmp / "nodir" / "K.npy",
                                             "--kernel", "Spectrum()"), CLIRefused, ("nodir",)),
         Case("cli-gram-unknown-format", _cli("gram", text, "--input-format", "sets", "-o", out,
