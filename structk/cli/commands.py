@@ -11,6 +11,8 @@ Commands
                         being a kernel; exit 1 when one is found
 ``structk fit``         fit a learner on labelled data and save it to a model file
 ``structk predict``     predict new objects with a model file (TSV or JSON rows)
+``structk explain``     feature weights, contributions, mutagenesis of a saved model
+``structk score-variants`` change of a saved sequence model's score between alleles
 
 Kernels and learners are written as Python expressions of structk classes,
 e.g. ``--kernel "Normalize(Spectrum(k=5))"`` or ``--learner "KernelSVM(C=10)"``;
@@ -421,10 +423,11 @@ def build_parser():
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
 
-    from . import check_kernel, model_commands
+    from . import check_kernel, explain, model_commands
 
     check_kernel.add_parser(sub, formatter)
     model_commands.add_parsers(sub, formatter)
+    explain.add_parsers(sub, formatter)
     return parser
 
 

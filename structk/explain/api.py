@@ -46,15 +46,11 @@ def ism(model, sequence, output=None, alphabet=None):
 
 
 def _ism_by_prediction(model, sequence, output, alphabet):
-    from ..alphabets import resolve_alphabet
     from ._model import readout
 
     ro = readout(model)
     ro.row(output)  # checks output
-    alphabet = alphabet if alphabet is not None else _find_alphabet(ro.kernel)
-    if alphabet is None:  # the symbols the model was trained on
-        alphabet = sorted({str(c).upper() for s in ro.objects for c in s})
-    symbols = [str(s) for s in resolve_alphabet(alphabet)]
+    symbols = ism_symbols(model, alphabet)
     seq = [str(s) for s in sequence]
     L, A = len(seq), len(symbols)
     mutants, where = [], []
@@ -68,6 +64,19 @@ def _ism_by_prediction(model, sequence, output, alphabet):
     for (p, a), v in zip(where, values[1:]):
         delta[p, a] = v - values[0]
     return delta
+
+
+def ism_symbols(model, alphabet=None):
+    """The symbols of the columns of :func:`ism`: ``alphabet``, else the
+    kernel's, else those of the training objects."""
+    from ..alphabets import resolve_alphabet
+    from ._model import readout
+
+    ro = readout(model)
+    alphabet = alphabet if alphabet is not None else _find_alphabet(ro.kernel)
+    if alphabet is None:  # the symbols the model was trained on
+        alphabet = sorted({str(c).upper() for s in ro.objects for c in s})
+    return [str(s) for s in resolve_alphabet(alphabet)]
 
 
 def _decision(model, X, output):

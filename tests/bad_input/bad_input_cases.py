@@ -888,11 +888,63 @@ def _validity_cases(tmp):
     ]
 
 
+def _explain_cases(tmp):
+    """structk.explain: models it cannot decompose, variants that disagree."""
+    def explain(kernel, **kw):
+        def call():
+            from structk.explain import Explainer
+            from structk.learners import KernelSVM
+
+            model = KernelSVM(kernel=kernel).fit(_strings() * 2, [0, 1, 1, 0, 0, 1])
+            Explainer(model, **kw)
+        return call
+
+    def variants(line):
+        def call():
+            from structk.explain import read_variants
+
+            (tmp / "ref.fa").write_text(">chr1\nACGTACGTAC\n")
+            (tmp / "variants.tsv").write_text(line)
+            read_variants(tmp / "variants.tsv", tmp / "ref.fa")
+        return call
+
+    def kernels():
+        from structk.kernels import Exp, LocalAlignment, Spectrum, WeightedDegree
+
+        return LocalAlignment(), Exp(Spectrum(k=2)), WeightedDegree(d=2, shift=1)
+
+    def precomputed():
+        from structk.explain import Explainer
+        from structk.kernels import Spectrum
+        from structk.learners import KernelSVM
+
+        Explainer(KernelSVM().fit(Spectrum(k=2)(_strings()), [0, 1, 1]))
+
+    try:
+        la, exp, wd = kernels()
+    except ImportError as exc:  # the explain package is missing from this checkout
+        raise SetupError(str(exc)) from None
+    return [
+        Case("explain-local-alignment", explain(la), TypeError, ("LocalAlignment", "ism")),
+        Case("explain-exp", explain(exp), TypeError, ("Exp", "ism")),
+        Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
+        Case("explain-output-out-of-range", explain(kernels()[1].kernel, output=3),
+             ValueError, ("output",)),
+        Case("explain-precomputed", precomputed, TypeError, ("precomputed",)),
+        Case("variant-ref-mismatch", variants("v\tchr1\t3\tA\tT\n"), ValueError,
+             ("line 1", "'A'", "'G'")),
+        Case("variant-no-record", variants("v\tchr2\t3\tG\tT\n"), ValueError,
+             ("line 1", "chr2")),
+        Case("variant-bad-position", variants("v\tchr1\tx\tG\tT\n"), ValueError,
+             ("line 1", "'x'")),
+    ]
+
+
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
-            + _validity_cases(tmp))
+            + _validity_cases(tmp) + _explain_cases(tmp))
 
 
 def outcome(case):

@@ -1,0 +1,193 @@
+"""Pictures of explanations: sequence logos, molecules, graphs.
+
+* :func:`plot_logo` draws a contribution matrix ``(L, A)`` as a sequence
+  logo: at each position the letters with positive scores stacked upwards,
+  those with negative scores downwards, each as tall as its score. Pass
+  the actual contributions (one letter per position, see
+  :func:`contribution_matrix`) or GkmExplain's hypothetical ones.
+* :func:`plot_molecule` colours the atoms of a molecule read from SMILES
+  (RDKit, the ``chem`` extra) by their contributions.
+* :func:`plot_graph` draws any graph with networkx, nodes coloured by
+  their contributions.
+* :func:`plot_explanation` picks one of them for an
+  :class:`~structk.explain.explainer.Explanation`.
+
+Colours are symmetric around 0 (red positive, blue negative) so that the
+sign of a contribution reads at a glance. matplotlib is needed
+(``pip install matplotlib``); every function draws into ``ax`` when given
+and returns the matplotlib figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Letter colours of the nucleotides (the usual logo colours); other
+#: symbols are drawn in grey.
+COLOURS = {"A": "#109648", "C": "#255C99", "G": "#F7B32B", "T": "#D62839", "U": "#D62839"}
+
+
+def _plt():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install matplotlib") from None
+    return plt
+
+
+def _axes(ax, size):
+    plt = _plt()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=size)
+        return fig, ax
+    return ax.figure, ax
+
+
+def contribution_matrix(explanation, symbols="ACGT"):
+    """The ``(L, A)`` matrix holding each position's contribution in the
+    column of its own symbol (0 elsewhere, and at unknown symbols)."""
+    symbols = [str(s) for s in symbols]
+    M = np.zeros((len(explanation.scores), len(symbols)))
+    for p, (s, v) in enumerate(zip(explanation.units, explanation.scores)):
+        if s in symbols:
+            M[p, symbols.index(s)] = v
+    return M
+
+
+def _letter(ax, letter, x, y, height, colour):
+    from matplotlib.patches import PathPatch
+    from matplotlib.textpath import TextPath
+    from matplotlib.transforms import Affine2D
+
+    path = TextPath((0, 0), letter, size=1, prop={"family": "DejaVu Sans", "weight": "bold"})
+    box = path.get_extents()
+    if box.width <= 0 or box.height <= 0 or height == 0:
+        return
+    t = (Affine2D().translate(-box.x0, -box.y0)
+         .scale(0.9 / box.width, abs(height) / box.height)
+         .translate(x - 0.45, y if height > 0 else y - abs(height)))
+    ax.add_patch(PathPatch(t.transform_path(path), facecolor=colour, edgecolor="none"))
+
+
+def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None):
+    """Draw an ``(L, A)`` contribution matrix as a sequence logo.
+
+    Parameters
+    ----------
+    matrix : array (L, A)
+        Scores per position and symbol.
+    symbols : sequence of str
+        The column symbols.
+    ax : matplotlib Axes, optional
+    start : int
+        Number of the first position on the axis.
+    title : str, optional
+    """
+    M = np.asarray(matrix, dtype=np.float64)
+    fig, ax = _axes(ax, (max(6.0, M.shape[0] * 0.22), 2.2))
+    symbols = [str(s) for s in symbols]
+    for p in range(M.shape[0]):
+        up = down = 0.0
+        for a in np.argsort(np.abs(M[p]))[::-1]:
+            v = M[p, a]
+            if v > 0:
+                _letter(ax, symbols[a], start + p, up, v, COLOURS.get(symbols[a], "#777777"))
+                up += v
+            elif v < 0:
+                _letter(ax, symbols[a], start + p, down, v, COLOURS.get(symbols[a], "#777777"))
+                down += v
+    lo = min(0.0, float(np.minimum(M, 0).sum(axis=1).min(initial=0)))
+    hi = max(0.0, float(np.maximum(M, 0).sum(axis=1).max(initial=0)))
+    pad = 0.05 * max(hi - lo, 1e-12)
+    ax.set_xlim(start - 0.6, start + M.shape[0] - 0.4)
+    ax.set_ylim(lo - pad, hi + pad)
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_xlabel("position")
+    ax.set_ylabel("contribution")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _limits(scores):
+    m = float(np.abs(scores).max(initial=0.0))
+    return m if m > 0 else 1.0
+
+
+def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=None):
+    """Draw a networkx graph with nodes coloured by ``scores`` (in the order
+    of ``graph.nodes``) and labelled by the node attribute ``labels``
+    (mapped through ``label_names`` when given)."""
+    import networkx as nx
+
+    fig, ax = _axes(ax, (4.5, 4.0))
+    scores = np.asarray(scores, dtype=np.float64)
+    nodes = list(graph.nodes)
+    m = _limits(scores)
+    pos = nx.kamada_kawai_layout(graph) if len(nodes) > 1 else {nodes[0]: (0, 0)}
+    text = {}
+    for v in nodes:
+        value = graph.nodes[v].get(labels, v) if labels is not None else v
+        text[v] = str(label_names.get(value, value) if label_names else value)
+    nx.draw_networkx_edges(graph, pos, ax=ax, width=1.5, edge_color="#555555")
+    art = nx.draw_networkx_nodes(graph, pos, nodelist=nodes, node_color=scores, cmap="coolwarm",
+                                 vmin=-m, vmax=m, ax=ax, node_size=320, edgecolors="#333333")
+    nx.draw_networkx_labels(graph, pos, labels=text, ax=ax, font_size=8)
+    fig.colorbar(art, ax=ax, shrink=0.7, label="contribution")
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def plot_molecule(smiles, scores, path=None, size=(420, 340)):
+    """A molecule drawn by RDKit with each atom coloured by its score.
+
+    Parameters
+    ----------
+    smiles : str
+        The molecule, as read by :func:`structk.datasets.from_smiles`
+        (whose node order is RDKit's atom order).
+    scores : array (n_atoms,)
+    path : str, optional
+        Write the PNG there.
+
+    Returns
+    -------
+    bytes
+        The PNG image.
+    """
+    from matplotlib import colormaps
+    from rdkit import Chem
+    from rdkit.Chem.Draw import rdMolDraw2D
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        raise ValueError(f"{smiles!r} is not a SMILES string RDKit can parse")
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) != mol.GetNumAtoms():
+        raise ValueError(f"{len(scores)} scores for a molecule of {mol.GetNumAtoms()} atoms")
+    m = _limits(scores)
+    cmap = colormaps["coolwarm"]
+    colours = {i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
+               for i, s in enumerate(scores.tolist())}
+    drawer = rdMolDraw2D.MolDraw2DCairo(*size)
+    rdMolDraw2D.PrepareAndDrawMolecule(drawer, mol, highlightAtoms=list(colours),
+                                       highlightAtomColors=colours, highlightBonds=[])
+    drawer.FinishDrawing()
+    png = drawer.GetDrawingText()
+    if path is not None:
+        with open(path, "wb") as f:
+            f.write(png)
+    return png
+
+
+def plot_explanation(explanation, obj=None, ax=None, symbols="ACGT", title=None,
+                     label_names=None):
+    """Draw an :class:`~structk.explain.explainer.Explanation`: a logo for a
+    sequence, a coloured graph for a graph ``obj``."""
+    if obj is not None and hasattr(obj, "nodes"):
+        return plot_graph(obj, explanation.scores, ax=ax, title=title, label_names=label_names)
+    return plot_logo(contribution_matrix(explanation, symbols), symbols, ax=ax, title=title)
