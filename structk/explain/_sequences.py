@@ -50,6 +50,16 @@ def _full_ids(codes, offsets, k, A):
     return out
 
 
+def _presence(kernel):
+    presence = bool(getattr(kernel, "presence", False))
+    if presence and getattr(kernel, "reverse_complement", False):
+        raise NotImplementedError(
+            f"{kernel!r}: presence features of both strands are not explained yet; "
+            "use presence=False, or structk.explain.ism, which recomputes the "
+            "decision function on every mutant")
+    return presence
+
+
 class SequenceLeaf:
     """What the string kernels share: encoding, names, positions."""
 
@@ -70,6 +80,26 @@ class SequenceLeaf:
         if base is None:
             base = np.zeros(len(offsets) - 1, dtype=np.int64)
         return self.table(enc.codes, offsets, base)
+
+    def table(self, codes, offsets, base):
+        """The occurrences of a batch; with ``reverse_complement`` those of
+        both strands, each of value ``1 / sqrt 2`` (the kernels' strand-merged
+        features ``(phi(x) + phi(rc x)) / sqrt 2``), the reverse strand's
+        mapped back onto the positions of ``x``."""
+        occ = self.strand(codes, offsets, base)
+        if not getattr(self.kernel, "reverse_complement", False):
+            return occ
+        from ..sequences import EncodedSequences, reverse_complement
+
+        rc = reverse_complement(EncodedSequences(codes, offsets, self.kernel._alphabet))
+        back = self.strand(rc.codes, offsets, np.zeros_like(base))
+        lengths = np.diff(offsets)[back.owner]
+        units = np.where(back.units >= 0,
+                         lengths[:, None] - 1 - back.units + base[back.owner][:, None], -1)
+        back = Occurrences(back.keys, back.owner, units, back.vals)
+        both = Occurrences.concat([occ, back])
+        both.vals = both.vals * np.sqrt(0.5)
+        return both
 
     @staticmethod
     def n_units(enc):
@@ -99,12 +129,12 @@ class SpectrumLeaf(SequenceLeaf):
     def __init__(self, kernel):
         super().__init__(kernel)
         self.k = int(kernel.k)
-        self.presence = bool(getattr(kernel, "presence", False))
+        self.presence = _presence(kernel)
         if self.A ** self.k >= 2**62:
             raise ValueError(f"{kernel!r}: k-mers beyond 2^62 indices cannot be explained")
         self.span = self.k
 
-    def table(self, codes, offsets, base):
+    def strand(self, codes, offsets, base):
         first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
         return self._finish(first, owner, offsets, base, np.arange(self.k), ids)
 
@@ -120,7 +150,7 @@ class MismatchLeaf(SpectrumLeaf):
         super().__init__(kernel)
         self.m = int(kernel.m)
 
-    def table(self, codes, offsets, base):
+    def strand(self, codes, offsets, base):
         first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
         k, A = self.k, self.A
         powers = A ** np.arange(k - 1, -1, -1, dtype=np.int64)  # weight of symbol j
@@ -143,10 +173,10 @@ class GappyPairLeaf(SequenceLeaf):
     def __init__(self, kernel):
         super().__init__(kernel)
         self.k, self.m = int(kernel.k), int(kernel.m)
-        self.presence = bool(kernel.presence)
+        self.presence = _presence(kernel)
         self.span = 2 * self.k + self.m
 
-    def table(self, codes, offsets, base):
+    def strand(self, codes, offsets, base):
         k, A = self.k, self.A
         ids = _full_ids(codes, offsets, k, A)
         N = codes.shape[0]
@@ -211,7 +241,7 @@ class WeightedDegreeLeaf(SequenceLeaf):
             )
         return enc
 
-    def table(self, codes, offsets, base):
+    def strand(self, codes, offsets, base):
         d, A = self.d, self.A
         space = A ** d
         parts = []

@@ -922,12 +922,15 @@ def _explain_cases(tmp):
 
     try:
         la, exp, wd = kernels()
+        rc_presence = type(exp.kernel)(k=2, presence=True, reverse_complement=True)
     except ImportError as exc:  # the explain package is missing from this checkout
         raise SetupError(str(exc)) from None
     return [
         Case("explain-local-alignment", explain(la), TypeError, ("LocalAlignment", "ism")),
         Case("explain-exp", explain(exp), TypeError, ("Exp", "ism")),
         Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
+        Case("explain-rc-presence", explain(rc_presence), NotImplementedError,
+             ("presence", "ism")),
         Case("explain-output-out-of-range", explain(kernels()[1].kernel, output=3),
              ValueError, ("output",)),
         Case("explain-precomputed", precomputed, TypeError, ("precomputed",)),

@@ -57,6 +57,9 @@ SEQUENCE_KERNELS = [
     Normalize(WeightedDegree(d=3, unknown="skip")),
     Spectrum(k=2, unknown="skip") + 2.0 * Normalize(GappyPair(k=1, m=1, unknown="skip")) + 1.5,
     Normalize(0.5 * Spectrum(k=3, unknown="skip") + Mismatch(k=3, m=1, unknown="skip")),
+    Spectrum(k=3, reverse_complement=True, unknown="skip"),
+    Normalize(Mismatch(k=3, m=1, reverse_complement=True, unknown="skip")),
+    GappyPair(k=2, m=1, reverse_complement=True, normalize=True, unknown="skip"),
 ]
 
 
