@@ -145,6 +145,10 @@ class Sum(_Binary):
     def has_features(self):
         return self.k1.has_features and self.k2.has_features
 
+    @property
+    def fixed_feature_columns(self):
+        return self.k1.fixed_feature_columns and self.k2.fixed_feature_columns
+
     def _features(self, P):
         F1, F2 = self.k1._features(P[0]), self.k2._features(P[1])
         if hasattr(F1, "tocsr") or hasattr(F2, "tocsr"):
@@ -220,6 +224,10 @@ class Scaled(_Unary):
     @property
     def has_features(self):
         return self.kernel.has_features
+
+    @property
+    def fixed_feature_columns(self):
+        return self.kernel.fixed_feature_columns
 
     @property
     def _has_log_form(self):
@@ -493,6 +501,10 @@ class Normalize(_Unary):
     def has_features(self):
         return self.kernel.has_features
 
+    @property
+    def fixed_feature_columns(self):
+        return self.kernel.fixed_feature_columns
+
     def _features(self, P):
         F = self.kernel._features(P)
         scale = _inv_sqrt(_row_sq_norms(F))  # k(x, x), from the same features
@@ -603,6 +615,10 @@ class FunctionScaled(Kernel):
     @property
     def has_features(self):
         return self.kernel.has_features
+
+    @property
+    def fixed_feature_columns(self):
+        return self.kernel.fixed_feature_columns
 
     def _prepare(self, X, name):
         X = check_objects(X, name)

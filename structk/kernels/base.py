@@ -91,9 +91,18 @@ class Kernel:
     has_features : bool
         Whether :meth:`features` gives an explicit feature map whose inner
         products are the kernel values.
+    fixed_feature_columns : bool
+        Whether those features' columns are the same for every collection.
     """
 
     has_features = False
+    #: Whether the columns of :meth:`features` mean the same for every
+    #: collection (k-mer indices, vector coordinates), so that feature rows
+    #: computed in separate calls line up: what a linear model trained on
+    #: them (the primal solvers of :mod:`structk.learners.primal`) needs.
+    #: False where columns number the labels present in one call (the
+    #: Weisfeiler-Lehman and shortest-path kernels, sets).
+    fixed_feature_columns = False
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
     #: Parameters the repr always shows; the others only when not at their default.

@@ -100,6 +100,7 @@ class ClassConditionalFisherKernel(Kernel):
     """
 
     has_features = True
+    fixed_feature_columns = True
 
     def __init__(self, hmms, priors=None, information="empirical", reg=1e-3,
                  parts=("emission",)):

@@ -69,6 +69,7 @@ class EmpiricalKernelMap(Kernel):
     """
 
     has_features = True
+    fixed_feature_columns = True
     _repr_always = ("similarity",)
 
     def __init__(self, similarity, landmarks):

@@ -188,6 +188,7 @@ class FisherKernel(Kernel):
     """
 
     has_features = True
+    fixed_feature_columns = True
 
     def __init__(self, hmm, information="empirical", reg=1e-3, parts=("emission",)):
         self.hmm = hmm

@@ -113,6 +113,7 @@ class _KmerKernel(_SequenceKernel):
     """Kernels whose feature map is a sparse matrix over the A^k k-mers."""
 
     has_features = True
+    fixed_feature_columns = True
 
     def _check_sequence_params(self):
         super()._check_sequence_params()

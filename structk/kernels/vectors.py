@@ -39,6 +39,7 @@ class Linear(_VectorKernel):
     """
 
     has_features = True
+    fixed_feature_columns = True
 
     def _features(self, P):
         return P

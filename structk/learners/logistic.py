@@ -15,6 +15,7 @@ from ..feature_space import rkhs_norm
 from .._linalg import frobenius
 from ._base import KernelLearnerMixin, encode_labels, n_objects
 from ._psd import PSD_RTOL, raise_if_not_psd
+from .primal import decision_values, fit_logistic, resolve_solver
 
 
 class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -59,6 +60,13 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         As the other learners (:mod:`structk.learners._psd`); in addition
         a failure of the jittered Cholesky factorisation raises
         :class:`~structk.exceptions.NotPSDError`.
+    solver : {"auto", "dual", "primal", "nystroem"}, default="auto"
+        "dual": L-BFGS on the Gram; "primal": on the kernel's features; "nystroem": on
+        Nyström features of any kernel; "auto" picks by kernel and size.
+    n_components, landmarks, n_jobs, client, progress
+        Options of the paths past the Gram: :mod:`structk.learners.primal`.
+    random_state : int, RandomState or None, default=None
+        Seed of the Nyström path's landmarks.
 
     Attributes
     ----------
@@ -75,6 +83,10 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         at the solution.
     n_iter_ : int
     n_train_ : int
+    solver_ : str
+        The solver used ("dual", "primal" or "nystroem").
+    coef_, intercept_, feature_map_ : past the Gram (L-BFGS not used)
+        Weights on the features of ``feature_map_`` (:mod:`structk.learners.primal`).
 
     References
     ----------
@@ -85,12 +97,20 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     """
 
     def __init__(self, kernel="precomputed", alpha=1.0, tol=1e-6, max_iter=1000,
-                 psd_check="auto"):
+                 psd_check="auto", solver="auto", n_components=None, landmarks="uniform",
+                 random_state=None, n_jobs=None, client=None, progress=False):
         self.kernel = kernel
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
         self.psd_check = psd_check
+        self.solver = solver
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.client = client
+        self.progress = progress
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram ``K``) and labels ``y``."""
@@ -98,6 +118,11 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))
+        solver = resolve_solver(self, X, len(codes))
+        if solver != "dual":
+            self.classes_ = classes
+            return fit_logistic(self, X, codes, len(classes), solver, lam, tol, max_iter)
+        self.solver_ = "dual"
         K, objects = self._train_gram(X, len(codes))
         with small_blas(K.shape[0]):
             return self._fit_gram(K, codes, classes, objects, lam, tol, max_iter)
@@ -140,6 +165,10 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
 
     def decision_function(self, X):
         """``f(x)``: (n,) for two classes, else (n, n_classes) class scores."""
+        if getattr(self, "solver_", "dual") != "dual":
+            check_is_fitted(self, "coef_")
+            F = decision_values(self, X)
+            return F[:, 0] if len(self.classes_) == 2 else F
         check_is_fitted(self, "dual_coef_")
         F = small_matmul(self._test_gram(X, self.X_fit_), self.dual_coef_.T)
         return F[:, 0] if len(self.classes_) == 2 else F

@@ -12,6 +12,7 @@ from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from ._base import KernelLearnerMixin, check_targets, n_objects
 from ._psd import PSD_RTOL, raise_if_not_psd
+from .primal import decision_values, fit_ridge, resolve_solver
 
 
 class _RidgePredictMixin:
@@ -22,6 +23,10 @@ class _RidgePredictMixin:
 
     def predict(self, X):
         """``K_test @ dual_coef_``: shape (n_test,) or (n_test, n_outputs)."""
+        if getattr(self, "solver_", "dual") != "dual":
+            check_is_fitted(self, "coef_")
+            F = decision_values(self, X)
+            return F[:, 0] if self._y_ndim == 1 else F
         check_is_fitted(self, "dual_coef_")
         return small_matmul(self._test_gram(X, self.X_fit_), self.dual_coef_)
 
@@ -47,6 +52,14 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         ``K`` has an eigenvalue below ``-lambda``, which raises
         :class:`~structk.exceptions.NotPSDError` with the
         :func:`~structk.psd.check_psd` report even with "none".
+    solver : {"auto", "dual", "primal", "nystroem"}, default="auto"
+        "dual": Cholesky; "primal": on the kernel's features; "nystroem": on
+        Nyström features of any kernel, by FALKON's preconditioned conjugate
+        gradients (:mod:`structk.learners.falkon`); "auto" picks by size.
+    n_components, landmarks, n_jobs, client, progress
+        Options of the paths past the Gram: :mod:`structk.learners.primal`.
+    random_state : int, RandomState or None, default=None
+        Seed of the Nyström path's landmarks.
 
     Attributes
     ----------
@@ -56,8 +69,12 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         RKHS norm ``sqrt(a^T K a)`` of the predictor (of each output), for
         :func:`~structk.feature_space.rademacher_bound`.
     X_fit_ : objects or None
-        Training objects (``None`` with a precomputed kernel).
+        Training objects (``None`` with a precomputed kernel or past the Gram).
     n_train_ : int
+    solver_ : str
+        The solver used ("dual", "primal" or "nystroem").
+    coef_, intercept_, feature_map_ : past the Gram (Cholesky not used)
+        Weights on the features of ``feature_map_`` (:mod:`structk.learners.primal`).
 
     References
     ----------
@@ -65,10 +82,15 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     algorithm in dual variables", ICML (1998).
     """
 
-    def __init__(self, kernel="precomputed", alpha=1.0, psd_check="auto"):
+    def __init__(self, kernel="precomputed", alpha=1.0, psd_check="auto", solver="auto",
+                 n_components=None, landmarks="uniform", random_state=None, n_jobs=None,
+                 client=None, progress=False):
         self.kernel = kernel
         self.alpha = alpha
         self.psd_check = psd_check
+        self.solver, self.n_components = solver, n_components
+        self.landmarks, self.random_state = landmarks, random_state
+        self.n_jobs, self.client, self.progress = n_jobs, client, progress
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram ``K``) and targets ``y``."""
@@ -76,6 +98,11 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
 
         lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
+        self._y_ndim = Y.ndim
+        solver = resolve_solver(self, X, len(Y))
+        if solver != "dual":
+            return fit_ridge(self, X, Y, solver, lam)
+        self.solver_ = "dual"
         K, objects = self._train_gram(X, len(Y))
         A = K.copy()
         A.flat[:: A.shape[0] + 1] += lam

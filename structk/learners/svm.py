@@ -18,6 +18,7 @@ from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from . import _smo
+from .primal import PRIMAL_HINGE_MIN_N, PRIMAL_MIN_N, decision_values, fit_svm, resolve_solver
 from ._base import (
     KernelLearnerMixin,
     check_int_or_unlimited,
@@ -95,7 +96,19 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         ``predict`` is unchanged (it uses the decision values, not the
         probabilities, so the two may disagree near the boundary).
     random_state : int, RandomState or None, default=None
-        Seed of the internal cross-validation folds of ``probability=True``.
+        Seed of the internal cross-validation folds of ``probability=True``
+        and of the Nyström path's landmarks.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        ``C sum_i max(0, 1 - y_i f_i)`` or its square. The dual solver
+        solves the squared hinge as the hinge with ``K + I / (2C)`` and no
+        upper bound on ``alpha``; in the primal it is LIBLINEAR's fast
+        trust-region Newton method (the hinge loss is its slower coordinate
+        descent).
+    solver : {"auto", "dual", "primal", "nystroem"}, default="auto"
+        "dual": SMO; "primal": on the kernel's features; "nystroem": on
+        Nyström features of any kernel; "auto" picks by kernel and size.
+    n_components, landmarks, n_jobs, client, progress
+        Options of the paths past the Gram: :mod:`structk.learners.primal`.
 
     Attributes
     ----------
@@ -121,6 +134,10 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     n_train_ : int
     probA_, probB_ : ndarray (n_machines,)
         Platt sigmoid parameters of each machine (``probability=True`` only).
+    solver_ : str
+        The solver used ("dual", "primal" or "nystroem").
+    coef_, intercept_, feature_map_ : past the Gram (SMO not used)
+        Weights on the features of ``feature_map_`` (:mod:`structk.learners.primal`).
 
     References
     ----------
@@ -149,7 +166,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="precomputed", C=1.0, tol=1e-3, multi_class="ovo",
                  decision_function_shape="ovr", shrinking=True, max_iter=-1,
-                 psd_check="auto", probability=False, random_state=None):
+                 psd_check="auto", probability=False, random_state=None, loss="hinge",
+                 solver="auto", n_components=None, landmarks="uniform", n_jobs=None,
+                 client=None, progress=False):
         self.kernel = kernel
         self.C = C
         self.tol = tol
@@ -160,6 +179,13 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.psd_check = psd_check
         self.probability = probability
         self.random_state = random_state
+        self.loss = loss
+        self.solver = solver
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.n_jobs = n_jobs
+        self.client = client
+        self.progress = progress
 
     def fit(self, X, y):
         """Fit on objects ``X`` (or a Gram matrix ``K``) and labels ``y``."""
@@ -169,11 +195,24 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         for name in ("multi_class", "decision_function_shape"):
             if getattr(self, name) not in ("ovo", "ovr"):
                 raise ValueError(f"{name} must be 'ovo' or 'ovr', got {getattr(self, name)!r}")
+        if self.loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
         classes, codes = encode_labels(y, n_objects(X))
+        if not isinstance(self.probability, (bool, np.bool_)):
+            raise TypeError(f"probability must be True or False, got {self.probability!r}")
+        solver = resolve_solver(self, X, len(codes), PRIMAL_MIN_N if self.loss ==
+                                "squared_hinge" else PRIMAL_HINGE_MIN_N)
+        if solver != "dual":
+            self.classes_ = classes
+            return fit_svm(self, X, codes, len(classes), solver, C, tol, max_iter)
+        self.solver_ = "dual"
         K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
         if max_iter == -1:
             max_iter = max(10_000_000, 100 * n)
+        if self.loss == "squared_hinge":  # the hinge dual with K + I/(2C), no upper bound
+            K.flat[:: n + 1] += 0.5 / C
+            C = np.inf
 
         def solve(Ks, signs):
             alpha, rho, obj, it, converged = _smo.solve(
@@ -186,8 +225,6 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 )
             return alpha, rho, obj, it
 
-        if not isinstance(self.probability, (bool, np.bool_)):
-            raise TypeError(f"probability must be True or False, got {self.probability!r}")
         rng = check_random_state(self.random_state)
         machines = list(self._machines(codes, len(classes)))
         solved = [None] * len(machines)
@@ -224,6 +261,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         work = sum(len(signs) for _, signs in machines if len(signs) > _smo.SMALL_N)
         threads = 1 if self.probability else threads_for(work, 2 * _smo.SMALL_N)
         run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
+        if self.loss == "squared_hinge":
+            K.flat[:: n + 1] -= 0.5 / float(self.C)
         coefs = np.zeros((len(machines), n))
         for t, ((rows, signs), (alpha, _, _, _)) in enumerate(zip(machines, solved)):
             coefs[t, slice(None) if rows is None else rows] = alpha * signs
@@ -258,6 +297,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 yield rows, np.where(codes[rows] == a, 1.0, -1.0)
 
     def _machine_values(self, X):
+        if getattr(self, "solver_", "dual") != "dual":
+            check_is_fitted(self, "coef_")
+            return decision_values(self, X)
         check_is_fitted(self, "dual_coef_")
         Kt = self._test_gram(X, self.support_vectors_, columns=self.support_)
         return small_matmul(Kt, self.dual_coef_.T) + self.intercept_
@@ -295,7 +337,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities (n, n_classes), columns in ``classes_`` order;
         only with ``probability=True`` (see its description)."""
-        check_is_fitted(self, "dual_coef_")
+        check_is_fitted(self, "intercept_")
         if len(self.probA_) == 0:
             raise AttributeError("predict_proba needs a model fitted with "
                                  "KernelSVM(probability=True); refit it")
@@ -333,6 +375,17 @@ def _cv_decision_values(K, signs, solve, rng, folds=PLATT_FOLDS):
     """Decision value of each training point from a machine trained without
     its fold (random folds, as LIBSVM). A training part holding one side
     only gives that side's sign, +-1."""
+
+    def fit_predict(train, test, side):
+        alpha, rho, _, _ = solve(np.ascontiguousarray(K[np.ix_(train, train)]), side)
+        return K[np.ix_(test, train)] @ (alpha * side) - rho
+
+    return out_of_fold(signs, rng, fit_predict, folds)
+
+
+def out_of_fold(signs, rng, fit_predict, folds=PLATT_FOLDS):
+    """The fold loop of :func:`_cv_decision_values`: ``fit_predict(train,
+    test, sides of train)`` gives the decision values of ``test``."""
     n = len(signs)
     perm = rng.permutation(n)
     dec = np.empty(n)
@@ -345,8 +398,7 @@ def _cv_decision_values(K, signs, solve, rng, folds=PLATT_FOLDS):
         if len(train) == 0 or np.all(side == side[0]):
             dec[test] = side[0] if len(train) else 0.0
             continue
-        alpha, rho, _, _ = solve(np.ascontiguousarray(K[np.ix_(train, train)]), side)
-        dec[test] = K[np.ix_(test, train)] @ (alpha * side) - rho
+        dec[test] = fit_predict(train, test, side)
     return dec
 
 

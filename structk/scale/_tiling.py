@@ -360,7 +360,7 @@ def _gib(nbytes):
 class Progress:
     """Thread-safe tile counter feeding a tqdm bar or a user callback."""
 
-    def __init__(self, progress, total):
+    def __init__(self, progress, total, desc="gram", unit="tile"):
         self.total, self.done, self.bar, self.callback = total, 0, None, None
         self.lock = threading.Lock()
         if progress is True:
@@ -371,7 +371,7 @@ class Progress:
                     "progress=True needs tqdm: pip install tqdm (or structk[progress]); "
                     "or pass a callable progress(done, total)"
                 ) from None
-            self.bar = tqdm(total=total, unit="tile", desc="gram")
+            self.bar = tqdm(total=total, unit=unit, desc=desc)
         elif callable(progress):
             self.callback = progress
         elif progress is not False and progress is not None:

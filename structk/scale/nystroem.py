@@ -23,7 +23,7 @@ from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, take_prepared as take
 from ._tiling import checked_tile
 
-_LANDMARKS = ("uniform", "kmeans++")
+_LANDMARKS = ("uniform", "kmeans++", "leverage")
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -36,15 +36,18 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     n_components : int >= 1, default 100
         Number of landmarks ``m``, i.e. of features. More than the number of
         training objects is reduced to it, with a warning.
-    landmarks : {"uniform", "kmeans++"}, default "uniform"
+    landmarks : {"uniform", "kmeans++", "leverage"}, default "uniform"
         How landmarks are picked among the training objects: uniformly at
         random without replacement (the same draw as
         ``sklearn.kernel_approximation.Nystroem`` for the same
-        ``random_state``), or by k-means++ seeding in the kernel's feature
+        ``random_state``), by k-means++ seeding in the kernel's feature
         space, with squared distances
         ``d(x, y)^2 = k(x, x) + k(y, y) - 2 k(x, y)`` so that it works for
-        any objects. Both are nested: for a fixed ``random_state`` the
-        landmarks for ``m`` are the first ``m`` of those for ``m' > m``.
+        any objects, or by approximate ridge leverage scores (see
+        :func:`leverage_landmarks`; costs about half as many kernel values
+        again as the features). The first two are nested: for a fixed
+        ``random_state`` the landmarks for ``m`` are the first ``m`` of
+        those for ``m' > m``.
     random_state : int, RandomState instance or None, default None
     rcond : float in [0, 1), optional
         Eigenvalues of the landmark Gram below ``rcond`` times the largest
@@ -94,12 +97,15 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     """
 
     def __init__(self, kernel, n_components=100, landmarks="uniform",
-                 random_state=None, rcond=None):
+                 random_state=None, rcond=None, n_jobs=None, client=None, progress=False):
         self.kernel = kernel
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
         self.rcond = rcond
+        self.n_jobs = n_jobs
+        self.client = client
+        self.progress = progress
 
     def fit(self, X, y=None):
         """Pick landmarks among ``X`` and factor their Gram matrix.
@@ -132,10 +138,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             m = n
         rng = check_random_state(self.random_state)
         P = kernel._prepare(X, "X")
-        if self.landmarks == "uniform":
-            idx = rng.permutation(n)[:m]
-        else:
-            idx = _kmeanspp(kernel, X, P, m, rng)
+        idx = select_landmarks(kernel, X, P, m, self.landmarks, rng)
         landmarks = take(kernel, X, P, idx, "X")
         K_mm = checked_tile(kernel, landmarks, None, ((0, m), (0, m)))
         self.normalization_, self.rank_ = _inv_sqrt_psd(K_mm, self.rcond)
@@ -151,13 +154,17 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``transform(X) @ transform(Y).T`` approximates ``kernel(X, Y)``.
         """
         from ..learners._base import check_input_features
+        from .columns import landmark_features
 
         check_is_fitted(self, "normalization_")
         kernel = self.kernel_
         kernel._validate()
-        Q = kernel._prepare(check_objects(X, "X"), "X")
+        X = check_objects(X, "X")
         check_input_features(self, kernel, X, reset=False)
-        return kernel._checked_cross(Q, self._components_prepared) @ self.normalization_
+        return landmark_features(kernel, X, None, self._components_prepared,
+                                 self.normalization_, n_jobs=getattr(self, "n_jobs", None),
+                                 client=getattr(self, "client", None),
+                                 progress=getattr(self, "progress", False))
 
     def __sklearn_tags__(self):
         from ..learners._base import object_tags
@@ -183,6 +190,66 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         if self.rcond is not None:
             check_scalar(self.rcond, "rcond", lower=0, upper=1, upper_inclusive=False)
         return self.kernel
+
+
+def select_landmarks(kernel, X, P, m, method, rng):
+    """Positions of ``m`` landmarks among the prepared objects ``P`` of ``X``
+    (``method`` one of "uniform", "kmeans++", "leverage")."""
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    if method == "uniform":
+        return rng.permutation(n)[:m]
+    if method == "kmeans++":
+        return _kmeanspp(kernel, X, P, m, rng)
+    return leverage_landmarks(kernel, X, P, m, rng)
+
+
+#: Relative ridge of the approximate leverage scores: ``mu = LEVERAGE_RIDGE
+#: * mean(k(x, x))`` over the pilot landmarks.
+LEVERAGE_RIDGE = 1e-3
+
+
+def leverage_landmarks(kernel, X, P, m, rng, block_rows=2000):
+    r"""``m`` landmarks drawn by approximate ridge leverage scores.
+
+    A uniform pilot set ``S`` of ``max(1, m // 2)`` objects gives every
+    object the score
+
+    .. math:: \ell_i = k(x_i, x_i) - k_{iS} (K_{SS} + \mu I)^{-1} k_{Si},
+
+    the part of ``x_i`` that the pilot landmarks do not explain (up to the
+    factor ``1/mu`` the ridge leverage score of ``x_i`` approximated from
+    ``S``, Alaoui & Mahoney 2015; Rudi et al. 2018), with
+    ``mu = LEVERAGE_RIDGE * mean(k(s, s))``. Landmarks are then drawn without
+    replacement with probabilities proportional to ``ell_i`` (plus a
+    uniform share of one part in a thousand, so that no object has
+    probability zero). The scores need ``n x |S|`` kernel values, computed
+    in blocks of rows.
+
+    References
+    ----------
+    A. E. Alaoui and M. W. Mahoney, "Fast randomized kernel ridge regression
+    with statistical guarantees", NIPS 2015.
+    A. Rudi, D. Calandriello, L. Carratino and L. Rosasco, "On fast leverage
+    score sampling and optimal learning", NeurIPS 2018.
+    """
+    from scipy.linalg import cho_factor, cho_solve
+
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    pilot = rng.permutation(n)[: max(1, m // 2)]
+    PS = take(kernel, X, P, pilot, "X")
+    K_ss = checked_tile(kernel, PS, None, ((0, len(pilot)), (0, len(pilot))))
+    mu = LEVERAGE_RIDGE * max(float(np.mean(np.diag(K_ss))), np.finfo(float).tiny)
+    factor = cho_factor(K_ss + mu * np.eye(len(pilot)), lower=True)
+    scores = np.empty(n)
+    for a in range(0, n, block_rows):
+        b = min(a + block_rows, n)
+        Pb = take(kernel, X, P, slice(a, b), "X")
+        C = kernel.cross_prepared(Pb, PS)
+        explained = np.einsum("ij,ji->i", C, cho_solve(factor, C.T))
+        scores[a:b] = np.maximum(kernel.diag_prepared(Pb) - explained, 0.0)
+    total = scores.sum()
+    p = np.full(n, 1.0 / n) if not total > 0 else 0.999 * scores / total + 0.001 / n
+    return rng.choice(n, size=m, replace=False, p=p / p.sum())
 
 
 def _kmeanspp(kernel, X, P, m, rng):
@@ -221,10 +288,19 @@ def _kmeanspp(kernel, X, P, m, rng):
 
 def _inv_sqrt_psd(K, rcond):
     """Pseudo-inverse square root of a symmetric PSD matrix, and its rank."""
+    V, w, U = eigen_basis(K, rcond)
+    return V @ U.T, len(w)
+
+
+def eigen_basis(K, rcond=None):
+    """``(V, w, U)``: the eigenvalues ``w`` of symmetric PSD ``K`` above
+    ``rcond`` times the largest (default ``m * eps``), their eigenvectors
+    ``U`` and ``V = U diag(w)^(-1/2)``, so that ``V^T K V = I`` and
+    ``k(X, L) @ V`` are Nyström features in ``len(w)`` coordinates."""
     m = K.shape[0]
     w, U = np.linalg.eigh(K)
     rcond = m * np.finfo(np.float64).eps if rcond is None else float(rcond)
     top = w[-1] if m else 0.0
     keep = w > rcond * top if top > 0 else np.zeros(m, dtype=bool)
-    V = U[:, keep] / np.sqrt(w[keep])
-    return V @ U[:, keep].T, int(keep.sum())
+    U = U[:, keep]
+    return U / np.sqrt(w[keep]), w[keep], U

@@ -1,0 +1,342 @@
+"""Kernel learners past the Gram matrix: the primal on explicit features.
+
+A kernel with an explicit feature map ``phi`` (``kernel.has_features``:
+spectrum, mismatch, gappy pair, linear vectors, Fisher scores, their sums,
+multiples and ``Normalize``) makes every kernel machine a linear model on
+the rows ``phi(x_i)``: ``f(x) = w . phi(x) (+ b)`` with ``w = sum_i a_i
+phi(x_i)``. The same problem then costs ``O(nnz(Phi))`` per pass instead of
+the ``n x n`` Gram matrix, and is solved by scikit-learn's solvers:
+
+=========================  ============================================
+learner                    primal problem and solver
+=========================  ============================================
+``KernelSVM``              hinge: LIBLINEAR's dual coordinate descent;
+                           squared hinge: LIBLINEAR's trust-region Newton
+                           (``LinearSVC``), one machine per pair or class
+``KernelLogisticRegression``  ``LogisticRegression(C=1/alpha,
+                           fit_intercept=False)`` by L-BFGS (multinomial)
+``KernelRidge``            ``Ridge(alpha, fit_intercept=False)``
+                           (Cholesky on dense, conjugate gradients on
+                           sparse features)
+=========================  ============================================
+
+Any other kernel gets explicit features from the Nyström method
+(:mod:`structk.learners.falkon`): the same linear solvers on
+``k(x, landmarks) @ V``, and FALKON's preconditioned conjugate gradients for
+ridge. Both kinds of feature map live in a fitted :class:`FeatureMap`; the
+learners keep it as ``feature_map_`` with the weights ``coef_`` and
+``intercept_``, and predict new objects in chunks of :data:`PREDICT_CHUNK`.
+
+**Options** (constructor parameters of the three learners):
+
+* ``solver``: "auto" (:func:`resolve_solver`), "dual", "primal", "nystroem".
+* ``n_components``: landmarks of the Nyström path (``None``:
+  :data:`DEFAULT_N_COMPONENTS`, or every object when there are fewer).
+* ``landmarks``: "uniform", "kmeans++" or "leverage" (approximate ridge
+  leverage scores), as :class:`~structk.Nystroem`.
+* ``n_jobs``: threads computing blocks of features; ``client``: a Dask
+  client computing the Nyström path's blocks of kernel columns;
+  ``progress``: a tqdm bar (or a callback) over the blocks
+  (:mod:`structk.scale.columns`).
+
+**The intercept.** The dual SVM's bias ``b`` is not penalised; LIBLINEAR
+appends a constant feature ``s`` to every row and penalises its weight, so
+the bias costs ``b^2 / (2 s^2)``. The solvers here set ``s =
+INTERCEPT_SCALING[loss] * max_i ||phi(x_i)||``: the bias penalty is then
+``1e-4`` (squared hinge) or ``1e-2`` (hinge) of a weight of the data's own
+scale, and the decision values agree with the unpenalised dual's to about
+1e-3 of their scale, the difference shrinking as ``1/s^2`` (the tests
+compare them with the SMO solution of the same ``C``). LIBLINEAR's
+trust-region Newton method (squared hinge) is hardly slowed by a large
+``s``; its coordinate descent for the hinge loss is (epochs grow about as
+``s^2``), which is why ``solver="auto"`` keeps hinge-loss SVMs on the dual
+solver longer (:data:`PRIMAL_HINGE_MIN_N`) and why the squared hinge is the
+loss for millions of objects.
+
+References
+----------
+R.-E. Fan, K.-W. Chang, C.-J. Hsieh, X.-R. Wang and C.-J. Lin, "LIBLINEAR:
+a library for large linear classification", JMLR 9 (2008).
+C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan, "A
+dual coordinate descent method for large-scale linear SVM", ICML 2008.
+C.-J. Lin, R. C. Weng and S. S. Keerthi, "Trust region Newton method for
+large-scale logistic regression", JMLR 9 (2008).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._validation import check_objects
+from ..kernels.base import Kernel
+
+SOLVERS = ("auto", "dual", "primal", "nystroem")
+
+#: ``solver="auto"``: a kernel with fixed feature columns is solved in the
+#: primal from this many training objects on (the Gram matrix of 3000
+#: objects is 72 MB; its SMO solve already costs more than LIBLINEAR) ...
+PRIMAL_MIN_N = 3000
+#: ... except a hinge-loss SVM, whose primal coordinate descent is slowed
+#: by the unpenalised bias: dual until the Gram passes about 1.6 GB.
+PRIMAL_HINGE_MIN_N = 15000
+#: Any other kernel goes to the Nyström path from this many objects on.
+NYSTROEM_MIN_N = 15000
+#: Landmarks of the Nyström path when ``n_components=None``.
+DEFAULT_N_COMPONENTS = 1000
+#: Bias feature of LIBLINEAR, relative to the largest feature-row norm:
+#: 100 for the trust-region Newton method (squared hinge), 10 for the
+#: coordinate descent of the hinge loss, whose epochs grow about as the
+#: square of it (agreement with the dual then about 1e-3 of the decision
+#: values' scale).
+INTERCEPT_SCALING = {"squared_hinge": 100.0, "hinge": 10.0}
+#: Objects per chunk when predicting (features of one chunk at a time).
+PREDICT_CHUNK = 20000
+
+
+# ------------------------------------------------------------- the choice
+def resolve_solver(learner, X, n, primal_min_n=PRIMAL_MIN_N):
+    """The solver ``learner.solver`` asks for: "dual", "primal" or "nystroem".
+
+    ``"auto"``: the primal for a kernel with fixed feature columns and at
+    least ``primal_min_n`` objects, Nyström for any other kernel from
+    :data:`NYSTROEM_MIN_N` objects, the exact dual below. A precomputed
+    Gram is always solved in the dual.
+    """
+    solver = getattr(learner, "solver", "auto")
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    kernel = learner.kernel
+    if not isinstance(kernel, Kernel):  # "precomputed" (or an error later)
+        if solver in ("primal", "nystroem"):
+            raise ValueError(
+                f"solver={solver!r} needs a structk kernel (it computes features of "
+                "the objects); with kernel='precomputed' only solver='dual' applies"
+            )
+        return "dual"
+    if solver == "primal" and not has_fixed_features(kernel):
+        raise ValueError(_no_primal(kernel))
+    if solver != "auto":
+        return solver
+    if n is None:
+        return "dual"
+    if has_fixed_features(kernel):
+        return "primal" if n >= primal_min_n else "dual"
+    return "nystroem" if n >= NYSTROEM_MIN_N else "dual"
+
+
+def has_fixed_features(kernel):
+    """Whether a linear model on ``kernel.features`` can predict new objects."""
+    return bool(kernel.has_features and getattr(kernel, "fixed_feature_columns", False))
+
+
+def _no_primal(kernel):
+    if kernel.has_features:
+        return (f"solver='primal' needs feature columns that mean the same for every "
+                f"collection; {kernel!r} numbers its columns by the labels present in "
+                "each call, so a model on them cannot predict new objects: use "
+                "solver='nystroem' (or 'dual')")
+    return (f"solver='primal' needs a kernel with an explicit feature map; {kernel!r} "
+            "has none: use solver='nystroem' (any kernel) or 'dual'")
+
+
+# -------------------------------------------------------------- features
+class FeatureMap:
+    """A fitted map from objects to feature rows: the kernel's own features,
+    or Nyström features ``k(x, landmarks) @ V`` (``landmarks`` prepared)."""
+
+    def __init__(self, kernel, landmarks=None, V=None, n_jobs=None, client=None):
+        self.kernel = kernel
+        self.landmarks = landmarks
+        self.V = V
+        self.n_jobs = n_jobs
+        self.client = client
+
+    @property
+    def kind(self):
+        return "primal" if self.V is None else "nystroem"
+
+    def transform(self, X, P=None, progress=False):
+        """Feature rows of objects ``X`` (``P``: their prepared data, if at hand)."""
+        from ..scale.columns import exact_features, landmark_features
+
+        if self.V is None:
+            if P is None:
+                P = self.kernel.prepare(X, "X")
+            return exact_features(self.kernel, X, P, n_jobs=self.n_jobs, progress=progress)
+        return landmark_features(self.kernel, X, P, self.landmarks, self.V,
+                                 n_jobs=self.n_jobs, client=self.client, progress=progress)
+
+    def __getstate__(self):  # a Dask client is not part of a model
+        state = dict(self.__dict__)
+        state["client"] = None
+        return state
+
+
+def training_features(learner, X, solver):
+    """Fit ``learner.kernel_`` on ``X`` and return ``(FeatureMap, F)`` with the
+    training features ``F`` (sparse or dense); ``solver`` "primal" or
+    "nystroem". Sets ``kernel_``, ``n_train_`` and ``solver_``."""
+    from sklearn.base import clone
+
+    from .falkon import nystroem_map
+
+    learner._check_input(X, reset=True)
+    X = check_objects(X, "X")
+    kernel = clone(learner.kernel).fit(X)
+    kernel._validate()
+    P = kernel.prepare(X, "X")
+    progress = getattr(learner, "progress", False)
+    n_jobs = getattr(learner, "n_jobs", None)
+    if solver == "primal":
+        fmap = FeatureMap(kernel, n_jobs=n_jobs)
+        F = fmap.transform(X, P, progress=progress)
+    else:
+        fmap, F = nystroem_map(learner, kernel, X, P)
+    learner.kernel_ = kernel
+    learner.n_train_ = _length(X)
+    learner.solver_ = solver
+    learner.feature_map_ = fmap
+    return fmap, F
+
+
+def decision_values(learner, X):
+    """``features(X) @ coef_.T + intercept_`` of a primal/Nyström model,
+    chunk by chunk (shape ``(n, n_machines)``)."""
+    learner._check_input(X, reset=False)
+    X = check_objects(X, "X")
+    n = _length(X)
+    coef = np.atleast_2d(learner.coef_)
+    out = np.empty((n, coef.shape[0]))
+    for a in range(0, n, PREDICT_CHUNK):
+        b = min(a + PREDICT_CHUNK, n)
+        F = learner.feature_map_.transform(X[a:b])
+        out[a:b] = np.asarray(F @ coef.T)
+    return out + learner.intercept_
+
+
+# ---------------------------------------------------------------- solvers
+def fit_svm(svm, X, codes, n_classes, solver, C, tol, max_iter):
+    """Primal (or Nyström) SVM: one LIBLINEAR machine per binary problem of
+    ``svm._machines``; sets ``coef_``, ``intercept_``, ``n_iter_``."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
+    _, F = training_features(svm, X, solver)
+    loss = getattr(svm, "loss", "hinge")
+    scaling = INTERCEPT_SCALING[loss] * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
+    machines = list(svm._machines(codes, n_classes))
+    iters = max_iter if max_iter != -1 else 100_000
+    coefs, intercepts, n_iter = [], [], []
+
+    def solve(rows, signs):
+        model = LinearSVC(loss=loss, C=C, tol=tol, max_iter=iters,
+                          dual=loss == "hinge", intercept_scaling=scaling)
+        Fm = F if rows is None else F[rows]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model.fit(Fm, signs)
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            warnings.warn(f"LIBLINEAR stopped after max_iter={iters} iterations before "
+                          f"reaching tol={tol}; the solution may be inaccurate",
+                          ConvergenceWarning, stacklevel=4)
+        return model
+
+    platt = []
+    rng = None
+    if svm.probability:
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(svm.random_state)
+    for rows, signs in machines:
+        model = solve(rows, signs)
+        coefs.append(model.coef_[0])
+        intercepts.append(float(model.intercept_[0]))
+        n_iter.append(int(np.max(model.n_iter_)))
+        if svm.probability:
+            from .svm import fit_sigmoid
+
+            platt.append(fit_sigmoid(_cv_values(F, rows, signs, solve, rng), signs))
+    svm.coef_ = np.array(coefs)
+    svm.intercept_ = np.array(intercepts)
+    svm.n_iter_ = np.array(n_iter)
+    svm.rkhs_norm_ = np.sqrt(np.einsum("ij,ij->i", svm.coef_, svm.coef_))
+    svm.n_support_ = None
+    if svm.probability:
+        svm.probA_, svm.probB_ = (np.array(v) for v in zip(*platt))
+    else:
+        svm.probA_ = svm.probB_ = np.empty(0)
+    return svm
+
+
+def _cv_values(F, rows, signs, solve, rng):
+    """Out-of-fold decision values of one machine for Platt scaling (the
+    dual solver's folds, :func:`structk.learners.svm.out_of_fold`)."""
+    from .svm import out_of_fold
+
+    Fm = F if rows is None else F[rows]
+
+    def fit_predict(train, test, side):
+        model = solve(train if rows is None else rows[train], side)
+        return np.asarray(Fm[test] @ model.coef_[0]) + model.intercept_[0]
+
+    return out_of_fold(signs, rng, fit_predict)
+
+
+def fit_logistic(lr, X, codes, n_classes, solver, lam, tol, max_iter):
+    """``LogisticRegression(C=1/lam, fit_intercept=False)`` on the features
+    (multinomial for more than two classes, as the dual learner)."""
+    from sklearn.linear_model import LogisticRegression
+
+    _, F = training_features(lr, X, solver)
+    model = LogisticRegression(C=1.0 / lam, fit_intercept=False, tol=tol,
+                               max_iter=max_iter, solver="lbfgs")
+    model.fit(F, codes)
+    coef = model.coef_  # (1, d) for two classes: positive side codes == 1
+    lr.coef_ = coef
+    lr.intercept_ = np.zeros(coef.shape[0])
+    lr.rkhs_norm_ = np.sqrt(np.einsum("ij,ij->i", coef, coef))
+    lr.n_iter_ = int(np.max(model.n_iter_))
+    return lr
+
+
+def fit_ridge(kr, X, Y, solver, lam):
+    """Ridge regression without intercept on the features: scikit-learn's
+    ``Ridge`` in the primal, FALKON's preconditioned conjugate gradients on
+    Nyström features (:func:`structk.learners.falkon.falkon_solve`)."""
+    from sklearn.linear_model import Ridge
+
+    from .falkon import falkon_solve
+
+    fmap, F = training_features(kr, X, solver)
+    if solver == "nystroem":
+        coef, kr.n_iter_ = falkon_solve(F, Y, lam, fmap.eigenvalues, fmap.n_landmarks,
+                                        tol=getattr(kr, "tol", None) or 1e-7)
+    else:
+        model = Ridge(alpha=lam, fit_intercept=False, tol=1e-10).fit(F, Y)
+        coef = model.coef_.T  # (d,) or (d, n_outputs)
+        kr.n_iter_ = getattr(model, "n_iter_", None)
+    coef = np.asarray(coef)
+    kr.coef_ = coef.T if coef.ndim == 2 else coef[None, :]
+    kr.intercept_ = np.zeros(kr.coef_.shape[0])
+    kr.rkhs_norm_ = np.sqrt(np.einsum("ij,ij->i", kr.coef_, kr.coef_))
+    if coef.ndim == 1:
+        kr.rkhs_norm_ = float(kr.rkhs_norm_[0])
+    kr.X_fit_ = None
+    return kr
+
+
+def _row_sq_norms(F):
+    if hasattr(F, "multiply"):
+        F = F.tocsr()
+        out = np.zeros(F.shape[0])
+        rows = np.flatnonzero(np.diff(F.indptr))
+        if rows.size:
+            out[rows] = np.add.reduceat(np.square(F.data), F.indptr[rows])
+        return out
+    return np.einsum("ij,ij->i", F, F)
+
+
+def _length(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)

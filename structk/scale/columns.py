@@ -1,0 +1,197 @@
+"""Feature matrices of many objects, block by block: on threads or on Dask.
+
+The learners past the Gram matrix (:mod:`structk.learners.beyond`) and
+:class:`~structk.scale.Nystroem` need, for ``n`` objects, either a kernel's
+own feature map or the landmark features ``k(X, landmarks) @ V`` of the
+Nyström method: ``n x d`` numbers, never the ``n x n`` Gram. Both are
+computed here in blocks of rows from the prepared objects (the public seam
+of :mod:`structk.kernels.base`: ``prepare``, ``take``, ``cross_prepared``,
+``features_prepared``), so memory holds the result plus a block or two of
+work per thread, and the blocks run
+
+* inline, or on ``n_jobs`` threads (kernels whose loops release the GIL
+  gain: NumPy and BLAS products, compiled k-mer counting), or
+* on a Dask cluster (``client=``): the kernel and the landmarks are pickled
+  and broadcast once, each block of prepared objects is sent to one worker
+  and its block of features comes back (as :func:`~structk.scale.dask_gram`
+  ships tiles).
+
+A tqdm bar (``progress=True``) or a callback ``progress(done, total)``
+counts the blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.base import take_prepared
+from ._tiling import Progress
+
+#: Objects per block of rows (a block of Nyström features with m = 2000
+#: landmarks is 2000 x 2000 kernel values, 32 MB, per thread).
+BLOCK_ROWS = 2000
+
+
+def block_bounds(n, block_rows=BLOCK_ROWS):
+    """``[(start, stop), ...]`` covering ``range(n)`` in blocks."""
+    return [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)]
+
+
+def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress=False):
+    """The kernel's own feature matrix of prepared objects, block by block.
+
+    Returns a CSR matrix (float64) when the kernel's features are sparse,
+    else a C-ordered float64 array; the blocks are stacked once at the end.
+    """
+    n = _length(objects)
+    bounds = block_bounds(n, block_rows or 20 * BLOCK_ROWS)
+
+    def block(a, b):
+        Pb = P if (a, b) == (0, n) else take_prepared(kernel, objects, P, slice(a, b), "X")
+        return kernel.features_prepared(Pb)
+
+    blocks = _run(block, bounds, n_jobs, progress, "features")
+    return stack(blocks)
+
+
+def landmark_features(kernel, objects, P, landmarks, V, *, block_rows=None, n_jobs=None,
+                      client=None, progress=False):
+    """``k(objects, landmarks) @ V`` (float64, ``n x V.shape[1]``), block by block.
+
+    ``P`` is the prepared ``objects`` (``None``: each block is prepared on
+    its own, as prediction does for new objects), ``landmarks`` the
+    prepared landmarks. The ``n x m`` kernel columns are never held whole:
+    each block of ``k(X_block, landmarks)`` is multiplied by ``V`` at once.
+    """
+    n = _length(objects)
+    bounds = block_bounds(n, block_rows or BLOCK_ROWS)
+    out = np.empty((n, V.shape[1]))
+
+    def rows(a, b):
+        if P is None:
+            return kernel.prepare(_slice(objects, a, b), f"X[{a}:{b}]")
+        return take_prepared(kernel, objects, P, slice(a, b), "X")
+
+    if client is not None:
+        for (a, b), F in _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
+            out[a:b] = F
+        return out
+
+    def block(a, b):
+        out[a:b] = kernel.cross_prepared(rows(a, b), landmarks) @ V
+
+    _run(block, bounds, n_jobs, progress, "kernel columns")
+    return out
+
+
+def stack(blocks):
+    """Stack blocks of rows (all sparse or all dense) into one matrix."""
+    import scipy.sparse as sp
+
+    if len(blocks) == 1:
+        F = blocks[0]
+        return F.tocsr() if sp.issparse(F) else np.ascontiguousarray(F, dtype=np.float64)
+    if sp.issparse(blocks[0]):
+        return sp.vstack([F.tocsr() for F in blocks], format="csr", dtype=np.float64)
+    return np.ascontiguousarray(np.vstack(blocks), dtype=np.float64)
+
+
+# ------------------------------------------------------------------ workers
+def _run(fn, bounds, n_jobs, progress, what):
+    """``fn(a, b)`` for every block, inline or on ``n_jobs`` threads, in order
+    of the results; ticks a progress bar per block."""
+    tick = Progress(progress, len(bounds), desc=what, unit="block")
+    try:
+        threads = _threads(n_jobs, len(bounds))
+        if threads <= 1:
+            results = []
+            for a, b in bounds:
+                results.append(fn(a, b))
+                tick()
+            return results
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [pool.submit(fn, a, b) for a, b in bounds]
+            try:
+                results = []
+                for f in futures:
+                    results.append(f.result())
+                    tick()
+                return results
+            finally:
+                for f in futures:
+                    f.cancel()
+    finally:
+        tick.close()
+
+
+def _threads(n_jobs, blocks):
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0 \
+            or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer, -1 (all cores) or None, "
+                         f"got {n_jobs!r}")
+    if n_jobs == -1:
+        import os
+
+        n_jobs = os.cpu_count() or 1
+    return max(1, min(int(n_jobs), blocks))
+
+
+def _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
+    """Yield ``((a, b), features)`` computed on the Dask cluster."""
+    from distributed import as_completed
+
+    from .distributed import _dask_and_client, _scatter
+
+    _, delayed, client = _dask_and_client(client)
+    kernel_f = _scatter(client, kernel, f"the kernel {kernel!r}")
+    landmarks_f = _scatter(client, (landmarks, V), f"the landmarks as prepared by {kernel!r}")
+    futures, where = [], {}
+    for a, b in bounds:
+        blob = _pickled(rows(a, b), kernel)
+        f = client.submit(_columns_task, kernel_f, landmarks_f, blob, pure=False)
+        futures.append(f)
+        where[f.key] = (a, b)
+    tick = Progress(progress, len(bounds), desc="kernel columns", unit="block")
+    try:
+        for future, F in as_completed(futures, with_results=True):
+            yield where[future.key], F
+            future.release()
+            tick()
+    finally:
+        tick.close()
+        client.cancel(futures)
+
+
+def _pickled(obj, kernel):
+    import cloudpickle
+
+    try:
+        return cloudpickle.dumps(obj, protocol=5)
+    except Exception as exc:
+        raise TypeError(
+            f"the objects as prepared by {kernel!r} cannot be sent to Dask workers: "
+            f"pickling failed with {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _columns_task(kernel_blob, landmarks_blob, rows_blob):
+    """One Dask task: ``k(rows, landmarks) @ V`` from pickled inputs."""
+    import pickle
+
+    from .distributed import _loads
+
+    kernel = _loads(kernel_blob)
+    landmarks, V = _loads(landmarks_blob)
+    return kernel.cross_prepared(pickle.loads(rows_blob), landmarks) @ V
+
+
+def _length(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _slice(X, a, b):
+    return X[a:b]

@@ -1,0 +1,144 @@
+"""The learners past the Gram matrix: primal and Nyström paths against the dual."""
+
+import numpy as np
+import pytest
+
+from structk.kernels import Gaussian, Linear, Normalize, Spectrum, WeisfeilerLehman
+from structk.learners import KernelLogisticRegression, KernelRidge, KernelSVM
+from structk.learners.falkon import falkon_solve
+from structk.learners.primal import resolve_solver
+
+
+def dna(n, seed=0, length=40, motif="GATTACA"):
+    """Random DNA; class 1 carries a planted motif (with label noise)."""
+    rng = np.random.default_rng(seed)
+    X, y = [], rng.integers(0, 2, n)
+    for label in y:
+        s = "".join(rng.choice(list("ACGT"), size=length))
+        if label:
+            at = int(rng.integers(0, length - len(motif)))
+            s = s[:at] + motif + s[at + len(motif):]
+        X.append(s)
+    flip = rng.random(n) < 0.1
+    return X, np.where(flip, 1 - y, y)
+
+
+KERNEL = Normalize(Spectrum(k=3))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_svm_primal_equals_dual(loss):
+    X, y = dna(160)
+    T, _ = dna(60, seed=1)
+    kw = dict(kernel=KERNEL, C=2.0, tol=1e-6, loss=loss)
+    dual = KernelSVM(solver="dual", **kw).fit(X, y)
+    primal = KernelSVM(solver="primal", **kw).fit(X, y)
+    assert primal.solver_ == "primal" and dual.solver_ == "dual"
+    d, p = dual.decision_function(T), primal.decision_function(T)
+    # the bias is penalised by 1e-4 of a weight's scale in LIBLINEAR
+    np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
+    np.testing.assert_array_equal(primal.predict(T)[np.abs(d) > 1e-2],
+                                  dual.predict(T)[np.abs(d) > 1e-2])
+    np.testing.assert_allclose(primal.intercept_, dual.intercept_, rtol=5e-3)
+
+
+def test_svm_primal_multiclass_ovo_and_ovr():
+    X, y = dna(150, seed=3)
+    y = y + 2 * (np.arange(150) % 2)  # four classes
+    T, _ = dna(40, seed=4)
+    for multi in ("ovo", "ovr"):
+        kw = dict(kernel=KERNEL, C=1.0, tol=1e-6, multi_class=multi, loss="squared_hinge")
+        d = KernelSVM(solver="dual", **kw).fit(X, y).decision_function(T)
+        p = KernelSVM(solver="primal", **kw).fit(X, y).decision_function(T)
+        np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
+
+
+def test_logistic_primal_equals_dual():
+    X, y = dna(150, seed=5)
+    T, _ = dna(50, seed=6)
+    kw = dict(kernel=KERNEL, alpha=0.5, tol=1e-8, max_iter=5000)
+    d = KernelLogisticRegression(solver="dual", **kw).fit(X, y)
+    p = KernelLogisticRegression(solver="primal", **kw).fit(X, y)
+    np.testing.assert_allclose(p.predict_proba(T), d.predict_proba(T), atol=1e-6)
+    np.testing.assert_allclose(p.rkhs_norm_, d.rkhs_norm_, rtol=1e-5)
+
+
+def test_ridge_primal_and_nystroem_equal_dual():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 5))
+    Y = np.column_stack([X @ rng.normal(size=5), np.sin(X[:, 0])])
+    T = rng.normal(size=(20, 5))
+    d = KernelRidge(Linear(), alpha=0.3, solver="dual").fit(X, Y).predict(T)
+    p = KernelRidge(Linear(), alpha=0.3, solver="primal").fit(X, Y).predict(T)
+    np.testing.assert_allclose(p, d, rtol=1e-8, atol=1e-8)
+    # Nyström with every training object as a landmark is the exact machine
+    g = Gaussian(sigma=2.0)
+    d = KernelRidge(g, alpha=0.3, solver="dual").fit(X, Y[:, 1]).predict(T)
+    ny = KernelRidge(g, alpha=0.3, solver="nystroem", n_components=80).fit(X, Y[:, 1])
+    assert ny.solver_ == "nystroem" and ny.predict(T).shape == (20,)
+    np.testing.assert_allclose(ny.predict(T), d, atol=1e-5 * np.abs(d).max())
+
+
+def test_nystroem_svm_all_landmarks_equals_dual():
+    X, y = dna(120, seed=7)
+    T, _ = dna(40, seed=8)
+    kw = dict(kernel=KERNEL, C=1.0, tol=1e-6, loss="squared_hinge")
+    d = KernelSVM(solver="dual", **kw).fit(X, y).decision_function(T)
+    ny = KernelSVM(solver="nystroem", n_components=120, **kw).fit(X, y)
+    np.testing.assert_allclose(ny.decision_function(T), d, atol=2e-3 * np.abs(d).max())
+
+
+@pytest.mark.parametrize("landmarks", ["uniform", "kmeans++", "leverage"])
+def test_nystroem_graph_kernel_fits_and_predicts(landmarks):
+    import networkx as nx
+
+    rng = np.random.default_rng(0)
+    graphs, y = [], []
+    for i in range(60):
+        g = nx.cycle_graph(int(rng.integers(4, 9))) if i % 2 else nx.path_graph(
+            int(rng.integers(4, 9)))
+        nx.set_node_attributes(g, {v: "C" for v in g}, "label")
+        graphs.append(g)
+        y.append(i % 2)
+    k = WeisfeilerLehman(h=2)
+    model = KernelSVM(kernel=k, solver="nystroem", n_components=20, landmarks=landmarks,
+                      random_state=0).fit(graphs, y)
+    assert model.landmark_indices_.shape == (20,)
+    assert (model.predict(graphs) == np.array(y)).mean() > 0.9
+
+
+def test_falkon_solve_matches_direct_ridge():
+    rng = np.random.default_rng(1)
+    Phi = rng.normal(size=(300, 12)) * np.linspace(0.1, 3, 12)
+    y = rng.normal(size=300)
+    w = np.linspace(0.1, 3, 12) ** 2 * 10 / 300
+    g, it = falkon_solve(Phi, y, 0.5, w, 10, tol=1e-12)
+    np.testing.assert_allclose(g, np.linalg.solve(Phi.T @ Phi + 0.5 * np.eye(12), Phi.T @ y),
+                               rtol=1e-9)
+    assert it <= 40
+
+
+def test_auto_solver_choice():
+    class Learner:
+        def __init__(self, kernel, solver="auto"):
+            self.kernel, self.solver = kernel, solver
+
+    assert resolve_solver(Learner(KERNEL), None, 10) == "dual"
+    assert resolve_solver(Learner(KERNEL), None, 10**6) == "primal"
+    assert resolve_solver(Learner(WeisfeilerLehman()), None, 10**6) == "nystroem"
+    assert resolve_solver(Learner(Gaussian()), None, 100) == "dual"
+    assert resolve_solver(Learner("precomputed"), None, 10**6) == "dual"
+
+
+def test_bad_solver_requests_are_named():
+    X, y = dna(20)
+    with pytest.raises(ValueError, match="solver must be one of"):
+        KernelSVM(KERNEL, solver="fast").fit(X, y)
+    with pytest.raises(ValueError, match="labels present"):
+        KernelSVM(WeisfeilerLehman(), solver="primal").fit(["a", "b"], [0, 1])
+    with pytest.raises(ValueError, match="explicit feature map"):
+        KernelRidge(Gaussian(), solver="primal").fit(np.ones((3, 2)), [1, 2, 3])
+    with pytest.raises(ValueError, match="kernel='precomputed'"):
+        KernelRidge(solver="nystroem").fit(np.eye(3), [1, 2, 3])
+    with pytest.raises(ValueError, match="loss must be"):
+        KernelSVM(KERNEL, loss="log").fit(X, y)
