@@ -9,7 +9,7 @@ random restarts, and sampling.
 Sequences are strings (or any sequences of symbols) over the model's
 alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or symbols given by the user.
 They are encoded once, in Python, into one flat integer array plus offsets
-and cross into the numba loops of :mod:`structk._jit.hmm` that way.
+and cross into the numba loops of :mod:`structk._hmm_numba` that way.
 
 Differences from hmmlearn that are deliberate: :meth:`DiscreteHMM.score`
 returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
@@ -32,7 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _tuning
-from ._jit import hmm as _jit
+from . import _hmm_numba
 from ._validation import check_scalar
 from .alphabets import resolve_alphabet
 
@@ -343,7 +343,7 @@ class DiscreteHMM(BaseEstimator):
             impossible under the model.
         """
         seq, offsets = self._encode_fitted(X)
-        return _jit.loglik(seq, offsets, *self._jit_params())
+        return _hmm_numba.loglik(seq, offsets, *self._jit_params())
 
     def posteriors(self, X):
         """Log-likelihoods and posterior state probabilities.
@@ -362,7 +362,7 @@ class DiscreteHMM(BaseEstimator):
             undefined).
         """
         seq, offsets = self._encode_fitted(X)
-        ll, gamma = _jit.posteriors(seq, offsets, *self._jit_params())
+        ll, gamma = _hmm_numba.posteriors(seq, offsets, *self._jit_params())
         _raise_if_impossible(ll, "X", "the model")
         return ll, np.split(gamma, offsets[1:-1])
 
@@ -390,7 +390,7 @@ class DiscreteHMM(BaseEstimator):
         seq, offsets = self._encode_fitted(X)
         with np.errstate(divide="ignore"):
             logs = [np.log(p) for p in self._jit_params()]
-        logprob, states = _jit.viterbi(seq, offsets, *logs)
+        logprob, states = _hmm_numba.viterbi(seq, offsets, *logs)
         _raise_if_impossible(logprob, "X", "the model", "its Viterbi path is")
         return logprob, np.split(states, offsets[1:-1])
 
@@ -499,7 +499,7 @@ def _expected_counts(seq, offsets, params, per_sequence):
     out = np.empty(n), np.zeros((R, K)), np.zeros((R, K, K)), np.zeros((R, M, K))
 
     def chunks(c0, c1):
-        _jit.expected_counts(seq, offsets, *params, chunk_starts, c0, c1, per_sequence, *out)
+        _hmm_numba.expected_counts(seq, offsets, *params, chunk_starts, c0, c1, per_sequence, *out)
 
     threads = threads_for(work, _tuning.HMM_PARALLEL_MIN_WORK)
     run_chunks(chunks, range(chunk_starts.shape[0]), threads)

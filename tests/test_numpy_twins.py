@@ -19,8 +19,8 @@ from structk.kernels import (
     Spectrum,
     WeisfeilerLehman,
 )
-from structk.kernels import _kmers
-from structk.kernels.graphs import _relabel
+from structk.kernels._kmers import numpy_kmers
+from structk.kernels.graphs._relabel import numpy_relabel
 from structk.kernels.graphs._encoding import parse_graphs
 from structk.learners import KernelSVM, _smo
 from structk.learners._psd import first_nonfinite, numpy_pass
@@ -114,15 +114,15 @@ def test_numpy_necessary_conditions_equal_numba(case):
 @given(st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6), st.integers(1, 6),
        st.booleans())
 def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
-    from structk._jit.strings import count_rows, kmer_ids
+    from structk.kernels._kmers.numba_kmers import count_rows, kmer_ids
     from structk.sequences import encode
 
     P = encode(seqs, "ACGT", unknown="skip")
-    got = _kmers.kmer_ids(P.codes, P.offsets, k, 4)
+    got = numpy_kmers.kmer_ids(P.codes, P.offsets, k, 4)
     want = kmer_ids(P.codes, P.offsets, k, 4)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
-    mine = _kmers.count_rows(*got, presence)
+    mine = numpy_kmers.count_rows(*got, presence)
     theirs = count_rows(*want, presence, 4**k, False)  # sorted columns
     for a, b in zip(mine, theirs):
         np.testing.assert_array_equal(a, b)
@@ -159,14 +159,14 @@ def _graphs(directed, seed):
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("edge_label", [None, "bond"])
 def test_numpy_wl_labels_equal_numba(directed, edge_label):
-    from structk._jit.graph_labels import wl_relabel
+    from structk.kernels.graphs._relabel.numba_relabel import wl_relabel
 
     P = parse_graphs(_graphs(directed, 1), "X", "label", edge_label)
     edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, np.uint64)
     for h in (0, 1, 4):
         np.testing.assert_array_equal(
-            _relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx,
-                                      edges, h),
+            numpy_relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx,
+                                           edges, h),
             wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, h))
 
 

@@ -128,15 +128,13 @@ def _encode(X, symbols, ignore_case, name, matrix):
     return P
 
 
-def _run(name, cells, n_tasks, out, *args):
-    """``out`` filled by the jitted loop ``name`` over ``n_tasks`` tasks (rows):
+def _run(loop, cells, n_tasks, out, *args):
+    """``out`` filled by the compiled ``loop`` over ``n_tasks`` tasks (rows):
     in the calling thread below ``_tuning.ALIGNMENT_PARALLEL_CELLS``, else in chunks of tasks on
     :func:`structk._threads.num_threads` threads. Every entry depends only on
     its pair, so the result is the same for any thread count."""
-    from .._jit import alignment
     from .._threads import even_bounds, run_chunks, threads_for
 
-    loop = getattr(alignment, name)
     threads = threads_for(cells, _tuning.ALIGNMENT_PARALLEL_CELLS)
 
     def chunk(lo, hi):
@@ -167,7 +165,7 @@ class LocalAlignment(LogForm, Kernel):
     with ``s(pi)`` its Smith-Waterman score: the substitution scores of the
     aligned pairs minus ``gap_open + (n - 1) * gap_extend`` for each gap of
     length ``n``. It is computed by the dynamic programme of Saigo et al.
-    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk._jit.alignment`).
+    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk.kernels._alignment_numba`).
 
     Values grow like ``exp(beta * score)`` and exceed float64 for ordinary
     proteins at ``beta = 0.5`` beyond a few hundred residues. They are
@@ -247,19 +245,25 @@ class LocalAlignment(LogForm, Kernel):
 
     # log k is what the dynamic programme returns; k = exp(log k), checked
     def _log_gram(self, P):
+        from ._alignment_numba import la_log_gram
+
         n = len(P)
-        K = _run("la_log_gram", _cells(P), (n + 1) // 2, np.zeros((n, n)),
+        K = _run(la_log_gram, _cells(P), (n + 1) // 2, np.zeros((n, n)),
                  P.codes, P.offsets, *self._tables())
         mirror_upper(K)
         return K
 
     def _log_cross(self, P, Q):
-        return _run("la_log_cross", _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+        from ._alignment_numba import la_log_cross
+
+        return _run(la_log_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
                     P.codes, P.offsets, Q.codes, Q.offsets, *self._tables())
 
     def _log_diag(self, P):
+        from ._alignment_numba import la_log_diag
+
         lengths = P.lengths.astype(np.float64)
-        return _run("la_log_diag", (lengths ** 2).sum(), len(P), np.empty(len(P)),
+        return _run(la_log_diag, (lengths ** 2).sum(), len(P), np.empty(len(P)),
                     P.codes, P.offsets, *self._tables())
 
     def log_kernel(self, X, Y=None):
@@ -316,6 +320,8 @@ def smith_waterman(X, Y=None, *, matrix="BLOSUM62", gap_open=11, gap_extend=1,
     symbols, scores = substitution_matrix(matrix)
     P = _encode(X, symbols, ignore_case, "X", matrix)
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
-    return _run("sw_cross", _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+    from ._alignment_numba import sw_cross
+
+    return _run(sw_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
                 P.codes, P.offsets, Q.codes, Q.offsets, scores,
                 float(gap_open), float(gap_extend))

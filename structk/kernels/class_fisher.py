@@ -275,11 +275,11 @@ def mixture_scores(params, priors, alphabet, parts, X, name):
 
 
 def _posteriors(params, priors, alphabet, X, name):
-    from .._jit import hmm as _jit
+    from .. import _hmm_numba
     from ..hmm import _encode
 
     seq, offsets = _encode(X, alphabet, name)
-    ll = np.column_stack([_jit.loglik(seq, offsets, *p) for p in params])
+    ll = np.column_stack([_hmm_numba.loglik(seq, offsets, *p) for p in params])
     return _bayes(ll, priors, name)
 
 

@@ -40,7 +40,7 @@ from .. import _tuning
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
-from . import _kmers
+from ._kmers import count_kmers, kmer_ids
 from ._sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
 from .base import Kernel, _row_sq_norms, mirror_upper
@@ -146,10 +146,6 @@ class _KmerKernel(_SequenceKernel):
         return k, A
 
     def _kmers(self, P):
-        if P.codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
-            return _kmers.kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
-        from .._jit.strings import kmer_ids
-
         return kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
 
     def _csr(self, indptr, indices, data):
@@ -266,13 +262,8 @@ class Spectrum(_KmerKernel):
                 "present"
             )
         ids, ptr = self._kmers(P)
-        if P.codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
-            return self._csr(*_kmers.count_rows(ids, ptr, bool(self.presence)))
-        from .._jit.strings import count_rows
-
         space = len(self._alphabet) ** int(self.k)
-        direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.size)
-        return self._csr(*count_rows(ids, ptr, bool(self.presence), space, direct))
+        return self._csr(*count_kmers(ids, ptr, bool(self.presence), space))
 
     def _present_features(self, P):
         """Counts over the k-mers present in ``P``, numbered by sorted k-mer."""
@@ -280,7 +271,7 @@ class Spectrum(_KmerKernel):
 
         if not self._beyond_int64():
             return self._raw_features(P)
-        from .._jit.strings import count_rows, kmer_chunks
+        from ._kmers.numba_kmers import kmer_chunks
 
         A = len(self._alphabet)
         if len(P) == 0 or int(P.lengths.max()) < int(self.k):  # no k-mer anywhere
@@ -294,8 +285,8 @@ class Spectrum(_KmerKernel):
         _, ids = np.unique(chunks, axis=0, return_inverse=True)
         ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
         space = int(ids.max()) + 1
-        indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space,
-                                           space <= max(_tuning.KMER_COUNTER_SPACE, ids.size))
+        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
+                                            jitted=True)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
     def _raw_gram(self, P):
@@ -379,7 +370,7 @@ class Mismatch(_KmerKernel):
         return F
 
     def _expand(self, P):
-        from .._jit.strings import mismatch_rows
+        from ._kmers.numba_kmers import mismatch_rows
 
         A, k = len(self._alphabet), int(self.k)
         ids, ptr = self._kmers(P)
@@ -490,13 +481,13 @@ class GappyPair(_KmerKernel):
     def _pairs(self, P):
         import scipy.sparse as sp
 
-        from .._jit.strings import count_rows, gappy_ids
+        from ._kmers.numba_kmers import gappy_ids
 
         ids, ptr = gappy_ids(P.codes, P.offsets, int(self.k), int(self.m),
                              len(self._alphabet))
         space = self._space()
-        direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.size)
-        indptr, indices, data = count_rows(ids, ptr, bool(self.presence), space, direct)
+        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
+                                            jitted=True)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
 
@@ -599,7 +590,7 @@ class WeightedDegree(_SequenceKernel):
             )
 
     def _weights(self):
-        from .._jit.strings import wd_weights
+        from ._weighted_degree_numba import wd_weights
 
         return wd_weights(int(self.d))
 
@@ -608,12 +599,12 @@ class WeightedDegree(_SequenceKernel):
 
     def _planes(self, P):
         """Bit planes of the sequences' codes and the words per plane."""
-        from .._jit.strings import wd_planes
+        from ._weighted_degree_numba import wd_planes
 
         return wd_planes(P, len(self._alphabet))
 
     def _fill(self, P, Q, part, out):
-        from .._jit.strings import wd_function
+        from ._weighted_degree_numba import wd_function
 
         F, W = self._planes(P)
         G = F if Q is None else self._planes(Q)[0]

@@ -29,7 +29,8 @@ from ..._validation import check_objects
 
 @dataclass
 class Graphs:
-    """A batch of graphs as flat arrays (see ``structk._jit.graphs``)."""
+    """A batch of graphs as flat arrays (the layout the compiled loops read, see
+    :mod:`structk.kernels.graphs._random_walk_numba`)."""
 
     directed: bool
     node_ptr: np.ndarray          # (n_graphs + 1,)

@@ -137,7 +137,7 @@ class ShortestPath(Kernel):
 
     # ------------------------------------------------------------ prepare
     def _prepare(self, X, name):
-        from ..._jit.graph_paths import (hop_distances, hop_path_counts, path_list,
+        from ._paths_numba import (hop_distances, hop_path_counts, path_list,
                                          segment_counts, weighted_distances)
 
         P = parse_graphs(X, name, self.node_label)

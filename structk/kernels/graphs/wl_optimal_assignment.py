@@ -63,7 +63,7 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
     """
 
     def _prepare(self, X, name):
-        from ..._jit.graph_labels import occurrence_keys
+        from ._relabel.numba_relabel import occurrence_keys
 
         P = super()._prepare(X, name)
         rows, keys, n = P

@@ -1,32 +1,16 @@
 """Weisfeiler-Lehman relabelling in NumPy, for small batches of graphs.
 
-The same 64-bit labels as the numba loop :func:`structk._jit.graph_labels.wl_relabel`
+The same 64-bit labels as the numba loop :func:`.numba_relabel.wl_relabel`
 (the splitmix64 hash of the old label and the sorted multiset of the
 neighbours' old labels), computed a whole batch at a time: one vectorised
-pass per neighbour rank. For the graphs of a typical data set it costs less
-than loading the compiled loop into a fresh process;
-``_tuning.WL_NUMPY_MAX_ENTRIES`` bounds the batches it is used for.
+pass per neighbour rank.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ... import _tuning
-
-# splitmix64 constants (structk._jit.graphs compiles mix() with them)
-M1 = np.uint64(0xBF58476D1CE4E5B9)
-M2 = np.uint64(0x94D049BB133111EB)
-GOLD = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix(z):
-    """splitmix64 finaliser of uint64 values (wrapping arithmetic): a
-    bijection with good avalanche. NumPy arrays here; numba compiles the
-    same function for scalars (structk._jit.graphs)."""
-    z = (z ^ (z >> np.uint64(30))) * M1
-    z = (z ^ (z >> np.uint64(27))) * M2
-    return z ^ (z >> np.uint64(31))
+from .._hash import GOLD, mix
 
 
 def _const(value):
@@ -35,7 +19,8 @@ def _const(value):
 
 
 def wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
-    """Labels of every node for iterations 0..h; see ``wl_relabel``."""
+    """Labels of every node for iterations 0..h; see
+    :func:`structk.kernels.graphs._relabel.wl_relabel`."""
     n = keys0.shape[0]
     keys = np.empty((h + 1, n), np.uint64)
     keys[0] = keys0
@@ -68,11 +53,3 @@ def wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
         keys[it] = mix(z ^ deg64)
     return keys
 
-
-def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
-    """NumPy for small batches, the numba loop for large ones (equal labels)."""
-    if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
-        return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
-    from ..._jit.graph_labels import wl_relabel as jitted
-
-    return jitted(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)

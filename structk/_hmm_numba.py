@@ -1,4 +1,4 @@
-"""Inner loops of the discrete HMM: scaled forward-backward, Viterbi, E-step.
+"""Inner loops of the discrete HMM (numba): scaled forward-backward, Viterbi, E-step.
 
 Sequences arrive as one flat ``int64`` symbol array ``seq`` plus ``offsets``
 (sequence ``i`` is ``seq[offsets[i]:offsets[i + 1]]``, never empty). Model
@@ -17,11 +17,13 @@ count); each chunk owns its partial sums, so :func:`expected_counts` can
 run on disjoint chunk ranges in several threads (``nogil``, driven by
 :func:`structk._threads.run_chunks`) without two threads writing the same
 memory, and the totals are the same whatever the thread count. Scoring is
-serial: threads measured 1.0-1.3x on it (benchmarks/bench_fisher.py).
+serial: threads did not pay on it (benchmarks/bench_fisher.py).
 """
 
 import numba
 import numpy as np
+
+from . import _jit  # noqa: F401 - registers the first-compilation notice
 
 _NEG_INF = -np.inf
 # _loglik_only rescales its forward variables only when their sum drops below this

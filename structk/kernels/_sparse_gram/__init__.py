@@ -16,14 +16,25 @@ at a time. Here the columns are split by occupancy:
 
 Both parts are exact for integer features (float64 holds integers up to
 2^53 exactly), so the result does not depend on the split.
+
+===========================  ================================================
+module                       what
+===========================  ================================================
+this one                     the split, the BLAS blocks, and the rule: results
+                             of at most ``_tuning.SPARSE_SCIPY_MAX_RESULT``
+                             entries come from SciPy's sparse product (nothing
+                             to compile or load), larger ones from the above
+:mod:`.numba_sparse`         the CSC regrouping, the rare columns' updates and
+                             the dense-block copies (numba)
+===========================  ================================================
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _tuning
-from .base import mirror_upper
+from ... import _tuning
+from ..base import mirror_upper
 
 
 def _csr_arrays(F):
@@ -56,7 +67,7 @@ def _compact(index_arrays, space):
 
 def _dense_blocks(columns, n_rows, csc_list):
     """Yield, per block of ``columns``, the dense Fortran blocks of each CSC matrix."""
-    from .._jit.sparse import fill_block
+    from .numba_sparse import fill_block
 
     width = max(1, _tuning.SPARSE_BLOCK_BYTES // (8 * max(n_rows, 1)))
     for start in range(0, columns.size, width):
@@ -81,7 +92,7 @@ def sparse_gram(F, jitted=False):
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
         return K
-    from .._jit.sparse import add_row_products, to_csc
+    from .numba_sparse import add_row_products, to_csc
 
     indptr, indices, data = _csr_arrays(F)
     if data.size == 0:
@@ -110,7 +121,7 @@ def sparse_cross(F, G, jitted=False):
     if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
-    from .._jit.sparse import add_row_products, to_csc
+    from .numba_sparse import add_row_products, to_csc
 
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)
@@ -131,6 +142,6 @@ def sparse_cross(F, G, jitted=False):
 def _product(A, B):
     """``A @ B``, on one BLAS thread up to ``_tuning.SPARSE_THREADED_FROM``
     multiply-adds (:func:`structk._threads.small_matmul`)."""
-    from .._threads import small_matmul
+    from ..._threads import small_matmul
 
     return small_matmul(A, B, largest=_tuning.SPARSE_THREADED_FROM)

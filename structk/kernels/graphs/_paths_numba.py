@@ -1,6 +1,7 @@
-"""Jitted shortest-path loops of the graph kernels (``structk.kernels.graphs``).
+"""Shortest paths of the graph kernels: hop and weighted distances, path
+keys and counts, GraphHopper weights (numba).
 
-Graphs cross in as in :mod:`structk._jit.graphs`: ``node_ptr`` (graph g owns
+Graphs cross in as flat arrays: ``node_ptr`` (graph g owns
 nodes ``node_ptr[g]:node_ptr[g+1]``) and a CSR adjacency over all nodes
 (``adj_ptr`` indexed by global node, ``adj_idx`` holding *local* successor
 indices). Validation (weights positive and finite, ...) happens in Python.
@@ -9,7 +10,11 @@ indices). Validation (weights positive and finite, ...) happens in Python.
 import numpy as np
 from numba import njit
 
-from .graphs import _GOLD, _mix
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
+from ._hash import GOLD as _GOLD
+from ._hash import mix
+
+_mix = njit(cache=True)(mix)  # splitmix64 compiled for scalars
 
 
 @njit(cache=True)

@@ -1,4 +1,7 @@
-"""Jitted inner loops of the graph kernels (``structk.kernels.graphs``).
+"""Random walks on product graphs, and their spectral form (numba).
+
+The loops of :class:`structk.kernels.graphs.RandomWalk`; the orchestration
+(validation, decay, the threading rule) is in :mod:`.random_walk`.
 
 Graphs cross in as flat arrays: ``node_ptr`` (graph g owns nodes
 ``node_ptr[g]:node_ptr[g+1]``), a CSR adjacency over all nodes (``adj_ptr``
@@ -13,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..kernels.graphs import _relabel as _hash
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 GEOMETRIC = 0
 EXPONENTIAL = 1
@@ -484,9 +487,3 @@ def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
             s += wi * acc
         out[t] = s
 
-
-# ------------------------------------------------------------ Weisfeiler-Lehman
-# splitmix64, defined once (structk.kernels.graphs._relabel runs the same
-# function on arrays): its constants, and the finaliser compiled for scalars
-_GOLD = _hash.GOLD
-_mix = njit(cache=True)(_hash.mix)

@@ -1,14 +1,18 @@
-"""Jitted label-refinement loops of the graph kernels (``structk.kernels.graphs``).
+"""Weisfeiler-Lehman relabelling and occurrence keys (numba).
 
-Same flat layout as :mod:`structk._jit.graphs`: ``node_ptr`` per graph, a
-CSR adjacency over all nodes with *local* successor indices, and here one
-edge-label hash per CSR entry.
+Graphs cross in as flat arrays: ``node_ptr`` per graph, a CSR adjacency over
+all nodes with *local* successor indices, and one edge-label hash per CSR
+entry.
 """
 
 import numpy as np
 from numba import njit
 
-from .graphs import _GOLD, _mix
+from .... import _jit  # noqa: F401 - registers the first-compilation notice
+from .._hash import GOLD as _GOLD
+from .._hash import mix
+
+_mix = njit(cache=True)(mix)  # splitmix64 compiled for scalars
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Jitted dynamic programmes of the alignment kernels: the local alignment
+"""Dynamic programmes of the alignment kernels (numba): the local alignment
 (LA) kernel of Saigo et al. and the Smith-Waterman score.
 
 Sequences arrive as flat ``uint8`` codes plus ``int64`` offsets (CSR style,
@@ -36,6 +36,8 @@ later, even better one more than ``e^709`` apart.
 
 import numba
 import numpy as np
+
+from .. import _jit  # noqa: F401 - registers the first-compilation notice
 
 NEG_INF = -np.inf
 #: Scale of the second float64 pass: values are stored times ``e^-SHIFT``, so

@@ -1,11 +1,9 @@
 """k-mer ids and counts in NumPy, for small batches of sequences.
 
-The same results as the numba loops :func:`structk._jit.strings.kmer_ids`
-and :func:`~structk._jit.strings.count_rows` (with columns sorted within
-each row), computed by whole-array operations. For a data set of a few
-hundred sequences they cost less than loading the compiled loops into a
-fresh process; ``_tuning.KMERS_NUMPY_MAX_SYMBOLS`` bounds the batches they
-are used for.
+The same results as the numba loops :func:`.numba_kmers.kmer_ids` and
+:func:`.numba_kmers.count_rows` (with columns sorted within each row),
+computed by whole-array operations; :mod:`structk.kernels._kmers` picks
+between them.
 """
 
 from __future__ import annotations

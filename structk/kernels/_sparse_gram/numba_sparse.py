@@ -1,4 +1,4 @@
-"""Jitted loops for Gram matrices of sparse non-negative feature matrices.
+"""Gram matrices of sparse non-negative feature matrices: the loops (numba).
 
 Features arrive as CSR arrays (``indptr``, column ids ``cols`` already
 compacted to ``0 .. n_cols - 1``, ``vals``). :func:`to_csc` regroups them
@@ -9,6 +9,8 @@ into dense blocks for BLAS (:func:`fill_block`).
 
 import numba
 import numpy as np
+
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 
 @numba.njit(cache=True, nogil=True)
@@ -64,11 +66,3 @@ def fill_block(D, colptr, rows, vals, columns):
         for a in range(colptr[c], colptr[c + 1]):
             D[rows[a], j] = vals[a]
 
-
-@numba.njit(cache=True, nogil=True)
-def column_counts(cols, n_cols):
-    """Number of stored entries in each column."""
-    counts = np.zeros(n_cols, dtype=np.int64)
-    for e in range(cols.shape[0]):
-        counts[cols[e]] += 1
-    return counts

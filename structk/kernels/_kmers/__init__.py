@@ -1,0 +1,53 @@
+"""k-mer ids and counts: the two forms and the rule that picks one.
+
+=======================  ====================================================
+module                   what
+=======================  ====================================================
+:mod:`.numpy_kmers`      ids and counts by whole-array operations (NumPy)
+:mod:`.numba_kmers`      the same, and the mismatch neighbourhoods, the
+                         gappy pairs and the k-mer chunks beyond int64
+                         (numba)
+=======================  ====================================================
+
+:func:`kmer_ids` and :func:`count_kmers` use NumPy for batches of at most
+``_tuning.KMERS_NUMPY_MAX_SYMBOLS`` symbols (k-mers), which needs nothing
+compiled and, for a data set of a few hundred sequences, costs less than
+loading the compiled loops into a fresh process; larger batches go to the
+compiled loops. Both forms give the same ids and counts (NumPy's columns
+sorted within each row, the compiled ones in order of first occurrence when
+counted through a counter array), so the Gram matrices do not depend on the
+path.
+"""
+
+from __future__ import annotations
+
+from ... import _tuning
+from . import numpy_kmers
+
+
+def kmer_ids(codes, offsets, k, A):
+    """Base-``A`` index of every k-mer free of unknown symbols (codes ``>= A``),
+    row by row, in order of position: ``(ids, ptr)``, the k-mers of sequence
+    ``i`` being ``ids[ptr[i]:ptr[i + 1]]``."""
+    if codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
+        return numpy_kmers.kmer_ids(codes, offsets, k, A)
+    from .numba_kmers import kmer_ids as compiled
+
+    return compiled(codes, offsets, k, A)
+
+
+def count_kmers(ids, ptr, presence, space, jitted=False):
+    """CSR ``(indptr, indices, data)`` counting each row's ids in ``range(space)``
+    (with ``presence`` every stored value is 1).
+
+    ``jitted``: the caller runs compiled code anyway (so loading the compiled
+    count costs little); use it at every size. The compiled count goes
+    through one counter per possible id when ``space`` is at most
+    ``_tuning.KMER_COUNTER_SPACE`` or the number of ids, else sorts each row.
+    """
+    if ids.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS and not jitted:
+        return numpy_kmers.count_rows(ids, ptr, presence)
+    from .numba_kmers import count_rows
+
+    direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.shape[0])
+    return count_rows(ids, ptr, presence, space, direct)

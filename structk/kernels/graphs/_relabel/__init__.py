@@ -1,0 +1,45 @@
+"""Weisfeiler-Lehman relabelling: the two forms and the rule that picks one.
+
+=======================  ====================================================
+module                   what
+=======================  ====================================================
+:mod:`.numpy_relabel`    a whole batch at a time, one vectorised pass per
+                         neighbour rank (NumPy)
+:mod:`.numba_relabel`    node by node; and the optimal assignment's
+                         occurrence keys (numba)
+:mod:`.._hash`           splitmix64, the hash both use (numba-free)
+=======================  ====================================================
+
+:func:`wl_relabel` relabels batches of at most
+``_tuning.WL_NUMPY_MAX_ENTRIES`` adjacency entries in NumPy, which needs
+nothing compiled and for the graphs of a typical data set costs less than
+loading the compiled loop into a fresh process; larger batches go to the
+compiled loop. Both give the same 64-bit labels.
+
+References
+----------
+N. Shervashidze, P. Schweitzer, E. J. van Leeuwen, K. Mehlhorn and
+K. M. Borgwardt, "Weisfeiler-Lehman graph kernels", Journal of Machine
+Learning Research 12:2539-2561, 2011.
+"""
+
+from __future__ import annotations
+
+from .... import _tuning
+from .numpy_relabel import wl_relabel_numpy
+
+
+def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
+    """Labels of every node for iterations ``0..h``, shape ``(h + 1, n)``.
+
+    The new label of a node hashes (iteration, its old label, the sorted
+    multiset of its neighbours' old labels) to 64 bits, so it depends on the
+    node's neighbourhood only, never on which other graphs are in the batch.
+    With edge labels (``edge_keys``, one hash per CSR entry; empty for none)
+    each neighbour enters the multiset as the pair (edge label, old label).
+    """
+    if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
+        return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
+    from .numba_relabel import wl_relabel as compiled
+
+    return compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
