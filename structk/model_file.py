@@ -399,13 +399,30 @@ class _Reader:
             raise self.fail(f"array member {_short(body)} is missing or misnamed")
         if body not in self.arrays:
             with self.zf.open(body) as fh:
-                data = io.BytesIO(fh.read())
-            try:
-                a = np.lib.format.read_array(data, allow_pickle=False)
-            except (ValueError, EOFError, OSError) as exc:
-                raise self.fail(f"{body} is not a valid array: {exc}") from None
-            self.arrays[body] = a
+                raw = fh.read()
+            self.arrays[body] = self._read_npy(body, raw)
         return self.arrays[body]
+
+    def _read_npy(self, member, raw):
+        """An array from ``.npy`` bytes: no objects, and no more data claimed
+        by the header than the member holds (checked before allocating)."""
+        fmt = np.lib.format
+        data = io.BytesIO(raw)
+        try:
+            version = fmt.read_magic(data)
+            read_header = (fmt.read_array_header_1_0 if version == (1, 0)
+                           else fmt.read_array_header_2_0)
+            shape, _, dtype = read_header(data)
+            if dtype.hasobject:
+                raise ValueError("it holds Python objects, which a model file never does")
+            needed = dtype.itemsize * int(np.prod(shape, dtype=object))
+            if needed > len(raw) - data.tell():
+                raise ValueError(f"its header claims {needed} bytes of data, the member "
+                                 f"holds {len(raw) - data.tell()}")
+            data.seek(0)
+            return fmt.read_array(data, allow_pickle=False)
+        except (ValueError, EOFError, OSError, TypeError) as exc:
+            raise self.fail(f"{member} is not a valid array: {exc}") from None
 
     def _object_array(self, body):
         if not isinstance(body, dict) or set(body) != {"shape", "items"}:
@@ -657,9 +674,19 @@ def load(path):
         try:
             header = _read_header(zf, path)
             reader = _Reader(zf, path)
-            estimator = reader.decode(header["root"])
+            root = header["root"]
+            if not (isinstance(root, dict) and set(root) == {"object"}):
+                raise ModelFileError(f"{path}: the model is not a structk estimator", path)
+            estimator = reader.decode(root)
         except ModelFileError:
             raise
+        except (TypeError, ValueError, OverflowError, KeyError, IndexError,
+                AttributeError) as exc:
+            # a value of the wrong type where a container expects another
+            # (an unhashable set item, a huge integer in an int64 scalar...)
+            raise ModelFileError(f"{path}: not a valid model ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else ''})",
+                                 path) from None
         except (zipfile.BadZipFile, _zlib_error(), OSError, EOFError) as exc:
             raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
                                  path) from None

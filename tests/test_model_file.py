@@ -233,6 +233,36 @@ def test_tampered_values_are_refused(saved):
         assert "tampered.structk" in str(info.value)
 
 
+def test_malformed_values_are_refused(saved):
+    def huge_scalar(h):
+        h["root"]["object"]["state"]["n_train_"] = {"scalar": ["<i8", 10**30]}
+
+    def unhashable(h):
+        h["root"]["object"]["state"]["x"] = {"set": [{"list": [1]}]}
+
+    def not_an_estimator(h):
+        h["root"] = {"list": [1, 2]}
+
+    for edit, words in [(huge_scalar, "not a valid model"), (unhashable, "not a valid model"),
+                        (not_an_estimator, "not a structk estimator")]:
+        with pytest.raises(ModelFileError, match=words) as info:
+            structk.load(_rewrite(saved, edit))
+        assert "tampered.structk" in str(info.value)
+
+
+def test_array_header_claiming_more_than_the_member_is_refused(saved):
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**13,)})
+    raw = buffer.getvalue() + np.zeros(4).tobytes()  # 10^13 claimed, 4 held
+
+    def point(h):
+        h["root"]["object"]["state"]["dual_coef_"] = {"array": "arrays/7.npy"}
+
+    with pytest.raises(ModelFileError, match=r"arrays/7\.npy is not a valid array.*claims"):
+        structk.load(_rewrite(saved, point, {"arrays/7.npy": raw}))
+
+
 def test_object_array_member_is_refused_not_unpickled(saved):
     buffer = io.BytesIO()
     np.save(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
