@@ -265,9 +265,10 @@ def objects_kind(estimator):
     def walk(k):
         parts = k._kernel_params()
         module = type(k).__module__
-        for family, kind in _FAMILIES:
-            if module.startswith(family):
-                kinds.add(kind)
+        known = [kind for family, kind in _FAMILIES if module.startswith(family)]
+        if not known and "alphabet" in k._get_param_names():
+            known = ["sequences"]  # a string kernel of another module
+        kinds.update(known)
         for part in parts:
             walk(part)
         if type(k).__name__ == "EmpiricalKernelMap" and isinstance(k.similarity, Kernel):
@@ -280,7 +281,7 @@ def objects_kind(estimator):
 _FAMILIES = (
     ("structk.kernels.strings", "sequences"), ("structk.kernels.alignment", "sequences"),
     ("structk.kernels.fisher", "sequences"), ("structk.kernels.class_fisher", "sequences"),
-    ("structk.kernels.gkm", "sequences"), ("structk.kernels.sets", "sets"),
+    ("structk.kernels.gapped_kmer", "sequences"), ("structk.kernels.sets", "sets"),
     ("structk.kernels.graphs", "graphs"), ("structk.kernels.vectors", "vectors"),
 )
 
