@@ -87,16 +87,16 @@ def commands(pos, neg, work):
             "--kernel", KERNEL, "--learner", "KernelSVM(C=1.0)", "-o", structk_model,
             "--quiet"]
     peer = [str(Path(sys.executable).with_name("gkmsvm")), "train", "-p", pos, "-n", neg,
-            "-o", peer_model, "-C", "1", "-t", "2", "-l", "11", "-k", "7", "-d", "3",
+            "-o", peer_model, "-C", "1", "-t", "estimated", "-l", "11", "-k", "7", "-d", "3",
             "--device", "cpu"]
     return ours, peer, structk_model, peer_model
 
 
 def race(label, pos, neg, work, repeats):
     ours, peer, _, _ = commands(pos, neg, work)
-    t_ours = [timed(ours) for _ in range(repeats)]
-    t_peer = [timed(peer) for _ in range(repeats)]
-    a, b = statistics.median(t_ours), statistics.median(t_peer)
+    a = statistics.median([timed(ours) for _ in range(repeats)])
+    print(f"{label:<44} structk {a:8.1f} s", flush=True)
+    b = statistics.median([timed(peer) for _ in range(repeats)])
     print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x",
           flush=True)
     return a, b
@@ -115,12 +115,11 @@ def auc_test(work, pos_test, neg_test, n_pos, n_neg):
     col = next(i for i, h in enumerate(header) if "score" in h or "decision" in h)
     ours = np.array([float(r.split("\t")[col]) for r in out[1:]])
     pred = work / "peer.pred.txt"
-    subprocess.run([str(Path(sys.executable).with_name("gkmsvm")), "predict", test,
-                    peer_model, str(pred), "--device", "cpu"], check=True,
-                   capture_output=True)
-    peer = np.array([float(line.split()[-1]) for line in pred.read_text().splitlines()])
-    if roc_auc_score(y, ours) < 0.5:  # the positive class is the other label
-        ours = -ours
+    subprocess.run([str(Path(sys.executable).with_name("gkmsvm")), "predict", "-m",
+                    peer_model, "-i", test, "-o", str(pred), "--device", "cpu"],
+                   check=True, capture_output=True)
+    peer = np.array([float(line.split()[-1]) for line in pred.read_text().splitlines()[1:]])
+    # structk's score is the decision value of the class sorted last, "positive"
     return roc_auc_score(y, ours), roc_auc_score(y, peer)
 
 

@@ -47,6 +47,19 @@ KMER_COUNTER_SPACE = 2**16
 #: memory cannot be read; beyond it the expansion is refused (an error).
 MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 
+# ----------------------------------------------------------- gapped k-mers
+#: One all-pairs comparison of two l-mers costs about 1 / this of handling
+#: one l-mer in one deletion pattern of the counting form (gathered key,
+#: radix pass, group scan): the rule between the two compiled forms.
+GKM_PAIRS_PER_SUBSET_ENTRY = 6.0
+#: All-pairs sums of at most this many l-mer comparisons run in NumPy.
+GKM_NUMPY_MAX_PAIRS = 20_000
+#: Sequence batches of at most this many bases get their l-mers from NumPy.
+GKM_NUMPY_MAX_SYMBOLS = 20_000
+#: Memory (bytes) a gapped k-mer Gram may use when the machine's available
+#: memory cannot be read; beyond it the computation is refused (an error).
+GKM_MEMORY_FALLBACK = 4 * 2**30
+
 # ----------------------------------------------------- sparse Gram products
 #: A feature column goes to BLAS (dense block) when its pair count times this
 #: exceeds n * m: a scattered update costs about this many BLAS multiply-adds.

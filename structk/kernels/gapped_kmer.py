@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _tuning
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
 from ..algorithms.gapped_kmers import _numpy, weights
@@ -20,9 +21,6 @@ from .strings import _check_bool, _SequenceKernel
 
 #: Longest l-mers: two bits a base in an int64.
 MAX_L = 31
-#: Memory (bytes) a gapped k-mer Gram may use when the available memory
-#: cannot be read; beyond it the computation is refused.
-MEMORY_FALLBACK = 4 * 2**30
 
 
 @dataclass(frozen=True)
@@ -234,7 +232,7 @@ class GappedKmer(_SequenceKernel):
                    name=name)
         args = (P.codes, P.offsets, int(self.l), 4, bool(self.center_weighted),
                 float(self.M), float(self.H))
-        if P.codes.shape[0] <= 20_000:
+        if P.codes.shape[0] <= _tuning.GKM_NUMPY_MAX_SYMBOLS:
             return LmerWindows(*_numpy.lmer_windows(*args))
         from ..algorithms.gapped_kmers._numba import lmer_windows
 
@@ -259,7 +257,7 @@ class GappedKmer(_SequenceKernel):
         need = 8 * cells + 8 * 8 * entries
         from ..scale._tiling import _available_memory
 
-        available = _available_memory() or MEMORY_FALLBACK
+        available = _available_memory() or _tuning.GKM_MEMORY_FALLBACK
         if need > available:
             raise MemoryError(
                 f"{self!r} would need {need / 2**30:.3g} GiB (available: "

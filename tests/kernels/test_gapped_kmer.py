@@ -267,3 +267,21 @@ def test_against_gkmsvm_lite_on_nfe2(structk_data, kind, d, rc_on):
     ours = GappedKmer(l=11, k=7, d=d, kind=kind, reverse_complement=rc_on)
     assert gkmsvm is not None
     np.testing.assert_allclose(ours(X), compute_gram(peer, A), rtol=2e-6, atol=1e-7)
+
+
+def test_numpy_and_compiled_lmers_agree(tuning):
+    X = random_dna(20, 0, 60) + ["ACGTNNACGTACGTAC", "acgtacgtacgt"]
+    k = GappedKmer(l=5, k=3, d=1, center_weighted=True, M=9, H=5.0)
+    P = k.prepare(X)
+    tuning.set(GKM_NUMPY_MAX_SYMBOLS=0)
+    Q = k.prepare(X)
+    for name in ("keys", "keys_rc", "weights", "ptr"):
+        np.testing.assert_array_equal(getattr(P, name), getattr(Q, name))
+
+
+def test_memory_is_estimated_before_allocation(monkeypatch):
+    from structk.scale import _tiling
+
+    monkeypatch.setattr(_tiling, "_available_memory", lambda: 10_000)
+    with pytest.raises(MemoryError, match="GiB"):
+        GappedKmer(l=5, k=3, d=1)(random_dna(40, 20, 30))

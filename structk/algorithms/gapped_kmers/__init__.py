@@ -11,20 +11,16 @@ weighted sum over their pairs within ``d`` mismatches.
                   (:func:`~._numba.subsets_block`)
 ================  ==========================================================
 
-:func:`choose` is the size rule between the two compiled forms; its numbers
-are :data:`PAIRS_PER_SUBSET_ENTRY` and :data:`NUMPY_MAX_PAIRS`.
+:func:`choose` is the size rule between the forms; its numbers are
+``GKM_PAIRS_PER_SUBSET_ENTRY`` and ``GKM_NUMPY_MAX_PAIRS`` in
+:mod:`structk._tuning`.
 """
 
 from __future__ import annotations
 
 from math import comb
 
-#: One comparison of two l-mers (all-pairs form) costs about 1 / this of
-#: handling one l-mer in one deletion pattern (counting form: key, two radix
-#: passes, group scan), measured on nfe2 at l = 11, k = 7, d = 3.
-PAIRS_PER_SUBSET_ENTRY = 6.0
-#: All-pairs sums of at most this many l-mer comparisons run in NumPy.
-NUMPY_MAX_PAIRS = 20_000
+from ... import _tuning
 
 
 def n_subsets(l, d):
@@ -35,7 +31,7 @@ def n_subsets(l, d):
 def choose(l, d, pair_count, entries):
     """``"numpy"``, ``"pairs"`` or ``"subsets"`` for a sum over
     ``pair_count`` l-mer comparisons of ``entries`` l-mers in all."""
-    if pair_count <= NUMPY_MAX_PAIRS:
+    if pair_count <= _tuning.GKM_NUMPY_MAX_PAIRS:
         return "numpy"
-    subsets = n_subsets(l, d) * entries * PAIRS_PER_SUBSET_ENTRY
+    subsets = n_subsets(l, d) * entries * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY
     return "pairs" if pair_count <= subsets else "subsets"

@@ -88,7 +88,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
                     weights[t] = 1.0
                 t += 1
         ptr[i + 1] = t
-    return keys, keys_rc, weights, ptr
+    return keys[:t], keys_rc[:t], weights[:t], ptr
 
 
 @numba.njit(cache=True, nogil=True)
