@@ -180,10 +180,13 @@ def test_time_limit_holds_for_a_slow_kernel(func):
     result = check_kernel(func, vectors(dim=2), time_limit=1.0)
     seconds = time.perf_counter() - t
     assert seconds < 5.0, seconds  # generous: the machine is shared
-    if func is slow_linear:
-        assert not result.found and "time limit" in result.searched
+    assert "time limit" in result.searched or not result.conclusive
+    if func is slow_neg_sq_dist:
+        # any two distinct vectors are a witness: found unless the machine is so
+        # busy that not even two could be evaluated in time (then inconclusive)
+        assert result.found or not result.conclusive
     else:
-        assert result.found  # two vectors suffice, and fit in the budget
+        assert not result.found
 
 
 def test_time_limit_must_be_positive():
