@@ -428,20 +428,28 @@ def _judge_list(kernel, objs, noise=0.0, clock=None, grace=0.0):
     return judge(kernel, objs, K, K_full, diag, noise)
 
 
-def _shrink(kernel, cx, clock, grace):
-    """Simplify the objects of a counterexample; return the re-judged one."""
+def _shrink(kernel, cx, clock, grace, notes):
+    """Simplify the objects of a counterexample; return the re-judged one.
+
+    Appends to ``notes`` when the time limit stopped the shrink.
+    """
     budget = SHRINK_SECONDS if clock.limit is None else max(clock.left(grace), 0.0)
     if cx.property == NEGATIVE_EIGENVALUE:
         accept = _EigenWitness(kernel, 0.5 * (cx.gram + cx.gram.T), cx.tol)
     else:
         accept = _still(kernel, cx.property, clock, grace)
-    objs = simplify_objects(cx.objects, accept, key=object_key, time_limit=budget)
+    objs, finished = simplify_objects(cx.objects, accept, key=object_key, time_limit=budget)
+    if not finished:
+        notes.append("time limit reached while simplifying the witness (more time may "
+                     "give a simpler one)")
     if cx.property == NEGATIVE_EIGENVALUE:
         keep = reduce_indices(accept.K, cx.tol)
         objs = [objs[i] for i in keep]
     final = _judge_list(kernel, objs, clock=clock, grace=grace)
     if final is None and cx.property == NEGATIVE_EIGENVALUE:
         # no time to evaluate afresh: the witness's Gram from the shrink's own rows
+        notes.append("the witness's Gram matrix is the one built while shrinking "
+                     "(no time left to evaluate it afresh)")
         final = judge(kernel, objs, None, accept.K[np.ix_(keep, keep)], None)
     return final if final is not None else cx
 
@@ -629,7 +637,7 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
         if cx is not None:
             break
     if cx is not None and shrink:
-        cx = _shrink(cx.kernel, cx, clock, grace)
+        cx = _shrink(cx.kernel, cx, clock, grace, notes)
     noun = _noun(drawn)
     n_checked = len(_distinct(checked, len(checked)))
     searched = (f"{n_pools} Gram matrices of up to {largest} {noun} "
@@ -637,7 +645,8 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
     if notes:
         searched += "; " + "; ".join(notes)
     result = KernelCheck(kernel, cx, errors.kept, errors.count, searched, clock.elapsed(),
-                         n_pools, n_checked=n_checked, n_left_out=n_left_out)
+                         n_pools, n_checked=n_checked, n_left_out=n_left_out,
+                         time_limited=any("time" in note for note in notes))
     if not result.conclusive and n_pools == 0 and not errors.count and clock.expired():
         result.inconclusive = (f"the time limit of {time_limit:g} s was reached before a "
                                "Gram matrix was computed")

@@ -139,7 +139,9 @@ def simplify_objects(objects, accept, *, key, time_limit=10.0):
 
     Returns
     -------
-    list
+    objects : list
+    finished : bool
+        False when the time limit stopped the simplification.
     """
     objects = list(objects)
     start = time.perf_counter()
@@ -150,7 +152,7 @@ def simplify_objects(objects, accept, *, key, time_limit=10.0):
             seen = {key(o) for j, o in enumerate(objects) if j != i}
             for y in simpler(objects[i]):
                 if time.perf_counter() - start > time_limit:
-                    return objects
+                    return objects, False
                 if key(y) in seen:
                     continue
                 candidate = objects[:i] + [y] + objects[i + 1:]
@@ -158,4 +160,4 @@ def simplify_objects(objects, accept, *, key, time_limit=10.0):
                     objects = candidate
                     changed = True
                     break
-    return objects
+    return objects, True

@@ -282,6 +282,9 @@ class KernelCheck:
         objects or more) or too little (more objects left out than
         evaluated). Also set explicitly, e.g. when the time limit was
         reached before a Gram matrix was computed.
+    time_limited : bool
+        Whether the time limit cut the search or the shrink short (then the
+        result depends on the machine's speed; ``searched`` says where).
     """
 
     kernel: object
@@ -294,6 +297,7 @@ class KernelCheck:
     n_checked: int = 0
     n_left_out: int = 0
     inconclusive: str | None = None
+    time_limited: bool = False
 
     def __post_init__(self):
         if self.inconclusive is not None or self.counterexample is not None:
@@ -325,6 +329,8 @@ class KernelCheck:
     def __str__(self):
         if self.counterexample is not None:
             lines = [str(self.counterexample)]
+            if self.time_limited:
+                lines.append(f"(cut short by the time limit: searched {self.searched})")
         elif self.inconclusive is not None:
             lines = [f"{self.kernel!r}: INCONCLUSIVE, {self.inconclusive}",
                      f"(no evidence either way: searched {self.searched}, "

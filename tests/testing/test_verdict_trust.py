@@ -189,6 +189,20 @@ def test_time_limit_holds_for_a_slow_kernel(func):
         assert not result.found
 
 
+def test_a_shrink_cut_by_the_time_limit_says_so():
+    from structk.testing.shrink import simplify_objects
+
+    objs, finished = simplify_objects(["ab", "ba"], lambda c, i: True, key=str, time_limit=0.0)
+    assert objs == ["ab", "ba"] and not finished
+    objs, finished = simplify_objects(["ab", "ba"], lambda c, i: False, key=str)
+    assert finished
+    # and the verdict prints it under the counterexample
+    result = check_kernel(neg_sq_dist, vectors(dim=2), pool_sizes=SMALL)
+    result.time_limited, result.searched = True, "1 Gram matrix; time limit reached"
+    assert str(result).splitlines()[-1] == ("(cut short by the time limit: searched "
+                                           "1 Gram matrix; time limit reached)")
+
+
 def test_time_limit_must_be_positive():
     with pytest.raises(ValueError, match="time_limit must be > 0"):
         check_kernel(Linear(), vectors(dim=2), time_limit=0)
