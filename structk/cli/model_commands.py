@@ -250,8 +250,6 @@ def _sequence_check(model, model_input):
 
 def _chunks(args, fmt, model_input):
     """``(names, objects)`` chunks of the prediction input."""
-    from .inputs import read_objects
-
     size = args.chunk_size
     if fmt == "fasta":
         from ..sequences import iter_fasta
@@ -261,10 +259,13 @@ def _chunks(args, fmt, model_input):
         yield from _csv_chunks(args, model_input, size)
     elif fmt == "sets":
         yield from _set_chunks(args.input, size)
-    else:
-        data = read_objects(args.input, fmt)
-        for start in range(0, len(data.objects), size):
-            yield data.names[start:start + size], data.objects[start:start + size]
+    else:  # a TU folder, read whole (labels not needed)
+        from ..datasets import load_tu
+
+        graphs, _ = load_tu(args.input, require_targets=False)
+        for start in range(0, len(graphs), size):
+            yield ([f"graph{i}" for i in range(start, min(start + size, len(graphs)))],
+                   graphs[start:start + size])
 
 
 def _set_chunks(path, size):

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 
-def load_tu(path_or_dir, name=None, *, directed=False):
+def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
     """Read a TU Dortmund dataset into networkx graphs and a target array.
 
     Parameters
@@ -44,6 +44,9 @@ def load_tu(path_or_dir, name=None, *, directed=False):
         Return ``networkx.DiGraph`` with one arc per line of ``NAME_A.txt``.
         By default graphs are undirected (``networkx.Graph``): the TU files
         list both directions of each undirected edge.
+    require_targets : bool, default=True
+        With ``False``, a folder without graph labels or attributes (new
+        graphs to predict) gives ``y = None`` instead of an error.
 
     Returns
     -------
@@ -117,12 +120,14 @@ def load_tu(path_or_dir, name=None, *, directed=False):
         y = _optional(file("graph_labels"), n_graphs, _read_ints)
     elif file("graph_attributes").exists():
         y = _optional(file("graph_attributes"), n_graphs, _read_floats)
+    elif not require_targets:
+        y = None
     else:
         raise FileNotFoundError(
             f"{folder} has neither {name}_graph_labels.txt nor "
             f"{name}_graph_attributes.txt: no target to return"
         )
-    if y.ndim == 2 and y.shape[1] == 1:
+    if y is not None and y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if node_labels is not None and node_labels.ndim == 2:
         node_labels = node_labels[:, 0]  # only the first label column is used

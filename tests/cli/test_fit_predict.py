@@ -3,6 +3,7 @@ the same learner fitted in Python predicts, on every input format."""
 
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -160,6 +161,13 @@ def test_tu_folder_json_and_wrong_kind(tmp_path, capsys):
     assert [r["label"] for r in rows] == ref.predict(graphs).tolist()
     np.testing.assert_allclose([r["probability"] for r in rows],
                                ref.predict_proba(graphs)[:, 1], rtol=1e-12, atol=1e-12)
+    # new graphs come without labels
+    unlabelled = tmp_path / "new"
+    shutil.copytree(folder, unlabelled)
+    for path in unlabelled.glob("*_graph_labels.txt"):
+        path.unlink()
+    code, again, _ = run(capsys, "predict", model, unlabelled, "--format", "json")
+    assert code == 0 and again == out
     fa = tmp_path / "x.fa"
     fa.write_text(">a\nACGT\n")
     code, _, err = run(capsys, "predict", model, fa)
