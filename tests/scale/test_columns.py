@@ -1,0 +1,67 @@
+"""Blocks of features and Nyström kernel columns: inline, threads, Dask."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from structk.kernels import Gaussian, Normalize, Spectrum
+from structk.learners import KernelRidge
+from structk.scale import Nystroem
+from structk.scale.columns import exact_features, landmark_features
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(45, 3))
+SEQS = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(5, 30)))) for _ in range(37)]
+
+
+def test_exact_features_in_blocks_equal_one_call():
+    k = Normalize(Spectrum(k=2))
+    P = k.prepare(SEQS)
+    whole = k.features(SEQS).toarray()
+    for n_jobs in (None, 2):
+        F = exact_features(k, SEQS, P, block_rows=10, n_jobs=n_jobs)
+        np.testing.assert_allclose(F.toarray(), whole, rtol=1e-13, atol=1e-15)
+
+
+def test_landmark_features_blocks_threads_and_progress():
+    k = Gaussian(sigma=1.5)
+    L = X[:7]
+    V = rng.normal(size=(7, 4))
+    expected = k(X, L) @ V
+    seen = []
+    for n_jobs, P in ((None, None), (2, k.prepare(X))):
+        F = landmark_features(k, X, P, k.prepare(L), V, block_rows=8, n_jobs=n_jobs,
+                              progress=lambda done, total: seen.append((done, total)))
+        np.testing.assert_allclose(F, expected, rtol=1e-12)
+    assert seen[-1] == (6, 6)
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        landmark_features(k, X, None, k.prepare(L), V, n_jobs=0, block_rows=8)
+
+
+def test_leverage_landmarks_prefer_unexplained_points():
+    # 40 copies of one point and 5 distinct ones: leverage sampling picks the
+    # distinct points first (a copy is explained once one copy is a landmark)
+    Z = np.vstack([np.zeros((40, 2)), 10 * np.arange(1, 6)[:, None] * np.ones((1, 2))])
+    ny = Nystroem(Gaussian(sigma=1.0), n_components=6, landmarks="leverage",
+                  random_state=0).fit(Z)
+    assert np.sum(ny.component_indices_ >= 40) >= 4
+    assert ny.transform(Z).shape == (45, 6)
+
+
+def test_dask_client_gives_the_same_nystroem_ridge():
+    distributed = pytest.importorskip("distributed")
+    y = np.sin(X[:, 0])
+    kw = dict(alpha=0.1, solver="nystroem", n_components=15, random_state=0)
+    local = KernelRidge(Gaussian(sigma=1.5), **kw).fit(X, y)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
+                            dashboard_address=None, silence_logs=logging.ERROR) as client:
+        remote = KernelRidge(Gaussian(sigma=1.5), client=client, **kw).fit(X, y)
+        np.testing.assert_allclose(remote.predict(X), local.predict(X), rtol=1e-10)
+    # the fitted feature map keeps no client: with the parameter reset, the
+    # model pickles and predicts locally
+    import pickle
+
+    again = pickle.loads(pickle.dumps(remote.set_params(client=None)))
+    assert again.feature_map_.client is None
+    np.testing.assert_allclose(again.predict(X[:5]), local.predict(X[:5]), rtol=1e-10)
