@@ -106,7 +106,8 @@ def run_explain(args):
     for name, w in explainer.feature_weights(args.top):
         print(f"  {w:+.6g}  {name}")
     E = explainer.contributions(objects)
-    print(f"\n{'object':<24} {'decision':>10} {'bias':>10}  top {explainer.unit}s")
+    print(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
+          f"top {explainer.unit}s (symbol@index, 0-based)")
     for name, e in zip(names, E):
         order = [int(i) for i in _top(e.scores, min(args.top, 5))]
         tops = ", ".join(f"{e.units[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
