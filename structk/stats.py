@@ -142,7 +142,7 @@ def mmd_test(kernel, X, Y, n_permutations=1000, random_state=None):
             raise ValueError(f"{name} has {size} object(s); the unbiased MMD needs at least 2")
     P = _check_permutations(n_permutations)
     if not _is_precomputed(kernel):
-        K = _gram(kernel, _pool(X, Y))
+        K = _pooled_gram(kernel, X, Y)
         first = np.zeros(m + n)
         first[:m] = 1.0
     N = m + n
@@ -399,6 +399,20 @@ def _gram(kernel, objects, name="kernel"):
         )
     K = fitted_kernel(kernel, objects)(objects)
     return np.ascontiguousarray(K, dtype=np.float64)
+
+
+def _pooled_gram(kernel, X, Y):
+    """The Gram of ``X`` and ``Y`` pooled; an object the kernel refuses is
+    named by its index in its own sample (``Y[0]``, not ``X[m]``)."""
+    from .kernels.base import Kernel
+
+    try:
+        return _gram(kernel, _pool(X, Y))
+    except (ValueError, TypeError):
+        if isinstance(kernel, Kernel) and not kernel.needs_fit:
+            kernel.prepare(X, "X")
+            kernel.prepare(Y, "Y")
+        raise
 
 
 def _pool(X, Y):

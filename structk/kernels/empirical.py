@@ -101,7 +101,14 @@ class EmpiricalKernelMap(Kernel):
             with np.errstate(over="ignore"):  # overflow: reported as non-finite below
                 F = sim._cross(P, Q)
         else:
-            F = self.similarity(X, Z)
+            try:
+                F = self.similarity(X, Z)
+            except Exception as exc:
+                raise ValueError(
+                    f"similarity({name}, landmarks) raised {type(exc).__name__}: {exc} "
+                    f"(called with the {len(X)} objects of {name} and the {len(Z)} "
+                    "landmarks)"
+                ) from exc
         try:
             F = np.asarray(F, dtype=np.float64)
         except (TypeError, ValueError):

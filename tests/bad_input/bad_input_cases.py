@@ -943,11 +943,50 @@ def _explain_cases(tmp):
     ]
 
 
+def _raising_similarity(X, Z):
+    return np.array([[1.0 / (x != "bad") for _ in Z] for x in X])
+
+
+def _naming_cases(tmp):
+    """Errors that must name the right thing: the sample an object came from,
+    the call that failed, the line of a file."""
+    from structk.kernels import EmpiricalKernelMap, Spectrum
+    from structk.stats import mmd_test
+
+    non_utf8 = tmp / "latin1.fa"
+    non_utf8.write_bytes(b">a\nACGT\n>b x\nAC\xe9GT\n")
+    empty = tmp / "empty_records.fa"
+    empty.write_text("".join(f">r{i}\n" for i in range(100)))
+    return [
+        Case("mmd-string-X-vector-Y", lambda: mmd_test(Spectrum(k=2), _strings(),
+                                                       list(_vectors())),
+             ValueError, ("Y[0]",)),
+        Case("ekm-similarity-raises", lambda: EmpiricalKernelMap(
+            _raising_similarity, ["ACGT", "bad"])(["ACGT", "bad"]),
+             ValueError, ("similarity(X, landmarks) raised ZeroDivisionError",)),
+        Case("fasta-non-utf8-byte", lambda: _read_fasta(non_utf8), ValueError,
+             ("latin1.fa", "line 4 of record 'b'", "0xe9")),
+        Case("cli-cv-empty-records", _cli("cv", empty, "--kernel", "Spectrum()"),
+             CLIRefused, ("empty_records.fa", "no sequence", "100 of 100")),
+        Case("cli-cv-jobs-0", _cli("cv", non_utf8, "--kernel", "Spectrum()", "--jobs", "0"),
+             CLIRefused, ("--jobs", "at least 1")),
+        Case("cli-cv-inner-folds-1", _cli("cv", non_utf8, "--kernel", "Spectrum()",
+                                          "--inner-folds", "1"),
+             CLIRefused, ("--inner-folds", "at least 2")),
+    ]
+
+
+def _read_fasta(path):
+    from structk.sequences import read_fasta
+
+    return read_fasta(path)
+
+
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
-            + _validity_cases(tmp) + _explain_cases(tmp))
+            + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp))
 
 
 def outcome(case):
