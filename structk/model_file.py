@@ -316,7 +316,9 @@ def save(estimator, path, *, metadata=None):
             json.dumps(metadata, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ModelFileError(f"metadata must be plain JSON data: {exc}") from None
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from .scale._tiling import partial_file, remove_partial_files
+
+    tmp = partial_file(path, "the model")
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED,
                              compresslevel=1) as zf:
@@ -339,8 +341,7 @@ def save(estimator, path, *, metadata=None):
             zf.writestr(_HEADER, json.dumps(header, separators=(",", ":")))
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        remove_partial_files({str(tmp)})
 
 
 # --------------------------------------------------------------- reading

@@ -160,6 +160,10 @@ def test_code_is_refused_when_saving(tmp_path):
         with pytest.raises(ModelFileError, match="KernelSVM.kernel"):
             structk.save(est, tmp_path / "m.structk")
     assert not (tmp_path / "m.structk").exists()
+    assert not list(tmp_path.iterdir()), "a partial file was left behind"
+    with pytest.raises(FileNotFoundError, match="no_such_folder"):
+        structk.save(_fit("KernelSVM", structk.Gaussian(), X, y),
+                     tmp_path / "no_such_folder" / "m.structk")
     with pytest.raises(ModelFileError, match="not a dict"):
         structk.save({"a": 1}, tmp_path / "m.structk")
 

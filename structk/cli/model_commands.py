@@ -451,6 +451,7 @@ def _text(value):
 
 def _cmd_predict(args):
     from ..model_file import load, load_metadata
+    from ..scale._tiling import remove_partial_files
     from .evaluation import progress_bar
     from .inputs import guess_format
 
@@ -492,13 +493,12 @@ def _cmd_predict(args):
         if tmp is not None:
             out.close()
             tmp.replace(args.output)
-            tmp = None
     finally:
         if bar is not None:
             bar.close()
         if tmp is not None:
             out.close()
-            tmp.unlink(missing_ok=True)
+            remove_partial_files({str(tmp)})
     if args.output is not None:
         print(f"{done} predictions written to {args.output}", file=sys.stderr)
     return EXIT_OK
@@ -507,13 +507,11 @@ def _cmd_predict(args):
 def _open_output(path):
     """Standard output, or a temporary file beside ``path`` renamed into
     place once every row is written."""
+    from ..scale._tiling import partial_file
+
     if path is None:
         return sys.stdout, None
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise FileNotFoundError(f"cannot write {str(path)!r}: no folder "
-                                f"{str(target.parent)!r}")
-    tmp = target.with_name(f".{target.name}.partial")
+    tmp = partial_file(path, "the predictions")
     return open(tmp, "w"), tmp
 
 

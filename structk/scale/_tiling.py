@@ -252,6 +252,32 @@ def remove_partial_files(which=None):
             os.unlink(tmp)
 
 
+def partial_file(path, what):
+    """A new, empty ``.NAME.PID.XXXX.partial`` file beside ``path``, for
+    writing ``what`` (e.g. "the model") and renaming into place when
+    complete; removed by :func:`remove_partial_files` if the run fails or is
+    interrupted first. Readable as ordinary output is (0666 less the umask).
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot write {what} to {path}: it is a folder")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"cannot write {what} to {path}: folder {folder} does "
+                                "not exist")
+    remove_stale_partial_files(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".partial",
+                                   dir=folder)
+    except OSError as exc:
+        raise PermissionError(f"cannot write {what} to {path}: {exc.strerror or exc}") \
+            from exc
+    os.close(fd)
+    _PARTIAL_FILES.add(tmp)
+    os.chmod(tmp, 0o666 & ~_umask())
+    return Path(tmp)
+
+
 def remove_stale_partial_files(path):
     """Delete the ``.partial`` files left beside ``path`` by dead processes.
 

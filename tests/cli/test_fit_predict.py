@@ -256,6 +256,7 @@ def test_prediction_errors_name_the_item(seqs, tmp_path, capsys):
     code, _, err = run(capsys, "predict", model, odd, "-o", out)
     assert code == 2 and "record 1 (bad) has symbol 'N' at position 3" in err
     assert "never saw" in err and not out.exists()
+    assert not list(tmp_path.glob(".*partial")), "a partial file was left behind"
     code, _, err = run(capsys, "fit", "--positive", path, "--kernel", "Spectrum()", "-o",
                        model)
     assert code == 2 and "--positive needs --negative" in err
