@@ -89,6 +89,7 @@ def _allowed():
     from .hmm import DiscreteHMM
     from .kernels import Kernel
     from .kernels.alignment import smith_waterman
+    from .learners.primal import FeatureMap
     from .scale.nystroem import Nystroem
 
     out = {}
@@ -97,7 +98,7 @@ def _allowed():
             obj = getattr(module, name)
             if isinstance(obj, type):
                 out[_qualname(obj)] = obj
-    for cls in (DiscreteHMM, Nystroem, Kernel):
+    for cls in (DiscreteHMM, Nystroem, Kernel, FeatureMap):
         out[_qualname(cls)] = cls
     out.pop(_qualname(kernels.FunctionKernel), None)  # holds arbitrary Python code
     functions = {_qualname(smith_waterman): smith_waterman}
@@ -111,6 +112,18 @@ def _qualname(obj):
 def _is_cache(name):
     """Private attributes holding prepared data: recomputed after loading."""
     return name.startswith("_") and "prepared" in name
+
+
+#: Attributes of a class that hold prepared data under a public name: not
+#: stored, rebuilt by :func:`_check_loaded` (the Nyström landmarks of the
+#: learners' feature maps, rebuilt from ``landmark_objects``).
+_REBUILT = {"structk.learners.primal.FeatureMap": ("landmarks",)}
+
+
+def _stored(name, value):
+    """The value stored for attribute ``name``: a Dask ``client`` is a
+    connection, not part of a model (stored as ``None``)."""
+    return None if name == "client" else value
 
 
 # --------------------------------------------------------------- writing
@@ -231,20 +244,31 @@ class _Writer:
         ref = len(self.objects)
         self.objects[id(obj)] = ref
         self.keep.append(obj)
-        params = set(obj._get_param_names())
+        params = set(_param_names(type(obj)))
         state = vars(obj)
         missing = params - set(state)
         if missing:
             raise ModelFileError(f"{where} ({type(obj).__name__}) lacks its parameter(s) "
                                  f"{sorted(missing)}")
+        rebuilt = _REBUILT.get(name, ())
+        if rebuilt and state.get("V") is not None and "landmark_objects" not in state:
+            raise ModelFileError(f"{where} keeps its Nyström landmarks only prepared; "
+                                 "refit the model with this structk to save it")
         label = f"{where}" if where else type(obj).__name__
         return {"object": {
             "id": ref,
             "class": name,
-            "params": {k: self.encode(state[k], f"{label}.{k}") for k in sorted(params)},
-            "state": {k: self.encode(v, f"{label}.{k}") for k, v in state.items()
-                      if k not in params and not _is_cache(k)},
+            "params": {k: self.encode(_stored(k, state[k]), f"{label}.{k}")
+                       for k in sorted(params)},
+            "state": {k: self.encode(_stored(k, v), f"{label}.{k}") for k, v in state.items()
+                      if k not in params and not _is_cache(k) and k not in rebuilt},
         }}
+
+
+def _param_names(cls):
+    """Constructor parameters of a structk class (none for a plain class)."""
+    get = getattr(cls, "_get_param_names", None)
+    return get() if get is not None else []
 
 
 def objects_kind(estimator):
@@ -534,7 +558,7 @@ class _Reader:
         params, state = body["params"], body["state"]
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise self.fail(f"bad {cls.__name__} entry")
-        expected = set(cls._get_param_names())
+        expected = set(_param_names(cls))
         if set(params) != expected:
             raise self.fail(
                 f"{cls.__name__} was saved with the parameters {sorted(params)}, but this "
@@ -701,10 +725,11 @@ def load(path):
 def _check_loaded(estimator, reader, path):
     """Validate every rebuilt kernel (parameters and fitted state) and
     recompute the caches that are not stored."""
-    from .kernels import Kernel
-    from .scale.nystroem import Nystroem
-
     from sklearn.exceptions import NotFittedError
+
+    from .kernels import Kernel
+    from .learners.primal import FeatureMap
+    from .scale.nystroem import Nystroem
 
     for obj in reader.objects.values():
         try:
@@ -715,6 +740,9 @@ def _check_loaded(estimator, reader, path):
                     obj._check_fitted()
             elif isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
                 obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
+            elif isinstance(obj, FeatureMap):
+                obj.landmarks = None if obj.V is None else \
+                    obj.kernel.prepare(obj.landmark_objects, "X")
         except Exception as exc:  # noqa: BLE001 - any failure means a bad file
             raise ModelFileError(
                 f"{path}: the stored {type(obj).__name__} is not valid: "

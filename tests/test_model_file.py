@@ -99,6 +99,34 @@ def test_every_learner_round_trips(learner, family, tmp_path):
     _round_trip(est, X, tmp_path / "m.structk")
 
 
+_PAST_THE_GRAM = sorted(n for n in structk.learners.__all__
+                        if "solver" in inspect.signature(getattr(structk.learners, n)).parameters)
+
+
+@pytest.mark.parametrize("learner", _PAST_THE_GRAM)
+@pytest.mark.parametrize("solver, family", [("primal", "strings"), ("nystroem", "strings"),
+                                            ("nystroem", "graphs")])
+def test_primal_and_nystroem_models_round_trip(learner, solver, family, tmp_path):
+    """The feature map is stored with its landmark objects (their prepared
+    form is rebuilt); a Dask client is not part of the model."""
+    X, y = _data(family)
+    X = X * 4
+    y = y * 4
+    kernel = (structk.kernels.Normalize(structk.kernels.Spectrum(k=2)) if family == "strings"
+              else structk.kernels.WeisfeilerLehman(h=2))
+    est = _fit(learner, kernel, X, y)
+    est.set_params(solver=solver, n_components=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    assert est.solver_ == solver
+    _round_trip(est, X, tmp_path / "m.structk")
+    est.client = est.feature_map_.client = object()  # a connection: stored as None
+    structk.save(est, tmp_path / "c.structk")
+    again = structk.load(tmp_path / "c.structk")
+    assert again.client is None and again.feature_map_.client is None
+
+
 def test_fitted_kernel_state_is_stored_not_refitted(tmp_path):
     """RandomWalk(lam="auto") and FisherKernel keep what they learned; the
     loaded kernel does not refit on the prediction objects."""

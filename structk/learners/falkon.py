@@ -47,6 +47,7 @@ import numpy as np
 
 from .._validation import check_scalar
 from ..kernels.base import take_prepared
+from ._base import take
 
 
 def nystroem_map(learner, kernel, X, P):
@@ -82,6 +83,9 @@ def nystroem_map(learner, kernel, X, P):
     fmap = FeatureMap(kernel, landmarks=PL, V=V, n_jobs=getattr(learner, "n_jobs", None),
                       client=getattr(learner, "client", None))
     fmap.eigenvalues, fmap.n_landmarks, fmap.landmark_indices = w, m, idx
+    # the landmark objects themselves: what a model file stores (their
+    # prepared form is rebuilt from them when the model is loaded)
+    fmap.landmark_objects = take(X, idx)
     Phi = landmark_features(kernel, X, P, PL, V, n_jobs=fmap.n_jobs, client=fmap.client,
                             progress=getattr(learner, "progress", False))
     learner.landmark_indices_ = idx
