@@ -57,6 +57,8 @@ def _compact_csr(matrices):
 def _compact(index_arrays, space):
     """Column ids numbered ``0 .. n_cols - 1`` for CSR index arrays sharing columns."""
     total = sum(a.size for a in index_arrays)
+    if total == 0:  # no features at all (every sequence shorter than k, say)
+        return index_arrays, 0
     if space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * total):
         return index_arrays, int(space)
     _, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)

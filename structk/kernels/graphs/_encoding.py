@@ -102,7 +102,12 @@ def offsets(lengths):
 
 
 def _canonical(value):
-    if isinstance(value, (numbers.Real, np.bool_)) and not isinstance(value, complex):
+    # equal labels get equal keys as Python compares them (1 == 1.0 == True):
+    # integers exactly (not through float, which merges 2**53 and 2**53 + 1),
+    # integral floats as the integer they equal
+    if isinstance(value, (numbers.Integral, np.bool_)):
+        return ("n", int(value))
+    if isinstance(value, numbers.Real):
         f = float(value)
         if f.is_integer():
             return ("n", int(f))
