@@ -103,7 +103,14 @@ def _learner(args, task):
                          "needs a classifier or regressor such as KernelSVM(C=1.0)")
     if args.no_nested:
         grid, given = {}, set(estimator.get_params(deep=False))
-    return learner_spec(estimator, grid, given)
+    return learner_spec(estimator, grid, given), bool(grid)
+
+
+#: Above this many training objects ``fit`` searches a default grid no more:
+#: the inner cross-validation needs the n x n Gram matrix (15,000: 1.8 GB),
+#: which the learners past the Gram never form. A grid written in the
+#: learner expression is still searched.
+NESTED_MAX_N = 15_000
 
 
 def _choose_params(spec, kernel, objects, y, task, args):
@@ -131,12 +138,21 @@ def _choose_params(spec, kernel, objects, y, task, args):
 def _cmd_fit(args):
     from sklearn.base import clone
 
+    from .evaluation import LearnerSpec
+
     from ..model_file import save
 
     data = _training_data(args)
     task, y = task_and_targets(data, args.task)
     kernel = _kernel(args.kernel, data)
-    spec = _learner(args, task)
+    spec, explicit = _learner(args, task)
+    if spec.grid and not explicit and len(y) > NESTED_MAX_N:
+        data.notes.append(
+            f"no inner CV over {len(y)} objects (its Gram matrix would take "
+            f"{8 * len(y) ** 2 / 1e9:.1f} GB): the learner's defaults are used; give a "
+            f"grid in --learner (e.g. {type(spec.estimator).__name__}"
+            f"({next(iter(spec.grid))}=[...])) to search one anyway")
+        spec = LearnerSpec(spec.estimator)
     t0 = time.perf_counter()
     chosen, ties = ({}, 0)
     if spec.grid:
@@ -412,15 +428,12 @@ class _Rows:
         return labels, scores, proba
 
     def tsv(self, names, labels, scores, proba):
-        out = []
-        for i, name in enumerate(names):
-            cells = [name, _text(labels[i])]
-            for values in (scores, proba):
-                if values is not None:
-                    row = values[i]
-                    cells += [repr(float(v)) for v in np.atleast_1d(row)]
-            out.append("\t".join(cells) + "\n")
-        return "".join(out)
+        columns = [names, [_text(v) for v in np.asarray(labels).tolist()]]
+        for values in (scores, proba):
+            if values is not None:  # repr: the shortest text that reads back exactly
+                values = np.asarray(values, dtype=np.float64).reshape(len(names), -1)
+                columns += [list(map(repr, col)) for col in values.T.tolist()]
+        return "".join("\t".join(cells) + "\n" for cells in zip(*columns))
 
     def json(self, names, labels, scores, proba):
         import json

@@ -94,6 +94,21 @@ def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
     assert info["objects"] == "sequences" and info["metadata"]["input"]["alphabet"] == "dna"
 
 
+def test_no_default_grid_search_past_the_gram(seqs, tmp_path, capsys, monkeypatch):
+    from structk.cli import model_commands
+
+    path, _, _ = seqs
+    monkeypatch.setattr(model_commands, "NESTED_MAX_N", 30)
+    model = tmp_path / "m.structk"
+    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
+                       "Spectrum(k=3)", "-o", model)
+    assert code == 0 and "no inner CV over 40 objects" in out and "chosen by" not in out
+    assert structk.load(model).C == 1.0
+    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
+                       "Spectrum(k=3)", "--learner", "KernelSVM(C=[0.1, 10])", "-o", model)
+    assert code == 0 and "chosen by inner 5-fold CV: C=" in out
+
+
 def test_chunks_give_the_same_rows_and_output_file(seqs, tmp_path, capsys):
     path, _, _ = seqs
     model = tmp_path / "m.structk"
