@@ -90,7 +90,7 @@ def bench_alignment(quick, repeat):
 
     kern = LocalAlignment(beta=0.5)
     P = kern._prepare(X, "X")
-    from structk.kernels import _alignment_numba as la_jit
+    from structk.algorithms.alignment import _numba as la_jit
 
     tables = kern._tables()
     from structk.kernels.alignment import substitution_matrix
@@ -145,7 +145,7 @@ def bench_alignment(quick, repeat):
           f"load average {load():.1f}")
 
     # the log-space pass
-    from structk.kernels._alignment_numba import _la_log
+    from structk.algorithms.alignment._numba import _la_log
 
     long = synthetic_proteins(2, length=1500, seed=3)
     Q = kern._prepare(long, "X")

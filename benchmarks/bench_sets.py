@@ -1,7 +1,7 @@
 """Benchmark: the intersection Gram of token sets, two ways.
 
 structk computes ``|A n B|`` for all pairs from the sparse 0/1 indicator
-matrix (``structk.kernels._sparse_gram``: BLAS for frequent tokens, a jitted
+matrix (``structk.algorithms.sparse_gram``: BLAS for frequent tokens, a jitted
 pair loop for rare ones). The obvious alternative is a jitted merge
 of sorted token-id arrays, pair by pair, written here for the comparison.
 Both start from the same sets (tokens mapped to ids included in the timing)

@@ -93,7 +93,7 @@ def num_threads():
     That is :func:`numba.get_num_threads` (set by ``numba.set_num_threads``
     in the calling thread, default the ``NUMBA_NUM_THREADS`` environment
     variable or the number of cores). Asking numba starts its threading
-    layer (~7 ms and a thread pool); until something has started it nobody
+    layer (milliseconds and a thread pool); until something has started it nobody
     can have called ``set_num_threads``, so the configured number is read
     instead.
     """

@@ -32,7 +32,7 @@ TINY_PRODUCT = 2**20
 #: ... up to this many multiply-adds: larger products gain from the threads
 #: on an idle machine.
 SMALL_PRODUCT = 2**28
-#: Once a limit exists (it then costs ~0.1 ms), products above this run on
+#: Once a limit exists (later limits are cheap), products above this run on
 #: one thread too: a woken helper thread waits for a core on a busy machine.
 THREADED_PRODUCT = 2**18
 

@@ -9,7 +9,7 @@ random restarts, and sampling.
 Sequences are strings (or any sequences of symbols) over the model's
 alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or symbols given by the user.
 They are encoded once, in Python, into one flat integer array plus offsets
-and cross into the numba loops of :mod:`structk._hmm_numba` that way.
+and cross into the numba loops of :mod:`structk.algorithms.hmm._numba` that way.
 
 Differences from hmmlearn that are deliberate: :meth:`DiscreteHMM.score`
 returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
@@ -32,7 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _tuning
-from . import _hmm_numba
+from .algorithms.hmm import _numba as _hmm_numba
 from ._validation import check_scalar
 from .alphabets import resolve_alphabet
 

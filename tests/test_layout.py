@@ -1,6 +1,6 @@
 """The compiled layer calls nothing above it.
 
-Every numba module (``*_numba.py``, ``numba_*.py``) may import only numba,
+Every numba module (``_numba.py``, ``*_numba.py``, ``numba_*.py``) may import only numba,
 NumPy, the first-compilation notice (``structk._jit``), other numba modules
 and the numba-free leaves they compile (the labels' hash, the SMO step):
 never a kernel, learner or orchestration module, which call down into it.
@@ -12,7 +12,7 @@ from pathlib import Path
 import structk
 
 ROOT = Path(structk.__file__).parent
-LEAVES = {"structk._jit", "structk.kernels.graphs._hash", "structk.learners._smo.step"}
+LEAVES = {"structk._jit", "structk.algorithms.hashing", "structk.learners._smo.step"}
 
 
 def _module_name(path):
@@ -45,11 +45,18 @@ def _compiled_modules():
 
 def test_compiled_modules_exist_where_the_layout_says():
     names = {_module_name(p) for p in _compiled_modules()}
-    assert {"structk.kernels._kmers.numba_kmers", "structk.kernels._sparse_gram.numba_sparse",
-            "structk.kernels.graphs._relabel.numba_relabel",
-            "structk.kernels.graphs._random_walk_numba", "structk.kernels.graphs._paths_numba",
-            "structk.kernels._alignment_numba", "structk.kernels._weighted_degree_numba",
-            "structk._hmm_numba"} <= names
+    assert {f"structk.algorithms.{topic}._numba" for topic in (
+        "kmers", "weighted_degree", "sparse_gram", "wl_relabel", "random_walk",
+        "shortest_paths", "alignment", "hmm")} <= names
+
+
+def test_algorithms_table_lists_every_folder():
+    """structk.algorithms' docstring names each algorithm folder."""
+    import structk.algorithms
+
+    folders = {p.name for p in (ROOT / "algorithms").iterdir()
+               if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders and all(f"``{f}``" in structk.algorithms.__doc__ for f in folders)
 
 
 def test_compiled_modules_import_nothing_above_them():

@@ -19,8 +19,8 @@ from structk.kernels import (
     Spectrum,
     WeisfeilerLehman,
 )
-from structk.kernels._kmers import numpy_kmers
-from structk.kernels.graphs._relabel import numpy_relabel
+from structk.algorithms.kmers import _numpy as numpy_kmers
+from structk.algorithms.wl_relabel import _numpy as numpy_relabel
 from structk.kernels.graphs._encoding import parse_graphs
 from structk.learners import KernelSVM, _smo
 from structk.learners._psd import first_nonfinite, numpy_pass
@@ -114,7 +114,7 @@ def test_numpy_necessary_conditions_equal_numba(case):
 @given(st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6), st.integers(1, 6),
        st.booleans())
 def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
-    from structk.kernels._kmers.numba_kmers import count_rows, kmer_ids
+    from structk.algorithms.kmers._numba import count_rows, kmer_ids
     from structk.sequences import encode
 
     P = encode(seqs, "ACGT", unknown="skip")
@@ -159,7 +159,7 @@ def _graphs(directed, seed):
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("edge_label", [None, "bond"])
 def test_numpy_wl_labels_equal_numba(directed, edge_label):
-    from structk.kernels.graphs._relabel.numba_relabel import wl_relabel
+    from structk.algorithms.wl_relabel._numba import wl_relabel
 
     P = parse_graphs(_graphs(directed, 1), "X", "label", edge_label)
     edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, np.uint64)

@@ -281,7 +281,7 @@ def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning)
     OpenBLAS's hand-over costs more than the product)."""
     import scipy.sparse as sp
 
-    from structk.kernels import _sparse_gram
+    from structk.algorithms import sparse_gram as _sparse_gram
 
     calls = matmul_calls
     rng = np.random.default_rng(0)

@@ -1,9 +1,10 @@
 """The first-compilation notice, imported by every compiled module.
 
-The compiled loops sit beside the algorithm they serve (``*_numba.py`` and
-``numba_*.py`` modules under :mod:`structk.kernels` and
-:mod:`structk.learners`, and :mod:`structk._hmm_numba`); each imports this
-package first. The first time a jitted function runs with given argument types, numba
+The compiled loops sit beside the algorithm they serve (``_numba.py`` in
+each folder of :mod:`structk.algorithms`, ``*_numba.py`` and ``numba_*.py``
+under :mod:`structk.learners`); each imports this package first.
+
+The first time a jitted function runs with given argument types, numba
 compiles it (seconds) and caches the machine code on disk; later processes
 load it from there. Importing this package registers a listener on numba's
 ``numba:compile`` event, which fires on a real compilation only (not on a

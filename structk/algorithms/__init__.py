@@ -1,7 +1,32 @@
 """Hot algorithms, one folder each: the NumPy form, the compiled form and
 the size rule that picks one, side by side.
 
-==================  =======================================================
-``gapped_kmers``    pairs of l-mers within d mismatches (gapped k-mer kernels)
-==================  =======================================================
+In each folder ``__init__.py`` holds the rule (and whatever runs in NumPy
+around the loops), ``_numpy.py`` the NumPy form, ``_numba.py`` the compiled
+form. Compiled modules import nothing above them (numba, NumPy, the
+first-compilation notice :mod:`structk._jit` and numba-free leaves such as
+:mod:`.hashing`); the kernels call down into them. Importing a folder never
+imports numba: only the rule does, when it picks the compiled form. The
+rules' numbers are in :mod:`structk._tuning`.
+
+===================  ========================================================
+``kmers``            k-mer ids and counts (NumPy / numba), mismatch
+                     neighbourhoods, gappy pairs (numba)
+``gapped_kmers``     pairs of l-mers within d mismatches (gapped k-mer kernels)
+``weighted_degree``  weighted-degree matches with shifts, bit-parallel (numba)
+``sparse_gram``      the Gram of sparse non-negative features: SciPy for small
+                     results, else BLAS for common columns and a compiled
+                     loop for rare ones
+``wl_relabel``       Weisfeiler-Lehman labels (NumPy / numba), occurrence keys
+``random_walk``      random walks on product graphs (numba)
+``shortest_paths``   distances, path keys and counts, GraphHopper weights
+                     (numba)
+``alignment``        the LA kernel and Smith-Waterman (numba)
+``hmm``              forward-backward, Viterbi, E-step (numba)
+``hashing``          splitmix64, the graph labels' hash (a module, no numba)
+===================  ========================================================
+
+The learners' hot algorithms sit beside their estimators in the same way:
+:mod:`structk.learners._smo` (the SVM solver) and :mod:`structk.learners._psd`
+(the training Gram's PSD check).
 """

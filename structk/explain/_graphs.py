@@ -63,7 +63,7 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         return parse_graphs(X, name, self.kernel.node_label, self.kernel.edge_label)
 
     def occurrences(self, enc):
-        from ..kernels.graphs._relabel import wl_relabel
+        from ..algorithms.wl_relabel import wl_relabel
 
         n = int(enc.node_ptr[-1])
         keys0 = enc.node_keys if enc.node_keys is not None else np.zeros(n, np.uint64)

@@ -165,7 +165,7 @@ class LocalAlignment(LogForm, Kernel):
     with ``s(pi)`` its Smith-Waterman score: the substitution scores of the
     aligned pairs minus ``gap_open + (n - 1) * gap_extend`` for each gap of
     length ``n``. It is computed by the dynamic programme of Saigo et al.
-    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk.kernels._alignment_numba`).
+    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk.algorithms.alignment._numba`).
 
     Values grow like ``exp(beta * score)`` and exceed float64 for ordinary
     proteins at ``beta = 0.5`` beyond a few hundred residues. They are
@@ -245,7 +245,7 @@ class LocalAlignment(LogForm, Kernel):
 
     # log k is what the dynamic programme returns; k = exp(log k), checked
     def _log_gram(self, P):
-        from ._alignment_numba import la_log_gram
+        from ..algorithms.alignment._numba import la_log_gram
 
         n = len(P)
         K = _run(la_log_gram, _cells(P), (n + 1) // 2, np.zeros((n, n)),
@@ -254,13 +254,13 @@ class LocalAlignment(LogForm, Kernel):
         return K
 
     def _log_cross(self, P, Q):
-        from ._alignment_numba import la_log_cross
+        from ..algorithms.alignment._numba import la_log_cross
 
         return _run(la_log_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
                     P.codes, P.offsets, Q.codes, Q.offsets, *self._tables())
 
     def _log_diag(self, P):
-        from ._alignment_numba import la_log_diag
+        from ..algorithms.alignment._numba import la_log_diag
 
         lengths = P.lengths.astype(np.float64)
         return _run(la_log_diag, (lengths ** 2).sum(), len(P), np.empty(len(P)),
@@ -320,7 +320,7 @@ def smith_waterman(X, Y=None, *, matrix="BLOSUM62", gap_open=11, gap_extend=1,
     symbols, scores = substitution_matrix(matrix)
     P = _encode(X, symbols, ignore_case, "X", matrix)
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
-    from ._alignment_numba import sw_cross
+    from ..algorithms.alignment._numba import sw_cross
 
     return _run(sw_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
                 P.codes, P.offsets, Q.codes, Q.offsets, scores,

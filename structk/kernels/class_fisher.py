@@ -275,7 +275,7 @@ def mixture_scores(params, priors, alphabet, parts, X, name):
 
 
 def _posteriors(params, priors, alphabet, X, name):
-    from .. import _hmm_numba
+    from ..algorithms.hmm import _numba as _hmm_numba
     from ..hmm import _encode
 
     seq, offsets = _encode(X, alphabet, name)

@@ -9,7 +9,7 @@ elements, duplicates ignored). A ``str`` is refused as a set, since
 Preparing a collection maps its tokens to integer ids once (a vocabulary
 in order of first appearance) and builds the sparse 0/1 indicator matrix;
 a Gram matrix takes the intersection sizes ``|A n B|`` from the product of
-that matrix with its transpose (:mod:`structk.kernels._sparse_gram`), and a
+that matrix with its transpose (:mod:`structk.algorithms.sparse_gram`), and a
 cross-Gram first maps the other collection's vocabulary onto this one's
 (one look-up per distinct token, not per occurrence); the
 benchmark ``benchmarks/bench_sets.py`` compares this with a jitted
@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_objects, check_scalar
-from ._sparse_gram import sparse_cross, sparse_gram
+from ..algorithms.sparse_gram import sparse_cross, sparse_gram
 from .algebra import LogForm
 from .base import Kernel
 

@@ -40,8 +40,8 @@ from .. import _tuning
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
-from ._kmers import count_kmers, kmer_ids
-from ._sparse_gram import sparse_cross, sparse_gram
+from ..algorithms.kmers import count_kmers, kmer_ids
+from ..algorithms.sparse_gram import sparse_cross, sparse_gram
 from .algebra import Normalize
 from .base import Kernel, _row_sq_norms, mirror_upper
 
@@ -182,7 +182,7 @@ class Spectrum(_KmerKernel):
     equal ``sklearn.feature_extraction.text.CountVectorizer(analyzer="char",
     ngram_range=(k, k), lowercase=False)`` up to the column order. The Gram
     matrix is computed from the sparse features, common k-mers by BLAS and
-    rare ones by a direct loop (:mod:`structk.kernels._sparse_gram`).
+    rare ones by a direct loop (:mod:`structk.algorithms.sparse_gram`).
 
     Parameters
     ----------
@@ -271,7 +271,7 @@ class Spectrum(_KmerKernel):
 
         if not self._beyond_int64():
             return self._raw_features(P)
-        from ._kmers.numba_kmers import kmer_chunks
+        from ..algorithms.kmers._numba import kmer_chunks
 
         A = len(self._alphabet)
         if len(P) == 0 or int(P.lengths.max()) < int(self.k):  # no k-mer anywhere
@@ -370,7 +370,7 @@ class Mismatch(_KmerKernel):
         return F
 
     def _expand(self, P):
-        from ._kmers.numba_kmers import mismatch_rows
+        from ..algorithms.kmers._numba import mismatch_rows
 
         A, k = len(self._alphabet), int(self.k)
         ids, ptr = self._kmers(P)
@@ -481,7 +481,7 @@ class GappyPair(_KmerKernel):
     def _pairs(self, P):
         import scipy.sparse as sp
 
-        from ._kmers.numba_kmers import gappy_ids
+        from ..algorithms.kmers._numba import gappy_ids
 
         ids, ptr = gappy_ids(P.codes, P.offsets, int(self.k), int(self.m),
                              len(self._alphabet))
@@ -590,7 +590,7 @@ class WeightedDegree(_SequenceKernel):
             )
 
     def _weights(self):
-        from ._weighted_degree_numba import wd_weights
+        from ..algorithms.weighted_degree._numba import wd_weights
 
         return wd_weights(int(self.d))
 
@@ -599,12 +599,12 @@ class WeightedDegree(_SequenceKernel):
 
     def _planes(self, P):
         """Bit planes of the sequences' codes and the words per plane."""
-        from ._weighted_degree_numba import wd_planes
+        from ..algorithms.weighted_degree._numba import wd_planes
 
         return wd_planes(P, len(self._alphabet))
 
     def _fill(self, P, Q, part, out):
-        from ._weighted_degree_numba import wd_function
+        from ..algorithms.weighted_degree._numba import wd_function
 
         F, W = self._planes(P)
         G = F if Q is None else self._planes(Q)[0]

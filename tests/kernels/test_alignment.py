@@ -179,7 +179,7 @@ def test_log_space_path_equals_log_recursion():
 
 
 def test_jitted_log_and_linear_passes_agree():
-    from structk.kernels._alignment_numba import SHIFT, _la_linear, _la_log
+    from structk.algorithms.alignment._numba import SHIFT, _la_linear, _la_log
 
     kern = LocalAlignment(beta=0.3)
     E, L, go, ge, lgo, lge = kern._tables()

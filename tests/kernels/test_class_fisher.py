@@ -27,7 +27,7 @@ def _softmax(theta):
 
 def _mixture_loglik(models, priors, X):
     """log sum_k pi_k p(x | k) from each model's own log-likelihood."""
-    ll = np.column_stack([DiscreteHMM.from_params(*m, "ACGT").score(X) for m in models])
+    ll = np.column_stack([DiscreteHMM.from_params(*m, "ACGT").score_samples(X) for m in models])
     return np.logaddexp.reduce(ll + np.log(priors), axis=1)
 
 
@@ -87,7 +87,7 @@ def test_prior_scores_are_posterior_minus_prior():
     priors = np.array([0.8, 0.2])
     k = ClassConditionalFisherKernel(hmms, priors, information="identity")
     # Bayes' rule, from each model's own likelihood
-    joint = np.column_stack([hmm.score(X) for hmm in hmms]) + np.log(priors)
+    joint = np.column_stack([hmm.score_samples(X) for hmm in hmms]) + np.log(priors)
     posterior = np.exp(joint - np.logaddexp.reduce(joint, axis=1, keepdims=True))
     np.testing.assert_allclose(k.features(X)[:, :2], posterior - priors, atol=1e-12)
     np.testing.assert_allclose(k.posteriors(X), posterior, atol=1e-12)
@@ -159,7 +159,7 @@ def test_fisher_kernel_is_invariant_to_reparametrisation():
                 moved[s, j] += step
                 moved[s, -1] -= step
                 values.append(DiscreteHMM.from_params(hmm.startprob_, hmm.transmat_, moved,
-                                                      "ACGT").score(X))
+                                                      "ACGT").score_samples(X))
             columns.append((values[0] - values[1]) / (2 * h))
     G = np.column_stack(columns)
     F = G.T @ G / len(X)

@@ -114,7 +114,7 @@ def test_weighted_degree_of_short_sequences_loads_only_the_one_word_path():
 
     code = (
         "from structk.kernels import WeightedDegree\n"
-        "from structk.kernels import _weighted_degree_numba as s\n"
+        "from structk.algorithms.weighted_degree import _numba as s\n"
         "X = ['ACGT' * 16, 'ACGA' * 16, 'TTGA' * 16]\n"
         "k = WeightedDegree(d=3, shift=2)\n"
         "k(X); k(X, X[:2]); k.diag(X)\n"

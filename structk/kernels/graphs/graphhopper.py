@@ -102,7 +102,7 @@ class GraphHopper(Kernel):
 
     # ------------------------------------------------------------ prepare
     def _prepare(self, X, name):
-        from ._paths_numba import hop_distances, hopper_weights
+        from ...algorithms.shortest_paths._numba import hop_distances, hopper_weights
 
         P = parse_graphs(X, name)
         if P.directed:

@@ -348,7 +348,7 @@ class RandomWalk(Kernel):
         return float(lam)
 
     def _values(self, P, Q, i, j, name_p, name_q):
-        from . import _random_walk_numba as jit
+        from ...algorithms.random_walk import _numba as jit
 
         kind = _KINDS.index(self.kind)
         lam = self._decay(P, Q, name_p, name_q) if self.kind == "geometric" else 0.0

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import check_scalar
-from .._sparse_gram import sparse_cross, sparse_gram
+from ...algorithms.sparse_gram import sparse_cross, sparse_gram
 from ..base import Kernel
 from ._encoding import check_same_direction, dense_ids, parse_graphs, take_segments
 
@@ -137,7 +137,7 @@ class ShortestPath(Kernel):
 
     # ------------------------------------------------------------ prepare
     def _prepare(self, X, name):
-        from ._paths_numba import (hop_distances, hop_path_counts, path_list,
+        from ...algorithms.shortest_paths._numba import (hop_distances, hop_path_counts, path_list,
                                          segment_counts, weighted_distances)
 
         P = parse_graphs(X, name, self.node_label)

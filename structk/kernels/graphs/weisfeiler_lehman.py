@@ -88,7 +88,7 @@ class WeisfeilerLehman(Kernel):
         P = parse_graphs(X, name, self.node_label, self.edge_label)
         keys0 = (P.node_keys if P.node_keys is not None
                  else np.zeros(P.node_ptr[-1], dtype=np.uint64))
-        from ._relabel import wl_relabel
+        from ...algorithms.wl_relabel import wl_relabel
 
         edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, dtype=np.uint64)
         keys = wl_relabel(keys0, P.node_ptr, P.adj_ptr, P.adj_idx, edges, int(self.h))

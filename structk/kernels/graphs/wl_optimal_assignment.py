@@ -63,7 +63,7 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
     """
 
     def _prepare(self, X, name):
-        from ._relabel.numba_relabel import occurrence_keys
+        from ...algorithms.wl_relabel._numba import occurrence_keys
 
         P = super()._prepare(X, name)
         rows, keys, n = P

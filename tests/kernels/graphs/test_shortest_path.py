@@ -73,7 +73,7 @@ def test_path_counts_with_a_growing_table_equal_the_path_list():
     # at 1024 slots and its output in arrays that start at 1024 entries: a
     # 60-node path with 60 distinct labels has 3540 distinct (label pair,
     # length) keys and forces both to grow, between smaller graphs
-    from structk.kernels.graphs._paths_numba import (hop_distances, hop_path_counts, path_list,
+    from structk.algorithms.shortest_paths._numba import (hop_distances, hop_path_counts, path_list,
                                           segment_counts)
     from structk.kernels.graphs._encoding import parse_graphs
 

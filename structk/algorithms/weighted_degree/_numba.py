@@ -11,7 +11,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-from .. import _jit  # noqa: F401 - registers the first-compilation notice
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 # Bit-parallel: each sequence is held as bit planes (bit p of plane j is bit
 # j of the code at position p; a last plane marks the known symbols), so the
@@ -141,8 +141,8 @@ def _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out):
     against those of ``y`` at ``l`` and vice versa, weighted
     ``1 / (2 (s + 1))``.
 
-    One diagonal at a time over all partners: measured 3x faster than all
-    diagonals of a pair in one call.
+    One diagonal at a time over all partners: faster than all diagonals of
+    a pair in one call (benchmarks/bench_sequence_kernels.py).
     """
     for j in range(lo, hi):
         out[j - lo] = _runs(_match_word(FA, i, FB, j, 1, 0, 0, 0), beta)
@@ -213,8 +213,8 @@ def wd_function(W):
 
     The caller allocates ``out``: an array numba allocates is not marked as
     owning its data, so the kernel interface would copy it before mirroring.
-    Serial: ``parallel=True`` over rows measured no faster on 2 cores
-    (benchmarks/bench_strings.py).
+    Serial: ``parallel=True`` over rows was no faster on 2 cores
+    (benchmarks/bench_sequence_kernels.py).
     """
     return _wd_block_word if W == 1 else _wd_block_words
 

@@ -37,7 +37,7 @@ later, even better one more than ``e^709`` apart.
 import numba
 import numpy as np
 
-from .. import _jit  # noqa: F401 - registers the first-compilation notice
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 NEG_INF = -np.inf
 #: Scale of the second float64 pass: values are stored times ``e^-SHIFT``, so

@@ -23,7 +23,7 @@ serial: threads did not pay on it (benchmarks/bench_fisher.py).
 import numba
 import numpy as np
 
-from . import _jit  # noqa: F401 - registers the first-compilation notice
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 _NEG_INF = -np.inf
 # _loglik_only rescales its forward variables only when their sum drops below this

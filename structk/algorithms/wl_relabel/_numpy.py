@@ -1,6 +1,6 @@
 """Weisfeiler-Lehman relabelling in NumPy, for small batches of graphs.
 
-The same 64-bit labels as the numba loop :func:`.numba_relabel.wl_relabel`
+The same 64-bit labels as the numba loop :func:`._numba.wl_relabel`
 (the splitmix64 hash of the old label and the sorted multiset of the
 neighbours' old labels), computed a whole batch at a time: one vectorised
 pass per neighbour rank.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._hash import GOLD, mix
+from ..hashing import GOLD, mix
 
 
 def _const(value):
@@ -20,7 +20,7 @@ def _const(value):
 
 def wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     """Labels of every node for iterations 0..h; see
-    :func:`structk.kernels.graphs._relabel.wl_relabel`."""
+    :func:`structk.algorithms.wl_relabel.wl_relabel`."""
     n = keys0.shape[0]
     keys = np.empty((h + 1, n), np.uint64)
     keys[0] = keys0

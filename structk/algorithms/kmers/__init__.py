@@ -3,8 +3,8 @@
 =======================  ====================================================
 module                   what
 =======================  ====================================================
-:mod:`.numpy_kmers`      ids and counts by whole-array operations (NumPy)
-:mod:`.numba_kmers`      the same, and the mismatch neighbourhoods, the
+:mod:`._numpy`           ids and counts by whole-array operations (NumPy)
+:mod:`._numba`           the same, and the mismatch neighbourhoods, the
                          gappy pairs and the k-mer chunks beyond int64
                          (numba)
 =======================  ====================================================
@@ -22,7 +22,7 @@ path.
 from __future__ import annotations
 
 from ... import _tuning
-from . import numpy_kmers
+from . import _numpy
 
 
 def kmer_ids(codes, offsets, k, A):
@@ -30,8 +30,8 @@ def kmer_ids(codes, offsets, k, A):
     row by row, in order of position: ``(ids, ptr)``, the k-mers of sequence
     ``i`` being ``ids[ptr[i]:ptr[i + 1]]``."""
     if codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
-        return numpy_kmers.kmer_ids(codes, offsets, k, A)
-    from .numba_kmers import kmer_ids as compiled
+        return _numpy.kmer_ids(codes, offsets, k, A)
+    from ._numba import kmer_ids as compiled
 
     return compiled(codes, offsets, k, A)
 
@@ -46,8 +46,8 @@ def count_kmers(ids, ptr, presence, space, jitted=False):
     ``_tuning.KMER_COUNTER_SPACE`` or the number of ids, else sorts each row.
     """
     if ids.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS and not jitted:
-        return numpy_kmers.count_rows(ids, ptr, presence)
-    from .numba_kmers import count_rows
+        return _numpy.count_rows(ids, ptr, presence)
+    from ._numba import count_rows
 
     direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.shape[0])
     return count_rows(ids, ptr, presence, space, direct)

@@ -3,11 +3,11 @@
 =======================  ====================================================
 module                   what
 =======================  ====================================================
-:mod:`.numpy_relabel`    a whole batch at a time, one vectorised pass per
+:mod:`._numpy`           a whole batch at a time, one vectorised pass per
                          neighbour rank (NumPy)
-:mod:`.numba_relabel`    node by node; and the optimal assignment's
+:mod:`._numba`           node by node; and the optimal assignment's
                          occurrence keys (numba)
-:mod:`.._hash`           splitmix64, the hash both use (numba-free)
+:mod:`..hashing`         splitmix64, the hash both use (numba-free)
 =======================  ====================================================
 
 :func:`wl_relabel` relabels batches of at most
@@ -25,8 +25,8 @@ Learning Research 12:2539-2561, 2011.
 
 from __future__ import annotations
 
-from .... import _tuning
-from .numpy_relabel import wl_relabel_numpy
+from ... import _tuning
+from ._numpy import wl_relabel_numpy
 
 
 def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
@@ -40,6 +40,6 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     """
     if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
         return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
-    from .numba_relabel import wl_relabel as compiled
+    from ._numba import wl_relabel as compiled
 
     return compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)

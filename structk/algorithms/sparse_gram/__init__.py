@@ -24,7 +24,7 @@ this one                     the split, the BLAS blocks, and the rule: results
                              of at most ``_tuning.SPARSE_SCIPY_MAX_RESULT``
                              entries come from SciPy's sparse product (nothing
                              to compile or load), larger ones from the above
-:mod:`.numba_sparse`         the CSC regrouping, the rare columns' updates and
+:mod:`._numba`               the CSC regrouping, the rare columns' updates and
                              the dense-block copies (numba)
 ===========================  ================================================
 """
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
-from ..base import mirror_upper
+from ...kernels.base import mirror_upper
 
 
 def _csr_arrays(F):
@@ -69,7 +69,7 @@ def _compact(index_arrays, space):
 
 def _dense_blocks(columns, n_rows, csc_list):
     """Yield, per block of ``columns``, the dense Fortran blocks of each CSC matrix."""
-    from .numba_sparse import fill_block
+    from ._numba import fill_block
 
     width = max(1, _tuning.SPARSE_BLOCK_BYTES // (8 * max(n_rows, 1)))
     for start in range(0, columns.size, width):
@@ -94,7 +94,7 @@ def sparse_gram(F, jitted=False):
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
         return K
-    from .numba_sparse import add_row_products, to_csc
+    from ._numba import add_row_products, to_csc
 
     indptr, indices, data = _csr_arrays(F)
     if data.size == 0:
@@ -123,7 +123,7 @@ def sparse_cross(F, G, jitted=False):
     if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
-    from .numba_sparse import add_row_products, to_csc
+    from ._numba import add_row_products, to_csc
 
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)

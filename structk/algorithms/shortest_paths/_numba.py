@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
-from ._hash import GOLD as _GOLD
-from ._hash import mix
+from ..hashing import GOLD as _GOLD
+from ..hashing import mix
 
 _mix = njit(cache=True)(mix)  # splitmix64 compiled for scalars
 

@@ -1,8 +1,8 @@
 """k-mer ids and counts in NumPy, for small batches of sequences.
 
-The same results as the numba loops :func:`.numba_kmers.kmer_ids` and
-:func:`.numba_kmers.count_rows` (with columns sorted within each row),
-computed by whole-array operations; :mod:`structk.kernels._kmers` picks
+The same results as the numba loops :func:`._numba.kmer_ids` and
+:func:`._numba.count_rows` (with columns sorted within each row),
+computed by whole-array operations; :mod:`structk.algorithms.kmers` picks
 between them.
 """
 
