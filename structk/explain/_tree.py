@@ -57,15 +57,17 @@ class ConstantLeaf:
 
 
 def _leaf_for(kernel):
+    from ..kernels.gapped_kmer import GappedKmer
     from ..kernels.graphs import ShortestPath, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment
     from ..kernels.strings import GappyPair, Mismatch, Spectrum, WeightedDegree
-    from . import _graphs, _sequences
+    from . import _gkm, _graphs, _sequences
 
     if isinstance(kernel, WeisfeilerLehmanOptimalAssignment):
         return None
     table = [(Mismatch, _sequences.MismatchLeaf), (Spectrum, _sequences.SpectrumLeaf),
              (GappyPair, _sequences.GappyPairLeaf),
              (WeightedDegree, _sequences.WeightedDegreeLeaf),
+             (GappedKmer, _gkm.GappedKmerLeaf),
              (WeisfeilerLehman, _graphs.WeisfeilerLehmanLeaf),
              (ShortestPath, _graphs.ShortestPathLeaf)]
     for cls, leaf in table:

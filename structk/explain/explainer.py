@@ -112,23 +112,29 @@ class Explainer:
         self._sv_enc = [leaf.encode(objects, "support vectors") for leaf in self.leaves]
         self._sv_occ = [leaf.occurrences(e) for leaf, e in zip(self.leaves, self._sv_enc)]
         n = len(objects)
-        feats = [self._features(leaf, occ, n) for leaf, occ in zip(self.leaves, self._sv_occ)]
+        feats = [self._features(leaf, occ, n, enc)
+                 for leaf, occ, enc in zip(self.leaves, self._sv_occ, self._sv_enc)]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
         self._weights = []
-        for (owner, keys, phi, _, _), g in zip(feats, gam):
+        for leaf, (owner, keys, phi, _, _), g in zip(self.leaves, feats, gam):
             uniq, inv = np.unique(keys, return_inverse=True)
             W = np.bincount(inv.ravel(), weights=coef[owner] * g[owner] * phi,
                             minlength=len(uniq))
+            if hasattr(leaf, "transform_weights"):  # gapped k-mers: l-mer weights
+                uniq, W = leaf.transform_weights(uniq, W)
             self._weights.append((uniq, W))
 
     # ------------------------------------------------------------ helpers
     @staticmethod
-    def _features(leaf, occ, n):
+    def _features(leaf, occ, n, enc=None):
         """``(owner, key, phi, q, raw)`` per distinct (object, feature) plus
         the squared norms ``q`` (n,) and the occurrences' group ``inverse``."""
         owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, n)
         phi = (raw != 0).astype(np.float64) if leaf.presence else raw
-        q = np.bincount(owner, weights=phi * phi, minlength=n)
+        if hasattr(leaf, "norms"):  # k(x, x) not a sum of squared features
+            q = leaf.norms(enc)
+        else:
+            q = np.bincount(owner, weights=phi * phi, minlength=n)
         return owner, keys, phi, q, (raw, inverse)
 
     @property
@@ -148,16 +154,18 @@ class Explainer:
         one object's norm. With several kernels summed, names are prefixed
         by the kernel.
         """
-        rows = []
+        cand = []
         for i, (keys, W) in enumerate(self._weights):
-            rows.extend((w, i, key) for key, w in zip(keys.tolist(), W.tolist()))
-        pos = sorted((r for r in rows if r[0] > 0), key=lambda r: -r[0])[:top]
-        neg = sorted((r for r in rows if r[0] < 0), key=lambda r: r[0])[:top]
+            for sign in (1, -1):
+                v = sign * W
+                take = np.flatnonzero(v > 0)
+                if len(take) > top:
+                    take = take[np.argpartition(-v[take], top - 1)[:top]]
+                cand.extend((sign, float(W[j]), i, int(keys[j])) for j in take)
+        pos = sorted((c for c in cand if c[0] > 0), key=lambda c: -c[1])[:top]
+        neg = sorted((c for c in cand if c[0] < 0), key=lambda c: c[1])[:top]
         prefix = len([x for x in self.leaves if x.unit is not None]) > 1
-        out = []
-        for w, i, key in pos + neg:
-            out.append((self._name(i, key, prefix), w))
-        return out
+        return [(self._name(i, key, prefix), w) for _, w, i, key in pos + neg]
 
     def _name(self, i, key, prefix=False):
         leaf = self.leaves[i]
@@ -199,7 +207,7 @@ class Explainer:
         n = len(X)
         encs = [leaf.encode(X, "X") for leaf in self.leaves]
         occs = [leaf.occurrences(e) for leaf, e in zip(self.leaves, encs)]
-        feats = [self._features(leaf, occ, n) for leaf, occ in zip(self.leaves, occs)]
+        feats = [self._features(leaf, occ, n, e) for leaf, occ, e in zip(self.leaves, occs, encs)]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
         first = next(i for i, leaf in enumerate(self.leaves) if leaf.unit is not None)
         sizes = self.leaves[first].n_units(encs[first])
@@ -319,7 +327,10 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
     owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, 1)
     phi = (raw != 0).astype(np.float64) if leaf.presence else raw
     Wx = lookup(wk, W, keys)
-    S0, Q0 = float(Wx @ phi), float(phi @ phi)
+    gkm = hasattr(leaf, "norm_deltas")
+    S0 = float(Wx @ phi)
+    Q0 = float(leaf.norms(leaf.encode([codes_text(leaf, codes)]))[0]) if gkm \
+        else float(phi @ phi)
     if m == 0:
         return S0, Q0, np.zeros(0), np.zeros(0), np.zeros(0)
     span = int(leaf.span)
@@ -332,8 +343,9 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
     ref = codes[idx]
     mut = ref.copy()
     mut[woff[:-1] + (pos - lo)] = sym
-    old = leaf.table(ref, woff, lo)
-    new = leaf.table(mut, woff, lo)
+    extra = {"full_lengths": np.full(m, L)} if gkm else {}
+    old = leaf.table(ref, woff, lo, **extra)
+    new = leaf.table(mut, woff, lo, **extra)
     # net change of each (mutation, feature)
     o2, k2, d2, inv2 = group(np.concatenate([new.owner, old.owner]),
                              np.concatenate([new.keys, old.keys]),
@@ -346,7 +358,10 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
         gb, ga = before, after
     Wk = lookup(wk, W, k2)
     dS = np.bincount(o2, weights=Wk * (ga - gb), minlength=m)
-    dQ = np.bincount(o2, weights=ga * ga - gb * gb, minlength=m)
+    if gkm:
+        dQ = leaf.norm_deltas(codes, old, new, m)
+    else:
+        dQ = np.bincount(o2, weights=ga * ga - gb * gb, minlength=m)
     part = None
     if hypothetical:
         gi = inv2[:len(new)]
@@ -357,3 +372,8 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
                           out=np.zeros(len(new)), where=(a != 0) & covers & (n_cover > 0))
         part = np.bincount(new.owner, weights=share, minlength=m)
     return S0, Q0, dS, dQ, part
+
+
+def codes_text(leaf, codes):
+    """A sequence's symbols from its codes (unknown symbols as ``N``)."""
+    return "".join(str(leaf.symbols[c]) if c < leaf.A else "N" for c in codes.tolist())

@@ -923,6 +923,9 @@ def _explain_cases(tmp):
     try:
         la, exp, wd = kernels()
         rc_presence = type(exp.kernel)(k=2, presence=True, reverse_complement=True)
+        from structk.kernels import GappedKmer
+
+        gkm_rbf = GappedKmer(l=3, k=2, d=1, gamma=1.0)
     except ImportError as exc:  # the explain package is missing from this checkout
         raise SetupError(str(exc)) from None
     return [
@@ -931,6 +934,7 @@ def _explain_cases(tmp):
         Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
         Case("explain-rc-presence", explain(rc_presence), NotImplementedError,
              ("presence", "ism")),
+        Case("explain-gkm-rbf", explain(gkm_rbf), NotImplementedError, ("gamma", "ism")),
         Case("explain-output-out-of-range", explain(kernels()[1].kernel, output=3),
              ValueError, ("output",)),
         Case("explain-precomputed", precomputed, TypeError, ("precomputed",)),

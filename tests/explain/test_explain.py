@@ -13,6 +13,7 @@ import pytest
 from structk.explain import Explainer, NoExplicitFeaturesError, ism
 from structk.kernels import (
     Exp,
+    GappedKmer,
     GappyPair,
     LocalAlignment,
     Mismatch,
@@ -60,6 +61,9 @@ SEQUENCE_KERNELS = [
     Spectrum(k=3, reverse_complement=True, unknown="skip"),
     Normalize(Mismatch(k=3, m=1, reverse_complement=True, unknown="skip")),
     GappyPair(k=2, m=1, reverse_complement=True, normalize=True, unknown="skip"),
+    GappedKmer(l=4, k=2, d=2, kind="count", reverse_complement=False, normalize=False),
+    GappedKmer(l=5, k=3, d=2),
+    GappedKmer(l=6, k=4, d=2, kind="full", center_weighted=True, M=10, H=5.0),
 ]
 
 
@@ -150,6 +154,26 @@ def test_spectrum_weights_are_the_collapsed_support_vectors(seqs):
     for name, value in top:
         assert got[name] == pytest.approx(value, abs=1e-12)
     assert next(iter(got)) == top[0][0]
+
+
+def test_gapped_kmer_weights_are_the_l_mer_weights(seqs):
+    """Omega(a) = sum_i c_i sum_{b in s_i} w[mm(a, b)] (one strand, no
+    normalisation), by brute force over the support vectors' l-mers."""
+    X, y, _ = seqs
+    kernel = GappedKmer(l=4, k=2, d=2, kind="count", reverse_complement=False,
+                        normalize=False)
+    model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
+    w = kernel.mismatch_weights()
+    omega = {}
+    for name, value in Explainer(model).feature_weights(top=5):
+        total = 0.0
+        for c, s in zip(model.dual_coef_[0], model.support_vectors_):
+            for p in range(len(s) - 3):
+                mm = sum(a != b for a, b in zip(name, s[p:p + 4]))
+                total += c * (w[mm] if mm < len(w) else 0.0)
+        omega[name] = (value, total)
+    for value, total in omega.values():
+        assert value == pytest.approx(total, abs=1e-10)
 
 
 def test_feature_names():

@@ -1,0 +1,164 @@
+"""The gapped k-mer kernels (:class:`~structk.kernels.GappedKmer`) as a leaf.
+
+Every kernel of the family is ``K(x, y) = sum_{a in x} sum_{b in y} v_a v_b
+w[mm(a, b)]`` over the l-mers ``a``, ``b`` of two sequences (weights ``v``:
+1 or the centre weights; ``w[m]`` zero beyond ``d`` mismatches), so a
+decision function is ``f(x) = b + gamma(x) sum_{a in x} v_a Omega(a)`` with
+the l-mer weight
+
+    Omega(a) = sum_b C_b w[mm(a, b)],   C_b = sum_i c_i gamma(s_i) v_b [b in s_i],
+
+as GkmExplain computes it. ``Omega`` is the product of the ``4^l x 4^l``
+matrix ``[w(mm(a, b))]`` with the collapsed support vectors ``C``; that
+matrix is diagonal in the tensor basis of the Hamming scheme (eigenvalues
+:func:`~structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`), so
+``Omega`` for all ``4^l`` l-mers costs ``2 l`` passes of a 4 x 4 transform
+over a ``4^l`` array (l = 11: 4.2 million entries). Each occurrence of an
+l-mer then contributes ``gamma(x) v_a Omega(a)``, shared among its ``l``
+positions; with reverse complements both strands of every l-mer occur
+(value ``v_a / sqrt 2`` each) on the same positions.
+
+``K(x, x)`` (the normalisation) is not a sum of squared features in this
+basis: it comes from the kernel itself, and in in-silico mutagenesis from
+the change of the pair sums the substitution causes (:mod:`._jit`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ._occurrences import Occurrences
+from ._sequences import SequenceLeaf, _kmer_starts
+
+#: Largest l whose dense l-mer weight table (4^l float64) is built.
+MAX_DENSE_L = 12
+
+
+class GkmEncoded:
+    """Encoded sequences and their raw self-kernels ``K(x, x)``."""
+
+    def __init__(self, enc, diag):
+        self.enc, self.diag = enc, diag
+        self.codes, self.offsets = enc.codes, enc.offsets
+
+    @property
+    def lengths(self):
+        return self.enc.lengths
+
+    def __getitem__(self, i):
+        return self.enc[i]
+
+
+class GappedKmerLeaf(SequenceLeaf):
+    presence = False
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        if kernel.gamma is not None:
+            raise NotImplementedError(
+                f"{kernel!r}: the RBF form exp(gamma (K_n - 1)) is not linear in "
+                "the l-mers, so it has no exact decomposition; structk.explain.ism "
+                "recomputes the decision function on every mutant instead")
+        self.l = int(kernel.l)
+        if self.l > MAX_DENSE_L:
+            raise NotImplementedError(
+                f"{kernel!r}: explaining needs a table of 4^l l-mer weights, at most "
+                f"l = {MAX_DENSE_L}; structk.explain.ism recomputes mutants instead")
+        self.span = self.l
+        self.w = np.asarray(kernel.mismatch_weights(), dtype=np.float64)
+        self.raw = copy.copy(kernel)
+        self.raw.normalize = False
+        self.rc = bool(kernel.reverse_complement)
+
+    # ---------------------------------------------------------- occurrences
+    def encode(self, X, name="X"):
+        enc = super().encode(X, name)
+        return GkmEncoded(enc, self.raw.diag(X))
+
+    def occurrences(self, enc, base=None):
+        offsets = np.asarray(enc.offsets, dtype=np.int64)
+        if base is None:
+            base = np.zeros(len(offsets) - 1, dtype=np.int64)
+        return self.table(enc.codes, offsets, base)
+
+    def table(self, codes, offsets, base, full_lengths=None):
+        """Both strands of every l-mer (``v / sqrt 2`` each with reverse
+        complements), covering the l-mer's positions; ``full_lengths`` are
+        the lengths of the sequences the items are windows of (for the
+        centre weights)."""
+        l = self.l
+        first, owner, ids = _kmer_starts(codes, offsets, l, 4)
+        local = first - offsets[owner]
+        units = local[:, None] + np.arange(l)[None, :] + base[owner][:, None]
+        vals = np.ones(len(ids))
+        if self.kernel.center_weighted:
+            L = (np.diff(offsets) if full_lengths is None else full_lengths)[owner]
+            start = local + base[owner]
+            dist = np.abs((L - l + 1) // 2 - start)
+            M, H = float(self.kernel.M), float(self.kernel.H)
+            vals = np.minimum(np.floor(M * np.exp(-np.log(2.0) * dist / H) + 1.0), M)
+        occ = Occurrences(ids, owner, units, vals)
+        if not self.rc:
+            return occ
+        rc = np.zeros_like(ids)
+        rest = ids.copy()
+        for _ in range(l):  # reverse complement of the packed l-mer
+            rc = rc * 4 + (3 - rest % 4)
+            rest //= 4
+        both = Occurrences.concat([occ, Occurrences(rc, owner, units, vals)])
+        both.vals = both.vals * np.sqrt(0.5)
+        return both
+
+    def names(self, keys):
+        return self.word(keys, self.l)
+
+    # --------------------------------------------------------------- weights
+    def transform_weights(self, keys, C):
+        """``Omega`` for all ``4^l`` l-mers from the collapsed weights ``C``
+        of the l-mers ``keys``: ``(arange(4^l), Omega)``."""
+        from ..algorithms.gapped_kmers.weights import lmer_eigenvalues
+
+        l = self.l
+        T = np.bincount(keys, weights=C, minlength=4 ** l).astype(np.float64)
+        H = np.linalg.qr(np.column_stack([np.ones(4), np.eye(4)[:, :3]]))[0]
+        H[:, 0] = np.abs(H[:, 0])  # the constant eigenvector, eigenvalue 3 of J - I
+        T = _tensor_apply(T, H.T, l)
+        nonzero = np.zeros(1, dtype=np.int64)  # non-zero base-4 digits of each index
+        for _ in range(l):
+            nonzero = np.add.outer(nonzero, np.array([0, 1, 1, 1])).ravel()
+        T *= lmer_eigenvalues(l, self.w)[nonzero]
+        return np.arange(4 ** l, dtype=np.int64), _tensor_apply(T, H, l)
+
+    # ----------------------------------------------------------------- norms
+    @staticmethod
+    def norms(enc):
+        return np.asarray(enc.diag, dtype=np.float64)
+
+    def norm_deltas(self, codes, old, new, m):
+        """``K(mutant, mutant) - K(x, x)`` for each mutation ``j``: the
+        occurrences ``old`` (owner j) replaced by ``new`` (owner j)."""
+        from ._jit import pair_sums, profile
+
+        full = self.table(codes, np.array([0, len(codes)], np.int64), np.zeros(1, np.int64))
+        qkeys = np.concatenate([old.keys, new.keys])
+        uniq, inv = np.unique(qkeys, return_inverse=True)
+        R = profile(uniq, full.keys, full.vals, self.w)[inv.ravel()]
+        sign = np.concatenate([-np.ones(len(old)), np.ones(len(new))])
+        vals = np.concatenate([old.vals, new.vals])
+        owner = np.concatenate([old.owner, new.owner])
+        linear = np.bincount(owner, weights=2.0 * sign * vals * R, minlength=m)
+        order = np.argsort(owner, kind="stable")
+        ptr = np.zeros(m + 1, np.int64)
+        np.cumsum(np.bincount(owner, minlength=m), out=ptr[1:])
+        quad = pair_sums(qkeys[order], (sign * vals)[order], ptr, self.w)
+        return linear + quad
+
+
+def _tensor_apply(T, H, l):
+    """``(H x H x ... x H) T`` for ``T`` a ``4^l`` vector (one 4 x 4 ``H`` per
+    base position)."""
+    for _ in range(l):  # the leading position each time; l turns bring it back
+        T = (H @ T.reshape(4, -1)).T.copy()
+    return T.reshape(-1)
