@@ -506,6 +506,14 @@ def _cmd_predict(args):
         if tmp is not None:
             out.close()
             tmp.replace(args.output)
+    except BrokenPipeError:
+        # the reader stopped (``structk predict ... | head``): stop quietly,
+        # as other command-line tools do, with stdout pointed at /dev/null so
+        # that Python's own flush at exit does not complain again
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     finally:
         if bar is not None:
             bar.close()

@@ -260,6 +260,27 @@ def test_binary_labels_follow_the_learners_predict(seqs, tmp_path, capsys, learn
     assert [r["label"] for r in rows] == structk.load(model).predict(X).tolist()
 
 
+def test_a_closed_pipe_ends_predict_quietly(seqs, tmp_path, capsys):
+    """``structk predict ... | head``: exit 0, nothing on standard error."""
+    import subprocess
+    import sys
+
+    path, X, _ = seqs
+    model = tmp_path / "m.structk"
+    run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
+        "--learner", "KernelSVM(C=1)", "-o", model)
+    many = tmp_path / "many.fa"
+    many.write_text("".join(f">r{i}\n{X[i % len(X)]}\n" for i in range(20000)))  # > 64 kB out
+    proc = subprocess.Popen([sys.executable, "-m", "structk", "predict", str(model), str(many),
+                             "--chunk-size", "2000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().decode().startswith("id\tlabel")
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert "Error" not in err and "error" not in err, err
+
+
 def test_prediction_errors_name_the_item(seqs, tmp_path, capsys):
     path, _, _ = seqs
     model = tmp_path / "m.structk"
