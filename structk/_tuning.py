@@ -130,3 +130,33 @@ TILE_WORK_FACTOR = 4
 #: Unpickled blocks each distributed worker keeps: memory against decoding
 #: the same block again.
 DISTRIBUTED_DECODED_MAX = 8
+
+# ---------------------------------------------------------------- learners
+#: Binary SVM problems of at most this many variables start in the NumPy
+#: SMO (no compiled code to load in a fresh process) ...
+SVM_NUMPY_MAX_N = 400
+#: ... for at most ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)`` iterations
+#: before the compiled solver goes on (bounds the slower NumPy iterations).
+SVM_NUMPY_BUDGET = 1000
+SVM_NUMPY_WORK = 2_000_000
+#: Training Grams of at most this order are factorised by ``psd_check="auto"``
+#: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions
+#: only. Changes which slightly indefinite Grams are caught, not any fit.
+PSD_FACTORISE_MAX_N = 500
+#: Grams of at most this order are certified by one factorisation without
+#: the necessary pass and without a BLAS thread limit (the first limit of a
+#: process costs more than their factorisation).
+PSD_SMALL_CERTIFICATE_MAX_N = 400
+#: The necessary PSD pass runs in NumPy up to this order, above in numba:
+#: loading compiled code against NumPy's temporaries.
+PSD_NUMPY_PASS_MAX_N = 400
+#: The first non-finite entry of a Gram is looked for by NumPy up to this many
+#: entries, above by a compiled scan without an n x n boolean temporary.
+PSD_NUMPY_FINITE_SCAN_MAX = 2**22
+#: KernelRidgeCV eigendecomposes Grams up to this order (no compiled code);
+#: above, it tridiagonalises and sweeps the penalties in a compiled loop.
+RIDGE_CV_EIGH_MAX_N = 400
+#: Blocks of a Gram of at most this many entries are copied by NumPy's fancy
+#: indexing; larger ones by a compiled row gather (no compiled code to load
+#: for the machines the NumPy SMO solves).
+GRAM_BLOCK_NUMPY_MAX = 400 * 400

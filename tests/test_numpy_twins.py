@@ -54,12 +54,11 @@ def test_numpy_smo_follows_the_numba_iterates(n, seed, C):
     assert numpy_smo.objective(alpha, G) == pytest.approx(obj2, rel=1e-12)
 
 
-def test_a_problem_beyond_the_budget_goes_on_in_numba(monkeypatch):
+def test_a_problem_beyond_the_budget_goes_on_in_numba(tuning):
     from sklearn.svm import SVC
 
     K, y, C = _problem(150, 5, 100.0)
-    monkeypatch.setattr(_smo, "BUDGET", 25)
-    monkeypatch.setattr(_smo, "WORK", 0)
+    tuning.set(SVM_NUMPY_BUDGET=25, SVM_NUMPY_WORK=0)
     alpha, rho, obj, it, converged = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
     assert converged and it > 25
     ref = SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, y)
@@ -72,10 +71,10 @@ def test_a_problem_beyond_the_budget_goes_on_in_numba(monkeypatch):
     assert alpha.min() >= 0 and alpha.max() <= C
 
 
-def test_svm_results_do_not_depend_on_the_solver_path(monkeypatch):
+def test_svm_results_do_not_depend_on_the_solver_path(tuning):
     K, y, _ = _problem(120, 6, 1.0)
     small = KernelSVM(C=1.0).fit(K, y)
-    monkeypatch.setattr(_smo, "SMALL_N", 0)
+    tuning.set(SVM_NUMPY_MAX_N=0)
     large = KernelSVM(C=1.0, shrinking=False).fit(K, y)
     np.testing.assert_allclose(small.dual_coef_, large.dual_coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=1e-12, atol=1e-14)

@@ -5,12 +5,8 @@ import pytest
 
 from structk import KernelSVM, NotPSDError, assert_psd, check_psd
 from structk.kernels import Gaussian, Linear
-from structk._linalg import (
-    UNBLOCKED_CHOLESKY_MAX_N,
-    cholesky_ok,
-    orthogonal_of_tridiagonal,
-    unblocked_cholesky,
-)
+from structk._linalg import cholesky_ok, orthogonal_of_tridiagonal
+from structk._tuning import PSD_SMALL_CERTIFICATE_MAX_N
 
 RNG = np.random.default_rng(2)
 
@@ -161,8 +157,9 @@ def test_tol_must_be_a_number(tol):
         check_psd(np.eye(2), tol)
 
 
-@pytest.mark.parametrize("n", [4, 37, UNBLOCKED_CHOLESKY_MAX_N, UNBLOCKED_CHOLESKY_MAX_N + 1])
-def test_certificate_agrees_with_lapack_on_both_sides_of_the_unblocked_bound(n):
+@pytest.mark.parametrize("n", [4, 37, PSD_SMALL_CERTIFICATE_MAX_N,
+                               PSD_SMALL_CERTIFICATE_MAX_N + 1])
+def test_certificate_agrees_with_lapack_on_both_sides_of_the_small_bound(n):
     from scipy.linalg import lapack
 
     rng = np.random.default_rng(n)
@@ -204,29 +201,16 @@ def test_orthogonal_of_tridiagonal_checks_its_arguments():
         orthogonal_of_tridiagonal(A, np.zeros(4))
 
 
-def test_unblocked_cholesky_factorises_in_place_like_numpy():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 30))
-    S = X @ X.T + np.eye(30)
-    A = np.asfortranarray(S)
-    assert unblocked_cholesky()(A) == 0
-    np.testing.assert_allclose(np.triu(A), np.linalg.cholesky(S).T, rtol=1e-12, atol=1e-12)
-    B = np.asfortranarray(-S)
-    assert unblocked_cholesky()(B) == 1  # the first pivot fails
-    with pytest.raises(ValueError, match="Fortran-ordered float64"):
-        unblocked_cholesky()(np.ascontiguousarray(S[:, :29]))
-
-
 def test_small_certificates_set_no_thread_limit(monkeypatch):
-    """Up to the unblocked bound nothing builds threadpoolctl's controller
-    (~7 ms once per process, more than a small fit)."""
+    """Up to the small certificate's bound nothing builds threadpoolctl's
+    controller (its first use costs more than a small fit)."""
     from structk import _threads
 
     def refuse():
         raise AssertionError("a thread limit was set for a small certificate")
 
     monkeypatch.setattr(_threads, "_get_controller", refuse)
-    n = UNBLOCKED_CHOLESKY_MAX_N
+    n = PSD_SMALL_CERTIFICATE_MAX_N
     X = np.random.default_rng(1).normal(size=(n, 5))
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
     assert check_psd(K).method == "cholesky"

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _linalg
+from .. import _linalg, _tuning
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -119,16 +119,6 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         return self
 
 
-#: Up to this order :class:`KernelRidgeCV` eigendecomposes ``K``, which needs
-#: no compiled code (a process that has not run any pays ~0.4 s to start
-#: numba). Above, where the learners' PSD safeguard runs compiled code anyway
-#: (``SMALL_NECESSARY_N``), it tridiagonalises ``K`` and sweeps every penalty
-#: in a compiled loop: on one thread 0.73-0.77x the time of the
-#: eigendecomposition (n = 1000: 109 against 147 ms, n = 2000: 794 against
-#: 1088 ms), 0.46 and 0.58x that of 20 Cholesky solves.
-EIGH_MAX_N = 400
-
-
 def _tridiagonalise(K):
     """``(d, e, Q)`` with ``K = Q T Q^T``, ``T`` symmetric tridiagonal with
     diagonal ``d`` and off-diagonal ``e``, ``Q`` orthogonal (Fortran-ordered).
@@ -221,7 +211,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         K, objects = self._train_gram(X, len(Y), eigenvalues_checked=True)
         Y2 = Y.reshape(len(Y), -1)
         with small_blas(K.shape[0]):
-            if K.shape[0] <= EIGH_MAX_N:
+            if K.shape[0] <= _tuning.RIDGE_CV_EIGH_MAX_N:
                 G_diag, coef = self._loo_by_eigh(K, alphas, Y2)
             else:
                 G_diag, coef = self._loo_by_tridiagonal(K, alphas, Y2)
@@ -247,8 +237,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         ``K = V diag(w) V^T``."""
         from scipy.linalg import eigh
 
-        # divide and conquer: on one thread 0.65-0.9x the time of 20
-        # Cholesky solves at n = 200-1000, "evr" 1.1x and "ev" 3.8x its time
+        # divide and conquer: the fastest of SciPy's drivers here
         w, V = eigh(K, driver="evd", check_finite=False)
         self._check_spectrum(K, w[0], np.linalg.norm(w), alphas)
         D = 1.0 / (w[:, None] + alphas[None, :])  # (n, n_alphas)

@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _tuning
 from .._linalg import take_block
 from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
@@ -240,7 +241,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             if rows is None:
                 return K
             m = len(rows)
-            if m <= _smo.SMALL_N:
+            if m <= _tuning.SVM_NUMPY_MAX_N:
                 return take_block(K, rows)
             if not hasattr(buffers, "data"):
                 buffers.data = np.empty(largest * largest)
@@ -258,8 +259,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         # the machines of a multi-class problem are independent: large ones
         # (the compiled solver, which releases the GIL) run on threads, with
         # the same results in any order; Platt scaling keeps them in order
-        work = sum(len(signs) for _, signs in machines if len(signs) > _smo.SMALL_N)
-        threads = 1 if self.probability else threads_for(work, 2 * _smo.SMALL_N)
+        work = sum(len(signs) for _, signs in machines if len(signs) > _tuning.SVM_NUMPY_MAX_N)
+        threads = 1 if self.probability else threads_for(work, 2 * _tuning.SVM_NUMPY_MAX_N)
         run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
         if self.loss == "squared_hinge":
             K.flat[:: n + 1] -= 0.5 / float(self.C)

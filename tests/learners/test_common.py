@@ -144,12 +144,10 @@ def test_clearly_non_psd_gram_raises_with_the_report(cls):
 
 
 @pytest.mark.parametrize("cls", ALL)
-def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch):
+def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch, tuning):
     import structk._linalg
     import structk.psd
-    from structk.learners import _psd
-
-    monkeypatch.setattr(_psd, "FULL_PSD_CHECK_MAX_N", 20)  # "large" = more than 20
+    tuning.set(PSD_FACTORISE_MAX_N=20)  # "large" = more than 20
     X, y = blobs(40, seed=4)
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # |K_57| > sqrt(K_55 K_77): violates Cauchy-Schwarz

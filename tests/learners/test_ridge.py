@@ -6,7 +6,7 @@ from learners_util import blobs, rbf_gram, string_data, string_kernel
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.linear_model import Ridge
 
-from structk import Gaussian, Linear, NotPSDError
+from structk import Gaussian, Linear, NotPSDError, _tuning
 from structk.learners import KernelRidge, KernelRidgeCV
 
 
@@ -65,11 +65,9 @@ def brute_force_loo(K, y, alpha):
 
 
 @pytest.fixture(params=["eigh", "tridiagonal"])
-def reduction(request, monkeypatch):
+def reduction(request, tuning):
     """Run a test with each of KernelRidgeCV's two reductions of ``K``."""
-    from structk.learners import ridge
-
-    monkeypatch.setattr(ridge, "EIGH_MAX_N", 10**9 if request.param == "eigh" else 0)
+    tuning.set(RIDGE_CV_EIGH_MAX_N=10**9 if request.param == "eigh" else 0)
     return request.param
 
 
@@ -113,11 +111,9 @@ def test_bad_alphas(alphas):
 
 
 def test_both_reductions_agree_above_the_eigendecomposition_bound():
-    from structk.learners import _psd, ridge
-
     # above the bound the safeguard has started numba: the sweep's loop is cheap to load
-    assert ridge.EIGH_MAX_N <= _psd.SMALL_NECESSARY_N
-    n = ridge.EIGH_MAX_N + 37
+    assert _tuning.RIDGE_CV_EIGH_MAX_N <= _tuning.PSD_NUMPY_PASS_MAX_N
+    n = _tuning.RIDGE_CV_EIGH_MAX_N + 37
     X, Y = regression(n, d=3, seed=6, outputs=2)
     K = rbf_gram(X, gamma=0.5)  # eigenvalues down to ~1e-12 of the largest
     alphas = np.logspace(-6, 2, 9)
@@ -166,9 +162,7 @@ def test_tridiagonal_loo_reports_the_first_penalty_with_a_bad_pivot():
 @pytest.mark.parametrize("shift, error", [(-0.5, NotPSDError), (-2e-9, np.linalg.LinAlgError)])
 def test_large_non_psd_or_singular_grams_are_refused(shift, error):
     """Above the eigendecomposition bound the tridiagonal spectrum checks PSD."""
-    from structk.learners import ridge
-
-    n = ridge.EIGH_MAX_N + 1
+    n = _tuning.RIDGE_CV_EIGH_MAX_N + 1
     X, y = regression(n, d=2, seed=7)
     K = X @ X.T + shift * np.eye(n)  # rank 2, shifted below zero
     match = "NOT positive semi-definite" if error is NotPSDError else "singular for alpha=1e-09"

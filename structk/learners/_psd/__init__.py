@@ -9,12 +9,12 @@ eigenvalue is below ``-PSD_RTOL * ||K||_F``).
 The policy (``psd_check`` of every learner)
 -------------------------------------------
 ``"auto"`` (the default): a Gram of up to
-:data:`~structk._linalg.UNBLOCKED_CHOLESKY_MAX_N` objects is certified by a
+``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` objects is certified by a
 finite non-negative diagonal, symmetry and one Cholesky factorisation
 (:func:`certify_small`). Otherwise one O(n^2) pass over the rows checks the
 necessary conditions (finite entries, ``K_ii >= 0``,
 ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), followed for Grams of up to
-:data:`FULL_PSD_CHECK_MAX_N` objects by one factorisation of
+``_tuning.PSD_FACTORISE_MAX_N`` objects by one factorisation of
 ``K + PSD_RTOL ||K||_F I``; larger ones get the pass only, so that the
 check never dominates a fit. When a condition fails, the full
 :func:`~structk.psd.check_psd` runs to confirm and report.
@@ -37,32 +37,19 @@ The necessary pass exists twice, with the same conditions and the same
 first reported violation: :mod:`.numpy_pass` (blocks of rows, nothing to
 compile or load) and :mod:`.numba_pass` (one compiled pass, no temporaries).
 :func:`necessary_psd` picks one by the order of the matrix alone
-(:data:`SMALL_NECESSARY_N`).
+(``_tuning.PSD_NUMPY_PASS_MAX_N``; the thresholds live in :mod:`structk._tuning`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ... import _linalg
+from ... import _linalg, _tuning
 
 #: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
 #: negative eigenvalues are rounding noise (a Gram computed in float32 has
 #: them around 1e-8 ||K||_F) and harmless to the solvers.
 PSD_RTOL = 1e-6
-
-#: Largest training set whose Gram matrix ``psd_check="auto"`` factorises
-#: (trades an O(n^3) certificate for the O(n^2) necessary conditions only).
-FULL_PSD_CHECK_MAX_N = 500
-
-#: Up to this order the necessary pass runs in NumPy, above in numba
-#: (trades loading compiled code into a fresh process for a pass without
-#: temporaries).
-SMALL_NECESSARY_N = 400
-
-#: Above this many entries the first non-finite entry is looked for by the
-#: compiled scan (trades loading compiled code for NumPy's n x n boolean mask).
-SMALL_FINITE_SCAN = 2**22
 
 PSD_CHECKS = ("auto", "full", "none")
 
@@ -79,8 +66,8 @@ def check_psd_policy(K, psd_check, factorise=True):
     if psd_check == "none":
         return
     n = K.shape[0]
-    wants_factor = factorise and (psd_check == "full" or n <= FULL_PSD_CHECK_MAX_N)
-    if wants_factor and n <= _linalg.UNBLOCKED_CHOLESKY_MAX_N and certify_small(K):
+    wants_factor = factorise and (psd_check == "full" or n <= _tuning.PSD_FACTORISE_MAX_N)
+    if wants_factor and n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N and certify_small(K):
         return
     # the necessary conditions (and, if they pass, the factorisation): a
     # failure of the small path is reported exactly as a large Gram's is
@@ -144,7 +131,7 @@ def necessary_psd(K):
         i = int(np.flatnonzero(~np.isfinite(d))[0])
         raise_nonfinite(K, i, i)
     # symmetry as strict as check_psd's (sym_rtol=1e-10), which would refuse K
-    if K.shape[0] <= SMALL_NECESSARY_N:
+    if K.shape[0] <= _tuning.PSD_NUMPY_PASS_MAX_N:
         from .numpy_pass import necessary_psd_violation
     else:
         from .numba_pass import necessary_psd_violation
@@ -156,7 +143,7 @@ def necessary_psd(K):
 
 def first_nonfinite(K):
     """Flat index of the first NaN or infinity of ``K``, or -1."""
-    if K.size <= SMALL_FINITE_SCAN:
+    if K.size <= _tuning.PSD_NUMPY_FINITE_SCAN_MAX:
         from .numpy_pass import first_nonfinite as scan
     else:
         from .numba_pass import first_nonfinite as scan

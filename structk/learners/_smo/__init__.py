@@ -8,7 +8,8 @@ module                        what
 :mod:`.step`                  the two-variable step both use (plain Python)
 ============================  ===============================================
 
-:func:`solve` starts a binary problem of at most :data:`SMALL_N` variables in
+:func:`solve` starts a binary problem of at most
+``_tuning.SVM_NUMPY_MAX_N`` variables in
 NumPy, which needs nothing compiled, for a budget of iterations; a problem
 that needs more goes on in the compiled solver from where NumPy stopped.
 Larger problems go to the compiled solver directly. The choice depends on
@@ -20,15 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _tuning
 from .numpy_smo import objective, rho, smo_numpy
-
-#: Binary problems with at most this many variables start in NumPy (trades
-#: numba's load time in a fresh process for NumPy's slower iterations) ...
-SMALL_N = 400
-#: ... and go on in the numba solver if they need more than
-#: ``max(BUDGET, WORK // n)`` iterations (bounds the NumPy time spent).
-BUDGET = 1000
-WORK = 2_000_000
 
 
 def solve(K, y, C, eps, tau, shrinking, max_iter):
@@ -36,18 +30,19 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
     ``y^T a = 0``, ``Q_ij = y_i y_j K_ij``.
 
     Returns ``(alpha, rho, objective, n_iter, converged)``. A problem of at
-    most :data:`SMALL_N` variables follows the no-shrinking iterates in
-    NumPy for up to ``max(BUDGET, WORK // n)`` iterations; beyond, the
+    most ``SVM_NUMPY_MAX_N`` variables follows the no-shrinking iterates in
+    NumPy for up to ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)``
+    iterations (see :mod:`structk._tuning`); beyond, the
     compiled solver goes on from there (shrinking as asked).
     """
     n = K.shape[0]
-    if n > SMALL_N:
+    if n > _tuning.SVM_NUMPY_MAX_N:
         from .numba_smo import smo
 
         alpha, _, rho_, obj, it, converged = smo(K, y, C, eps, tau, shrinking, max_iter,
                                                  np.zeros(n), -np.ones(n))
         return alpha, rho_, obj, it, converged
-    budget = min(max_iter, max(BUDGET, WORK // max(n, 1)))
+    budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
     alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
