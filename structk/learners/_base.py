@@ -172,7 +172,12 @@ def check_input_features(estimator, kernel, X, reset):
 
     if (_is_precomputed(kernel) or len(getattr(X, "shape", ())) == 2
             or takes_vectors(kernel)):
-        validate_data(estimator, X, skip_check_array=True, reset=reset)
+        try:
+            validate_data(estimator, X, skip_check_array=True, reset=reset)
+        except ValueError:
+            if not reset and not _is_precomputed(kernel):
+                kernel.prepare(check_objects(X, "X"), "X")  # its own error first
+            raise
 
 
 def object_tags(tags, kernel):

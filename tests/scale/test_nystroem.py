@@ -158,7 +158,7 @@ def test_unfitted_and_too_many_components():
     with pytest.warns(UserWarning, match="n_components=100 > 60"):
         ny = Nystroem(GAUSS, random_state=0).fit(X)
     assert ny.transform(X).shape == (60, 60)
-    with pytest.raises(ValueError, match="X has 2 features but Y has 3"):
+    with pytest.raises(ValueError, match="X has 2 features, but Nystroem is expecting 3"):
         ny.transform(np.zeros((4, 2)))
 
 
