@@ -485,6 +485,39 @@ def _first_method(est):
 
 
 # ---------------------------------------------------------------- check_psd
+def _beyond_gram_cases():
+    """The learners' paths past the Gram (solver="primal" / "nystroem")."""
+    from structk.kernels import Gaussian, Normalize, Spectrum, WeisfeilerLehman
+    from structk.learners import KernelRidge, KernelSVM
+
+    seqs, y = ["ACGT", "AACC", "GGTT", "TTAA"], [0, 1, 0, 1]
+    X = np.random.default_rng(0).normal(size=(4, 2))
+    return [
+        Case("beyond-solver-unknown", lambda: KernelSVM(Gaussian(), solver="fast").fit(X, y),
+             ValueError, ("solver", "fast")),
+        Case("beyond-primal-no-features", lambda: KernelSVM(Gaussian(), solver="primal").fit(
+            X, y), ValueError, ("primal", "Gaussian", "nystroem")),
+        Case("beyond-primal-call-dependent-columns", lambda: KernelSVM(
+            WeisfeilerLehman(), solver="primal").fit(seqs, y), ValueError,
+            ("WeisfeilerLehman", "nystroem")),
+        Case("beyond-precomputed-nystroem", lambda: KernelRidge(solver="nystroem").fit(
+            np.eye(4), [1.0, 2, 3, 4]), ValueError, ("precomputed",)),
+        Case("beyond-n-components-zero", lambda: KernelSVM(Gaussian(), solver="nystroem",
+                                                           n_components=0).fit(X, y),
+             ValueError, ("n_components",)),
+        Case("beyond-landmarks-unknown", lambda: KernelSVM(Gaussian(), solver="nystroem",
+                                                           landmarks="best").fit(X, y),
+             ValueError, ("landmarks", "best")),
+        Case("beyond-n-jobs-zero", lambda: KernelSVM(Normalize(Spectrum(k=2)), solver="primal",
+                                                     n_jobs=0).fit(seqs * 6000, y * 6000),
+             ValueError, ("n_jobs",)),
+        Case("beyond-loss-unknown", lambda: KernelSVM(Gaussian(), loss="log").fit(X, y),
+             ValueError, ("loss", "log")),
+        Case("beyond-bad-symbol-primal", lambda: KernelSVM(Spectrum(k=2), solver="primal").fit(
+            ["ACGT", "ACXT"], [0, 1]), ValueError, ("X[1]",)),
+    ]
+
+
 def _psd_cases():
     from scipy import sparse
 
@@ -989,6 +1022,7 @@ def _read_fasta(path):
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
+            + _beyond_gram_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
             + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp))
 

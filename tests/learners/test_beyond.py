@@ -142,3 +142,14 @@ def test_bad_solver_requests_are_named():
         KernelRidge(solver="nystroem").fit(np.eye(3), [1, 2, 3])
     with pytest.raises(ValueError, match="loss must be"):
         KernelSVM(KERNEL, loss="log").fit(X, y)
+
+
+def test_svm_primal_probability_close_to_dual():
+    X, y = dna(150, seed=9)
+    T, _ = dna(30, seed=10)
+    kw = dict(kernel=KERNEL, C=1.0, tol=1e-6, loss="squared_hinge", probability=True,
+              random_state=0)
+    d = KernelSVM(solver="dual", **kw).fit(X, y).predict_proba(T)
+    p = KernelSVM(solver="primal", **kw).fit(X, y).predict_proba(T)
+    # the same folds (same seed), decision values equal to ~1e-3: close sigmoids
+    np.testing.assert_allclose(p, d, atol=0.02)
