@@ -140,16 +140,14 @@ class _Writer:
         import networkx as nx
         import scipy.sparse as sp
 
-        if value is None or isinstance(value, (bool, str)):
-            return value
-        if isinstance(value, int):
+        if isinstance(value, np.generic):  # before float: np.float64 is one
+            return self._scalar(value, where)
+        if value is None or isinstance(value, (bool, str, int)):
             return value
         if isinstance(value, float):
             return value if np.isfinite(value) else {"float": repr(value)}
         if isinstance(value, np.ndarray):
             return self._array(value, where)
-        if isinstance(value, np.generic):
-            return self._scalar(value, where)
         if isinstance(value, list):
             return {"list": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
         if isinstance(value, tuple):

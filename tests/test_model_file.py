@@ -146,6 +146,41 @@ def test_fitted_kernel_state_is_stored_not_refitted(tmp_path):
     np.testing.assert_array_equal(loaded(S), fisher(S))
 
 
+def test_values_keep_their_types(tmp_path):
+    """What the encoder meets in fitted state comes back as the same type
+    and value (NumPy scalars stay NumPy scalars, tuples stay tuples...)."""
+    import networkx as nx
+
+    G = nx.DiGraph()
+    G.add_edge("b", "a", label=2)
+    G.add_node("c", attributes=np.array([0.5, -1.0]))
+    values = {
+        "f64": np.float64(0.1), "i32": np.int32(-3), "b": np.bool_(True),
+        "u": np.str_("x"), "nan": float("nan"), "inf": np.float64("-inf"),
+        "tuple": (1, "a", None), "set": {1, 2}, "frozen": frozenset({"x"}),
+        "dict": {1: "one", ("k", 2): [3.5]}, "big": 2**80,
+        "ustr": np.array(["ab", "c"]), "obj": np.array([1, "a"], dtype=object),
+        "empty": np.zeros((0, 3)), "fortran": np.asfortranarray(np.arange(6.).reshape(2, 3)),
+        "graph": G,
+    }
+    k = structk.kernels.Spectrum(k=2)
+    k.extra_ = values
+    structk.save(k, tmp_path / "v.structk")
+    got = structk.load(tmp_path / "v.structk").extra_
+    for key, value in values.items():
+        assert type(got[key]) is type(value), key
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(got[key], value)
+            assert got[key].dtype == value.dtype
+        elif key in ("nan", "inf"):
+            assert np.isnan(got[key]) if key == "nan" else got[key] == value
+        elif key != "graph":
+            assert got[key] == value, key
+    H = got["graph"]
+    assert list(H.nodes) == list(G.nodes) and list(H.edges(data="label")) == [("b", "a", 2)]
+    np.testing.assert_array_equal(H.nodes["c"]["attributes"], [0.5, -1.0])
+
+
 def test_precomputed_hmm_nystroem_and_bare_kernels_round_trip(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
