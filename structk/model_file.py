@@ -27,9 +27,9 @@ public kernels and learners, :class:`~structk.hmm.DiscreteHMM`,
 :class:`~structk.scale.nystroem.Nystroem` and the one function a kernel may
 hold (:func:`~structk.kernels.alignment.smith_waterman`); the name is looked
 up in that list, never imported. An instance is made by ``cls.__new__`` and
-its attributes are set from the file (no constructor runs); then its
-parameters are checked against the class's current ones and every kernel
-validates its parameters and fitted state. Prepared data (private
+its attributes are set from the file (no constructor runs): a parameter the
+class gained since the file was written takes its default, one it lost is
+refused; then every kernel validates its parameters and fitted state. Prepared data (private
 attributes whose name holds ``prepared``) is a cache: it is not stored and
 is computed again from the stored objects on first use.
 
@@ -368,7 +368,8 @@ def save(estimator, path, *, metadata=None):
 
 # --------------------------------------------------------------- reading
 class _Reader:
-    def __init__(self, zf, path):
+    def __init__(self, zf, path, written_by="an unknown version"):
+        self.written_by = written_by
         self.zf = zf
         self.path = path
         self.arrays = {}
@@ -556,19 +557,41 @@ class _Reader:
         params, state = body["params"], body["state"]
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise self.fail(f"bad {cls.__name__} entry")
-        expected = set(_param_names(cls))
-        if set(params) != expected:
-            raise self.fail(
-                f"{cls.__name__} was saved with the parameters {sorted(params)}, but this "
-                f"structk's {cls.__name__} has {sorted(expected)}: the model was written by "
-                "another structk version; refit it with this one")
         if set(params) & set(state):
             raise self.fail(f"bad {cls.__name__} entry")
+        added = self._added_params(cls, params)
         obj = cls.__new__(cls)
         self.objects[body["id"]] = obj
         values = {k: self.decode(v) for k, v in {**params, **state}.items()}
-        obj.__dict__.update(values)
+        obj.__dict__.update({**added, **values})
         return obj
+
+    def _added_params(self, cls, params):
+        """Defaults of the parameters ``cls`` gained since the file was
+        written (a file from an older structk loads as if they had been
+        left at their defaults); a parameter ``cls`` no longer has, or a new
+        one without a default, is refused."""
+        import inspect
+
+        expected = _param_names(cls)
+        removed = sorted(set(params) - set(expected))
+        version = f"structk {self.written_by}"
+        if removed:
+            raise self.fail(
+                f"{cls.__name__} was saved (by {version}) with the parameter(s) {removed}, "
+                f"which this structk's {cls.__name__} no longer has: refit the model")
+        added = {}
+        signature = inspect.signature(cls.__init__).parameters
+        for name in expected:
+            if name not in params:
+                default = signature[name].default
+                if default is inspect.Parameter.empty:
+                    raise self.fail(
+                        f"{cls.__name__} was saved (by {version}) without the parameter "
+                        f"{name!r}, which this structk's {cls.__name__} requires: refit "
+                        "the model")
+                added[name] = default
+        return added
 
 
 _TAGS = {
@@ -697,7 +720,7 @@ def load(path):
     with _open(path) as zf:
         try:
             header = _read_header(zf, path)
-            reader = _Reader(zf, path)
+            reader = _Reader(zf, path, header.get("structk_version", "an unknown version"))
             root = header["root"]
             if not (isinstance(root, dict) and set(root) == {"object"}):
                 raise ModelFileError(f"{path}: the model is not a structk estimator", path)

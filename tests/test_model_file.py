@@ -283,7 +283,7 @@ def test_tampered_values_are_refused(saved):
         h["root"]["object"]["params"]["kernel"]["object"]["params"]["k"] = -3
 
     def lost_param(h):
-        del h["root"]["object"]["params"]["C"]
+        h["root"]["object"]["params"]["kernel"]["object"]["params"]["bogus"] = 1
 
     def missing_array(h):
         h["root"]["object"]["state"]["dual_coef_"] = {"array": "arrays/99.npy"}
@@ -292,7 +292,7 @@ def test_tampered_values_are_refused(saved):
         h["root"]["object"]["state"]["dual_coef_"] = {"array": "../../etc/passwd"}
 
     cases = [(unknown_tag, "unknown tag 'pickle'"), (bad_param, "Spectrum is not valid"),
-             (lost_param, "parameters"), (missing_array, "arrays/99.npy"),
+             (lost_param, "Spectrum was saved (by structk 0.1.0) with the parameter(s) ['bogus']"), (missing_array, "arrays/99.npy"),
              (escaping_array, "passwd")]
     for edit, words in cases:
         with pytest.raises(ModelFileError, match=re.escape(words)) as info:
@@ -340,6 +340,20 @@ def test_object_array_member_is_refused_not_unpickled(saved):
     bad = _rewrite(saved, point, {"arrays/7.npy": buffer.getvalue()})
     with pytest.raises(ModelFileError, match=r"arrays/7\.npy is not a valid array"):
         structk.load(bad)
+
+
+def test_a_model_from_before_a_parameter_was_added_loads_with_its_default(saved):
+    """A learner gains a parameter (with a default) after the file was written:
+    the model loads as if it had been left at its default."""
+    def older(h):
+        del h["root"]["object"]["params"]["solver"]
+        del h["root"]["object"]["params"]["probability"]
+
+    again = structk.load(_rewrite(saved, older))
+    original = structk.load(saved)
+    assert again.solver == "auto" and again.probability is False
+    X, _ = _data("strings")
+    np.testing.assert_array_equal(again.decision_function(X), original.decision_function(X))
 
 
 def test_format_versions(saved):
