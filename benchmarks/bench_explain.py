@@ -12,8 +12,12 @@ Two goals of structk.explain, timed in one run (medians of ``--repeats``):
 * contributions of 10,000 sequences of 200 nt, against the decision
   function of the same sequences (which the contributions sum to).
 
-gkmsvm-lite's ``explain``/``ism`` work on gapped k-mer models only, a
-kernel structk.explain does not decompose yet, so no peer column here.
+``--gkm`` adds the gapped k-mer SVM (``GappedKmer()``: l = 11, k = 7,
+d = 3, truncated filter, both strands, normalised; ``--gkm-train`` random
+sequences of 200 nt, random labels) and its peer: the same model handed to
+gkmsvm-lite (its ``GkmSVM`` built from structk's support vectors and
+coefficients, kernel "estimated"), whose ``ism`` must agree, timed beside
+structk's (setup = the l-mer weight table, once per model).
 
     python benchmarks/bench_explain.py            # full sizes
     python benchmarks/bench_explain.py --quick    # smoke run
@@ -46,6 +50,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gkm", action="store_true", help="also the gapped k-mer SVM")
+    parser.add_argument("--gkm-train", type=int, default=2000,
+                        help="training sequences of the gapped k-mer SVM")
     args = parser.parse_args()
 
     from structk.explain import Explainer
@@ -89,6 +96,44 @@ def main():
                      f"{t_decision / (t_setup + t_contrib):.2f}x", f"{err:.1e}"])
     print_table(rows, ["kernel", "SVs", "task", "setup s", "structk s",
                        "decision_function s", "speed-up", "max rel. diff"])
+    if args.gkm:
+        gkm(args, rng, seq)
+
+
+def gkm(args, rng, seq):
+    """ISM under a gapped k-mer SVM: structk against gkmsvm-lite on the same model."""
+    from structk.explain import Explainer
+    from structk.kernels import GappedKmer
+    from structk.learners import KernelSVM
+
+    n = 300 if args.quick else args.gkm_train
+    X = random_dna(n, 200, rng)
+    model = KernelSVM(kernel=GappedKmer(), C=1.0).fit(X, rng.integers(0, 2, n))
+    t_setup = median_time(lambda: Explainer(model), 1, 0)
+    ex = Explainer(model)
+    t_ism = median_time(lambda: ex.ism(seq), args.repeats)
+    delta = ex.ism(seq)
+    row = [repr(model.kernel_), len(model.support_), f"ISM {len(seq)} nt",
+           f"{t_setup:.3f}", f"{t_ism:.3f}"]
+    try:
+        import gkmsvm
+        from gkmsvm.train import GkmSVM, _build_kernel
+    except ImportError:
+        print_table([row + ["not installed", "", ""]],
+                    ["kernel", "SVs", "task", "setup s", "structk s", "gkmsvm-lite s",
+                     "ratio", "max rel. diff"])
+        return
+    _, kind, params = _build_kernel("estimated", 11, 7, 3, 1.0, None, None, True)
+    sv = gkmsvm.encode_batch(list(model.support_vectors_))[0]
+    peer = GkmSVM(sv, model.dual_coef_[0].astype(np.float32), float(model.intercept_[0]),
+                  kind, params)
+    x = gkmsvm.one_hot_encode(seq)[None]
+    t_peer = median_time(lambda: gkmsvm.ism(peer, x), args.repeats)
+    theirs = np.asarray(gkmsvm.ism(peer, x))[0].T  # (L, 4)
+    err = float(np.abs(theirs - delta).max() / max(1e-12, np.abs(delta).max()))
+    print_table([row + [f"{t_peer:.3f}", f"{t_peer / (t_setup + t_ism):.1f}x", f"{err:.1e}"]],
+                ["kernel", "SVs", "task", "setup s", "structk s", "gkmsvm-lite s",
+                 "ratio", "max rel. diff"])
 
 
 if __name__ == "__main__":
