@@ -201,11 +201,14 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         classes, codes = encode_labels(y, n_objects(X))
         if not isinstance(self.probability, (bool, np.bool_)):
             raise TypeError(f"probability must be True or False, got {self.probability!r}")
+        _check_machine_count(codes, len(classes), self.multi_class)
         solver = resolve_solver(self, X, len(codes), PRIMAL_MIN_N if self.loss ==
                                 "squared_hinge" else PRIMAL_HINGE_MIN_N)
         if solver != "dual":
             self.classes_ = classes
-            return fit_svm(self, X, codes, len(classes), solver, C, tol, max_iter)
+            fit_svm(self, X, codes, len(classes), solver, C, tol, max_iter)
+            _warn_if_inverted(self, len(codes))
+            return self
         self.solver_ = "dual"
         K, objects = self._train_gram(X, len(codes))
         n = K.shape[0]
@@ -283,6 +286,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             self.probA_, self.probB_ = (np.array(v) for v in zip(*platt))
         else:
             self.probA_ = self.probB_ = np.empty(0)
+        _warn_if_inverted(self, n)
         return self
 
     def _machines(self, codes, n_classes):
@@ -352,8 +356,15 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     @available_if(_check_probability)
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
-        return np.log(self.predict_proba(X))
+        """Logarithm of :meth:`predict_proba`; for two classes computed in log
+        space, so that a probability that rounds to 0 keeps a finite log."""
+        check_is_fitted(self, "intercept_")
+        if len(self.classes_) != 2:
+            with np.errstate(divide="ignore"):
+                return np.log(self.predict_proba(X))
+        z = self._machine_values(X)[:, 0] * self.probA_[0] + self.probB_[0]
+        # P(positive) = 1 / (1 + exp(z)), P(negative) = 1 / (1 + exp(-z))
+        return np.column_stack([-np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)])
 
     def predict(self, X):
         """Predicted class of each test object (one-vs-one: most votes, ties
@@ -364,6 +375,44 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if self.multi_class == "ovr":
             return self.classes_[np.argmax(D, axis=1)]
         return self.classes_[np.argmax(self._votes(D)[0], axis=1)]
+
+
+#: Most one-vs-one machines a fit may build: k classes need k (k - 1) / 2.
+MAX_OVO_MACHINES = 1_000_000
+
+
+def _check_machine_count(codes, n_classes, multi_class):
+    """Refuse, before any work, a one-vs-one problem with more machines than
+    :data:`MAX_OVO_MACHINES` (thousands of classes, most of one object)."""
+    if multi_class != "ovo" or n_classes <= 2:
+        return
+    machines = n_classes * (n_classes - 1) // 2
+    if machines > MAX_OVO_MACHINES:
+        single = int(np.sum(np.bincount(codes) == 1))
+        raise ValueError(
+            f"y has {n_classes:,} classes ({single:,} of them with one object), so "
+            f"one-vs-one needs {machines:,} binary machines, more than "
+            f"{MAX_OVO_MACHINES:,}; pass multi_class='ovr' ({n_classes:,} machines), "
+            "merge rare classes, or use NearestClassMean"
+        )
+
+
+def _warn_if_inverted(svm, n):
+    """Warn when a fitted Platt sigmoid decreases with the decision value
+    (``A > 0``): its probabilities then contradict ``predict``, which
+    happens when few objects (or separable ones) leave the internal
+    cross-validation without signal. LIBSVM keeps such a sigmoid silently."""
+    if not svm.probability or len(svm.probA_) == 0:
+        return
+    inverted = np.flatnonzero(svm.probA_ > 0)
+    if inverted.size:
+        warnings.warn(
+            f"Platt scaling fitted on {n} objects is inverted for {inverted.size} of "
+            f"{len(svm.probA_)} machine(s): predict_proba then ranks the classes against "
+            "predict and decision_function; fit on more objects, or use the decision "
+            "values instead of probabilities",
+            UserWarning, stacklevel=3,
+        )
 
 
 # --------------------------------------------------------- Platt scaling
