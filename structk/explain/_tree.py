@@ -118,7 +118,7 @@ def _why(part, whole):
     else:
         reason = "it has no explicit feature map"
     name = type(part).__name__
-    if name in ("Exp", "Power", "Product"):
+    if name in ("Power", "Product") or (name == "Exp" and part is not whole):
         reason = ("the decision function is not linear in the features of "
                   f"{name}'s inner kernel")
     return (f"{part!r}{where} cannot be decomposed into contributions: {reason}. "

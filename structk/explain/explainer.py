@@ -24,6 +24,14 @@ feature, once, and then
   each position would have with each symbol (GkmExplain's hypothetical
   importance).
 
+Under ``Exp(inner)`` (at the top of the expression) the scores are the
+integrated gradients of ``f`` along ``t Phi(x)``, ``t`` from 0 to 1, in the
+inner kernel's feature space (M. Sundararajan, A. Taly and Q. Yan,
+"Axiomatic attribution for deep networks", ICML 2017): in closed form the
+decomposition above with the object's coefficients ``c_i (exp(k_i) - 1) /
+k_i``, and ``f(0) = b + sum_i c_i`` in the bias, so they still sum to
+``f(x)``.
+
 With ``Normalize`` (or ``normalize=True``) the decomposition is still
 exact: the factor ``gamma(x) = 1 / ||phi(x)||`` is the object's own, so a
 position's score is its share of the normalised features' inner product
@@ -105,24 +113,36 @@ class Explainer:
         self.model, self.output = model, output
         self.output_name = ro.output_names[0 if output is None else int(output)]
         self.kernel = ro.kernel
-        self.tree, self.leaves = _tree.build(ro.kernel)
+        from ..kernels.algebra import Exp
+
+        # Exp(inner): integrated gradients from the zero feature vector (see
+        # the module docstring), weights that depend on the object
+        self._outer = ro.kernel.kernel if isinstance(ro.kernel, Exp) else None
+        self.tree, self.leaves = _tree.build(self._outer or ro.kernel)
         keep = np.flatnonzero(coef != 0)
         objects = [ro.objects[i] for i in keep.tolist()]
         coef = coef[keep]
+        self._sv_objects, self._coef = objects, coef
         self._sv_enc = [leaf.encode(objects, "support vectors") for leaf in self.leaves]
         self._sv_occ = [leaf.occurrences(e) for leaf, e in zip(self.leaves, self._sv_enc)]
         n = len(objects)
         feats = [self._features(leaf, occ, n, enc)
                  for leaf, occ, enc in zip(self.leaves, self._sv_occ, self._sv_enc)]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
-        self._weights = []
-        for leaf, (owner, keys, phi, _, _), g in zip(self.leaves, feats, gam):
+        self._sv_feats = [(owner, keys, phi, g) for (owner, keys, phi, _, _), g in zip(feats, gam)]
+        self._weights = self._collapse(coef)
+
+    def _collapse(self, coef):
+        """The weights ``W`` of each leaf for support-vector coefficients ``coef``."""
+        weights = []
+        for leaf, (owner, keys, phi, g) in zip(self.leaves, self._sv_feats):
             uniq, inv = np.unique(keys, return_inverse=True)
             W = np.bincount(inv.ravel(), weights=coef[owner] * g[owner] * phi,
                             minlength=len(uniq))
             if hasattr(leaf, "transform_weights"):  # gapped k-mers: l-mer weights
                 uniq, W = leaf.transform_weights(uniq, W)
-            self._weights.append((uniq, W))
+            weights.append((uniq, W))
+        return weights
 
     # ------------------------------------------------------------ helpers
     @staticmethod
@@ -204,6 +224,32 @@ class Explainer:
         from .._validation import check_objects
 
         X = check_objects(X, "X")
+        if self._outer is not None:
+            return self._exp_contributions(X)
+        return self._linear_contributions(X, self._weights)
+
+    def _exp_contributions(self, X):
+        """Integrated gradients of ``f(x) = b + sum_i c_i exp(k(x, s_i))`` along
+        ``t phi(x)``, ``t`` from 0 to 1: the linear decomposition with the
+        coefficients ``c_i (exp(k_i) - 1) / k_i`` of the object, plus
+        ``f(0) = b + sum_i c_i`` in the bias."""
+        K = self._outer(X, self._sv_objects)
+        parts = []
+        for j in range(len(X)):
+            k = K[j]
+            small = np.abs(k) < 1e-8
+            ratio = np.where(small, 1.0 + k / 2.0,
+                             np.expm1(k) / np.where(small, 1.0, k))
+            parts.append(self._linear_contributions([X[j]], self._collapse(self._coef * ratio)))
+        scores = np.concatenate([p[0] for p in parts])
+        bias = np.concatenate([p[1] for p in parts]) + float(self._coef.sum())
+        decision = np.concatenate([p[2] for p in parts]) + float(self._coef.sum())
+        unit_ptr = np.zeros(len(X) + 1, np.int64)
+        np.cumsum([p[3][-1] for p in parts], out=unit_ptr[1:])
+        encs = [leaf.encode(X, "X") for leaf in self.leaves]
+        return scores, bias, decision, unit_ptr, encs
+
+    def _linear_contributions(self, X, weights):
         n = len(X)
         encs = [leaf.encode(X, "X") for leaf in self.leaves]
         occs = [leaf.occurrences(e) for leaf, e in zip(self.leaves, encs)]
@@ -216,7 +262,7 @@ class Explainer:
         scores = np.zeros(int(unit_ptr[-1]))
         const = np.zeros(n)
         for occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
-                occs, feats, gam, self._weights):
+                occs, feats, gam, weights):
             term = lookup(wk, W, keys) * phi  # W_u phi_u per (object, feature)
             share = np.divide(term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)),
                               where=raw[inv] != 0)
@@ -265,6 +311,14 @@ class Explainer:
             ``a`` is the sequence's own symbol.
         """
         first = self._sequence_leaves()
+        if self._outer is not None:  # not linear in the features: recompute mutants
+            if hypothetical:
+                raise NoExplicitFeaturesError(
+                    f"{self.kernel!r} is not linear in the features: no hypothetical "
+                    "contributions")
+            from .api import _ism_by_prediction
+
+            return _ism_by_prediction(self.model, sequence, self.output, None)
         A = first.A
         codes = first.encode([sequence], "sequence").codes
         L = len(codes)

@@ -963,7 +963,7 @@ def _explain_cases(tmp):
         raise SetupError(str(exc)) from None
     return [
         Case("explain-local-alignment", explain(la), TypeError, ("LocalAlignment", "ism")),
-        Case("explain-exp", explain(exp), TypeError, ("Exp", "ism")),
+        Case("explain-exp-product", explain(exp * exp.kernel), TypeError, ("Exp", "ism")),
         Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
         Case("explain-rc-presence", explain(rc_presence), NotImplementedError,
              ("presence", "ism")),

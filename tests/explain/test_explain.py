@@ -203,7 +203,7 @@ def test_multi_output_needs_output(seqs):
 def test_no_explicit_features_says_so_and_ism_still_works():
     X = ["ACGTAC", "ACGGAC", "TTGTCA", "TTGACA"]
     y = [1, 1, 0, 0]
-    for kernel in (Normalize(LocalAlignment()), Exp(0.1 * Spectrum(k=2))):
+    for kernel in (Normalize(LocalAlignment()), Exp(0.1 * Spectrum(k=2)) * Spectrum(k=1)):
         model = KernelSVM(kernel=kernel).fit(X, y)
         with pytest.raises(NoExplicitFeaturesError, match="ism"):
             Explainer(model)
@@ -265,3 +265,41 @@ def test_wl_names_are_unfolding_trees():
     weights = dict(Explainer(model).feature_weights(50))
     assert weights["t=1: N(C,O)"] > 0 and weights["t=0: N"] > 0
     assert weights["t=1: C(C)"] < 0 and weights["t=1: C(C,O)"] < 0
+
+
+def test_exp_scores_are_integrated_gradients_by_finite_differences(seqs):
+    """Under Exp(inner) the scores are the integrated gradients of f along
+    t phi(x), t from 0 to 1: checked against central finite differences of
+    f(psi) = b + sum_i c_i exp(0.1 psi . phi(s_i)) (from the kernel's own
+    feature map) integrated by Gauss-Legendre quadrature, then spread over
+    each k-mer's occurrences and positions."""
+    X, y, T = seqs
+    kernel = Exp(0.1 * Spectrum(k=2))
+    model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
+    ex = Explainer(model)
+    F = Spectrum(k=2).features(model.support_vectors_).toarray()
+    c, b = model.dual_coef_[0], model.intercept_[0]
+
+    def f(psi):
+        return b + c @ np.exp(0.1 * F @ psi)
+
+    nodes, wts = np.polynomial.legendre.leggauss(16)
+    t, wts = (nodes + 1) / 2, wts / 2
+    eps = 1e-5
+    for x in T[:2]:
+        phi = Spectrum(k=2).features([x]).toarray()[0]
+        ig = np.zeros_like(phi)
+        for u in np.flatnonzero(phi):
+            e = np.zeros_like(phi)
+            e[u] = eps
+            grad = [(f(s * phi + e) - f(s * phi - e)) / (2 * eps) for s in t]
+            ig[u] = phi[u] * np.dot(wts, grad)
+        expected = np.zeros(len(x))
+        for p in range(len(x) - 1):
+            u = 4 * "ACGT".index(x[p]) + "ACGT".index(x[p + 1])
+            expected[p:p + 2] += ig[u] / phi[u] / 2
+        e = ex.contributions([x])[0]
+        np.testing.assert_allclose(e.scores, expected, atol=1e-7)
+        assert e.bias == pytest.approx(b + c.sum(), abs=1e-12)
+        assert e.bias + e.scores.sum() == pytest.approx(model.decision_function([x])[0],
+                                                        abs=1e-9)
