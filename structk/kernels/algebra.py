@@ -536,7 +536,10 @@ class Normalize(_Unary):
             K = np.asarray(self.kernel._gram(P), dtype=np.float64)
             d = np.diag(K).copy()
             s = _inv_sqrt(d)
-            K = K * s[:, None] * s[None, :]
+            if not (K.flags.owndata and K.flags.writeable):
+                K = K.copy()  # never scale an array the inner kernel may hold
+            K *= s[:, None]  # in place: no n x n temporary
+            K *= s[None, :]
             nonzero = d > 0
         np.fill_diagonal(K, nonzero.astype(np.float64))
         return K

@@ -112,7 +112,7 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.support_vectors_ = None if objects is None else take(objects, used)
         self._keep_training(objects, used)
         self.dual_coef_ = coefs[:, used]
-        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K[np.ix_(used, used)])
+        self.rkhs_norm_ = rkhs_norm(coefs, K)  # zero off the support: no block copy
         self.intercept_ = np.array(biases)
         self.n_iter_ = epochs
         return self

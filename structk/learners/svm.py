@@ -277,7 +277,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.support_vectors_ = None if objects is None else take(objects, support)
         self._keep_training(objects, support)
         self.dual_coef_ = coefs[:, support]
-        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, take_block(K, support))
+        # on the whole Gram (zero coefficients off the support vectors): no
+        # copy of the support vectors' block
+        self.rkhs_norm_ = rkhs_norm(coefs, K)
         self.intercept_ = -np.array(rhos)
         self.n_support_ = np.bincount(codes[support], minlength=len(classes))
         self.dual_objective_ = np.array(objs)

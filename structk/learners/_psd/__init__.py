@@ -96,11 +96,19 @@ def certify_small(K):
     low, scale = float(d.min()), float(d.max())
     if not (low >= -PSD_RTOL * scale and 0.0 < scale < np.inf):  # also NaN
         return False
-    asym = K - K.T
-    np.abs(asym, out=asym)
-    if not asym.max() <= 1e-10 * scale:
+    if not _symmetric(K, 1e-10 * scale):
         return False
     return _linalg.cholesky_ok(K, PSD_RTOL * scale)
+
+
+def _symmetric(K, tol, rows=64):
+    """``max |K - K^T| <= tol``, a block of rows at a time (no n x n temporary)."""
+    for start in range(0, K.shape[0], rows):
+        block = K[start:start + rows] - K[:, start:start + rows].T
+        np.abs(block, out=block)
+        if not block.max() <= tol:  # also NaN
+            return False
+    return True
 
 
 def raise_if_not_psd(K):

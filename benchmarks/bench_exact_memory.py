@@ -1,0 +1,82 @@
+"""Peak memory of an exact (full-Gram) fit, against the Gram's own bytes.
+
+``KernelSVM(Normalize(Spectrum(k=6)))`` on ``n`` random DNA sequences of
+200 nt (default n = 20,000: a 3.2 GB Gram). Each fit runs in a fresh
+process; the script prints that process's peak resident memory
+(``ru_maxrss``), the same process's resident memory just before the fit
+(interpreter, libraries, the sequences) and the Gram's bytes ``8 n^2``.
+The ratio ``(peak - before) / Gram`` is what the fit itself costs in units
+of its Gram (the goal: at most 1.3); the peer is scikit-learn's ``SVC`` on
+the same Gram computed by structk (``--peer``), whose fit needs the Gram
+and LIBSVM's own copy of it.
+
+Usage::
+
+    python benchmarks/bench_exact_memory.py [--n 20000] [--peer]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = r"""
+import json, resource, sys, time
+import numpy as np
+from structk import KernelSVM, Normalize, Spectrum
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+def current_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+n, who = int(sys.argv[1]), sys.argv[2]
+rng = np.random.default_rng(0)
+X = ["".join(s) for s in rng.choice(list("ACGT"), size=(n, 200))]
+y = rng.integers(0, 2, n)
+k = Normalize(Spectrum(k=6))
+k(X[:500])  # load the compiled code outside the measurement
+KernelSVM(kernel=k).fit(X[:500], y[:500])
+before = current_mb()
+t = time.perf_counter()
+if who == "structk":
+    KernelSVM(kernel=k).fit(X, y)
+else:
+    from sklearn.svm import SVC
+    SVC(kernel="precomputed").fit(k(X), y)
+print(json.dumps({"before": before, "peak": rss_mb(), "seconds": time.perf_counter() - t}))
+"""
+
+
+def run(n, who):
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(n), who], capture_output=True,
+                         text=True, check=True, env={"PYTHONPATH": str(ROOT), "PATH": "",
+                                                     "STRUCTK_QUIET_COMPILE": "1"})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--peer", action="store_true", help="also SVC on the same Gram")
+    args = parser.parse_args(argv)
+    gram_mb = 8 * args.n**2 / 2**20
+    print(f"n = {args.n}: Gram {gram_mb:,.0f} MB ({time.strftime('%Y-%m-%d')})")
+    for who in ["structk"] + (["sklearn SVC"] if args.peer else []):
+        r = run(args.n, "structk" if who == "structk" else "peer")
+        fit_mb = r["peak"] - r["before"]
+        print(f"  {who:12s} fit {r['seconds']:7.1f} s   peak RSS {r['peak']:8,.0f} MB   "
+              f"before the fit {r['before']:6,.0f} MB   "
+              f"fit's own {fit_mb:8,.0f} MB = {fit_mb / gram_mb:.2f} x the Gram")
+
+
+if __name__ == "__main__":
+    main()

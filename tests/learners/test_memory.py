@@ -1,0 +1,47 @@
+"""An exact fit's memory: the Gram and little else (tracemalloc, NumPy's
+allocations; the compiled solver's working block is not traced and is
+bounded by its own rule, a quarter of the Gram)."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from structk import KernelSVM, Normalize, Spectrum
+
+
+def _dna(n, length, seed):
+    rng = np.random.default_rng(seed)
+    return ["".join(s) for s in rng.choice(list("ACGT"), size=(n, length))]
+
+
+def _peak(func):
+    tracemalloc.start()
+    try:
+        func()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("n", [1200])
+def test_a_normalised_kernel_svm_fit_peaks_near_the_grams_bytes(n):
+    X = _dna(n, 60, seed=0)
+    y = np.arange(n) % 2
+    k = Normalize(Spectrum(k=3))
+    KernelSVM(kernel=k).fit(X, y)  # compiled code loaded outside the measurement
+    gram = 8 * n * n
+    peak = _peak(lambda: KernelSVM(kernel=k).fit(X, y))
+    assert peak <= 1.3 * gram, f"fit peaked at {peak / gram:.2f} x the Gram"
+    # the Gram alone, for comparison: the fit adds little to it
+    assert _peak(lambda: k(X)) <= 1.3 * gram
+
+
+def test_a_precomputed_fit_copies_nothing_of_the_gram():
+    n = 1200
+    X = np.random.default_rng(1).normal(size=(n, 3))
+    K = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    y = (X[:, 0] > 0).astype(int)
+    KernelSVM().fit(K, y)
+    peak = _peak(lambda: KernelSVM().fit(K, y))
+    assert peak <= 0.1 * K.nbytes, f"fit allocated {peak / K.nbytes:.2f} x the Gram"
