@@ -13,7 +13,8 @@ module             kernels
 ``gapped_kmer``    GappedKmer (gkm-SVM / LS-GKM kernels on DNA)
 ``alignment``      LocalAlignment (and the similarity
                    :func:`~structk.kernels.alignment.smith_waterman`)
-``empirical``      EmpiricalKernelMap (a valid kernel from any similarity)
+``empirical``      EmpiricalKernelMap, SpectrumRepair (valid kernels from any
+                   similarity)
 ``fisher``         :class:`FisherKernel` of a ``DiscreteHMM``, and the
                    raw :func:`fisher_scores`
 ``class_fisher``   :class:`ClassConditionalFisherKernel` of per-class HMMs
@@ -40,7 +41,7 @@ __getattr__, __dir__, __all__ = attach(
         ".strings": ["GappyPair", "Mismatch", "Spectrum", "WeightedDegree"],
         ".gapped_kmer": ["GappedKmer"],
         ".alignment": ["LocalAlignment", "smith_waterman"],
-        ".empirical": ["EmpiricalKernelMap"],
+        ".empirical": ["EmpiricalKernelMap", "SpectrumRepair"],
         ".fisher": ["FisherKernel", "fisher_scores"],
         ".class_fisher": ["ClassConditionalFisherKernel"],
         ".graphs": [

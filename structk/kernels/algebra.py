@@ -542,6 +542,7 @@ class Normalize(_Unary):
             K *= s[None, :]
             nonzero = d > 0
         np.fill_diagonal(K, nonzero.astype(np.float64))
+        _warn_if_identity(self, K)
         return K
 
     def _cross(self, P, Q):
@@ -554,6 +555,40 @@ class Normalize(_Unary):
         sx = _inv_sqrt(self.kernel._diag(P))
         sy = _inv_sqrt(self.kernel._diag(Q))
         return self.kernel._cross(P, Q) * sx[:, None] * sy[None, :]
+
+
+#: A normalised Gram is "numerically the identity" when in at least half of
+#: its rows every off-diagonal value is below this in magnitude.
+IDENTITY_OFF_DIAGONAL = 1e-8
+
+
+def _warn_if_identity(kernel, K):
+    """Warn (UserWarning naming the kernel) when the normalised Gram ``K`` is
+    numerically the identity: each object similar to itself only, which no
+    learner can generalise from (the normalised local alignment kernel of
+    unrelated proteins, values around 1e-100, is the common case)."""
+    n = K.shape[0]
+    if n < 4:
+        return
+    A = np.abs(K)
+    np.fill_diagonal(A, 0.0)
+    lonely = int(np.count_nonzero(A.max(axis=1) < IDENTITY_OFF_DIAGONAL))
+    if 2 * lonely < n:
+        return
+    import warnings
+
+    hint = ""
+    if type(kernel.kernel).__name__ == "LocalAlignment":
+        hint = (" For proteins use the logarithm of the LA kernel, repaired on the "
+                "training data: Normalize(SpectrumRepair(LocalAlignment(beta=...)"
+                ".log_kernel)) (Saigo et al. 2004; docs/strings.md).")
+    warnings.warn(
+        f"{kernel!r}: the Gram matrix is numerically the identity ({lonely} of {n} "
+        f"objects have no off-diagonal value above {IDENTITY_OFF_DIAGONAL:g}; largest "
+        f"{A.max():.3g}): every object is similar only to itself, and a learner "
+        "cannot generalise from it. Lower the kernel's scale parameter, or compare "
+        f"objects on a log scale.{hint}",
+        UserWarning, stacklevel=2)
 
 
 def _signed_logaddexp(sa, a, sb, b):

@@ -135,6 +135,12 @@ def _first_coordinate(x):
     return float(x[0])
 
 
+def _smith_waterman(X, Z):
+    from structk.kernels import smith_waterman
+
+    return smith_waterman(X, Z)
+
+
 #: Every public kernel class: a factory of a valid instance and its family
 #: (which objects it takes). A new kernel needs one line here.
 KERNELS = {
@@ -164,6 +170,8 @@ KERNELS = {
     "LocalAlignment": (_k("LocalAlignment"), "proteins"),
     "EmpiricalKernelMap": (lambda: _k("EmpiricalKernelMap", _k("Spectrum", k=2)(),
                                       ["ACGT", "TTGA"])(), "strings"),
+    "SpectrumRepair": (lambda: _k("SpectrumRepair", _k("LocalAlignment")())().fit(
+        _proteins()), "proteins"),
     "RandomWalk": (_k("RandomWalk"), "graphs"),
     "ShortestPath": (_k("ShortestPath"), "graphs"),
     "WeisfeilerLehman": (_k("WeisfeilerLehman", h=2), "graphs"),
@@ -1013,6 +1021,31 @@ def _naming_cases(tmp):
     ]
 
 
+def _repair_cases():
+    """Spectrum repair of a similarity: parameters and fitting."""
+    from sklearn.exceptions import NotFittedError
+
+    def repair(**kw):
+        from structk.kernels import SpectrumRepair
+
+        return SpectrumRepair(_smith_waterman, **kw)
+
+    def no_positive():
+        from structk.kernels import SpectrumRepair
+
+        return SpectrumRepair(lambda X, Z: -np.ones((len(X), len(Z)))).fit(_proteins())
+
+    return [
+        Case("SpectrumRepair-method-shift", lambda: repair(method="shift"), ValueError,
+             ("method", "'shift'")),
+        Case("SpectrumRepair-unfitted", lambda: repair()(_proteins()), NotFittedError,
+             ("SpectrumRepair", "fit")),
+        Case("SpectrumRepair-rcond-1", lambda: repair(rcond=1.0), ValueError, ("rcond",)),
+        Case("SpectrumRepair-no-positive-eigenvalue", no_positive, ValueError,
+             ("no positive eigenvalue",)),
+    ]
+
+
 def _read_fasta(path):
     from structk.sequences import read_fasta
 
@@ -1024,7 +1057,8 @@ def all_cases(tmp):
     return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
             + _beyond_gram_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
-            + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp))
+            + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp)
+            + _repair_cases())
 
 
 def outcome(case):

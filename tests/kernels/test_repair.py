@@ -11,6 +11,7 @@ from structk.kernels import (
     FunctionKernel,
     LocalAlignment,
     Normalize,
+    SpectrumRepair,
     smith_waterman,
 )
 from structk.psd import nearest_psd
@@ -165,3 +166,68 @@ def test_ekm_bad_input():
         EmpiricalKernelMap(holey, Z)(X)
     with pytest.raises(ValueError, match=r"X\[0\] has symbol 'J'"):
         EmpiricalKernelMap(smith_waterman, Z)(["MJK"])
+
+
+# ------------------------------------------------------------- SpectrumRepair
+def test_spectrum_repair_on_training_objects_is_the_repaired_matrix():
+    T = random_strings(30, "AW", 1, 6)  # short, over two symbols: not PSD
+    S = smith_waterman(T)
+    assert not check_psd(S)
+    for method in ("clip", "flip"):
+        k = SpectrumRepair(smith_waterman, method=method).fit(T)
+        np.testing.assert_allclose(k(T), nearest_psd(S, method), atol=1e-10 * np.abs(S).max())
+        # the same from a copy of the list (similarities recomputed, not cached)
+        np.testing.assert_allclose(k(list(map(str, T))), k(T), atol=1e-9 * np.abs(S).max())
+
+
+def test_spectrum_repair_extends_to_new_objects_by_projection():
+    T = random_strings(30, "AW", 1, 6)
+    N = random_strings(10, "AW", 1, 6)
+    S = smith_waterman(T)
+    k = SpectrumRepair(smith_waterman).fit(T)
+    # reference: s(z, T) P s(T, y) / ... written with the clipped matrix S+:
+    # k(z, y) = s(z, T) pinv(S+) s(T, y), restricted to the positive eigenspace
+    Sp = nearest_psd(S, "clip")
+    w, V = np.linalg.eigh(Sp)
+    keep = w > 1e-10 * np.abs(np.linalg.eigvalsh(S)).max()
+    pinv = (V[:, keep] / w[keep]) @ V[:, keep].T
+    SN = smith_waterman(N, T)
+    np.testing.assert_allclose(k(N), SN @ pinv @ SN.T, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(k(N, T), SN @ pinv @ Sp, rtol=1e-8, atol=1e-8)
+    # valid on training and new objects together
+    assert check_psd(k(T + N))
+
+
+def test_spectrum_repair_in_a_learner_fits_on_the_training_fold_only():
+    from sklearn.model_selection import StratifiedKFold, cross_validate
+
+    from structk.learners import KernelSVM
+
+    rng = np.random.default_rng(0)
+    a, b = "MKVLAAGIVHHW", "PQERTYDDCSNG"
+    X = ["".join(c if rng.random() > 0.3 else AMINO[rng.integers(20)] for c in s)
+         for s in [a] * 15 + [b] * 15]
+    y = np.repeat([0, 1], 15)
+    k = Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))
+    svm = KernelSVM(kernel=k).fit(X[:10] + X[15:25], y[list(range(10)) + list(range(15, 25))])
+    assert svm.kernel_.kernel.landmarks_ == X[:10] + X[15:25]
+    assert not hasattr(k.kernel, "landmarks_")  # the learner fitted a clone
+    cv = StratifiedKFold(3)
+    out = cross_validate(KernelSVM(kernel=k), X, y, cv=cv, return_estimator=True)
+    for est, (train, _) in zip(out["estimator"], cv.split(X, y)):
+        assert est.kernel_.kernel.landmarks_ == [X[i] for i in train]  # no test object
+    assert out["test_score"].mean() >= 0.9
+
+
+def test_normalised_identity_gram_warns_naming_the_kernel():
+    X = random_strings(8, AMINO, 60, 80)  # unrelated proteins
+    with pytest.warns(UserWarning, match=r"Normalize\(LocalAlignment\(beta=0.5\)\).*"
+                      r"numerically the identity.*SpectrumRepair"):
+        Normalize(LocalAlignment(beta=0.5))(X)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k = Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)).fit(X)
+        K = k(X)
+    assert check_psd(K) and np.abs(K - np.eye(8)).max() > 0.1
