@@ -107,6 +107,57 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         return f"{label}({','.join(sorted(parts))})" if parts else label
 
 
+class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
+    """:class:`WeisfeilerLehmanOptimalAssignment`: feature ``(t, label, r)``
+    is 1 when a graph has more than ``r`` nodes with that label at
+    iteration ``t``. Each such feature covers all those nodes (equal
+    shares), so a node with a label ``N`` nodes share gets ``sum_{r < N}
+    W_{t, label, r} / N``."""
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self._levels = {}  # feature key -> (iteration, rank), for names
+
+    def occurrences(self, enc):
+        wl = super().occurrences(enc)
+        n = int(enc.node_ptr[-1])
+        level = np.repeat(np.arange(self.h + 1, dtype=np.int64), n)
+        # runs of equal (graph, iteration, label)
+        order = np.lexsort((wl.units[:, 0], wl.keys, level, wl.owner))
+        key, own, lev = wl.keys[order], wl.owner[order], level[order]
+        start = np.ones(len(key), dtype=bool)
+        start[1:] = (key[1:] != key[:-1]) | (own[1:] != own[:-1]) | (lev[1:] != lev[:-1])
+        run = np.cumsum(start) - 1
+        first = np.flatnonzero(start)
+        size = np.diff(np.append(first, len(key)))
+        rank = np.arange(len(key)) - first[run]
+        width = int(size.max(initial=1))
+        units = np.full((len(key), width), -1, dtype=np.int64)
+        nodes = wl.units[order, 0]
+        for r in range(width):  # every member of a run covers the run's nodes
+            ok = r < size[run]
+            units[ok, r] = nodes[first[run][ok] + r]
+        with np.errstate(over="ignore"):
+            ranked = _mix(key.view(np.uint64) ^ _mix(rank.astype(np.uint64) * _GOLD + _GOLD))
+        self._levels.update(zip(ranked.view(np.int64).tolist(), zip(lev.tolist(), rank.tolist())))
+        return Occurrences(ranked.view(np.int64), own, units, np.ones(len(key)))
+
+    def names(self, keys, enc, occ, limit=120):
+        out = []
+        for key in np.asarray(keys).tolist():
+            at = np.flatnonzero(occ.keys == key)
+            t, r = self._levels.get(key, (None, None))
+            if not len(at) or t is None:
+                out.append(f"WL label {key & 0xFFFFFFFF:08x}")
+                continue
+            o = int(at[0])
+            g, v = int(occ.owner[o]), int(occ.units[o, 0])
+            text = self._tree(enc, g, v, t)
+            text = text if len(text) <= limit else text[:limit - 3] + "..."
+            out.append(f"t={t}: {text} (#{r + 1})")
+        return out
+
+
 class ShortestPathLeaf(GraphLeaf):
     def __init__(self, kernel):
         super().__init__(kernel)

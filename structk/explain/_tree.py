@@ -63,7 +63,7 @@ def _leaf_for(kernel):
     from . import _gkm, _graphs, _sequences
 
     if isinstance(kernel, WeisfeilerLehmanOptimalAssignment):
-        return None
+        return _graphs.WLOptimalAssignmentLeaf
     table = [(Mismatch, _sequences.MismatchLeaf), (Spectrum, _sequences.SpectrumLeaf),
              (GappyPair, _sequences.GappyPairLeaf),
              (WeightedDegree, _sequences.WeightedDegreeLeaf),

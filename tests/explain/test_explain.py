@@ -22,6 +22,7 @@ from structk.kernels import (
     Spectrum,
     WeightedDegree,
     WeisfeilerLehman,
+    WeisfeilerLehmanOptimalAssignment,
 )
 from structk.learners import (
     KernelLogisticRegression,
@@ -239,6 +240,8 @@ def graphs():
     Normalize(WeisfeilerLehman(h=3)),
     ShortestPath(),
     WeisfeilerLehman(h=1, node_label=None) + Normalize(ShortestPath(node_label=None)),
+    WeisfeilerLehmanOptimalAssignment(h=2),
+    Normalize(WeisfeilerLehmanOptimalAssignment(h=1)),
 ], ids=repr)
 def test_graph_contributions_sum_to_the_decision_value(graphs, kernel):
     G, y = graphs
