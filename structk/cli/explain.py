@@ -108,9 +108,10 @@ def run_explain(args):
     E = explainer.contributions(objects)
     print(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
           f"top {explainer.unit}s (symbol@index, 0-based)")
-    for name, e in zip(names, E):
+    for name, obj, e in zip(names, objects, E):
         order = [int(i) for i in _top(e.scores, min(args.top, 5))]
-        tops = ", ".join(f"{e.units[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
+        shown = _unit_labels(obj, e)
+        tops = ", ".join(f"{shown[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
         print(f"{str(name)[:24]:<24} {e.decision:>10.5g} {e.bias:>10.5g}  {tops}")
     if args.tsv:
         with open(args.tsv, "w") as f:
@@ -126,6 +127,13 @@ def run_explain(args):
     if args.plot:
         _plot(args, explainer, objects[args.index], E[args.index], names[args.index])
     return 0
+
+
+def _unit_labels(obj, explanation):
+    """Symbols of a sequence's positions, or the labels of a graph's nodes."""
+    if hasattr(obj, "nodes"):
+        return [str(obj.nodes[v].get("label", v)) for v in explanation.units]
+    return explanation.units
 
 
 def _top(scores, n):

@@ -145,3 +145,22 @@ def test_molecule_plot(tmp_path):
     assert png[:4] == b"\x89PNG" and (tmp_path / "m.png").stat().st_size == len(png)
     with pytest.raises(ValueError, match="9 atoms"):
         plots.plot_molecule(smiles[0], e.scores[:3])
+
+
+def test_explain_graphs_from_a_tu_folder(tmp_path, capsys):
+    from structk.datasets import bundled_path, load_tu
+
+    folder = bundled_path("graph_families")
+    G, y = load_tu(folder)
+    model = KernelSVM(kernel=Normalize(WeisfeilerLehman(h=2))).fit(G, y == y[0])
+    structk.save(model, tmp_path / "g.model")
+    out = tmp_path / "c.tsv"
+    assert main(["explain", str(tmp_path / "g.model"), str(folder), "--top", "2",
+                 "--tsv", str(out), "--index", "1", "--plot", str(tmp_path / "g.png")]) == 0
+    assert "top nodes" in capsys.readouterr().out
+    rows = [line.split("\t") for line in out.read_text().splitlines()[1:]]
+    assert len(rows) == sum(g.number_of_nodes() for g in G)
+    total = sum(float(r[3]) for r in rows if r[0] == "graph1")
+    f = model.decision_function(G[1:2])[0]
+    assert total + Explainer(model).intercept == pytest.approx(f, abs=1e-9)
+    assert (tmp_path / "g.png").stat().st_size > 1000
