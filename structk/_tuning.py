@@ -52,6 +52,13 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 #: one l-mer in one deletion pattern of the counting form (gathered key,
 #: radix pass, group scan): the rule between the two compiled forms.
 GKM_PAIRS_PER_SUBSET_ENTRY = 6.0
+#: The compiled forms run on threads from this much work on: l-mer-pattern
+#: visits (counting form: the deletion patterns split among threads, each
+#: adding into its own copy of the result) or l-mer comparisons (all pairs:
+#: chunks of rows).
+GKM_THREADED_MIN_WORK = 2_000_000
+#: Chunks of rows per thread in the all-pairs form (balance on a loaded machine).
+GKM_CHUNKS_PER_THREAD = 4
 #: All-pairs sums of at most this many l-mer comparisons run in NumPy.
 GKM_NUMPY_MAX_PAIRS = 20_000
 #: Sequence batches of at most this many bases get their l-mers from NumPy.

@@ -255,9 +255,7 @@ class GappedKmer(_SequenceKernel):
         strands = 2 if self.reverse_complement else 1
         entries = (P.keys.shape[0] + (Q.keys.shape[0] if Q is not None else 0)) * strands
         need = 8 * cells + 8 * 8 * entries
-        from ..scale._tiling import _available_memory
-
-        available = _available_memory() or _tuning.GKM_MEMORY_FALLBACK
+        available = self._available()
         if need > available:
             raise MemoryError(
                 f"{self!r} would need {need / 2**30:.3g} GiB (available: "
@@ -285,6 +283,62 @@ class GappedKmer(_SequenceKernel):
         return (np.ascontiguousarray(np.concatenate(keys)[order]), rows[order],
                 np.ascontiguousarray(np.concatenate(wts)[order]))
 
+    def _subsets(self, keys, rows, wts, w, n, mode, out):
+        """The counting form into ``out``: the deletion patterns split among
+        threads (:func:`structk._threads.num_threads`, each adding into its
+        own copy of ``out`` while memory allows), then the self pairs."""
+        from .._threads import even_bounds, run_chunks, threads_for
+        from ..algorithms.gapped_kmers._numba import self_pairs, subsets_block
+
+        l, d = int(self.l), int(self.d)
+        combos = list(itertools.combinations(range(l), d))
+        subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
+        threads = threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
+        if threads > 1:
+            per_thread = out.nbytes + 8 * 8 * keys.shape[0]
+            threads = max(1, min(threads, int(self._available() // (2 * per_thread))))
+        bounds = even_bounds(len(combos), threads)
+        outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
+
+        def chunk(lo, hi):
+            subsets_block(keys, rows, wts, l, subsets[lo:hi], w, n, mode,
+                          outs[bounds.index(lo)])
+
+        run_chunks(chunk, bounds, threads)
+        for extra in outs[1:]:
+            out += extra
+        if mode != 1:
+            self_pairs(rows, wts, float(w[0]), mode, out)
+
+    @staticmethod
+    def _pairs(P, R, w, rc, symmetric, out):
+        """The all-pairs form into ``out``, chunks of rows on threads, cut
+        at equal numbers of l-mer comparisons."""
+        from .._threads import run_chunks, threads_for
+        from ..algorithms.gapped_kmers._numba import pairs_block
+
+        cx = np.diff(P.ptr).astype(np.float64)
+        cy = np.diff(R.ptr).astype(np.float64)
+        later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
+        work = np.cumsum(cx * later[:len(cx)])
+        total = float(work[-1]) if len(work) else 0.0
+        threads = threads_for(total, _tuning.GKM_THREADED_MIN_WORK)
+        parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
+        bounds = sorted({0, len(cx), *np.searchsorted(
+            work, total * np.arange(1, parts) / parts).tolist()})
+
+        def chunk(lo, hi):
+            pairs_block(P.keys, P.weights, P.ptr[lo:hi + 1], R.keys, R.keys_rc, R.weights,
+                        R.ptr, w, rc, symmetric, out[lo:hi], lo)
+
+        run_chunks(chunk, bounds, threads)
+
+    @staticmethod
+    def _available():
+        from ..scale._tiling import _available_memory
+
+        return _available_memory() or _tuning.GKM_MEMORY_FALLBACK
+
     def _raw(self, P, Q, mode):
         """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""
         w = self.mismatch_weights()
@@ -302,12 +356,8 @@ class GappedKmer(_SequenceKernel):
             method = self._method(P, P if Q is None else Q, mode == 0)
         out = np.zeros(shape)
         if method == "subsets":
-            from ..algorithms.gapped_kmers._numba import subsets_block
-
             keys, rows, wts = self._subset_input([P] if Q is None else [P, Q])
-            combos = list(itertools.combinations(range(int(self.l)), int(self.d)))
-            subsets = np.array(combos, dtype=np.int64).reshape(len(combos), int(self.d))
-            subsets_block(keys, rows, wts, int(self.l), subsets, w, n, mode, out)
+            self._subsets(keys, rows, wts, w, n, mode, out)
             if rc:
                 out *= 0.5
         else:
@@ -319,8 +369,11 @@ class GappedKmer(_SequenceKernel):
                 loops.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
             else:
                 R = P if Q is None else Q
-                loops.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc, R.weights,
-                                  R.ptr, w, rc, mode == 0, out)
+                if method == "numpy":
+                    loops.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc,
+                                      R.weights, R.ptr, w, rc, mode == 0, out)
+                else:
+                    self._pairs(P, R, w, rc, mode == 0, out)
         if mode == 0:
             mirror_upper(out)
         return out[:, 0] if mode == 2 else out

@@ -121,6 +121,26 @@ def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
                                        for a in X], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("algorithm", ["pairs", "subsets"])
+def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
+    """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,
+    the patterns' partial sums in separate copies: the NumPy form's values."""
+    from structk import _threads
+
+    tuning.set(GKM_THREADED_MIN_WORK=0)
+    monkeypatch.setattr(_threads, "num_threads", lambda: 3)
+    X = random_dna(9, 0, 40) + ["ACGTACGTNACGTACGTAA", "TTTTTTTTTTTT"]
+    Y = random_dna(4, 8, 30)
+    for rc_on in (False, True):
+        args = dict(l=6, k=3, d=3, kind="truncated", reverse_complement=rc_on,
+                    normalize=False)
+        ours, ref = GappedKmer(algorithm=algorithm, **args), GappedKmer(algorithm="numpy",
+                                                                        **args)
+        np.testing.assert_allclose(ours(X), ref(X), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ours(X, Y), ref(X, Y), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
+
+
 def _hamming(l):
     words = np.array(list(itertools.product(range(4), repeat=l)))
     return (words[:, None, :] != words[None, :, :]).sum(-1)

@@ -92,16 +92,18 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
 
 
 @numba.njit(cache=True, nogil=True)
-def pairs_block(kx, wx, px, ky, kry, wy, py, w, rc, symmetric, out):
+def pairs_block(kx, wx, px, ky, kry, wy, py, w, rc, symmetric, out, row0=0):
     """``out[i, j] = sum_{a in x_i, b in y_j (and rc)} wx_a wy_b w[mm(a, b)]``.
 
-    With ``symmetric`` (``x`` is ``y``) only ``j >= i`` is filled.
+    With ``symmetric`` (``x`` is ``y``) only ``j >= i`` is filled; ``row0``
+    is the number of ``x_0`` among the ``y`` then (``px``, ``out`` a chunk
+    of rows).
     """
     d = w.shape[0] - 1
     n = px.shape[0] - 1
     m = py.shape[0] - 1
     for i in range(n):
-        j0 = i if symmetric else 0
+        j0 = i + row0 if symmetric else 0
         for j in range(j0, m):
             s = 0.0
             for a in range(px[i], px[i + 1]):
@@ -193,21 +195,39 @@ def _sort_by_kept(keys, rows, weights, kept, n_kept, buffers, counts):
 
 
 @numba.njit(cache=True, nogil=True)
+def self_pairs(rows, weights, w0, mode, out):
+    """The pair of every l-mer with itself: ``w0 v_a^2`` on its row's
+    diagonal (mode 0) or diagonal entry (mode 2); :func:`subsets_block`
+    leaves these out."""
+    for a in range(rows.shape[0]):
+        v = w0 * weights[a] * weights[a]
+        if mode == 0:
+            out[rows[a], rows[a]] += v
+        else:
+            out[rows[a], 0] += v
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out):
-    """``out += sum over pairs of l-mers within d = len(w) - 1 mismatches``
-    of ``w[mm] v_a v_b``, by grouping over deleted positions.
+    """``out += sum over pairs of distinct l-mers within d = len(w) - 1
+    mismatches`` of ``w[mm] v_a v_b``, by grouping over deleted positions.
 
     For every set ``S`` of ``d`` positions (the rows of ``subsets``) the
-    l-mers are sorted by the
-    other ``l - d`` positions; a pair within ``d`` mismatches agrees there
-    for every ``S`` holding its mismatches, and is counted in one of them
-    only: ``S`` = its mismatches plus the lowest positions free of them.
+    l-mers are sorted by the other ``l - d`` positions; a pair within ``d``
+    mismatches agrees there for every ``S`` holding its mismatches, and is
+    counted in one of them only: ``S`` = its mismatches plus the lowest free
+    positions (lowest bit offsets), i.e. the positions of ``S`` where the
+    pair agrees all lie below the lowest position outside ``S``.
 
     ``keys, rows, weights``: the l-mers (both strands when reverse
     complements count) of all sequences, ``rows`` ascending. ``mode`` 0:
     Gram of rows ``0..n - 1`` (upper triangle of ``out``; a pair within one
     row counts in both orders); 1: cross-Gram of rows ``< n_x`` against rows
-    ``>= n_x``; 2: the diagonal only (``out[i, 0]``).
+    ``>= n_x``; 2: the diagonal only (``out[i, 0]``). The pair of an l-mer
+    with itself is left to :func:`self_pairs` (only the full set of
+    patterns would count it, once). Separate calls over disjoint sets of
+    patterns add up to the call over their union.
     """
     d = w.shape[0] - 1
     N = keys.shape[0]
@@ -233,40 +253,39 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out):
             else:
                 kept[n_kept] = 2 * (l - 1 - p)
                 n_kept += 1
+        free = low & ~smask
+        fbit = free & -free  # lowest kept position: agreements in S must lie below
         ck, sk, sr, sw = _sort_by_kept(keys, rows, weights, kept, n_kept, buffers, counts)
         q = 0
         while q < N:
             e = q + 1
             while e < N and ck[e] == ck[q]:
                 e += 1
-            for a in range(q, e):
+            for a in range(q, e - 1):
                 ka = sk[a]
                 ra = sr[a]
-                b0 = a if mode != 1 else q
-                for b in range(b0, e):
+                if mode == 1 and ra >= n_x:
+                    break  # rows ascend within a group: the rest are y rows
+                wa = sw[a]
+                for b in range(a + 1, e):
                     rb = sr[b]
                     if mode == 1:
-                        if ra >= n_x or rb < n_x:
+                        if rb < n_x:
                             continue
                     elif mode == 2 and rb != ra:
-                        continue
+                        break
                     x = ka ^ sk[b]
                     x = (x | (x >> 1)) & low
-                    mm = int(_popcount(np.uint64(x)))
-                    canon = x
-                    for _ in range(d - mm):
-                        free = ~canon & low
-                        canon |= free & -free
-                    if canon != smask:
-                        continue
-                    v = w[mm] * sw[a] * sw[b]
+                    if (smask & ~x) >= fbit:
+                        continue  # counted under another set of positions
+                    v = w[int(_popcount(np.uint64(x)))] * wa * sw[b]
                     if mode == 0:
-                        if ra == rb and a != b:
+                        if ra == rb:
                             v *= 2.0
                         out[ra, rb] += v
                     elif mode == 1:
                         out[ra, rb - n_x] += v
                     else:
-                        out[ra, 0] += v * (2.0 if a != b else 1.0)
+                        out[ra, 0] += 2.0 * v
             q = e
     return out
