@@ -104,17 +104,25 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
             return fit_ridge(self, X, Y, solver, lam)
         self.solver_ = "dual"
         K, objects = self._train_gram(X, len(Y))
-        A = K.copy()
+        # a Gram computed here is factorised in place (no second n x n array);
+        # a Gram the caller passed is copied
+        own = objects is not None
+        A = K if own else K.copy()
+        d = np.diag(K).copy()
         A.flat[:: A.shape[0] + 1] += lam
-        # A is symmetric, so its C-ordered buffer is the Fortran matrix A^T = A
+        # A is symmetric, so its C-ordered buffer is the Fortran matrix A^T = A;
+        # the factor overwrites its lower triangle (C order) and diagonal only
         with small_blas(A.shape[0]):
             _, coef, info = lapack.dposv(A.T, Y, lower=0, overwrite_a=1, overwrite_b=0)
         if info > 0:
+            if own:
+                _restore_lower(K, d)
             _raise_not_psd(K, lam)
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK dposv failed (info={info})")
         self.dual_coef_ = coef
-        self.rkhs_norm_ = rkhs_norm(coef.T, K)
+        self.rkhs_norm_ = (_rkhs_norm_from_upper(K, d, coef) if own
+                           else rkhs_norm(coef.T, K))
         self.X_fit_ = objects
         return self
 
@@ -135,6 +143,37 @@ def _tridiagonalise(K):
     if info != 0:  # pragma: no cover - LAPACK argument error
         raise RuntimeError(f"LAPACK dsytrd failed (info={info})")
     return d, e, _linalg.orthogonal_of_tridiagonal(c, tau)
+
+
+def _restore_lower(K, d, rows=256):
+    """Put back the lower triangle (from the intact upper one) and the
+    diagonal ``d`` of a symmetric ``K`` whose lower part a factorisation
+    overwrote."""
+    n = K.shape[0]
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        block = K[start:stop, :stop]
+        upper = K[:stop, start:stop].T
+        lower = np.tri(stop - start, stop, start - 1, dtype=bool)
+        block[lower] = upper[lower]
+    np.fill_diagonal(K, d)
+
+
+def _rkhs_norm_from_upper(K, d, A, rows=256):
+    """``sqrt(a^T K a)`` of each column ``a`` of ``A`` from the strict upper
+    triangle of ``K`` and its diagonal ``d`` (the rest of ``K`` may hold a
+    factor): ``sum_i d_i a_i^2 + 2 sum_{i<j} a_i K_ij a_j``, by row blocks."""
+    A2 = A.reshape(A.shape[0], -1)
+    n = K.shape[0]
+    sq = d @ (A2 * A2)
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        inner = np.triu(K[start:stop, start:stop], 1) @ A2[start:stop]
+        if stop < n:
+            inner += K[start:stop, stop:] @ A2[stop:]
+        sq += 2.0 * np.einsum("ik,ik->k", A2[start:stop], inner)
+    out = np.sqrt(np.maximum(sq, 0.0))
+    return float(out[0]) if A.ndim == 1 else out
 
 
 def _raise_singular(alpha, lam_min):

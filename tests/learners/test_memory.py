@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from structk import KernelSVM, Normalize, Spectrum
+from structk import KernelRidge, KernelSVM, Normalize, Spectrum
 
 
 def _dna(n, length, seed):
@@ -45,3 +45,20 @@ def test_a_precomputed_fit_copies_nothing_of_the_gram():
     KernelSVM().fit(K, y)
     peak = _peak(lambda: KernelSVM().fit(K, y))
     assert peak <= 0.1 * K.nbytes, f"fit allocated {peak / K.nbytes:.2f} x the Gram"
+
+
+def test_a_kernel_ridge_fit_factorises_its_own_gram_in_place():
+    n = 1200
+    X = _dna(n, 60, seed=2)
+    y = np.random.default_rng(2).normal(size=n)
+    k = Normalize(Spectrum(k=3))
+    ridge = KernelRidge(kernel=k, solver="dual").fit(X, y)
+    gram = 8 * n * n
+    peak = _peak(lambda: KernelRidge(kernel=k, solver="dual").fit(X, y))
+    assert peak <= 1.3 * gram, f"fit peaked at {peak / gram:.2f} x the Gram"
+    # the same model as from the Gram the caller holds (which is copied)
+    K = k(X)
+    twin = KernelRidge().fit(K, y)
+    np.testing.assert_allclose(ridge.dual_coef_, twin.dual_coef_, rtol=1e-9, atol=1e-12)
+    assert ridge.rkhs_norm_ == pytest.approx(twin.rkhs_norm_, rel=1e-9)
+    np.testing.assert_array_equal(K, k(X))  # the caller's Gram untouched
