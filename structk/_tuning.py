@@ -150,6 +150,10 @@ SVM_NUMPY_WORK = 2_000_000
 #: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions
 #: only. Changes which slightly indefinite Grams are caught, not any fit.
 PSD_FACTORISE_MAX_N = 500
+#: How many interleaved principal submatrices of ``PSD_FACTORISE_MAX_N``
+#: objects the learners factorise for a larger Gram (``None``: all): a
+#: cost independent of n, against one pass of the necessary conditions.
+PSD_BLOCKS_CHECKED = 1
 #: Grams of at most this order are certified by one factorisation without
 #: the necessary pass and without a BLAS thread limit (the first limit of a
 #: process costs more than their factorisation).

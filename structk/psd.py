@@ -66,7 +66,13 @@ class PSDReport:
     witness : ndarray or None
         When not PSD, a unit vector ``z`` with ``z^T K z = min_eigenvalue < -tol``.
     method : str
-        ``"cholesky"`` or ``"eigh"``: what decided the answer.
+        ``"cholesky"`` or ``"eigh"``: what decided the answer;
+        ``"submatrix"`` when the learners' check found a principal
+        submatrix with an eigenvalue below ``-tol`` (then
+        ``min_eigenvalue`` is that submatrix's, an upper bound on ``K``'s).
+    tol_rule : str
+        How ``tol`` was set: ``"10*n*eps*||K||_F (default)"``, ``"given"``,
+        or the rule of the caller (the learners: ``1e-6*||K||_F``).
     """
 
     is_psd: bool
@@ -77,6 +83,7 @@ class PSDReport:
     min_eigenvalue: float | None
     witness: np.ndarray | None = field(default=None, repr=False)
     method: str = "cholesky"
+    tol_rule: str = "given"
 
     def __bool__(self):
         return bool(self.is_psd)
@@ -94,12 +101,11 @@ class PSDReport:
             )
         else:
             rel = self.min_eigenvalue / self.scale if self.scale > 0 else 0.0
-            lines.append(
-                f"  smallest eigenvalue: {self.min_eigenvalue:.6g} "
-                f"({rel:.3g} x ||K||_F)"
-            )
+            how = ("smallest eigenvalue at most (that of a principal submatrix)"
+                   if self.method == "submatrix" else "smallest eigenvalue:")
+            lines.append(f"  {how} {self.min_eigenvalue:.6g} ({rel:.3g} x ||K||_F)")
         lines.append(
-            f"  tolerance: {self.tol:.3g} (default 10*n*eps*||K||_F; ||K||_F = {self.scale:.6g})"
+            f"  tolerance: {self.tol:.3g} ({self.tol_rule}; ||K||_F = {self.scale:.6g})"
         )
         lines.append(f"  asymmetry max|K - K^T|: {self.asymmetry:.3g}")
         if self.witness is not None:
@@ -232,17 +238,19 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
     K, asym = _symmetric_part(K, sym_rtol)
     n = K.shape[0]
     scale = _linalg.frobenius(K)
+    rule = "given"
     if tol is None:
         tol = 10.0 * n * eps * scale
+        rule = "default 10*n*eps*||K||_F"
 
     if method == "auto" and _linalg.cholesky_ok(K, tol):
-        return PSDReport(True, n, tol, scale, asym, None, None, "cholesky")
+        return PSDReport(True, n, tol, scale, asym, None, None, "cholesky", rule)
     from ._threads import small_blas
 
     with small_blas(n):
         lam, z = _smallest_eigenpair(K)
     ok = lam >= -tol
-    return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh")
+    return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh", rule)
 
 
 def assert_psd(K, tol=None, **kwargs):

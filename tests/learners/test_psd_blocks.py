@@ -1,0 +1,64 @@
+"""The learners' PSD check of Grams too large to factorise: principal
+submatrices catch clearly indefinite Grams, and the report states the
+threshold actually applied."""
+
+import numpy as np
+import pytest
+
+from structk.exceptions import NotPSDError
+from structk.learners import KernelRidge, KernelSVM
+
+
+def gram_with_negative_part(n, n_negative, rel, seed=0):
+    """A Gaussian Gram whose ``n_negative`` smallest eigenvalues are set to
+    about ``-rel ||K||_F`` (and a label vector)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    K = np.exp(-0.1 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    w, V = np.linalg.eigh(K)
+    w[:n_negative] = -rel * np.linalg.norm(K) * np.linspace(1.0, 0.5, n_negative)
+    K = (V * w) @ V.T
+    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("learner", [KernelSVM(), KernelRidge()])
+def test_clearly_indefinite_large_gram_is_refused(tuning, learner):
+    tuning.set(PSD_FACTORISE_MAX_N=60, PSD_SMALL_CERTIFICATE_MAX_N=60)
+    K, y = gram_with_negative_part(240, 40, 2.3e-5)
+    assert np.linalg.eigvalsh(K)[0] < -1e-5 * np.linalg.norm(K)
+    with pytest.raises(NotPSDError) as info:
+        learner.fit(K, y)
+    report = info.value.report
+    z = report.witness
+    # the witness is a witness for the whole Gram (checked independently)
+    assert z.shape == (240,) and z @ K @ z < -1e-6 * np.linalg.norm(K)
+    assert z @ K @ z == pytest.approx(report.min_eigenvalue, rel=1e-6)
+    text = str(info.value)
+    assert "1e-6*||K||_F" in text and "10*n*eps" not in text
+    assert "principal submatrix" in text and "objects 0, 4, 8" in text
+
+
+def test_psd_large_gram_passes_and_none_skips(tuning):
+    tuning.set(PSD_FACTORISE_MAX_N=60, PSD_SMALL_CERTIFICATE_MAX_N=60)
+    K, y = gram_with_negative_part(240, 0, 0.0)
+    KernelSVM().fit(K, y)
+    K, y = gram_with_negative_part(240, 40, 2.3e-5)
+    KernelSVM(psd_check="none").fit(K, y)
+
+
+def test_small_gram_report_names_the_learners_threshold():
+    K, y = gram_with_negative_part(50, 5, 1e-3)
+    with pytest.raises(NotPSDError) as info:
+        KernelSVM().fit(K, y)
+    text = str(info.value)
+    assert "tolerance:" in text and "the learners' 1e-6*||K||_F" in text
+    assert info.value.report.tol == pytest.approx(1e-6 * np.linalg.norm(K))
+    assert "10*n*eps" not in text
+
+
+def test_check_psd_names_its_default_and_a_given_tolerance():
+    from structk import check_psd
+
+    K = np.array([[0.0, 1.0], [1.0, 0.0]])
+    assert "default 10*n*eps*||K||_F" in str(check_psd(K))
+    assert "(given;" in str(check_psd(K, tol=0.5))
