@@ -280,6 +280,31 @@ def _encode_generic(x, table, dtype, where):
     return out
 
 
+def _looks_like_protein(codes, offsets, bad, items, symbols):
+    """Whether sequences refused by a nucleotide alphabet are protein: at
+    least a quarter of their symbols outside it, the first 200 of those all
+    amino-acid letters, one of them a letter that is no nucleotide code
+    (E, F, I, L, P, Q; N, R, Y, ... are IUPAC ambiguity codes too)."""
+    from .alphabets import NAMED
+
+    nucleotides = set("ACGTUN")
+    if not all(isinstance(c, str) and c.upper() in nucleotides for c in symbols):
+        return False
+    if bad.size < 0.25 * codes.size:
+        return False
+    protein = set(NAMED["protein"]) | set("BZJUOX*")
+    amino_only = False
+    for flat in bad[:200]:
+        i = int(np.searchsorted(offsets, flat, side="right") - 1)
+        x = items[i]
+        c = x[int(flat - offsets[i])]
+        c = chr(c) if isinstance(c, int) else c
+        if not (isinstance(c, str) and c.upper() in protein):
+            return False
+        amino_only = amino_only or c.upper() in "EFILPQJOZ"
+    return amino_only
+
+
 def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -292,6 +317,10 @@ def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
         symbol = chr(x[pos]) if isinstance(x, bytes) else x[pos]
         shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
         n_seqs = len(np.unique(np.searchsorted(offsets, bad, side="right") - 1))
+        if _looks_like_protein(codes, offsets, bad, items, symbols):
+            hint = ("these look like protein sequences (most symbols are amino acids "
+                    "outside the nucleotide alphabet): pass alphabet='protein' to the "
+                    f"kernel; {hint or _SKIP_HINT}")
         raise ValueError(
             f"{name}[{i}] has symbol {symbol!r} at position {pos}, which is not in "
             f"the alphabet {shown!r} ({bad.size} such symbol(s) in {n_seqs} "

@@ -153,3 +153,17 @@ def test_uci_reader_errors(tmp_path):
     bad.write_text("EI, ACGT\n")
     with pytest.raises(ValueError, match="bad.data:1: expected"):
         load_splice(bad)
+
+
+def test_proteins_given_a_nucleotide_alphabet_get_the_protein_advice():
+    from structk.kernels import GappyPair, Spectrum
+
+    proteins = ["MKVLAAGIVHHW", "PQERTYDDCSNG"]
+    for kernel in (Spectrum(k=3), GappyPair(k=1, m=1)):
+        with pytest.raises(ValueError, match="alphabet='protein'"):
+            kernel(proteins)
+    # DNA with ambiguity codes or a stray letter: no protein advice
+    for dna in (["ACGTACGTNA", "ACGTTTAQ"], ["NNNNRYACGT"]):
+        with pytest.raises(ValueError) as info:
+            Spectrum(k=3)(dna)
+        assert "protein" not in str(info.value)

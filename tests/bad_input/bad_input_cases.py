@@ -1043,6 +1043,9 @@ def _repair_cases():
         Case("SpectrumRepair-rcond-1", lambda: repair(rcond=1.0), ValueError, ("rcond",)),
         Case("SpectrumRepair-no-positive-eigenvalue", no_positive, ValueError,
              ("no positive eigenvalue",)),
+        Case("Spectrum-dna-default-given-proteins", lambda: _k("Spectrum", k=3)()(
+            ["MKVLAAGIVHHW", "PQERTYDDCSNG"]), ValueError,
+             ("X[0]", "'M'", "alphabet='protein'")),
     ]
 
 
