@@ -221,6 +221,78 @@ class GappedKmer(_SequenceKernel):
                 f"{self.algorithm!r}"
             )
 
+    # ------------------------------------------------------------- features
+    @property
+    def has_features(self):
+        """An explicit feature map exists for the gapped k-mer count kernel
+        with every pair sharing a gapped k-mer counted (``kind="count"``,
+        ``d = l - k``, no ``gamma``)."""
+        return (self.kind == "count" and self.gamma is None
+                and isinstance(self.d, (int, np.integer)) and self.d == self.l - self.k)
+
+    fixed_feature_columns = has_features
+
+    def _no_features(self):
+        if self.has_features:
+            return
+        raise TypeError(
+            f"{self!r} has no explicit feature map: only the gapped k-mer count "
+            f"kernel with d = l - k (kind='count', d={self.l}-{self.k}, gamma=None) "
+            "is an inner product of feature vectors (the estimated l-mer kinds, the "
+            "truncation d < l - k and the RBF form are not); compute its Gram "
+            "matrix with k(X) instead"
+        )
+
+    def features(self, X):
+        """Gapped k-mer count features, CSR (``kind="count"``, ``d = l - k``).
+
+        Column ``s 4^k + c``: the gapped k-mer with informative positions
+        ``itertools.combinations(range(l), k)[s]`` and bases ``c`` (two bits
+        a base, first most significant), each l-mer counted with its weight.
+        With ``reverse_complement`` a gapped k-mer and its reverse complement
+        share the smaller column (the other stays empty) holding the sum of
+        their counts, and a palindromic one counts ``sqrt 2``: ``F(X) @
+        F(Y).T`` is the kernel. Normalised rows with ``normalize``.
+        """
+        self._no_features()
+        return super().features(X)
+
+    def features_prepared(self, P):
+        self._no_features()
+        return super().features_prepared(P)
+
+    def _features(self, P):
+        import scipy.sparse as sp
+
+        from ..algorithms.gapped_kmers._numba import count_features
+
+        self._no_features()
+        l, k = int(self.l), int(self.k)
+        combos = list(itertools.combinations(range(l), k))
+        if len(combos) * 4.0 ** k > 2.0 ** 62:
+            raise ValueError(f"the C({l}, {k}) 4^{k} gapped k-mer columns of {self!r} "
+                             "do not fit int64 indices")
+        need = 16 * P.keys.shape[0] * len(combos) * 2
+        if need > self._available():
+            raise MemoryError(
+                f"{self!r}.features would need {need / 2**30:.3g} GiB for "
+                f"{P.keys.shape[0]} l-mers times {len(combos)} gapped k-mers each "
+                f"(available: {self._available() / 2**30:.3g} GiB); use k(X) instead"
+            )
+        index = {c: s for s, c in enumerate(combos)}
+        mirror = np.array([index[tuple(sorted(l - 1 - p for p in c))] for c in combos],
+                          dtype=np.int64)
+        kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos],
+                        dtype=np.int64).reshape(len(combos), k)
+        indptr, ids, vals = count_features(P.keys, P.keys_rc, P.weights, P.ptr, kept,
+                                           mirror, bool(self.reverse_complement))
+        F = sp.csr_matrix((vals, ids, indptr), shape=(len(P), len(combos) * 4 ** k))
+        if self.normalize:
+            norms = np.sqrt(np.asarray(F.multiply(F).sum(axis=1)).ravel())
+            scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+            F = sp.csr_matrix(sp.diags(scale) @ F)
+        return F
+
     def mismatch_weights(self):
         """``w[0..d]``: the weight of a pair of l-mers ``m`` mismatches apart."""
         self._check_params()

@@ -121,6 +121,67 @@ def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
                                        for a in X], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("rc_on", [False, True])
+@pytest.mark.parametrize("center", [None, (7, 3.0)])
+def test_count_features_are_the_canonical_gapped_kmer_counts(rc_on, center):
+    l, k = 5, 3
+    X = random_dna(7, 0, 16) + ["ACGNNACGTACG", "acgtACGTAC", "AACGTT" * 3]
+    Y = random_dna(3, 5, 12)
+    kw = dict(l=l, k=k, d=l - k, kind="count", reverse_complement=rc_on,
+              center_weighted=center is not None)
+    if center is not None:
+        kw.update(M=center[0], H=center[1])
+    raw = GappedKmer(normalize=False, **kw)
+    F = raw.features(X)
+    assert F.shape == (len(X), comb(l, k) * 4 ** k) and F.has_sorted_indices
+    np.testing.assert_allclose((F @ F.T).toarray(), raw(X), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose((F @ raw.features(Y).T).toarray(), raw(X, Y), rtol=1e-12,
+                               atol=1e-9)
+    norm = GappedKmer(normalize=True, **kw)
+    G = norm.features(X)
+    np.testing.assert_allclose((G @ G.T).toarray(), norm(X), rtol=1e-12, atol=1e-12)
+    if center is None:  # columns: brute-force counts, a pair and its rc merged
+        combos = list(itertools.combinations(range(l), k))
+        for i, s in enumerate(X):
+            want = Counter()
+            for (kept, word), c in gapped_kmer_counts(s, l, k).items():
+                col = combos.index(kept) * 4 ** k + int("".join(str("ACGT".index(b))
+                                                                for b in word), 4)
+                if rc_on:
+                    mkept = tuple(sorted(l - 1 - p for p in kept))
+                    mcol = combos.index(mkept) * 4 ** k + int(
+                        "".join(str("ACGT".index(b)) for b in rc(word)), 4)
+                    c = c * np.sqrt(2) if mcol == col else c
+                    col = min(col, mcol)
+                want[col] += c
+            row = F.getrow(i)
+            assert dict(zip(row.indices.tolist(), row.data.tolist())) == pytest.approx(
+                dict(want))
+
+
+def test_features_only_for_the_exact_count_kernel():
+    for kern in (GappedKmer(), GappedKmer(l=5, k=3, d=1, kind="count"),
+                 GappedKmer(l=5, k=3, d=2, kind="count", gamma=1.0)):
+        assert not kern.has_features
+        with pytest.raises(TypeError, match="d = l - k"):
+            kern.features(["ACGTACGT"])
+    assert GappedKmer(l=5, k=3, d=2, kind="count").has_features
+
+
+def test_primal_svm_on_count_features_equals_the_dual():
+    from structk.learners import KernelSVM
+
+    X = random_dna(80, 20, 40, rng=np.random.default_rng(3))
+    y = np.array([int("GATA" in s or "TATC" in s) for s in X])
+    kw = dict(kernel=GappedKmer(l=5, k=3, d=2, kind="count"), C=1.0, tol=1e-6)
+    dual = KernelSVM(solver="dual", **kw).fit(X, y)
+    primal = KernelSVM(solver="primal", **kw).fit(X, y)
+    assert primal.solver_ == "primal"
+    T = random_dna(20, 20, 40, rng=np.random.default_rng(4))
+    d, p = dual.decision_function(T), primal.decision_function(T)
+    np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
+
+
 @pytest.mark.parametrize("algorithm", ["pairs", "subsets"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,

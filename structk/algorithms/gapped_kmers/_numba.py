@@ -289,3 +289,55 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out):
                         out[ra, 0] += 2.0 * v
             q = e
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def count_features(keys, keys_rc, weights, ptr, kept, mirror, rc):
+    """Gapped k-mer counts of each row as CSR ``(indptr, indices, data)``.
+
+    ``kept[s]``: bit offsets of the ``k`` informative positions of pattern
+    ``s`` (first position most significant); the gapped k-mer of l-mer ``a``
+    under ``s`` is column ``s 4^k + (a's bases there)``. With ``rc`` a
+    gapped k-mer and its reverse complement (pattern ``mirror[s]`` of the
+    reverse-complemented l-mer) are one column, the smaller; a palindromic
+    one (its own reverse complement) counts ``sqrt 2``. Columns ascend
+    within each row; equal ones are summed.
+    """
+    S, k = kept.shape
+    n = ptr.shape[0] - 1
+    ids = np.empty(ptr[n] * S, dtype=np.int64)
+    vals = np.empty(ptr[n] * S, dtype=np.float64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    root2 = np.sqrt(2.0)
+    t = 0
+    for i in range(n):
+        start = t
+        for a in range(ptr[i], ptr[i + 1]):
+            for s in range(S):
+                g = (np.int64(s) << (2 * k)) | _gather(keys[a], kept[s], k)
+                v = weights[a]
+                if rc:
+                    r = mirror[s]
+                    g2 = (np.int64(r) << (2 * k)) | _gather(keys_rc[a], kept[r], k)
+                    if g2 == g:
+                        v *= root2
+                    elif g2 < g:
+                        g = g2
+                ids[t] = g
+                vals[t] = v
+                t += 1
+        seg = ids[start:t]
+        order = np.argsort(seg, kind="mergesort")
+        sid = seg[order]
+        sval = vals[start:t][order]
+        u = indptr[i]
+        for q in range(sid.shape[0]):
+            if q > 0 and sid[q] == sid[q - 1]:
+                vals[u - 1] += sval[q]
+            else:
+                ids[u] = sid[q]
+                vals[u] = sval[q]
+                u += 1
+        indptr[i + 1] = u
+        t = u
+    return indptr, ids[:t].copy(), vals[:t].copy()
