@@ -94,6 +94,10 @@ DEFAULT_GRIDS = {
     "KernelRidge": {"alpha": (1e-3, 1e-2, 0.1, 1.0, 10.0)},
 }
 
+#: The penalties KernelRidgeCV chooses from by leave-one-out (one
+#: eigendecomposition for all) when the expression does not give ``alphas``.
+DEFAULT_RIDGE_CV_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
+
 
 @dataclass
 class LearnerSpec:
@@ -118,6 +122,8 @@ def learner_spec(estimator, grid=None, given=()):
     lists) plus the :data:`DEFAULT_GRIDS` entries for parameters the
     expression did not set (``given``)."""
     grid = dict(grid or {})
+    if type(estimator).__name__ == "KernelRidgeCV" and "alphas" not in given:
+        estimator = estimator.set_params(alphas=DEFAULT_RIDGE_CV_ALPHAS)
     for param, values in DEFAULT_GRIDS.get(type(estimator).__name__, {}).items():
         if param not in given and param not in grid:
             grid[param] = list(values)
@@ -326,7 +332,9 @@ def _fold(spec, K, y, train, test, splits, task):
                            for attr, name in _SELF_CHOSEN.items() if hasattr(model, attr)}}
     yt = y[test]
     # with a grid: how many other grid points had the chosen one's inner loss
-    tied = {"ties": int(ties)} if spec.grid else {}
+    # (a learner choosing its own penalty, KernelRidgeCV, picks a unique best)
+    self_chosen = any(hasattr(model, attr) for attr in _SELF_CHOSEN)
+    tied = {"ties": int(ties)} if spec.grid or self_chosen else {}
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
@@ -387,13 +395,18 @@ class CVResult:
 
     def edge_folds(self):
         """``{param: folds}`` for grids of 3+ numbers whose chosen value was the
-        smallest or largest candidate (the optimum may lie outside the grid)."""
+        smallest or largest candidate, strictly better than every other grid
+        point in the inner cross-validation (the optimum may lie outside the
+        grid). A value chosen by the first-on-ties rule is not counted: on
+        separable data every ``C`` from some value on has zero inner error,
+        which says nothing about a better ``C`` beyond the grid."""
         out = {}
         for name, values in self.grid.items():
             if len(values) < 3 or not all(isinstance(v, (int, float)) for v in values):
                 continue
             ends = (min(values), max(values))
-            n = sum(f["params"].get(name) in ends for f in self.folds)
+            n = sum(f["params"].get(name) in ends and f.get("ties", 1) == 0
+                    for f in self.folds)
             if n:
                 out[name] = n
         return out
@@ -497,8 +510,15 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
             results = _run(jobs, n_jobs, len(splits.folds), progress,
                            f"{type(spec.estimator).__name__} folds")
             rows.append(CVResult(kernel_name, spec.name, task, results, seconds, report,
-                                 spec.grid))
+                                 {**spec.grid, **_self_chosen_grid(spec.estimator)}))
     return rows
+
+
+def _self_chosen_grid(estimator):
+    """The candidates of the penalty a learner chooses itself (KernelRidgeCV's
+    ``alphas``), as a grid for the edge notes."""
+    alphas = estimator.get_params(deep=False).get("alphas")
+    return {"alpha": [float(a) for a in alphas]} if alphas is not None else {}
 
 
 def _run(jobs, n_jobs, total, progress, desc):
@@ -578,9 +598,11 @@ def edge_notes(rows):
                     f"{'above' if end == 'largest' else 'below'} the grid")
             wider = _wider_grid(grid, end)
             learner = row.learner
-            pattern = rf"\b{re.escape(name)}=\[[^\]]*\]"
+            # KernelRidgeCV's own candidates are its ``alphas``, a tuple
+            key = name if re.search(rf"\b{re.escape(name)}=\[", learner) else name + "s"
+            pattern = rf"\b{re.escape(key)}=[\[(][^\])]*[\])]"
             if wider is not None and re.search(pattern, learner):
-                listed = f"{name}=[{', '.join(_fmt_value(v) for v in wider)}]"
+                listed = f"{key}=[{', '.join(_fmt_value(v) for v in wider)}]"
                 learner = re.sub(pattern, lambda m: listed, learner, count=1)
                 head += f": try a wider grid, e.g. --learner '{learner}'"
             else:

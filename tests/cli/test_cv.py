@@ -116,7 +116,9 @@ def test_edge_chosen_by_ties_or_on_few_folds_is_not_noted(flat_kernel_csv, capsy
     path, _, _ = flat_kernel_csv
     # every C too small: all predict the majority class, the first C wins the tie
     row, err = _cv_json(capsys, path, "KernelSVM(C=[0.01, 0.1, 1])")
-    assert row["grid_edge_folds"] == {"C": 4} and row["one_class_folds"] == 4
+    # (tied choices are no edge: the same holds on separable data, where every C
+    # from some value on has zero inner error)
+    assert row["grid_edge_folds"] == {} and row["one_class_folds"] == 4
     assert all(f["ties"] == 2 for f in row["folds"]) and err == ""
     # a grid wide enough: the edge wins on 1 fold of 4 only
     row, err = _cv_json(capsys, path, "KernelSVM(C=[0.1, 1, 10, 100, 1000])")
@@ -211,7 +213,7 @@ def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
 def test_tsv_output_has_one_line_per_pair(moons_csv, capsys):
     path, *_ = moons_csv
     code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                       "Linear()", "--kernel", "Gaussian(sigma=0.3)", "--learner",
+                       "Linear()", "--kernel", "Linear()", "--learner",
                        "NearestClassMean()", "--cv", "3", "--format", "tsv", "--quiet")
     assert code == 0
     lines = [line.split("\t") for line in out.splitlines()]
@@ -358,3 +360,33 @@ def test_esol_beats_delaneys_linear_model(structk_data, capsys):
     row = json.loads(out)
     assert row["n"] == 1128 and row["mean"] < 0.91  # Delaney's ESOL: RMSE 0.91
     assert row["baseline"]["mean"] > 2.0 and row["r2"]["mean"] > 0.8
+
+
+def test_kernel_ridge_cv_alpha_at_its_edge_is_noted(tmp_path, capsys):
+    # targets independent of the inputs: the largest penalty (the mean
+    # predictor) wins the leave-one-out on every fold
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    path = tmp_path / "noise.csv"
+    np.savetxt(path, np.c_[X, rng.normal(size=60)], delimiter=",",
+               header="a,b,c,target", comments="", fmt="%.17g")
+    code, out, err = run(capsys, "cv", str(path), "--label-column", "target", "--task",
+                         "regression", "--kernel", "Linear()", "--learner",
+                         "KernelRidgeCV(alphas=(0.01, 0.1, 1))", "--cv", "3",
+                         "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    assert [f["params"]["alpha"] for f in row["folds"]] == [1.0] * 3
+    assert row["grid_edge_folds"] == {"alpha": 3}
+    assert "alpha = 1, the largest value of its grid, was chosen on 3/3 outer folds" in err
+    assert "--learner 'KernelRidgeCV(alphas=[0.01, 0.1, 1, 10, 100])'" in err
+
+
+def test_kernel_ridge_cv_default_alphas_in_cv():
+    from structk.cli.evaluation import DEFAULT_RIDGE_CV_ALPHAS
+    from structk.learners import KernelRidgeCV
+
+    spec = learner_spec(KernelRidgeCV())
+    assert spec.estimator.alphas == DEFAULT_RIDGE_CV_ALPHAS
+    assert learner_spec(KernelRidgeCV(alphas=(1.0, 2.0)), given={"alphas"}
+                        ).estimator.alphas == (1.0, 2.0)
