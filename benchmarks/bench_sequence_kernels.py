@@ -89,7 +89,7 @@ def bench_alignment(quick, repeat):
     cells = 0.5 * (lengths.sum() ** 2 + (lengths ** 2).sum())  # upper triangle
 
     kern = LocalAlignment(beta=0.5)
-    P = kern._prepare(X, "X")
+    P = kern.prepare(X, "X")
     from structk.algorithms.alignment import _numba as la_jit
 
     tables = kern._tables()
@@ -148,7 +148,7 @@ def bench_alignment(quick, repeat):
     from structk.algorithms.alignment._numba import _la_log
 
     long = synthetic_proteins(2, length=1500, seed=3)
-    Q = kern._prepare(long, "X")
+    Q = kern.prepare(long, "X")
     E, L, go, ge, lgo, lge = tables
     t = median_time(lambda: _la_log(Q[0], Q[1], L, lgo, lge), max(1, repeat // 2))
     c = len(long[0]) * len(long[1])

@@ -51,10 +51,9 @@ class SharedKmers(Kernel):
     has_features = True
 
     def __init__(self, k=3):
-        self.k = k
-        self._check_params()
+        self.k = k  # constructors store their arguments, nothing else
 
-    def _check_params(self):
+    def _check_params(self):  # called before every evaluation
         if not (isinstance(self.k, int) and self.k >= 1):
             raise ValueError(f"k must be an integer >= 1, got {self.k!r}")
 

@@ -195,7 +195,7 @@ def fitted_kernel(kernel, X):
     from sklearn.exceptions import NotFittedError
 
     try:
-        kernel._validate()
+        kernel.validate()
     except NotFittedError:
         return clone(kernel).fit(X)
     return kernel

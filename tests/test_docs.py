@@ -14,7 +14,8 @@ DOCS = ROOT / "docs"
 # pages whose python blocks are self-contained and quick (no $STRUCTK_DATA)
 RUNNABLE_PAGES = ["index.md", "kernels.md", "psd.md", "testing.md", "vectors.md",
                   "learners.md", "pca.md", "cca.md", "stats.md",
-                  "bound.md", "class_fisher.md", "predictions.md", "explain.md"]
+                  "bound.md", "class_fisher.md", "predictions.md", "explain.md",
+                  "custom_kernels.md"]
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "mkdocs.yml").exists(), reason="tests run outside a source checkout"

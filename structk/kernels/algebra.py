@@ -62,7 +62,6 @@ class _Binary(Kernel):
     def __init__(self, k1, k2):
         self.k1 = k1
         self.k2 = k2
-        self._check_params()
 
     def _check_params(self):
         _check_kernel(self.k1, "k1")
@@ -73,8 +72,12 @@ class _Binary(Kernel):
         return self.k1._has_log_form or self.k2._has_log_form
 
     def _prepare(self, X, name):
+        return self._prepare_with(X, name, {})
+
+    def _prepare_with(self, X, name, encodings):
         X = check_objects(X, name)
-        return self.k1._prepare(X, name), self.k2._prepare(X, name)
+        return (self.k1._prepare_with(X, name, encodings),
+                self.k2._prepare_with(X, name, encodings))
 
     def _check_pair(self, P, Q):
         self.k1._check_pair(P[0], Q[0])
@@ -190,6 +193,9 @@ class _Unary(Kernel):
     def _prepare(self, X, name):
         return self.kernel._prepare(X, name)
 
+    def _prepare_with(self, X, name, encodings):
+        return self.kernel._prepare_with(X, name, encodings)
+
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P, Q)
 
@@ -209,7 +215,6 @@ class Scaled(_Unary):
     def __init__(self, kernel, factor):
         self.kernel = kernel
         self.factor = factor
-        self._check_params()
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
@@ -287,7 +292,6 @@ class Constant(Kernel):
 
     def __init__(self, value=1.0):
         self.value = value
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.value, "value", lower=0)
@@ -329,7 +333,6 @@ class Power(_Unary):
     def __init__(self, kernel, exponent):
         self.kernel = kernel
         self.exponent = exponent
-        self._check_params()
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
@@ -437,7 +440,6 @@ class Exp(LogForm, _Unary):
 
     def __init__(self, kernel):
         self.kernel = kernel
-        self._check_params()
 
     def _log_gram(self, P):
         return np.asarray(self.kernel._gram(P), dtype=np.float64)
@@ -495,7 +497,6 @@ class Normalize(_Unary):
 
     def __init__(self, kernel):
         self.kernel = kernel
-        self._check_params()
 
     @property
     def has_features(self):
@@ -506,41 +507,28 @@ class Normalize(_Unary):
         return self.kernel.fixed_feature_columns
 
     def _features(self, P):
-        F = self.kernel._features(P)
-        scale = _inv_sqrt(_row_sq_norms(F))  # k(x, x), from the same features
-        if hasattr(F, "tocsr"):
-            import scipy.sparse as sp
-
-            return sp.diags(scale) @ F.tocsr()
-        return F * scale[:, None]
+        return normalized_features(self.kernel._features(P))
 
     def __repr__(self):
         return f"Normalize({self.kernel!r})"
 
     def _diag(self, P):
-        d = np.asarray(self.kernel._diag(P), dtype=np.float64)
-        return (d > 0).astype(np.float64)
+        return normalized_diag(self.kernel._diag(P))
 
     def _gram(self, P):
         # the inner kernel is evaluated once: k(x, x) is the Gram's diagonal
-        if self.kernel._has_log_form:
-            if isinstance(self.kernel, Exp):
-                K = np.exp(self.kernel._normalised_exponent(P, None))
-                nonzero = np.ones(K.shape[0], dtype=bool)
-            else:
-                sign, L = self.kernel._signed_log_gram(P)
-                ld = np.diag(L).copy()
-                K = sign * _normalised_from_logs(L, ld, ld)
-                nonzero = np.isfinite(ld)
+        if not self.kernel._has_log_form:
+            K = normalized_gram(self.kernel._gram(P))
+            _warn_if_identity(self, K)
+            return K
+        if isinstance(self.kernel, Exp):
+            K = np.exp(self.kernel._normalised_exponent(P, None))
+            nonzero = np.ones(K.shape[0], dtype=bool)
         else:
-            K = np.asarray(self.kernel._gram(P), dtype=np.float64)
-            d = np.diag(K).copy()
-            s = _inv_sqrt(d)
-            if not (K.flags.owndata and K.flags.writeable):
-                K = K.copy()  # never scale an array the inner kernel may hold
-            K *= s[:, None]  # in place: no n x n temporary
-            K *= s[None, :]
-            nonzero = d > 0
+            sign, L = self.kernel._signed_log_gram(P)
+            ld = np.diag(L).copy()
+            K = sign * _normalised_from_logs(L, ld, ld)
+            nonzero = np.isfinite(ld)
         np.fill_diagonal(K, nonzero.astype(np.float64))
         _warn_if_identity(self, K)
         return K
@@ -552,9 +540,47 @@ class Normalize(_Unary):
             sign, L = self.kernel._signed_log_cross(P, Q)
             return sign * _normalised_from_logs(
                 L, self.kernel._signed_log_diag(P)[1], self.kernel._signed_log_diag(Q)[1])
-        sx = _inv_sqrt(self.kernel._diag(P))
-        sy = _inv_sqrt(self.kernel._diag(Q))
-        return self.kernel._cross(P, Q) * sx[:, None] * sy[None, :]
+        return normalized_cross(self.kernel._cross(P, Q), self.kernel._diag(P),
+                                self.kernel._diag(Q))
+
+
+# cosine normalisation of values already computed (Normalize's and the
+# ``normalize=True`` flags' arithmetic, outside log space)
+def normalized_gram(K):
+    """``K[i, j] / sqrt(K[i, i] K[j, j])``, with zero rows and columns (unit
+    diagonal excepted: 0 there too) for objects of zero norm."""
+    K = np.asarray(K, dtype=np.float64)
+    d = np.diag(K).copy()
+    s = _inv_sqrt(d)
+    if not (K.flags.owndata and K.flags.writeable):
+        K = K.copy()  # never scale an array the inner kernel may hold
+    K *= s[:, None]  # in place: no n x n temporary
+    K *= s[None, :]
+    np.fill_diagonal(K, (d > 0).astype(np.float64))
+    return K
+
+
+def normalized_cross(K, dx, dy):
+    """``K[i, j] / sqrt(dx[i] dy[j])`` (0 where a norm is 0)."""
+    return K * _inv_sqrt(dx)[:, None] * _inv_sqrt(dy)[None, :]
+
+
+def normalized_diag(d):
+    """The normalised diagonal: 1, or 0 for an object of zero norm."""
+    return (np.asarray(d, dtype=np.float64) > 0).astype(np.float64)
+
+
+def normalized_features(F):
+    """Rows of a feature matrix (dense or sparse) scaled to unit norm (zero
+    rows stay zero)."""
+    scale = _inv_sqrt(_row_sq_norms(F))  # k(x, x), from the same features
+    if hasattr(F, "tocsr"):
+        # rows scaled in a copy, not by a sparse product (whose work arrays
+        # are as long as the column space: 2^62 for WeisfeilerLehman)
+        F = F.tocsr().astype(np.float64, copy=True)
+        F.data *= np.repeat(scale, np.diff(F.indptr))
+        return F
+    return F * scale[:, None]
 
 
 #: A normalised Gram is "numerically the identity" when in at least half of
@@ -583,7 +609,7 @@ def _warn_if_identity(kernel, K):
     import warnings
 
     hint = ""
-    if type(kernel.kernel).__name__ == "LocalAlignment":
+    if type(getattr(kernel, "kernel", kernel)).__name__ == "LocalAlignment":
         hint = (" For proteins use the logarithm of the LA kernel, repaired on the "
                 "training data: Normalize(SpectrumRepair(LocalAlignment(beta=...)"
                 ".log_kernel)) (Saigo et al. 2004; docs/strings.md).")
@@ -648,7 +674,6 @@ class FunctionScaled(Kernel):
     def __init__(self, kernel, func):
         self.kernel = kernel
         self.func = func
-        self._check_params()
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
@@ -664,6 +689,9 @@ class FunctionScaled(Kernel):
         return self.kernel.fixed_feature_columns
 
     def _prepare(self, X, name):
+        return self._prepare_with(X, name, {})
+
+    def _prepare_with(self, X, name, encodings):
         X = check_objects(X, name)
         f = np.empty(len(X), dtype=np.float64)
         for i, x in enumerate(X):
@@ -676,7 +704,7 @@ class FunctionScaled(Kernel):
             if not np.isfinite(value):
                 raise ValueError(f"func({name}[{i}]) returned {value}")
             f[i] = value
-        return self.kernel._prepare(X, name), f
+        return self.kernel._prepare_with(X, name, encodings), f
 
     def _check_pair(self, P, Q):
         self.kernel._check_pair(P[0], Q[0])

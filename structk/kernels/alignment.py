@@ -219,18 +219,17 @@ class LocalAlignment(LogForm, Kernel):
         self.gap_open = gap_open
         self.gap_extend = gap_extend
         self.ignore_case = ignore_case
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.beta, "beta", lower=0, lower_inclusive=False)
         _check_gaps(self.gap_open, self.gap_extend)
         if not isinstance(self.ignore_case, (bool, np.bool_)):
             raise TypeError(f"ignore_case must be True or False, got {self.ignore_case!r}")
-        self._symbols, self._scores = substitution_matrix(self.matrix)
+        substitution_matrix(self.matrix)
 
     def _tables(self):
         beta = float(self.beta)
-        L = beta * self._scores
+        L = beta * substitution_matrix(self.matrix)[1]
         with np.errstate(over="ignore", under="ignore"):
             E = np.exp(L)
         lgo = -beta * float(self.gap_open)
@@ -238,7 +237,8 @@ class LocalAlignment(LogForm, Kernel):
         return E, L, float(np.exp(lgo)), float(np.exp(lge)), lgo, lge
 
     def _prepare(self, X, name):
-        return _encode(X, self._symbols, self.ignore_case, name, self.matrix)
+        return _encode(X, substitution_matrix(self.matrix)[0], self.ignore_case, name,
+                       self.matrix)
 
     def _take(self, P, index):
         return P.take(index)

@@ -16,9 +16,13 @@ again a kernel.
 Writing a new kernel
 --------------------
 Subclass :class:`Kernel`, store the constructor arguments under their own
-names (scikit-learn's convention: this is what makes ``get_params``,
-``set_params`` and ``sklearn.base.clone`` work), and implement some of:
+names and nothing else (scikit-learn's convention: this is what makes
+``get_params``, ``set_params`` and ``sklearn.base.clone`` work), and
+implement at most these (``docs/custom_kernels.md`` has runnable examples):
 
+``_check_params()``
+    Raise a clear error on an invalid parameter; called before every
+    evaluation and by :meth:`Kernel.fit`.
 ``_prepare(X, name)``
     Validate a collection of objects once and turn it into whatever the
     computation needs (an array, a CSR encoding, ...). Errors must name the
@@ -27,28 +31,32 @@ names (scikit-learn's convention: this is what makes ``get_params``,
     With ``has_features = True``: the explicit feature matrix (dense array
     or scipy.sparse) of prepared objects; Gram, cross-Gram and diagonal
     then follow as matrix products.
-``_gram(P)``, ``_cross(P, Q)``, ``_diag(P)``
-    Kernels without a feature map compute these directly. ``_gram`` may
-    compute one triangle but must return the full matrix (see
-    :func:`mirror_upper`): composites combine children's Grams entrywise.
-``_check_pair(P, Q)``
-    Raise when X and Y are incompatible (e.g. different vector dimensions).
+``_cross(P, Q)``, ``_diag(P)``
+    Kernels without a feature map compute these directly.
 ``_take(P, index)``
     The prepared data of a subset of the objects (``index`` is a slice or
-    an integer array), so that blockwise computations
-    (:func:`structk.gram`, the Dask Gram, Nystroem landmarks) prepare each
-    object once and then slice. The default handles arrays, scipy.sparse
-    matrices and lists; a kernel whose ``_prepare`` returns anything else
-    (a tuple, a CSR encoding held in several arrays, ...) must override it.
-``_check_params()``
-    Raise on invalid parameters; called before every evaluation.
-``_fit(X)``, ``_check_fitted()``
-    Only for kernels that learn something from data (the information matrix
-    of :class:`~structk.kernels.fisher.FisherKernel`, the decay of
-    ``RandomWalk(lam="auto")``): ``_fit`` stores it in attributes ending in
-    ``_`` (by value, so the kernel pickles and copies), ``_check_fitted``
-    raises :class:`sklearn.exceptions.NotFittedError` naming the call to
-    make when it is missing; set ``_needs_fit = True``.
+    an integer array). The default handles arrays, scipy.sparse matrices
+    and lists; a kernel whose ``_prepare`` returns anything else must
+    override it (or blockwise code prepares each block anew).
+
+Advanced hooks, for the kernels that need them: ``_gram(P)`` (a faster
+symmetric Gram matrix; it may compute one triangle, see
+:func:`mirror_upper`), ``_check_pair(P, Q)`` (refuse incompatible X and
+Y), ``_fit(X)``/``_check_fitted()`` with ``_needs_fit = True`` (kernels
+that learn from data: the Fisher information of
+:class:`~structk.kernels.fisher.FisherKernel`, ``RandomWalk(lam="auto")``;
+fitted attributes end in ``_``), ``_encoding_key()``/``_encode(X, name)``/
+``_prepare_encoded(E, name)`` (a reading of the objects that several kernels
+share, computed once per composite), and the log-space forms
+``_log_gram``/``_log_cross``/``_log_diag`` with ``_has_log_form`` (values
+that are exponentials, normalised in log space). The other underscored
+methods are internal.
+
+Code outside a kernel (learners, :mod:`structk.scale`, Nystroem) uses only
+the public prepared-data seam: :meth:`Kernel.prepare`, :meth:`Kernel.take`,
+:meth:`Kernel.gram_prepared`, :meth:`Kernel.cross_prepared`,
+:meth:`Kernel.diag_prepared`, :meth:`Kernel.features_prepared` and
+:meth:`Kernel.validate`.
 
 Pure evaluation
 ---------------
@@ -67,6 +75,7 @@ wraps a plain Python function ``f(x, y)``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 
@@ -224,7 +233,32 @@ class Kernel:
 
     # --------------------------------------------------------------- hooks
     def _prepare(self, X, name):
+        return self._prepare_encoded(self._encode(X, name), name)
+
+    # A shared encoding (advanced): kernels that read objects the same way
+    # (strings over one alphabet, graphs with one node labelling) return the
+    # same hashable ``_encoding_key()``; ``_encode`` is that reading and
+    # ``_prepare_encoded`` derives the kernel's own prepared data from it
+    # without changing it. A composite prepares through ``_prepare_with``,
+    # so each distinct encoding of its parts is computed once.
+    def _encoding_key(self):
+        """Hashable name of what :meth:`_encode` computes, or None (not shared)."""
+
+    def _encode(self, X, name):
         return check_objects(X, name)
+
+    def _prepare_encoded(self, E, name):
+        return E
+
+    def _prepare_with(self, X, name, encodings):
+        """``_prepare(X, name)``, taking this kernel's encoding from the dict
+        ``encodings`` (key -> encoding) or adding it there."""
+        key = self._encoding_key()
+        if key is None:
+            return self._prepare(X, name)
+        if key not in encodings:
+            encodings[key] = self._encode(X, name)
+        return self._prepare_encoded(encodings[key], name)
 
     def _check_pair(self, P, Q):
         """Raise if prepared X and Y cannot be paired (override)."""
@@ -346,22 +380,22 @@ class Kernel:
             return self._checked_gram(P)
         return self._checked_cross(P, self._prepare(Y, "Y"))
 
-    def _checked_gram(self, P):
+    def _checked_gram(self, P, block=None):
         """The Gram matrix of prepared objects, as :meth:`__call__` returns it."""
-        with np.errstate(over="ignore"):  # overflow is reported by _check_finite
+        with np.errstate(over="ignore"), _in_block(block):  # overflow: _check_finite
             K = np.asarray(self._gram(P), dtype=np.float64)
             if not (K.flags.owndata and K.flags.writeable):
                 K = K.copy()  # never mirror into an array the kernel may hold
             mirror_upper(K)
-        _check_finite(K, self)
+        _check_finite(K, self, _offset(block))
         return K
 
-    def _checked_cross(self, P, Q):
+    def _checked_cross(self, P, Q, block=None):
         """The cross-Gram matrix of prepared objects, as :meth:`__call__` returns it."""
         self._check_pair(P, Q)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"), _in_block(block):
             K = np.asarray(self._cross(P, Q), dtype=np.float64)
-        _check_finite(K, self)
+        _check_finite(K, self, _offset(block))
         return K
 
     def _checked_diag(self, P):
@@ -399,7 +433,18 @@ class Kernel:
     # The public seam between objects and compiled loops: prepare a
     # collection once, slice it, and evaluate Gram, cross-Gram, diagonal or
     # features of prepared data. Learners, structk.scale and Nystroem use
-    # only these; a kernel author implements the underscored hooks.
+    # only these; a kernel author implements the hooks listed in the
+    # module's docstring.
+    def validate(self):
+        """Raise if a parameter is invalid, here or in a part, or if the
+        kernel needs :meth:`fit` first (``NotFittedError``); returns ``self``.
+
+        Every evaluation does this; call it to fail early (before reading
+        data, say).
+        """
+        self._validate()
+        return self
+
     def prepare(self, X, name="X"):
         """Validate ``X`` once and encode it for evaluation.
 
@@ -429,13 +474,19 @@ class Kernel:
         """
         return self._take(P, index)
 
-    def gram_prepared(self, P):
-        """The Gram matrix of prepared objects, as ``k(X)`` returns it."""
-        return self._checked_gram(P)
+    def gram_prepared(self, P, *, block=None):
+        """The Gram matrix of prepared objects, as ``k(X)`` returns it.
 
-    def cross_prepared(self, P, Q):
-        """The cross-Gram matrix of prepared objects, as ``k(X, Y)`` returns it."""
-        return self._checked_cross(P, Q)
+        ``block=((row_start, row_stop), (col_start, col_stop))``: where this
+        matrix sits in a larger one (a tile of :func:`structk.gram`), so
+        that an error names the entry of the larger matrix and the block.
+        """
+        return self._checked_gram(P, block)
+
+    def cross_prepared(self, P, Q, *, block=None):
+        """The cross-Gram matrix of prepared objects, as ``k(X, Y)`` returns
+        it (``block`` as for :meth:`gram_prepared`)."""
+        return self._checked_cross(P, Q, block)
 
     def diag_prepared(self, P):
         """``k(x, x)`` of prepared objects, as :meth:`diag` returns it."""
@@ -458,14 +509,14 @@ class Kernel:
         if isinstance(other, Kernel):
             return Sum(self, other)
         if _is_number(other):
-            return Sum(self, Constant(other))
+            return Sum(self, _checked(Constant(other)))
         return NotImplemented
 
     def __radd__(self, other):
         from .algebra import Constant, Sum
 
         if _is_number(other):
-            return Sum(Constant(other), self)
+            return Sum(_checked(Constant(other)), self)
         return NotImplemented
 
     def __mul__(self, other):
@@ -474,14 +525,14 @@ class Kernel:
         if isinstance(other, Kernel):
             return Product(self, other)
         if _is_number(other):
-            return Scaled(self, other)
+            return _checked(Scaled(self, other))
         return NotImplemented
 
     def __rmul__(self, other):
         from .algebra import Scaled
 
         if _is_number(other):
-            return Scaled(self, other)
+            return _checked(Scaled(self, other))
         return NotImplemented
 
     def __truediv__(self, other):
@@ -492,13 +543,13 @@ class Kernel:
                 raise ValueError(
                     f"a kernel can only be divided by a positive number, got {other!r}"
                 )
-            return Scaled(self, 1.0 / other)
+            return _checked(Scaled(self, 1.0 / other))
         return NotImplemented
 
     def __pow__(self, exponent):
         from .algebra import Power
 
-        return Power(self, exponent)
+        return _checked(Power(self, exponent))
 
     def __sub__(self, other):
         raise TypeError(
@@ -517,16 +568,45 @@ class Kernel:
 
 
 # ------------------------------------------------------------------ helpers
+def _checked(kernel):
+    """``kernel`` after checking its own parameters: the operators (``c * k``,
+    ``k ** p``, ``k + c``) refuse an invalid combination when it is written,
+    while constructors only store their arguments (scikit-learn's rule)."""
+    kernel._check_params()
+    return kernel
+
+
 def take_prepared(kernel, objects, P, index, name):
-    """``kernel._take(P, index)``, or ``objects[index]`` prepared anew when
+    """``kernel.take(P, index)``, or ``objects[index]`` prepared anew when
     the kernel cannot slice its prepared data."""
     try:
-        return kernel._take(P, index)
+        return kernel.take(P, index)
     except TakeNotImplemented:
         subset = objects[index] if hasattr(objects, "shape") else [
             objects[i] for i in np.asarray(index).tolist()
         ]
-        return kernel._prepare(subset, name)
+        return kernel.prepare(subset, name)
+
+
+@contextlib.contextmanager
+def _in_block(block):
+    """Name the block of a larger matrix in an overflow a kernel reports
+    while computing it (``block`` as for :meth:`Kernel.gram_prepared`)."""
+    if block is None:
+        yield
+        return
+    (r0, r1), (c0, c1) = block
+    try:
+        yield
+    except KernelOverflowError as exc:
+        raise KernelOverflowError(
+            f"{exc} (positions within the block of rows {r0}:{r1} and "
+            f"columns {c0}:{c1})"
+        ) from None
+
+
+def _offset(block):
+    return (0, 0) if block is None else (block[0][0], block[1][0])
 
 
 def _is_number(x):

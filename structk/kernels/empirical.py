@@ -75,7 +75,6 @@ class EmpiricalKernelMap(Kernel):
     def __init__(self, similarity, landmarks):
         self.similarity = similarity
         self.landmarks = landmarks
-        self._check_params()
 
     def _check_params(self):
         if not callable(self.similarity):

@@ -195,7 +195,6 @@ class FisherKernel(Kernel):
         self.information = information
         self.reg = reg
         self.parts = parts
-        self._check_params()
 
     @property
     def _needs_fit(self):

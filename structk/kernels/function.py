@@ -34,7 +34,6 @@ class FunctionKernel(Kernel):
     def __init__(self, func, name=None):
         self.func = func
         self.name = name
-        self._check_params()
 
     def _check_params(self):
         if not callable(self.func):

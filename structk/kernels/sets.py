@@ -150,9 +150,6 @@ class Intersection(_SetKernel):
 
     has_features = True
 
-    def __init__(self):
-        self._check_params()
-
     def _features(self, P):
         return P.F
 
@@ -191,7 +188,6 @@ class ExpIntersection(LogForm, _SetKernel):
 
     def __init__(self, scale=1.0):
         self.scale = scale
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.scale, "scale", lower=0, lower_inclusive=False)
@@ -219,9 +215,6 @@ class Jaccard(_SetKernel):
     definiteness of the Jaccard index matrix", International Journal of
     Approximate Reasoning 54(5), 2013, 615-626.
     """
-
-    def __init__(self):
-        self._check_params()
 
     def _from_intersections(self, inter, a, b):
         union = a[:, None] + b[None, :] - inter

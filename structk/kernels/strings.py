@@ -31,7 +31,6 @@ searches (``kernel__normalize``).
 
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
@@ -42,7 +41,8 @@ from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
 from ..algorithms.kmers import count_kmers, kmer_ids
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
-from .algebra import Normalize
+from .algebra import (_warn_if_identity, normalized_cross, normalized_diag,
+                      normalized_features, normalized_gram)
 from .base import Kernel, _row_sq_norms, mirror_upper
 
 #: Largest k-mer index space (A ** k) held in int64 column indices.
@@ -65,13 +65,25 @@ class _SequenceKernel(Kernel):
     """Input handling and the ``normalize`` flag shared by the string kernels."""
 
 
+    @property
+    def _alphabet(self):
+        """The alphabet's symbols, derived from ``alphabet`` when needed (never
+        stored, so it cannot go stale after ``set_params``)."""
+        return resolve_alphabet(self.alphabet)
+
     def _check_sequence_params(self):
-        self._alphabet = resolve_alphabet(self.alphabet)
+        resolve_alphabet(self.alphabet)
         _check_bool(self.normalize, "normalize")
         _check_bool(self.ignore_case, "ignore_case")
         check_unknown(self.unknown)
 
-    def _prepare(self, X, name):
+    # the string kernels share one encoding of the sequences (codes and
+    # offsets) when they read them alike: Spectrum(k=3) + Spectrum(k=5)
+    # encodes once
+    def _encoding_key(self):
+        return ("sequences", self._alphabet, bool(self.ignore_case), self.unknown)
+
+    def _encode(self, X, name):
         return encode(X, self._alphabet, ignore_case=self.ignore_case,
                       unknown=self.unknown, name=name)
 
@@ -80,31 +92,30 @@ class _SequenceKernel(Kernel):
             return P.take(index)
         return super()._take(P, index)  # WeightedDegree: a 2-D code array
 
-    def _unnormalized(self):
-        raw = copy.copy(self)
-        raw.normalize = False
-        return raw
-
+    # normalize=True is Normalize(kernel) computed by the same functions,
+    # on the raw values (no Normalize object or kernel copy per call)
     def _gram(self, P):
         if self.normalize:
-            return Normalize(self._unnormalized())._gram(P)
+            K = normalized_gram(self._raw_gram(P))
+            _warn_if_identity(self, K)
+            return K
         return self._raw_gram(P)
 
     def _cross(self, P, Q):
         if self.normalize:
-            return Normalize(self._unnormalized())._cross(P, Q)
+            return normalized_cross(self._raw_cross(P, Q), self._raw_diag(P),
+                                    self._raw_diag(Q))
         return self._raw_cross(P, Q)
 
     def _diag(self, P):
         if self.normalize:
-            return Normalize(self._unnormalized())._diag(P)
+            return normalized_diag(self._raw_diag(P))
         return self._raw_diag(P)
 
     def _features(self, P):
+        F = self._raw_features(P)
         if self.normalize:
-            F = Normalize(self._unnormalized())._features(P)
-        else:
-            F = self._raw_features(P)
+            F = normalized_features(F)
         F.sort_indices()  # canonical CSR for users; Gram matrices skip this
         return F
 
@@ -234,7 +245,6 @@ class Spectrum(_KmerKernel):
         self.ignore_case = ignore_case
         self.unknown = unknown
         self.reverse_complement = reverse_complement
-        self._check_params()
 
     def _check_params(self):
         self._check_sequence_params()
@@ -346,7 +356,6 @@ class Mismatch(_KmerKernel):
         self.ignore_case = ignore_case
         self.unknown = unknown
         self.reverse_complement = reverse_complement
-        self._check_params()
 
     def _check_params(self):
         self._check_sequence_params()
@@ -358,11 +367,10 @@ class Mismatch(_KmerKernel):
                 f"m={m}, k={k}"
             )
 
-    def _prepare(self, X, name):
+    def _prepare_encoded(self, P, name):
         # the expansion into mismatch neighbourhoods is the costly part: done
         # once per object here, so Gram tiles, cross-Grams and the diagonal
         # reuse it and _take slices its rows
-        P = super()._prepare(X, name)
         strands = 2 if self.reverse_complement else 1
         self._check_memory(np.repeat(np.maximum(P.lengths - int(self.k) + 1, 0), strands))
         F = self._strand_merged(self._expand, P)
@@ -457,7 +465,6 @@ class GappyPair(_KmerKernel):
         self.ignore_case = ignore_case
         self.unknown = unknown
         self.reverse_complement = reverse_complement
-        self._check_params()
 
     def _check_params(self):
         self._check_sequence_params()
@@ -562,15 +569,13 @@ class WeightedDegree(_SequenceKernel):
         self.normalize = normalize
         self.ignore_case = ignore_case
         self.unknown = unknown
-        self._check_params()
 
     def _check_params(self):
         self._check_sequence_params()
         check_scalar(self.d, "d", lower=1, integer=True)
         check_scalar(self.shift, "shift", lower=0, integer=True)
 
-    def _prepare(self, X, name):
-        P = super()._prepare(X, name)
+    def _prepare_encoded(self, P, name):
         lengths = P.lengths
         if np.any(lengths != lengths[0]):
             i = int(np.flatnonzero(lengths != lengths[0])[0])

@@ -67,7 +67,6 @@ class Polynomial(_VectorKernel):
         self.degree = degree
         self.coef0 = coef0
         self.gamma = gamma
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.degree, "degree", lower=1, integer=True)
@@ -132,7 +131,6 @@ class Gaussian(_VectorKernel):
 
     def __init__(self, sigma=1.0):
         self.sigma = sigma
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.sigma, "sigma", lower=0, lower_inclusive=False)
@@ -226,7 +224,6 @@ class Laplace(_VectorKernel):
 
     def __init__(self, sigma=1.0):
         self.sigma = sigma
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.sigma, "sigma", lower=0, lower_inclusive=False)

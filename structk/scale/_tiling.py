@@ -4,7 +4,7 @@
 (a Dask cluster) and :class:`~structk.scale.Nystroem` (landmark columns)
 cut a Gram matrix into the same square tiles: the objects are prepared
 (validated and encoded) once, each tile is computed from slices of the
-prepared data (:meth:`~structk.kernels.base.Kernel._take`), checked finite
+prepared data (:meth:`~structk.kernels.base.Kernel.take`), checked finite
 and written into its place. This module holds that plan, the checked tile,
 the output writers (in memory, an array, or an atomically written ``.npy``),
 the memory estimate and the progress counter.
@@ -24,8 +24,7 @@ import numpy as np
 
 from .. import _tuning
 from .._validation import check_objects, check_scalar
-from ..exceptions import KernelOverflowError
-from ..kernels.base import Kernel, TakeNotImplemented, _check_finite, mirror_upper
+from ..kernels.base import Kernel, TakeNotImplemented
 
 
 
@@ -70,8 +69,7 @@ class Plan:
                 "wrap a Python function with structk.kernels.FunctionKernel"
             )
         self.block_size = check_scalar(block_size, "block_size", lower=1, integer=True)
-        kernel._validate()
-        self.kernel = kernel
+        self.kernel = kernel.validate()
         self.symmetric = Y is None
         X = check_objects(X, "X")
         self.rows = _bounds(_length(X), self.block_size)
@@ -84,7 +82,10 @@ class Plan:
             Y = check_objects(Y, "Y")
             self.cols = _bounds(_length(Y), self.block_size)
             self.col_blocks = prepared_blocks(kernel, Y, self.cols, "Y")
-            kernel._check_pair(self.row_blocks[0], self.col_blocks[0])
+            # X and Y must pair (vector dimensions, sequence lengths, ...):
+            # checked on one object of each before any tile is computed
+            kernel.cross_prepared(prepared_blocks(kernel, X[:1], [(0, 1)], "X")[0],
+                                  prepared_blocks(kernel, Y[:1], [(0, 1)], "Y")[0])
             self.tiles = [(i, j) for i in range(len(self.rows))
                           for j in range(len(self.cols))]
         self.shape = (self.rows[-1][1], self.cols[-1][1])
@@ -108,21 +109,21 @@ def prepared_blocks(kernel, objects, bounds, name):
     """Prepared data of each block ``objects[a:b]`` for ``(a, b)`` in ``bounds``.
 
     The whole collection is prepared once (so invalid input is reported
-    before any tile is computed) and sliced with ``kernel._take``. A kernel
+    before any tile is computed) and sliced with ``kernel.take``. A kernel
     whose prepared data cannot be sliced (``TakeNotImplemented``) has each
     block prepared on its own instead, still up front and still once per
     object; its errors then name the block, e.g. ``X[1000:2000][17]``.
     """
     if _takes(kernel, objects, name):
-        P = kernel._prepare(objects, name)
-        return [kernel._take(P, slice(a, b)) for a, b in bounds]
-    return [kernel._prepare(objects[a:b], f"{name}[{a}:{b}]") for a, b in bounds]
+        P = kernel.prepare(objects, name)
+        return [kernel.take(P, slice(a, b)) for a, b in bounds]
+    return [kernel.prepare(objects[a:b], f"{name}[{a}:{b}]") for a, b in bounds]
 
 
 def _takes(kernel, objects, name):
-    """Whether ``kernel._take`` slices its prepared data (probed on 1 object)."""
+    """Whether ``kernel.take`` slices its prepared data (probed on 1 object)."""
     try:
-        kernel._take(kernel._prepare(objects[:1], name), slice(0, 1))
+        kernel.take(kernel.prepare(objects[:1], name), slice(0, 1))
     except TakeNotImplemented:
         return False
     return True
@@ -131,26 +132,14 @@ def _takes(kernel, objects, name):
 def checked_tile(kernel, Pi, Pj, bounds):
     """One tile from prepared blocks, checked finite.
 
-    ``Pj=None`` asks for the diagonal tile ``_gram(Pi)``, made exactly
-    symmetric; otherwise the tile is ``_cross(Pi, Pj)``. ``bounds`` are the
-    tile's ``((row_start, row_stop), (col_start, col_stop))`` in the whole
-    matrix, used to name the offending entry of a non-finite value.
+    ``Pj=None`` asks for the diagonal tile ``gram_prepared(Pi)`` (exactly
+    symmetric); otherwise the tile is ``cross_prepared(Pi, Pj)``. ``bounds``
+    are the tile's ``((row_start, row_stop), (col_start, col_stop))`` in the
+    whole matrix, used to name the offending entry of a non-finite value.
     """
-    (r0, r1), (c0, c1) = bounds
-    try:
-        with np.errstate(over="ignore"):  # overflow is reported by _check_finite
-            if Pj is None:
-                T = np.array(kernel._gram(Pi), dtype=np.float64, copy=True)
-                mirror_upper(T)
-            else:
-                T = np.asarray(kernel._cross(Pi, Pj), dtype=np.float64)
-    except KernelOverflowError as exc:
-        raise KernelOverflowError(
-            f"{exc} (positions within the block of rows {r0}:{r1} and "
-            f"columns {c0}:{c1})"
-        ) from None
-    _check_finite(T, kernel, offset=(r0, c0))
-    return T
+    if Pj is None:
+        return kernel.gram_prepared(Pi, block=bounds)
+    return kernel.cross_prepared(Pi, Pj, block=bounds)
 
 
 def _length(X):

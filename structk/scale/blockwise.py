@@ -4,7 +4,7 @@
 several temporaries of that size. :func:`gram` computes the same matrix in
 square tiles of ``block_size x block_size``: each object is prepared
 (validated and encoded) once, each tile is computed from slices of the
-prepared data (:meth:`~structk.kernels.base.Kernel._take`) and written into
+prepared data (:meth:`~structk.kernels.base.Kernel.take`) and written into
 its place, so the working memory is bounded by the tile size, not by ``n^2``.
 The result can be a numpy ``memmap`` on disk, which makes Gram matrices
 larger than memory possible (50 000 objects need 20 GB in float64).

@@ -126,8 +126,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self._check_params()
         check_input_features(self, self.kernel, X, reset=True)
         X = check_objects(X, "X")
-        kernel = clone(self.kernel).fit(X)
-        kernel._validate()
+        kernel = clone(self.kernel).fit(X).validate()
         n = X.shape[0] if hasattr(X, "shape") else len(X)
         m = check_scalar(self.n_components, "n_components", lower=1, integer=True)
         if m > n:
@@ -137,7 +136,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             )
             m = n
         rng = check_random_state(self.random_state)
-        P = kernel._prepare(X, "X")
+        P = kernel.prepare(X, "X")
         idx = select_landmarks(kernel, X, P, m, self.landmarks, rng)
         landmarks = take(kernel, X, P, idx, "X")
         K_mm = checked_tile(kernel, landmarks, None, ((0, m), (0, m)))
@@ -157,8 +156,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         from .columns import landmark_features
 
         check_is_fitted(self, "normalization_")
-        kernel = self.kernel_
-        kernel._validate()
+        kernel = self.kernel_.validate()
         X = check_objects(X, "X")
         check_input_features(self, kernel, X, reset=False)
         return landmark_features(kernel, X, None, self._components_prepared,
@@ -182,7 +180,6 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 f"kernel must be a structk Kernel, got {type(self.kernel).__name__}; "
                 "wrap a Python function with structk.kernels.FunctionKernel"
             )
-        self.kernel._check_params()
         if self.landmarks not in _LANDMARKS:
             raise ValueError(
                 f"landmarks must be one of {_LANDMARKS}, got {self.landmarks!r}"
@@ -261,7 +258,7 @@ def _kmeanspp(kernel, X, P, m, rng):
     every remaining object coincides with a landmark (all distances 0) the
     rest are drawn uniformly.
     """
-    diag = np.asarray(kernel._diag(P), dtype=np.float64)
+    diag = kernel.diag_prepared(P)
     n = diag.shape[0]
     chosen = np.empty(m, dtype=np.intp)
     closest = np.full(n, np.inf)

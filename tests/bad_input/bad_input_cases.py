@@ -119,6 +119,16 @@ def _k(name, *args, **kwargs):
     return make
 
 
+def _evaluated(name, *args, **kwargs):
+    """A call that builds the kernel ``name(*args, **kwargs)`` and evaluates
+    it on good objects (constructors only store; evaluation checks)."""
+    def call():
+        family = KERNELS[name][1] if name in KERNELS else "vectors"
+        kernel = _k(name, *args, **kwargs)()
+        return kernel(_GOOD[family]())
+    return call
+
+
 def _wrap(name, inner, *args):
     def make():
         from structk import kernels
@@ -304,36 +314,36 @@ def _explicit_kernel_cases():
     return [
         Case("WL-directed-X-undirected-Y", graphs_mixed_across, ValueError, ("directed",)),
         Case("RW-directed-X-undirected-Y", rw_mixed_across, ValueError, ("directed",)),
-        Case("RW-start-array", lambda: _k("RandomWalk", node_label=None,
-                                          start=np.ones(3))(), (TypeError, ValueError),
+        Case("RW-start-array", _evaluated("RandomWalk", node_label=None,
+                                          start=np.ones(3)), (TypeError, ValueError),
              ("start",)),
-        Case("RW-stop-list", lambda: _k("RandomWalk", stop=[1, 2])(), (TypeError, ValueError),
+        Case("RW-stop-list", _evaluated("RandomWalk", stop=[1, 2]), (TypeError, ValueError),
              ("stop",)),
-        Case("RW-kind", lambda: _k("RandomWalk", kind="spectral")(), ValueError, ("kind",)),
-        Case("RW-lam-negative", lambda: _k("RandomWalk", lam=-1.0)(), ValueError, ("lam",)),
+        Case("RW-kind", _evaluated("RandomWalk", kind="spectral"), ValueError, ("kind",)),
+        Case("RW-lam-negative", _evaluated("RandomWalk", lam=-1.0), ValueError, ("lam",)),
         Case("RW-truncated-negative-weight",
-             lambda: _k("RandomWalk", kind="truncated", weights=[1.0, -1.0])(), ValueError,
+             _evaluated("RandomWalk", kind="truncated", weights=[1.0, -1.0]), ValueError,
              ("weights[1]",)),
-        Case("WL-h-negative", lambda: _k("WeisfeilerLehman", h=-1)(), ValueError, ("h",)),
-        Case("Polynomial-degree-0", lambda: _k("Polynomial", degree=0)(), ValueError, ("degree",)),
-        Case("Polynomial-degree-fraction", lambda: _k("Polynomial", degree=2.5)(), ValueError,
+        Case("WL-h-negative", _evaluated("WeisfeilerLehman", h=-1), ValueError, ("h",)),
+        Case("Polynomial-degree-0", _evaluated("Polynomial", degree=0), ValueError, ("degree",)),
+        Case("Polynomial-degree-fraction", _evaluated("Polynomial", degree=2.5), ValueError,
              ("degree",)),
-        Case("Polynomial-coef0-negative", lambda: _k("Polynomial", coef0=-1.0)(), ValueError,
+        Case("Polynomial-coef0-negative", _evaluated("Polynomial", coef0=-1.0), ValueError,
              ("coef0",)),
-        Case("Gaussian-sigma-0", lambda: _k("Gaussian", sigma=0.0)(), ValueError, ("sigma",)),
-        Case("Gaussian-sigma-nan", lambda: _k("Gaussian", sigma=math.nan)(), ValueError,
+        Case("Gaussian-sigma-0", _evaluated("Gaussian", sigma=0.0), ValueError, ("sigma",)),
+        Case("Gaussian-sigma-nan", _evaluated("Gaussian", sigma=math.nan), ValueError,
              ("sigma",)),
-        Case("Laplace-sigma-inf", lambda: _k("Laplace", sigma=math.inf)(), ValueError,
+        Case("Laplace-sigma-inf", _evaluated("Laplace", sigma=math.inf), ValueError,
              ("sigma",)),
-        Case("Spectrum-k-0", lambda: _k("Spectrum", k=0)(), ValueError, ("k",)),
-        Case("Spectrum-alphabet-int", lambda: _k("Spectrum", alphabet=5)(),
+        Case("Spectrum-k-0", _evaluated("Spectrum", k=0), ValueError, ("k",)),
+        Case("Spectrum-alphabet-int", _evaluated("Spectrum", alphabet=5),
              (TypeError, ValueError), ("alphabet",)),
-        Case("Spectrum-alphabet-empty", lambda: _k("Spectrum", alphabet="")(), ValueError,
+        Case("Spectrum-alphabet-empty", _evaluated("Spectrum", alphabet=""), ValueError,
              ("alphabet",)),
-        Case("Spectrum-unknown-mode", lambda: _k("Spectrum", unknown="ignore")(), ValueError,
+        Case("Spectrum-unknown-mode", _evaluated("Spectrum", unknown="ignore"), ValueError,
              ("unknown",)),
-        Case("Mismatch-m-equals-k", lambda: _k("Mismatch", k=3, m=3)(), ValueError, ("m",)),
-        Case("Mismatch-huge-k", lambda: _k("Mismatch", k=10**10, m=1)(), ValueError, ("k",)),
+        Case("Mismatch-m-equals-k", _evaluated("Mismatch", k=3, m=3), ValueError, ("m",)),
+        Case("Mismatch-huge-k", _evaluated("Mismatch", k=10**10, m=1), ValueError, ("k",)),
         Case("Mismatch-memory", lambda: _k("Mismatch", k=20, m=10)()(["ACGT" * 10]),
              MemoryError, ("m=10",)),
         Case("Spectrum-rc-protein",
@@ -352,16 +362,16 @@ def _explicit_kernel_cases():
              ("gamma", "normalize")),
         Case("WD-unequal-lengths", lambda: _k("WeightedDegree")()(["ACGT", "ACG"]),
              ValueError, ("X[1]", "length")),
-        Case("WD-d-0", lambda: _k("WeightedDegree", d=0)(), ValueError, ("d",)),
-        Case("ExpIntersection-scale-negative", lambda: _k("ExpIntersection", scale=-1.0)(),
+        Case("WD-d-0", _evaluated("WeightedDegree", d=0), ValueError, ("d",)),
+        Case("ExpIntersection-scale-negative", _evaluated("ExpIntersection", scale=-1.0),
              ValueError, ("scale",)),
-        Case("Constant-negative", lambda: _k("Constant", -1.0)(), ValueError, ("value",)),
+        Case("Constant-negative", _evaluated("Constant", -1.0), ValueError, ("value",)),
         Case("Scaled-negative", lambda: -1.0 * Linear(), ValueError, ("factor",)),
         Case("Power-fraction", lambda: Linear() ** 0.5, ValueError, ("exponent",)),
-        Case("Exp-not-a-kernel", lambda: _k("Exp", 5)(), TypeError, ("kernel",)),
-        Case("Sum-not-a-kernel", lambda: _k("Sum", Linear(), "rbf")(), TypeError, ("k2",)),
-        Case("Normalize-not-a-kernel", lambda: _k("Normalize", None)(), TypeError, ("kernel",)),
-        Case("FunctionKernel-not-callable", lambda: _k("FunctionKernel", 5)(), TypeError,
+        Case("Exp-not-a-kernel", _evaluated("Exp", 5), TypeError, ("kernel",)),
+        Case("Sum-not-a-kernel", _evaluated("Sum", Linear(), "rbf"), TypeError, ("k2",)),
+        Case("Normalize-not-a-kernel", _evaluated("Normalize", None), TypeError, ("kernel",)),
+        Case("FunctionKernel-not-callable", _evaluated("FunctionKernel", 5), TypeError,
              ("func",)),
         Case("FunctionKernel-returns-string",
              lambda: _k("FunctionKernel", lambda x, y: "a")()([1, 2]), ValueError, ("X[0]",)),

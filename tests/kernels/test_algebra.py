@@ -141,7 +141,7 @@ def test_division_only_by_positive_numbers():
 
 def test_composite_needs_kernels():
     with pytest.raises(TypeError, match="k2 must be a structk Kernel"):
-        Sum(lin, lambda a, b: 0)
+        Sum(lin, lambda a, b: 0)(X)
 
 
 def test_set_params_with_negative_factor_caught_at_evaluation():

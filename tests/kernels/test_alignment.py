@@ -144,7 +144,7 @@ def test_serial_and_parallel_loops_agree(monkeypatch, tuning):
     X = random_strings(9, AMINO, 0, 40)
     Y = random_strings(4, AMINO, 1, 30)
     kern = LocalAlignment(beta=1.5)  # some pairs take the scaled and log passes
-    P = kern._prepare(X, "X")
+    P = kern.prepare(X, "X")
     serial = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
               smith_waterman(X, Y))
     tuning.set(ALIGNMENT_PARALLEL_CELLS=0)
@@ -183,7 +183,7 @@ def test_jitted_log_and_linear_passes_agree():
 
     kern = LocalAlignment(beta=0.3)
     E, L, go, ge, lgo, lge = kern._tables()
-    P = kern._prepare(random_strings(6, AMINO, 1, 60), "X")
+    P = kern.prepare(random_strings(6, AMINO, 1, 60), "X")
     for i in range(len(P)):
         for j in range(len(P)):
             lin = _la_linear(P[i], P[j], E, go, ge, 0.0)
@@ -258,8 +258,9 @@ def test_psd_property(kern, objects):
     ({"ignore_case": "yes"}, TypeError, "ignore_case must be True or False"),
 ])
 def test_bad_parameters(params, error, message):
+    kern = LocalAlignment(**params)  # constructors store; evaluation checks
     with pytest.raises(error, match=message):
-        LocalAlignment(**params)
+        kern(["MKV"])
 
 
 def test_symbol_outside_the_matrix_is_named():

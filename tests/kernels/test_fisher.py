@@ -281,11 +281,14 @@ def test_unknown_symbol_and_empty_sequence_are_named():
     ({"parts": ("emission", "emission")}, ValueError, "twice"),
 ])
 def test_invalid_parameters(kwargs, error, match):
-    hmm, _ = _fitted_hmm()
+    hmm, X = _fitted_hmm()
+    k = FisherKernel(hmm, **kwargs)  # constructors store; fit and evaluation check
     with pytest.raises(error, match=match):
-        FisherKernel(hmm, **kwargs)
+        k.fit(X)
+    with pytest.raises(error, match=match):
+        k(X)
     with pytest.raises(TypeError, match="hmm must be a structk DiscreteHMM"):
-        FisherKernel("hmm")
+        FisherKernel("hmm")(X)
 
 
 @pytest.mark.parametrize("information", ["empirical", "identity"])

@@ -116,8 +116,9 @@ def test_gappy_pair_matches_strkernel():
     (dict(presence=1), "presence must be True or False"),
 ])
 def test_gappy_pair_bad_parameters(params, message):
+    kern = GappyPair(**params)
     with pytest.raises((ValueError, TypeError), match=message):
-        GappyPair(**params)
+        kern(["ACGT"])
 
 
 def test_gappy_pair_unknown_symbol_is_named():
@@ -206,8 +207,9 @@ def test_weighted_degree_shift_unknown_skip_and_normalize():
     (dict(shift=True), "shift must be an integer"),
 ])
 def test_weighted_degree_bad_shift(params, message):
+    kern = WeightedDegree(**params)
     with pytest.raises((ValueError, TypeError), match=message):
-        WeightedDegree(**params)
+        kern(["ACGT"])
 
 
 def test_weighted_degree_huge_shift_is_capped():

@@ -151,9 +151,9 @@ def test_ekm_blocks_clone_and_repr():
 
 def test_ekm_bad_input():
     with pytest.raises(TypeError, match="similarity must be a structk Kernel or a function"):
-        EmpiricalKernelMap("smith_waterman", Z)
+        EmpiricalKernelMap("smith_waterman", Z)(X)
     with pytest.raises(ValueError, match="landmarks is empty"):
-        EmpiricalKernelMap(smith_waterman, [])
+        EmpiricalKernelMap(smith_waterman, [])(X)
     with pytest.raises(ValueError, match=r"returned shape \(12, 4\), expected \(12, 5\)"):
         EmpiricalKernelMap(lambda A, B: np.zeros((len(A), 4)), Z)(X)
 

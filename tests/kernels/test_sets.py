@@ -104,9 +104,9 @@ def test_set_input_forms_and_errors():
     with pytest.raises(ValueError, match="X is empty"):
         k([])
     with pytest.raises(ValueError, match="scale must be > 0"):
-        ExpIntersection(scale=0)
+        ExpIntersection(scale=0)([{"a"}])
     with pytest.raises(TypeError, match="scale must be a real number"):
-        ExpIntersection(scale="1")
+        ExpIntersection(scale="1")([{"a"}])
 
 
 def test_repr_and_params():

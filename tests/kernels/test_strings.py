@@ -273,8 +273,9 @@ def test_unknown_symbols_raise_or_are_skipped():
     (lambda: WeightedDegree(normalize="yes"), "normalize must be True or False"),
 ])
 def test_bad_parameters(make, match):
+    kern = make()  # constructors store their arguments; evaluation checks them
     with pytest.raises((ValueError, TypeError), match=match):
-        make()
+        kern(["ACGT"])
 
 
 def test_bad_parameter_set_later_is_caught_before_evaluation():
@@ -415,7 +416,7 @@ def test_huge_k_is_cheap_and_exact(k):
 
 def test_huge_mismatch_k_is_refused_naming_k():
     with pytest.raises(ValueError, match=r"k=10000000000 is too large .* use k <= 31"):
-        Mismatch(k=10**10, m=1)
+        Mismatch(k=10**10, m=1)(["ACGT"])
 
 
 def test_mismatch_memory_is_estimated_before_allocating():

@@ -115,8 +115,9 @@ def test_nan_in_y_names_y():
     ],
 )
 def test_invalid_parameters(make, message):
+    k = make()  # constructors store their arguments; evaluation checks them
     with pytest.raises((ValueError, TypeError), match=message):
-        make()
+        k(X)
 
 
 def test_invalid_parameter_set_later_is_caught_at_evaluation():

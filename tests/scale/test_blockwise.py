@@ -52,33 +52,33 @@ STRINGS = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(2, 12))) for _ in 
 @given(rows=st.lists(st.integers(0, 52), min_size=1, max_size=8),
        cols=st.lists(st.integers(0, 20), min_size=1, max_size=8))
 def test_take_selects_the_same_entries(kernel, rows, cols):
-    P, Q = kernel._prepare(X, "X"), kernel._prepare(Y, "Y")
+    P, Q = kernel.prepare(X, "X"), kernel.prepare(Y, "Y")
     a, b = np.array(rows), np.array(cols)
     full = kernel(X, Y)
     np.testing.assert_allclose(
-        kernel._cross(kernel._take(P, a), kernel._take(Q, b)), full[np.ix_(a, b)],
+        kernel.cross_prepared(kernel.take(P, a), kernel.take(Q, b)), full[np.ix_(a, b)],
         rtol=1e-12, atol=1e-13,
     )
     np.testing.assert_allclose(
-        kernel._diag(kernel._take(P, a)), kernel.diag(X)[a], rtol=1e-12, atol=1e-13
+        kernel.diag_prepared(kernel.take(P, a)), kernel.diag(X)[a], rtol=1e-12, atol=1e-13
     )
 
 
 def test_take_on_lists_slices_and_constant():
     k = FunctionKernel(shared_kmers)
-    P = k._prepare(STRINGS, "X")
-    assert k._take(P, slice(2, 5)) == STRINGS[2:5]
-    assert k._take(P, np.array([4, 0])) == [STRINGS[4], STRINGS[0]]
+    P = k.prepare(STRINGS, "X")
+    assert k.take(P, slice(2, 5)) == STRINGS[2:5]
+    assert k.take(P, np.array([4, 0])) == [STRINGS[4], STRINGS[0]]
     c = Constant(2.0)
-    assert c._take(c._prepare(STRINGS, "X"), slice(3, 7)) == 4
-    assert c._take(10, np.array([1, 1, 2])) == 3
+    assert c.take(c.prepare(STRINGS, "X"), slice(3, 7)) == 4
+    assert c.take(10, np.array([1, 1, 2])) == 3
 
 
 def test_take_default_refuses_unknown_prepared_data():
     k = LetterCounts()
     with pytest.raises(TakeNotImplemented, match=r"LetterCounts._prepare returns Encoded"
                                                  r".*implement LetterCounts._take"):
-        k._take(k._prepare(["ab"], "X"), slice(0, 1))
+        k.take(k.prepare(["ab"], "X"), slice(0, 1))
     assert issubclass(TakeNotImplemented, TypeError)
 
 

@@ -87,7 +87,6 @@ class GraphHopper(Kernel):
         self.node_attr = node_attr
         self.node_kernel = node_kernel
         self.gamma = gamma
-        self._check_params()
 
     @property
     def has_features(self):

@@ -171,7 +171,6 @@ class RandomWalk(Kernel):
         self.edge_label = edge_label
         self.start = start
         self.stop = stop
-        self._check_params()
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):

@@ -122,7 +122,6 @@ class ShortestPath(Kernel):
         self.length_kernel = length_kernel
         self.length_scale = length_scale
         self.edge_weight = edge_weight
-        self._check_params()
 
     @property
     def has_features(self):
@@ -136,11 +135,16 @@ class ShortestPath(Kernel):
         check_scalar(self.length_scale, "length_scale", lower=0, lower_inclusive=False)
 
     # ------------------------------------------------------------ prepare
-    def _prepare(self, X, name):
+    def _encoding_key(self):  # the graphs as WeisfeilerLehman parses them
+        return ("graphs", self.node_label, None)
+
+    def _encode(self, X, name):
+        return parse_graphs(X, name, self.node_label)
+
+    def _prepare_encoded(self, P, name):
         from ...algorithms.shortest_paths._numba import (hop_distances, hop_path_counts, path_list,
                                          segment_counts, weighted_distances)
 
-        P = parse_graphs(X, name, self.node_label)
         keys = (P.node_keys if P.node_keys is not None
                 else np.zeros(P.node_ptr[-1], dtype=np.uint64))
         if self.edge_weight is None and self.length_kernel == "delta":

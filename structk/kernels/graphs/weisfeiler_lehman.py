@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._validation import check_scalar
-from ..base import Kernel
+from ...algorithms.sparse_gram import sparse_cross, sparse_gram
+from ..base import Kernel, _row_sq_norms
 from ._encoding import check_same_direction, dense_ids, offsets, parse_graphs, ranges
 
 
@@ -57,12 +58,16 @@ class WeisfeilerLehman(Kernel):
     neighbour labels), not indices into a dictionary grown while reading
     the data, so a graph's features never depend on the other graphs in the
     batch and ``k(X, Y)`` needs no shared state: two different neighbourhoods
-    get the same label with probability about 2^-64 per pair. The columns of
-    :meth:`features` are the distinct labels of the collection passed (in
-    hash order), so compare two collections with ``k(X, Y)``, which aligns
-    them. Directed graphs use out-neighbours. With ``edge_label=None`` the
-    values equal GraKeL's ``WeisfeilerLehman`` + ``VertexHistogram``, which
-    has no edge labels.
+    get the same label with probability about 2^-62 per pair. Column ``c``
+    of :meth:`features` (a CSR matrix with 2^62 columns) counts the label
+    whose hash is ``4 c`` to ``4 c + 3``, in every collection, so
+    ``features(X) @ features(Y).T`` equals ``k(X, Y)``; the Gram matrices
+    are computed from the same counts by structk's sparse product
+    (:mod:`structk.algorithms.sparse_gram`); SciPy's own product of such
+    matrices needs arrays as long as the column space, so renumber the
+    columns present first. Directed graphs use out-neighbours. With
+    ``edge_label=None`` the values equal GraKeL's ``WeisfeilerLehman`` +
+    ``VertexHistogram``, which has no edge labels.
 
     References
     ----------
@@ -79,13 +84,19 @@ class WeisfeilerLehman(Kernel):
         self.h = h
         self.node_label = node_label
         self.edge_label = edge_label
-        self._check_params()
 
     def _check_params(self):
         check_scalar(self.h, "h", lower=0, integer=True)
 
-    def _prepare(self, X, name):
-        P = parse_graphs(X, name, self.node_label, self.edge_label)
+    # WL and ShortestPath share the parsed graphs when they read the same
+    # node (and edge) labels: WeisfeilerLehman() + ShortestPath() parses once
+    def _encoding_key(self):
+        return ("graphs", self.node_label, self.edge_label)
+
+    def _encode(self, X, name):
+        return parse_graphs(X, name, self.node_label, self.edge_label)
+
+    def _prepare_encoded(self, P, name):
         keys0 = (P.node_keys if P.node_keys is not None
                  else np.zeros(P.node_ptr[-1], dtype=np.uint64))
         from ...algorithms.wl_relabel import wl_relabel
@@ -110,24 +121,47 @@ class WeisfeilerLehman(Kernel):
         return _Prepared((rows, keys, len(index))).with_direction(P.directed)
 
     def _features(self, P):
-        return self._sparse(P, *dense_ids(P[1]))[0]
+        F = label_counts(P, label_columns(P[1]), COLUMNS)
+        F.sort_indices()  # canonical CSR for users; Gram matrices skip this
+        return F
 
-    @staticmethod
-    def _sparse(P, cols, n_cols=None):
-        import scipy.sparse as sp
-
-        rows, keys, n = P
-        n_cols = int(cols.max(initial=-1)) + 1 if n_cols is None else n_cols
-        F = sp.csr_matrix(
-            (np.ones(len(cols)), (np.tile(rows, len(keys) // max(len(rows), 1)), cols)),
-            shape=(n, n_cols),
-        )
-        F.sum_duplicates()
-        return F, n_cols
+    # the Gram matrices are structk's sparse product of the same counts, on
+    # the labels present numbered 0..L-1 (the same columns, renumbered)
+    def _gram(self, P):
+        (cols,) = dense_ids(label_columns(P[1]))
+        return sparse_gram(label_counts(P, cols))
 
     def _cross(self, P, Q):
-        cp, cq = dense_ids(P[1], Q[1])
+        cp, cq = dense_ids(label_columns(P[1]), label_columns(Q[1]))
         n_cols = int(max(cp.max(initial=-1), cq.max(initial=-1))) + 1
-        F = self._sparse(P, cp, n_cols)[0]
-        G = self._sparse(Q, cq, n_cols)[0]
-        return (F @ G.T).toarray()
+        return sparse_cross(label_counts(P, cp, n_cols), label_counts(Q, cq, n_cols))
+
+    def _diag(self, P):
+        (cols,) = dense_ids(label_columns(P[1]))
+        return _row_sq_norms(label_counts(P, cols))
+
+
+#: Columns of the feature map: a label's column is its 64-bit hash without
+#: the two low bits, so it is the same in every collection (the k-mer
+#: kernels' bound, int64 indices below 2^62).
+COLUMNS = 2**62
+
+
+def label_columns(keys):
+    """The feature columns of uint64 label hashes."""
+    return (np.asarray(keys, dtype=np.uint64) >> np.uint64(2)).astype(np.int64)
+
+
+def label_counts(P, cols, n_cols=None):
+    """CSR counts of the labels of prepared graphs ``P`` in columns ``cols``
+    (one per node and iteration)."""
+    import scipy.sparse as sp
+
+    rows, keys, n = P
+    n_cols = int(cols.max(initial=-1)) + 1 if n_cols is None else n_cols
+    F = sp.csr_matrix(
+        (np.ones(len(cols)), (np.tile(rows, len(keys) // max(len(rows), 1)), cols)),
+        shape=(n, n_cols),
+    )
+    F.sum_duplicates()
+    return F

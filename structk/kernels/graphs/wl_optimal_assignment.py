@@ -51,9 +51,10 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
     Notes
     -----
     Labels are the 64-bit hashes of :class:`WeisfeilerLehman`, so a graph's
-    features never depend on the other graphs passed; the columns of
-    :meth:`features` are the distinct (label, rank) pairs of the collection
-    passed, so compare two collections with ``k(X, Y)``.
+    features never depend on the other graphs passed: the columns of
+    :meth:`features` are the (label, rank) pairs' hashes, as for
+    :class:`WeisfeilerLehman`, and ``features(X) @ features(Y).T`` equals
+    ``k(X, Y)``.
 
     References
     ----------
@@ -62,10 +63,10 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
     NeurIPS 2016 (Sections 3 and 4).
     """
 
-    def _prepare(self, X, name):
+    def _prepare_encoded(self, E, name):
         from ...algorithms.wl_relabel._numba import occurrence_keys
 
-        P = super()._prepare(X, name)
+        P = super()._prepare_encoded(E, name)
         rows, keys, n = P
         rows = np.tile(rows, len(keys) // max(len(rows), 1))
         order = np.lexsort((keys, rows))

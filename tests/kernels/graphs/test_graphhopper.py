@@ -157,6 +157,6 @@ def test_bad_input_names_graph_node_and_attribute():
     with pytest.raises(ValueError, match="undirected"):
         GraphHopper()([g.to_directed()])
     with pytest.raises(ValueError, match="node_kernel must be one of"):
-        GraphHopper(node_kernel="bridge")
+        GraphHopper(node_kernel="bridge")([g])
     with pytest.raises(ValueError, match="gamma must be > 0"):
-        GraphHopper(node_kernel="gaussian", gamma=0.0)
+        GraphHopper(node_kernel="gaussian", gamma=0.0)([g])

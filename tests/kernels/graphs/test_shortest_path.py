@@ -166,9 +166,9 @@ def test_bad_input_names_graph_node_edge_and_attribute():
 
 def test_parameters():
     with pytest.raises(ValueError, match="length_kernel must be one of"):
-        ShortestPath(length_kernel="triangle")
+        ShortestPath(length_kernel="triangle")([random_graph(3, 1.0, 0)])
     with pytest.raises(ValueError, match="length_scale must be > 0"):
-        ShortestPath(length_kernel="gaussian", length_scale=0)
+        ShortestPath(length_kernel="gaussian", length_scale=0)([random_graph(3, 1.0, 0)])
     k = ShortestPath(length_kernel="gaussian")
     assert not k.has_features
     with pytest.raises(TypeError, match="no explicit feature map"):
