@@ -254,8 +254,8 @@ class Kernel:
         """``_prepare(X, name)``, taking this kernel's encoding from the dict
         ``encodings`` (key -> encoding) or adding it there."""
         key = self._encoding_key()
-        if key is None:
-            return self._prepare(X, name)
+        if key is None or type(self)._prepare is not Kernel._prepare:
+            return self._prepare(X, name)  # not shared, or prepared its own way
         if key not in encodings:
             encodings[key] = self._encode(X, name)
         return self._prepare_encoded(encodings[key], name)

@@ -15,7 +15,7 @@ from .. import _tuning
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
 from ..algorithms.gapped_kmers import _numpy, weights
-from ..sequences import NUCLEOTIDES, encode
+from ..sequences import NUCLEOTIDES
 from .base import mirror_upper
 from .strings import _check_bool, _SequenceKernel
 
@@ -180,7 +180,6 @@ class GappedKmer(_SequenceKernel):
         self.ignore_case = ignore_case
         self.unknown = unknown
         self.algorithm = algorithm
-        self._check_params()
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):
@@ -299,9 +298,7 @@ class GappedKmer(_SequenceKernel):
         return weights.mismatch_weights(int(self.l), int(self.k), int(self.d), self.kind)
 
     # ------------------------------------------------------------ preparing
-    def _prepare(self, X, name):
-        P = encode(X, self._alphabet, ignore_case=self.ignore_case, unknown=self.unknown,
-                   name=name)
+    def _prepare_encoded(self, P, name):  # the strings' shared encoding
         args = (P.codes, P.offsets, int(self.l), 4, bool(self.center_weighted),
                 float(self.M), float(self.H))
         if P.codes.shape[0] <= _tuning.GKM_NUMPY_MAX_SYMBOLS:

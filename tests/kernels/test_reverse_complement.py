@@ -46,9 +46,9 @@ def test_canonical_spectrum_features_by_hand():
 @pytest.mark.parametrize("make", [Spectrum, Mismatch, GappyPair])
 def test_refused_off_nucleotides(make):
     with pytest.raises(ValueError, match="reverse_complement.*protein"):
-        make(alphabet="protein", reverse_complement=True)
+        make(alphabet="protein", reverse_complement=True)(["ACG"])
     with pytest.raises(ValueError, match="reverse_complement"):
-        make(alphabet="ACGX", reverse_complement=True)
+        make(alphabet="ACGX", reverse_complement=True)(["ACG"])
 
 
 def test_encoded_reverse_complement():

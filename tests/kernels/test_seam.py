@@ -17,7 +17,7 @@ from sklearn.base import clone
 
 from structk.kernels import (
     ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
-    FisherKernel, FunctionKernel, FunctionScaled, GappyPair, Gaussian, GraphHopper,
+    FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
     Intersection, Jaccard, Laplace, Linear, LocalAlignment, Mismatch, Normalize,
     Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, Sum,
     WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
@@ -66,6 +66,8 @@ def _cases():
         (Spectrum(k=2), STRINGS), (Spectrum(k=3, normalize=True), STRINGS),
         (Spectrum(k=40), STRINGS),  # beyond int64 features: k-mers present
         (Mismatch(k=3, m=1), STRINGS), (GappyPair(k=1, m=1), STRINGS),
+        (GappedKmer(l=4, k=2, d=1), STRINGS),
+        (GappedKmer(l=3, k=2, d=1, normalize=False) + Spectrum(k=2, unknown="skip"), STRINGS),
         (WeightedDegree(d=3, shift=1), ALIGNED), (WeightedDegree(d=2, normalize=True), ALIGNED),
         (LocalAlignment(beta=0.5), PROTEINS),
         (FisherKernel(hmm, information="identity"), STRINGS[:2] + STRINGS[3:]),
@@ -175,6 +177,7 @@ def test_take_prepared_falls_back_to_preparing_the_subset():
 INVALID = [
     lambda: Polynomial(degree=0), lambda: Gaussian(sigma=-1), lambda: ExpIntersection(scale=0),
     lambda: Spectrum(k=0), lambda: Mismatch(k=3, m=3), lambda: GappyPair(m=-1),
+    lambda: GappedKmer(l=4, k=5),
     lambda: WeightedDegree(d=0), lambda: LocalAlignment(beta=0),
     lambda: LocalAlignment(matrix="NOPE62"), lambda: RandomWalk(kind="geometrical"),
     lambda: ShortestPath(length_kernel="triangle"), lambda: WeisfeilerLehman(h=-1),
