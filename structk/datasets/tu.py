@@ -141,32 +141,55 @@ def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
     sizes = np.bincount(graph_of, minlength=n_graphs)
     local[order] = np.arange(n_nodes) - np.repeat(starts, sizes)
 
-    graphs = [nx.DiGraph() if directed else nx.Graph() for _ in range(n_graphs)]
-    for g_node in order:
-        attrs = {}
-        if node_labels is not None:
-            attrs["label"] = int(node_labels[g_node])
-        if node_attrs is not None:
-            attrs["attributes"] = node_attrs[g_node]
-        graphs[graph_of[g_node]].add_node(int(local[g_node]), **attrs)
-
-    for line, (u, v) in enumerate(edges):
-        G = graphs[graph_of[u]]
-        lu, lv = int(local[u]), int(local[v])
-        attrs = {}
+    # the graphs are built in bulk, one add_nodes_from and one add_edges_from
+    # each (file order kept); an undirected edge listed twice (both
+    # directions, as TU files do) keeps its first line's attributes
+    kept = np.arange(len(edges))
+    if not directed and len(edges):
+        key = np.minimum(edges[:, 0], edges[:, 1]) * n_nodes + np.maximum(edges[:, 0],
+                                                                            edges[:, 1])
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        first_line = first[inverse.ravel()]
         if edge_labels is not None:
-            attrs["label"] = int(edge_labels[line])
-        if edge_attrs is not None:
-            attrs["attributes"] = edge_attrs[line]
-        if not directed and G.has_edge(lu, lv):
-            if "label" in attrs and G.edges[lu, lv].get("label") != attrs["label"]:
+            bad = np.flatnonzero(edge_labels != edge_labels[first_line])
+            if bad.size:
+                line = int(bad[0])
+                u, v = (int(x) + 1 for x in edges[line])
                 raise ValueError(
                     f"{file('edge_labels')} line {line + 1}: undirected edge "
-                    f"{(int(u) + 1, int(v) + 1)} has label {attrs['label']} but its "
-                    f"other direction has {G.edges[lu, lv].get('label')}"
+                    f"{(u, v)} has label {int(edge_labels[line])} but its other "
+                    f"direction has {int(edge_labels[first_line[line]])}"
                 )
-            continue
-        G.add_edge(lu, lv, **attrs)
+        kept = np.sort(first)
+    node_rows = np.split(order, starts[1:]) if n_graphs else []
+    edge_graph = graph_of[edges[kept, 0]] if len(edges) else np.zeros(0, dtype=np.int64)
+    by_graph = np.argsort(edge_graph, kind="stable")
+    edge_rows = np.split(kept[by_graph],
+                         np.searchsorted(edge_graph[by_graph], np.arange(1, n_graphs)))
+    local_list = local.tolist()
+    graphs = []
+    for g in range(n_graphs):
+        G = nx.DiGraph() if directed else nx.Graph()
+        nodes = node_rows[g].tolist()
+        attrs = [{} for _ in nodes]
+        if node_labels is not None:
+            for a, value in zip(attrs, node_labels[node_rows[g]].tolist()):
+                a["label"] = value
+        if node_attrs is not None:
+            for a, i in zip(attrs, nodes):
+                a["attributes"] = node_attrs[i]
+        G.add_nodes_from(zip((local_list[i] for i in nodes), attrs))
+        lines = edge_rows[g].tolist()
+        eattrs = [{} for _ in lines]
+        if edge_labels is not None:
+            for a, value in zip(eattrs, edge_labels[edge_rows[g]].tolist()):
+                a["label"] = value
+        if edge_attrs is not None:
+            for a, line in zip(eattrs, lines):
+                a["attributes"] = edge_attrs[line]
+        G.add_edges_from((local_list[int(edges[line, 0])], local_list[int(edges[line, 1])], a)
+                         for line, a in zip(lines, eattrs))
+        graphs.append(G)
     return graphs, y
 
 

@@ -86,3 +86,50 @@ def test_regression_targets_and_errors(tmp_path):
         load_tu(tmp_path, "NOPE")
     with pytest.raises(FileNotFoundError, match="cannot infer the dataset name"):
         load_tu(tmp_path)
+
+
+def test_an_undirected_edge_listed_with_two_labels_is_refused(tmp_path):
+    folder = _write(tmp_path, "TWO", A="1, 2\n2, 3\n2, 1\n", graph_indicator="1\n1\n1\n",
+                    graph_labels="1\n", edge_labels="4\n5\n6\n")
+    with pytest.raises(ValueError, match=r"TWO_edge_labels.txt line 3: undirected edge "
+                                         r"\(2, 1\) has label 6 but its other direction has 4"):
+        load_tu(folder)
+
+
+def test_graphs_equal_an_edge_by_edge_build(tmp_path):
+    """The bulk build gives the graphs of the format's definition: nodes in
+    file order, each edge once with its first line's attributes, and the
+    same adjacency order as adding the lines one at a time."""
+    import networkx as nx
+
+    rng = np.random.default_rng(3)
+    sizes = [4, 1, 6, 3]
+    graph_of = np.repeat(np.arange(len(sizes)), sizes)
+    lines = []
+    for g, n in enumerate(sizes):
+        first = int(np.flatnonzero(graph_of == g)[0])
+        for _ in range(2 * n):
+            u, v = (int(x) for x in rng.integers(first, first + n, size=2))
+            lines += [(u, v), (v, u)]
+    attrs = rng.normal(size=(len(lines), 2)).round(3)
+    folder = _write(
+        tmp_path, "BULK", A="".join(f"{u + 1}, {v + 1}\n" for u, v in lines),
+        graph_indicator="".join(f"{g + 1}\n" for g in graph_of),
+        graph_labels="".join("1\n" for _ in sizes),
+        node_labels="".join(f"{int(x)}\n" for x in rng.integers(0, 3, graph_of.size)),
+        edge_attributes="".join(f"{a}, {b}\n" for a, b in attrs),
+    )
+    graphs, _ = load_tu(folder)
+    node_labels = [int(x) for x in (folder / "BULK_node_labels.txt").read_text().split()]
+    for g, G in enumerate(graphs):
+        first = int(np.flatnonzero(graph_of == g)[0])
+        R = nx.Graph()
+        for i in np.flatnonzero(graph_of == g):
+            R.add_node(int(i) - first, label=node_labels[i])
+        for line, (u, v) in enumerate(lines):
+            if graph_of[u] == g and not R.has_edge(u - first, v - first):
+                R.add_edge(u - first, v - first, attributes=attrs[line])
+        assert list(G.nodes(data=True)) == list(R.nodes(data=True))
+        assert [list(G.adj[v]) for v in G] == [list(R.adj[v]) for v in R]
+        for u, v, d in R.edges(data=True):
+            assert G.edges[u, v]["attributes"].tolist() == d["attributes"].tolist()
