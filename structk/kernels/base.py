@@ -110,7 +110,9 @@ class Kernel:
     #: computed in separate calls line up: what a linear model trained on
     #: them (the primal solvers of :mod:`structk.learners.primal`) needs.
     #: False where columns number the labels present in one call (the
-    #: Weisfeiler-Lehman and shortest-path kernels, sets).
+    #: shortest-path kernel, sets), and for the Weisfeiler-Lehman kernels,
+    #: whose columns are fixed but are 2^62 label hashes: no weight vector
+    #: spans them.
     fixed_feature_columns = False
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom

@@ -226,7 +226,6 @@ class SpectrumRepair(Kernel):
         self.similarity = similarity
         self.method = method
         self.rcond = rcond
-        self._check_params()
 
     def _check_params(self):
         if not callable(self.similarity):

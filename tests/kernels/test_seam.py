@@ -19,7 +19,7 @@ from structk.kernels import (
     ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
     FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
     Intersection, Jaccard, Laplace, Linear, LocalAlignment, Mismatch, Normalize,
-    Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, Sum,
+    Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
     WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
 )
 from structk.kernels.alignment import smith_waterman
@@ -184,6 +184,7 @@ INVALID = [
     lambda: WeisfeilerLehmanOptimalAssignment(h=-1), lambda: GraphHopper(node_kernel="x"),
     lambda: FisherKernel("hmm"), lambda: ClassConditionalFisherKernel("hmms"),
     lambda: EmpiricalKernelMap("sim", PROTEINS), lambda: FunctionKernel(3),
+    lambda: SpectrumRepair(smith_waterman, method="cut"),
     lambda: Sum(Linear(), 3), lambda: Product(3, Linear()), lambda: Scaled(Linear(), -2),
     lambda: Power(Linear(), 0.5), lambda: Exp("k"), lambda: Normalize(None),
     lambda: FunctionScaled(Linear(), 3), lambda: Constant(-1),
