@@ -1046,11 +1046,11 @@ def _repair_cases():
         return SpectrumRepair(lambda X, Z: -np.ones((len(X), len(Z)))).fit(_proteins())
 
     return [
-        Case("SpectrumRepair-method-shift", lambda: repair(method="shift"), ValueError,
+        Case("SpectrumRepair-method-shift", lambda: repair(method="shift").fit(_proteins()), ValueError,
              ("method", "'shift'")),
         Case("SpectrumRepair-unfitted", lambda: repair()(_proteins()), NotFittedError,
              ("SpectrumRepair", "fit")),
-        Case("SpectrumRepair-rcond-1", lambda: repair(rcond=1.0), ValueError, ("rcond",)),
+        Case("SpectrumRepair-rcond-1", lambda: repair(rcond=1.0).fit(_proteins()), ValueError, ("rcond",)),
         Case("SpectrumRepair-no-positive-eigenvalue", no_positive, ValueError,
              ("no positive eigenvalue",)),
         Case("Spectrum-dna-default-given-proteins", lambda: _k("Spectrum", k=3)()(
