@@ -32,9 +32,12 @@ def frobenius(K):
 def cholesky_ok(K, shift):
     """Whether ``K + shift I`` has a Cholesky factorisation (``K`` symmetric).
 
-    Up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows without a BLAS thread
-    limit (the first limit of a process costs more than such a
-    factorisation), above on one BLAS thread (:func:`~structk._threads.small_blas`).
+    Up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by LAPACK's
+    unblocked ``dpotf2``, which runs on the calling thread in every BLAS: no
+    thread pool to wake and no thread limit to set (SciPy's ``dpotrf`` hands
+    even a 170 x 170 factorisation to OpenBLAS's threads, which on a busy
+    machine costs hundreds of times the arithmetic); above, ``dpotrf`` on one
+    BLAS thread (:func:`~structk._threads.small_blas`).
     """
     from scipy.linalg import lapack
 
@@ -46,7 +49,7 @@ def cholesky_ok(K, shift):
     A = np.array(K.T, dtype=np.float64, order="F", copy=True)
     A.flat[:: n + 1] += shift
     if n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N:
-        return lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)[1] == 0
+        return unblocked_cholesky()(A) == 0
     with small_blas(n):
         _, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
     return info == 0
@@ -79,6 +82,30 @@ def _check_fortran_square(A, routine):
     if not (A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2
             and A.shape[0] == A.shape[1]):
         raise ValueError(f"{routine} needs a square Fortran-ordered float64 matrix")
+
+
+@functools.cache
+def unblocked_cholesky():
+    """``dpotf2`` of SciPy's LAPACK (its Cython API) as ``f(A) -> info``.
+
+    ``A`` is a Fortran-ordered float64 square matrix, factorised in place
+    as ``A = R^T R`` (its upper triangle, which ends holding ``R``). Called
+    through a function object of ``ctypes.pythonapi``'s own class (a new
+    ``CFUNCTYPE`` prototype costs more than a small factorisation), so it
+    runs holding the GIL.
+    """
+    import ctypes
+
+    dpotf2 = ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2"))
+    dpotf2.restype = None
+
+    def factorise(A):
+        _check_fortran_square(A, "dpotf2")
+        order, info = ctypes.c_int(A.shape[0]), ctypes.c_int(0)
+        dpotf2(b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
+        return info.value
+
+    return factorise
 
 
 def orthogonal_of_tridiagonal(A, tau):

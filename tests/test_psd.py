@@ -5,7 +5,7 @@ import pytest
 
 from structk import KernelSVM, NotPSDError, assert_psd, check_psd
 from structk.kernels import Gaussian, Linear
-from structk._linalg import cholesky_ok, orthogonal_of_tridiagonal
+from structk._linalg import cholesky_ok, orthogonal_of_tridiagonal, unblocked_cholesky
 from structk._tuning import PSD_SMALL_CERTIFICATE_MAX_N
 
 RNG = np.random.default_rng(2)
@@ -199,6 +199,19 @@ def test_orthogonal_of_tridiagonal_checks_its_arguments():
         orthogonal_of_tridiagonal(np.ascontiguousarray(np.eye(4)[:, :3]), np.zeros(3))
     with pytest.raises(ValueError, match="tau must have n - 1 = 3 entries"):
         orthogonal_of_tridiagonal(A, np.zeros(4))
+
+
+def test_unblocked_cholesky_factorises_in_place_like_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 30))
+    S = X @ X.T + np.eye(30)
+    A = np.asfortranarray(S)
+    assert unblocked_cholesky()(A) == 0
+    np.testing.assert_allclose(np.triu(A), np.linalg.cholesky(S).T, rtol=1e-12, atol=1e-12)
+    B = np.asfortranarray(-S)
+    assert unblocked_cholesky()(B) == 1  # the first pivot fails
+    with pytest.raises(ValueError, match="Fortran-ordered float64"):
+        unblocked_cholesky()(np.ascontiguousarray(S[:, :29]))
 
 
 def test_small_certificates_set_no_thread_limit(monkeypatch):
