@@ -213,7 +213,7 @@ def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
 def test_tsv_output_has_one_line_per_pair(moons_csv, capsys):
     path, *_ = moons_csv
     code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                       "Linear()", "--kernel", "Linear()", "--learner",
+                       "Linear()", "--kernel", "Gaussian(sigma=0.3)", "--learner",
                        "NearestClassMean()", "--cv", "3", "--format", "tsv", "--quiet")
     assert code == 0
     lines = [line.split("\t") for line in out.splitlines()]
