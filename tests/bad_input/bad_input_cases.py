@@ -1023,6 +1023,10 @@ def _naming_cases(tmp):
              ("latin1.fa", "line 4 of record 'b'", "0xe9")),
         Case("cli-cv-empty-records", _cli("cv", empty, "--kernel", "Spectrum()"),
              CLIRefused, ("empty_records.fa", "no sequence", "100 of 100")),
+        Case("WL-h-1e9", lambda: _k("WeisfeilerLehman", h=10**9)()(_graphs()), MemoryError,
+             ("h=1000000000", "GiB")),
+        Case("WLOA-h-1e9", lambda: _k("WeisfeilerLehmanOptimalAssignment", h=10**9)()(
+            _graphs()), MemoryError, ("h=1000000000", "GiB")),
         Case("cli-cv-jobs-0", _cli("cv", non_utf8, "--kernel", "Spectrum()", "--jobs", "0"),
              CLIRefused, ("--jobs", "at least 1")),
         Case("cli-cv-inner-folds-1", _cli("cv", non_utf8, "--kernel", "Spectrum()",

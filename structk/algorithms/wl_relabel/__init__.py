@@ -38,8 +38,31 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     With edge labels (``edge_keys``, one hash per CSR entry; empty for none)
     each neighbour enters the multiset as the pair (edge label, old label).
     """
+    _check_memory(h, keys0.shape[0])
     if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
         return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
     from ._numba import wl_relabel as compiled
 
     return compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
+
+
+#: Bytes per node and iteration that relabelling and the features built on
+#: it hold at once (the labels, their sorted copy, the row ids).
+_BYTES_PER_LABEL = 24
+
+
+def _check_memory(h, n_nodes):
+    """Refuse, before allocating, an ``h`` whose labels cannot fit in memory
+    (``WeisfeilerLehman(h=10**9)`` would otherwise fail deep in NumPy or,
+    in the compiled loop, run for hours)."""
+    from ...scale._tiling import _available_memory
+
+    need = (int(h) + 1) * int(n_nodes) * _BYTES_PER_LABEL
+    available = _available_memory()
+    if available and need > available // 2:
+        raise MemoryError(
+            f"h={h}: the labels of {h + 1:,} iterations of {n_nodes:,} nodes take about "
+            f"{need / 2**30:,.1f} GiB, more than half the {available / 2**30:.1f} GiB "
+            f"available; colour refinement of {n_nodes:,} nodes stops splitting classes "
+            f"within {max(n_nodes - 1, 0):,} iterations, and published WL results use h <= 10"
+        )
