@@ -51,6 +51,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--gkm", action="store_true", help="also the gapped k-mer SVM")
+    parser.add_argument("--only-gkm", action="store_true", help="the gapped k-mer SVM only")
     parser.add_argument("--gkm-train", type=int, default=2000,
                         help="training sequences of the gapped k-mer SVM")
     args = parser.parse_args()
@@ -69,6 +70,9 @@ def main():
     muts = mutants(seq)
     T = random_dna(n_contrib, 200, rng)
     rows = []
+    if args.only_gkm:
+        gkm(args, rng, seq)
+        return
     for kernel in (Spectrum(k=6), Normalize(Spectrum(k=6))):
         model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
         n_sv = len(model.support_)
