@@ -232,8 +232,23 @@ def _learners(args, task):
     return specs
 
 
+def _kernel_or_grid(text, data):
+    """The kernel of an expression, or a :class:`KernelGrid` when it writes
+    numeric parameters as lists (chosen on the inner folds by ``cv``)."""
+    from .evaluation import KernelGrid
+    from .spec import kernel_grid
+
+    found = kernel_grid(text)
+    if found is None:
+        return _kernel(text, data)
+    grid, variants = found
+    return KernelGrid([(params, _kernel(variant, data)) for params, variant in variants],
+                      grid)
+
+
 def _cmd_cv(args):
     from .evaluation import (
+        KernelGrid,
         cross_validate_grams,
         edge_notes,
         format_table,
@@ -243,7 +258,7 @@ def _cmd_cv(args):
 
     data = _read(args, need_labels=True)
     task, y = task_and_targets(data, args.task)
-    kernels = [_kernel(text, data) for text in args.kernel]
+    kernels = [_kernel_or_grid(text, data) for text in args.kernel]
     learners = _learners(args, task)
     splits = make_splits(args.cv, y, task, groups=data.groups, repeats=args.repeats,
                          seed=args.seed, inner_folds=args.inner_folds)
@@ -252,7 +267,8 @@ def _cmd_cv(args):
     else:
         what = f"regression, targets in [{y.min():.3g}, {y.max():.3g}]"
     inner = (f", parameters chosen by inner {args.inner_folds}-fold CV"
-             if any(s.grid for s in learners) else "")
+             if any(s.grid for s in learners) or any(isinstance(k, KernelGrid) for k in kernels)
+             else "")
     header = f"{args.input}: {len(data.objects)} objects, {what}, {splits.description}{inner}"
     if args.format == "table":
         print(header)

@@ -100,6 +100,17 @@ DEFAULT_RIDGE_CV_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
 
 
 @dataclass
+class KernelGrid:
+    """A kernel expression with lists for some parameters: one kernel per
+    combination (``candidates``: ``(params, kernel)`` pairs) and the grid
+    (parameter name -> values). ``structk cv`` computes each Gram once and
+    chooses the parameters on the inner folds, with the learner's."""
+
+    candidates: list
+    grid: dict
+
+
+@dataclass
 class LearnerSpec:
     """A learner, the grid its inner cross-validation searches, and its name.
 
@@ -295,10 +306,19 @@ def _choose(spec, K, y, train, inner, task):
     """The grid point with the smallest inner cross-validated loss (the first
     one on ties) and how many other points tied with it; ``({}, 0)`` without
     a grid."""
-    from sklearn.base import clone
 
     if not spec.grid:
         return {}, 0
+    candidates, losses, ok = _inner_losses(spec, K, y, train, inner, task)
+    best = min(ok, key=lambda c: losses[c])
+    return candidates[best], sum(losses[c] == losses[best] for c in ok) - 1
+
+
+def _inner_losses(spec, K, y, train, inner, task):
+    """The learner's grid points, their summed inner losses on ``K`` and the
+    indices of those that did not fail (raises the first failure when all did)."""
+    from sklearn.base import clone
+
     names = list(spec.grid)
     candidates = [dict(zip(names, values)) for values in product(*spec.grid.values())]
     losses = np.zeros(len(candidates))
@@ -316,25 +336,47 @@ def _choose(spec, K, y, train, inner, task):
     ok = [c for c in range(len(candidates)) if failed[c] is None]
     if not ok:
         raise failed[0]
-    best = min(ok, key=lambda c: losses[c])
-    return candidates[best], sum(losses[c] == losses[best] for c in ok) - 1
+    return candidates, losses, ok
+
+
+def _choose_kernel(spec, grams, y, train, inner, task):
+    """Kernel parameters and learner grid point chosen jointly on the inner
+    folds: ``grams`` is a list of ``(kernel params, K)``, one Gram per value
+    of the kernel's grid. The first best on ties, kernels in grid order."""
+    scored = []
+    for kp, K in grams:
+        # without a learner grid: the one candidate {} (the learner as given)
+        candidates, losses, ok = _inner_losses(spec, K, y, train, inner, task)
+        scored += [(losses[c], kp, candidates[c]) for c in ok]
+    best = min(range(len(scored)), key=lambda i: scored[i][0])
+    ties = sum(loss == scored[best][0] for loss, _, _ in scored) - 1
+    return scored[best][1], scored[best][2], ties
 
 
 def _fold(spec, K, y, train, test, splits, task):
     """Nested evaluation of one outer fold: choose the grid point on the
-    training part, refit there, score the test part beside the baseline."""
+    training part, refit there, score the test part beside the baseline.
+    ``K`` is a Gram, or a list of ``(kernel params, Gram)`` whose kernel
+    parameters are chosen with the learner's on the inner folds."""
     from sklearn.base import clone
 
-    params, ties = _choose(spec, K, y, train, _inner_splits(splits, train, y, task), task)
+    inner = _inner_splits(splits, train, y, task)
+    kparams = {}
+    if isinstance(K, list):
+        kparams, params, ties = _choose_kernel(spec, K, y, train, list(inner), task)
+        K = dict((tuple(sorted(kp.items())), G) for kp, G in K)[tuple(sorted(kparams.items()))]
+    else:
+        params, ties = _choose(spec, K, y, train, inner, task)
     model = clone(spec.estimator).set_params(**params)
     pred = _fit_predict(model, K, y, train, test)
-    params = {**params, **{name: float(getattr(model, attr))
-                           for attr, name in _SELF_CHOSEN.items() if hasattr(model, attr)}}
+    params = {**kparams, **params, **{name: float(getattr(model, attr))
+                                      for attr, name in _SELF_CHOSEN.items()
+                                      if hasattr(model, attr)}}
     yt = y[test]
     # with a grid: how many other grid points had the chosen one's inner loss
     # (a learner choosing its own penalty, KernelRidgeCV, picks a unique best)
     self_chosen = any(hasattr(model, attr) for attr in _SELF_CHOSEN)
-    tied = {"ties": int(ties)} if spec.grid or self_chosen else {}
+    tied = {"ties": int(ties)} if spec.grid or self_chosen or kparams else {}
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
@@ -495,9 +537,22 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
     rows = []
     names = kernel_names or [repr(k) for k in kernels]
     for kernel, kernel_name in zip(kernels, names):
-        K, seconds = gram(kernel, objects)
-        K = np.asarray(K)
-        report = check_psd(K)
+        kernel_grid = {}
+        if isinstance(kernel, KernelGrid):
+            # one Gram per value of the kernel's grid, chosen on the inner folds
+            K, seconds, reports = [], 0.0, []
+            for params, k in kernel.candidates:
+                G, sec = gram(k, objects)
+                G = np.asarray(G)
+                K.append((params, G))
+                seconds += sec
+                reports.append(check_psd(G))
+            report = next((r for r in reports if not r.is_psd), reports[0])
+            kernel_grid = kernel.grid
+        else:
+            K, seconds = gram(kernel, objects)
+            K = np.asarray(K)
+            report = check_psd(K)
         # every fold's K[train][:, train] is a principal submatrix of the
         # certified K, hence PSD too: no check per fold
         for spec in specs:
@@ -510,7 +565,8 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
             results = _run(jobs, n_jobs, len(splits.folds), progress,
                            f"{type(spec.estimator).__name__} folds")
             rows.append(CVResult(kernel_name, spec.name, task, results, seconds, report,
-                                 {**spec.grid, **_self_chosen_grid(spec.estimator)}))
+                                 {**kernel_grid, **spec.grid,
+                                  **_self_chosen_grid(spec.estimator)}))
     return rows
 
 
@@ -605,6 +661,10 @@ def edge_notes(rows):
                 listed = f"{key}=[{', '.join(_fmt_value(v) for v in wider)}]"
                 learner = re.sub(pattern, lambda m: listed, learner, count=1)
                 head += f": try a wider grid, e.g. --learner '{learner}'"
+            elif re.search(rf"\b{re.escape(name)}=\[", row.kernel):
+                head = head.replace(f"{row.kernel}, {row.learner.partition('(')[0]}: ",
+                                    f"{row.kernel}: ")
+                head += f": try a wider grid for {name} in the --kernel expression"
             else:
                 head += f": try a wider grid for {name} in the --learner expression"
             notes.append(head)

@@ -19,6 +19,7 @@ import ast
 import difflib
 import math
 import operator
+from itertools import product
 
 _BINOPS = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.Pow: operator.pow}
@@ -181,6 +182,59 @@ def parse_kernel(text):
         )
     raise ValueError(f"kernel {text!r} is not a kernel (it is {type(kernel).__name__} "
                      f"{kernel!r}); write e.g. Spectrum(k=3)")
+
+
+def kernel_grid(text):
+    """The values of a kernel expression whose numeric parameters may be
+    written as lists (``WeisfeilerLehman(h=[1, 2, 3])``): ``None`` when none
+    is, else ``(grid, variants)`` with ``grid`` mapping each such parameter
+    to its values and ``variants`` a list of ``(params, expression)``, one
+    per combination, in grid order.
+
+    A list counts as a grid only for a parameter whose default is a number
+    and when all its items are numbers; other lists (landmarks, alphabets)
+    are values.
+    """
+    import copy
+    import inspect
+    import numbers
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return None  # parse_kernel reports it
+    ns = kernel_namespace()
+
+    def number(e):
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            e = e.operand
+        return (isinstance(e, ast.Constant) and isinstance(e.value, numbers.Real)
+                and not isinstance(e.value, bool))
+
+    slots = []  # (name, keyword node, values)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and isinstance(ns.get(node.func.id), type)):
+            continue
+        params = inspect.signature(ns[node.func.id]).parameters
+        for kw in node.keywords:
+            default = params[kw.arg].default if kw.arg in params else None
+            if (isinstance(kw.value, ast.List) and kw.value.elts
+                    and all(number(e) for e in kw.value.elts)
+                    and isinstance(default, numbers.Real) and not isinstance(default, bool)):
+                values = [ast.literal_eval(e) for e in kw.value.elts]
+                slots.append((kw.arg, kw, values))
+    if not slots:
+        return None
+    names = [n for n, _, _ in slots]
+    names = [n if names.count(n) == 1 else f"{n}#{i + 1}" for i, n in enumerate(names)]
+    grid = {n: values for n, (_, _, values) in zip(names, slots)}
+    variants = []
+    for combo in product(*grid.values()):
+        for (_, kw, _), value in zip(slots, combo):
+            kw.value = ast.Constant(value)
+        variants.append((dict(zip(names, combo)), ast.unparse(copy.deepcopy(tree))))
+    return grid, variants
 
 
 def learner_namespace():

@@ -390,3 +390,43 @@ def test_kernel_ridge_cv_default_alphas_in_cv():
     assert spec.estimator.alphas == DEFAULT_RIDGE_CV_ALPHAS
     assert learner_spec(KernelRidgeCV(alphas=(1.0, 2.0)), given={"alphas"}
                         ).estimator.alphas == (1.0, 2.0)
+
+
+# ------------------------------------------------ kernel parameters as a grid
+def test_kernel_grid_parsing():
+    from structk.cli.spec import kernel_grid
+
+    assert kernel_grid("WeisfeilerLehman(h=3)") is None
+    grid, variants = kernel_grid("Normalize(WeisfeilerLehman(h=[1, 2]))")
+    assert grid == {"h": [1, 2]}
+    assert variants == [({"h": 1}, "Normalize(WeisfeilerLehman(h=1))"),
+                        ({"h": 2}, "Normalize(WeisfeilerLehman(h=2))")]
+    # a list for a parameter that is not a number (landmarks) is a value
+    assert kernel_grid("EmpiricalKernelMap(smith_waterman, landmarks=['AC', 'GT'])") is None
+    grid, variants = kernel_grid("Spectrum(k=[2, 3]) + Gaussian(sigma=[0.5, -1])")
+    assert grid == {"k": [2, 3], "sigma": [0.5, -1]} and len(variants) == 4
+
+
+def test_kernel_grid_is_chosen_with_the_learner_on_inner_folds(moons_csv, capsys):
+    path, X, y = moons_csv
+    sigmas, Cs = [0.1, 0.3, 3.0], [0.1, 10.0]
+    code, out, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
+                         f"Gaussian(sigma={sigmas})", "--learner", f"KernelSVM(C={Cs})",
+                         "--cv", "3", "--inner-folds", "3", "--format", "json", "--quiet")
+    assert code == 0
+    row = json.loads(out)
+    assert row["grid"] == {"sigma": sigmas, "C": Cs}
+    labels = y.astype(float).astype(str)
+    Ks = [Gaussian(sigma=s)(X) for s in sigmas]
+    for fold, (tr, te) in zip(row["folds"], make_splits(3, labels, "classification").folds):
+        inner = StratifiedKFold(3, shuffle=True, random_state=0)
+        best = None
+        for s, K in zip(sigmas, Ks):  # reference: scikit-learn's grid search per sigma
+            search = GridSearchCV(KernelSVM(psd_check="none"), {"C": Cs}, cv=inner)
+            search.fit(K[np.ix_(tr, tr)], labels[tr])
+            if best is None or search.best_score_ > best[0] + 1e-12:
+                best = (search.best_score_, s, search)
+        _, s, search = best
+        assert fold["params"] == {"sigma": s, "C": search.best_params_["C"]}
+        assert fold["score"] == pytest.approx(
+            search.score(Ks[sigmas.index(s)][np.ix_(te, tr)], labels[te]))
