@@ -48,8 +48,13 @@ def _compact_csr(matrices):
     (SciPy's product needs arrays as long as the column space)."""
     import scipy.sparse as sp
 
+    space = max(M.shape[1] for M in matrices)
+    total = sum(M.nnz for M in matrices)
+    if (all(M.shape[1] == space for M in matrices)
+            and space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * total)):
+        return [M.tocsr() for M in matrices]  # nothing to renumber: no copies
     arrays = [_csr_arrays(M) for M in matrices]
-    cols, n_cols = _compact([a[1] for a in arrays], max(M.shape[1] for M in matrices))
+    cols, n_cols = _compact([a[1] for a in arrays], space)
     return [sp.csr_matrix((d, c, p), shape=(M.shape[0], n_cols))
             for M, (p, _, d), c in zip(matrices, arrays, cols)]
 
