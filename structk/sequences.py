@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from ._validation import check_objects
-from .alphabets import resolve_alphabet
+from .alphabets import PROTEIN, resolve_alphabet
 
 #: Code of a symbol outside the alphabet kept with ``unknown="skip"``.
 UNKNOWN = 255
@@ -317,7 +317,11 @@ def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
         symbol = chr(x[pos]) if isinstance(x, bytes) else x[pos]
         shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
         n_seqs = len(np.unique(np.searchsorted(offsets, bad, side="right") - 1))
-        if _looks_like_protein(codes, offsets, bad, items, symbols):
+        if (set(symbols) == set(PROTEIN) and isinstance(symbol, str)
+                and symbol.upper() in "XBZUO"):
+            hint = ("X, B, Z, U and O are in alphabet='protein-extended' (the 20 amino "
+                    f"acids and these five); {hint or _SKIP_HINT}")
+        elif _looks_like_protein(codes, offsets, bad, items, symbols):
             hint = ("these look like protein sequences (most symbols are amino acids "
                     "outside the nucleotide alphabet): pass alphabet='protein' to the "
                     f"kernel; {hint or _SKIP_HINT}")

@@ -453,3 +453,31 @@ def test_pseudocount_is_the_additive_smoothing_of_one_m_step():
 def test_bad_pseudocount_is_named(bad, error):
     with pytest.raises(error, match="pseudocount"):
         DiscreteHMM(pseudocount=bad).fit(["ACGT"])
+
+
+def test_protein_extended_alphabet_holds_x_b_z_u_o():
+    from structk.alphabets import PROTEIN, PROTEIN_EXTENDED
+    from structk.kernels import Spectrum
+
+    X = ["MKVLAXGIVHHW", "PQERTYDDCSNGBZ", "MKUOLL"]
+    with pytest.raises(ValueError, match=r"X\[0\] has symbol 'X'.*alphabet='protein-extended'"):
+        DiscreteHMM(alphabet="protein").fit(X)
+    hmm = DiscreteHMM(n_states=2, alphabet="protein-extended", n_iter=20,
+                      random_state=0).fit(X)
+    assert hmm.alphabet_ == tuple(PROTEIN_EXTENDED) and len(PROTEIN_EXTENDED) == 25
+    assert PROTEIN_EXTENDED.startswith(PROTEIN)
+    # X is a symbol of its own: its emission probability is learnt from the data
+    x = PROTEIN_EXTENDED.index("X")
+    assert np.all(hmm.emissionprob_[:, x] > 0)
+    # brute force: the likelihood of a sequence sums over all state paths
+    from itertools import product as paths
+
+    s = "MXB"
+    idx = [PROTEIN_EXTENDED.index(c) for c in s]
+    total = sum(hmm.startprob_[p[0]] * hmm.emissionprob_[p[0], idx[0]]
+                * np.prod([hmm.transmat_[p[t - 1], p[t]] * hmm.emissionprob_[p[t], idx[t]]
+                           for t in range(1, 3)])
+                for p in paths(range(2), repeat=3))
+    assert hmm.score_samples([s])[0] == pytest.approx(np.log(total), rel=1e-10)
+    K = Spectrum(k=1, alphabet="protein-extended")(["XX", "BX"])
+    np.testing.assert_array_equal(K, [[4.0, 2.0], [2.0, 2.0]])

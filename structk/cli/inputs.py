@@ -150,7 +150,8 @@ def _match_headers(pattern, headers, option):
 def detect_alphabet(seqs, names=None):
     """Name of the alphabet of ``seqs`` (case ignored): "dna" or "rna" when
     at least 90% of the symbols are nucleotides (the rest being ambiguity
-    codes such as N), else "protein".
+    codes such as N), else "protein", or "protein-extended" when X, B, Z, U
+    or O occur among the amino acids.
 
     Raises
     ------
@@ -175,12 +176,15 @@ def detect_alphabet(seqs, names=None):
     protein = set(NAMED["protein"])
     if set(counts) <= protein:
         return "protein"
+    extended = set(NAMED["protein-extended"])
+    if set(counts) <= extended:
+        return "protein-extended"  # X, B, Z, U or O among the amino acids
     for i, s in enumerate(seqs):
         for j, c in enumerate(str(s)):
-            if c.upper() not in protein:
+            if c.upper() not in extended:
                 raise ValueError(
                     f"{_record(i, names)} has symbol {c!r} at position {j}, outside the DNA, RNA "
-                    "and protein alphabets: give --alphabet with every symbol (e.g. "
+                    "and protein(-extended) alphabets: give --alphabet with every symbol (e.g. "
                     "--alphabet ACGTN), or add unknown='skip' to the kernel"
                 )
     raise AssertionError("unreachable")

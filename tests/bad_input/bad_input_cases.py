@@ -1060,6 +1060,9 @@ def _repair_cases():
         Case("Spectrum-dna-default-given-proteins", lambda: _k("Spectrum", k=3)()(
             ["MKVLAAGIVHHW", "PQERTYDDCSNG"]), ValueError,
              ("X[0]", "'M'", "alphabet='protein'")),
+        Case("DiscreteHMM-protein-given-X", lambda: __import__("structk").DiscreteHMM(
+            alphabet="protein").fit(["MKVLAXGIV"]), ValueError,
+             ("X[0]", "'X'", "alphabet='protein-extended'")),
     ]
 
 

@@ -31,7 +31,8 @@ RNA = ["ACGUACGUUA", "GGCUAUCGAA", "UUAGCGCAUC", "CAGUCAGUCA"]
 
 
 @pytest.mark.parametrize("seqs, name", [(["ACGTTGCA", "acgtnacg" * 3], "dna"), (RNA, "rna"),
-                                        (PROTEIN, "protein")])
+                                        (PROTEIN, "protein"),
+                                        (PROTEIN + ["MKXBZLL"], "protein-extended")])
 def test_alphabet_is_detected_from_the_records(seqs, name):
     assert detect_alphabet(seqs) == name
 
