@@ -22,6 +22,10 @@ training sequences (transition counts + 1), half labelled positive.
 tool's Gram matrix, each fold's SVM by scikit-learn's SVC on the
 precomputed fold matrices (the same solver for both kernels).
 
+``--win-map N`` times the Gram of N training windows in one process by the
+all-pairs and the counting form at (l, k, d) = (8, 4, 2), (10, 6, 3),
+(11, 7, 3), (12, 8, 4), and names the form the size rule picks.
+
     STRUCTK_DATA=/path/to/data python benchmarks/bench_gkm.py --repeats 3 --cv
 """
 
@@ -92,14 +96,50 @@ def commands(pos, neg, work):
     return ours, peer, structk_model, peer_model
 
 
-def race(label, pos, neg, work, repeats):
+def load():
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def race(label, pos, neg, work, repeats, peer_repeats):
     ours, peer, _, _ = commands(pos, neg, work)
-    a = statistics.median([timed(ours) for _ in range(repeats)])
-    print(f"{label:<44} structk {a:8.1f} s", flush=True)
-    b = statistics.median([timed(peer) for _ in range(repeats)])
-    print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x",
-          flush=True)
+    runs = [timed(ours) for _ in range(repeats)]
+    a = statistics.median(runs)
+    print(f"{label:<44} structk {a:8.1f} s  (runs {', '.join(f'{r:.1f}' for r in runs)}; "
+          f"{load()})", flush=True)
+    runs = [timed(peer) for _ in range(peer_repeats)]
+    b = statistics.median(runs)
+    print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x  "
+          f"(peer runs {', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
     return a, b
+
+
+def win_map(seqs, repeats):
+    """Gram of ``seqs`` in one process by each compiled form, per (l, k, d):
+    wall-clock medians (threads as the library sets them) and CPU seconds."""
+    from structk.kernels import GappedKmer
+
+    print(f"Gram of {len(seqs)} windows, median of {repeats} (wall s / CPU s):", flush=True)
+    for l, k, d in [(8, 4, 2), (10, 6, 3), (11, 7, 3), (12, 8, 4)]:
+        row = []
+        for algorithm in ("pairs", "subsets"):
+            kern = GappedKmer(l=l, k=k, d=d, algorithm=algorithm)
+            P = kern.prepare(seqs)
+            kern.gram_prepared(kern.take(P, slice(0, 30)))  # compile / load
+            walls, cpus = [], []
+            for _ in range(repeats):
+                t, c = time.perf_counter(), time.process_time()
+                kern.gram_prepared(P)
+                walls.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            row.append((statistics.median(walls), statistics.median(cpus)))
+        auto = GappedKmer(l=l, k=k, d=d)
+        P = auto.prepare(seqs)
+        pick = auto._method(P, P, True)
+        (pw, pc), (sw, sc) = row
+        print(f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
+              f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
+              f"({max(pw, sw) / min(pw, sw):.1f}x)   auto picks {pick}   {load()}",
+              flush=True)
 
 
 def auc_test(work, pos_test, neg_test, n_pos, n_neg):
@@ -155,8 +195,18 @@ def main():
     ap.add_argument("--width", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cv", action="store_true")
-    ap.add_argument("--background", type=int, nargs="*", default=[])
+    ap.add_argument("--peer-repeats", type=int, default=None,
+                    help="runs of gkmsvm-lite (default: --repeats)")
+    ap.add_argument("--skip-train", action="store_true",
+                    help="leave out the nfe2 training race and test AUC")
+    ap.add_argument("--background", type=int, nargs="*", default=[],
+                    help="sizes of background sets to train on (both tools)")
+    ap.add_argument("--extrapolate", type=int, default=20_000,
+                    help="background size the times are extrapolated to (n^2)")
+    ap.add_argument("--win-map", type=int, default=0, metavar="N",
+                    help="time the Gram of N training windows by each form per (l, k, d)")
     args = ap.parse_args()
+    peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     data = Path(os.environ["STRUCTK_DATA"]) / "sequences" / "nfe2"
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -169,11 +219,16 @@ def main():
         n = {k: len(v[0]) for k, v in parts.items()}
         print(f"nfe2 central {args.width}-nt windows: train {n['pos.train']} + "
               f"{n['neg.train']}, test {n['pos.test']} + {n['neg.test']}", flush=True)
-        race(f"train nfe2 ({n['pos.train'] + n['neg.train']} seqs)",
-             str(work / "pos.train.fa"), str(work / "neg.train.fa"), work, args.repeats)
-        ours, peer = auc_test(work, None, None, n["pos.test"], n["neg.test"])
-        print(f"test ROC AUC (own train + predict): structk {ours:.4f}   gkmsvm-lite "
-              f"{peer:.4f}", flush=True)
+        if args.win_map:
+            win_map(parts["pos.train"][1][:args.win_map // 2]
+                    + parts["neg.train"][1][:args.win_map - args.win_map // 2], args.repeats)
+        if not args.skip_train:
+            race(f"train nfe2 ({n['pos.train'] + n['neg.train']} seqs)",
+                 str(work / "pos.train.fa"), str(work / "neg.train.fa"), work, args.repeats,
+                 peer_repeats)
+            ours, peer = auc_test(work, None, None, n["pos.test"], n["neg.test"])
+            print(f"test ROC AUC (own train + predict): structk {ours:.4f}   gkmsvm-lite "
+                  f"{peer:.4f}", flush=True)
         if args.cv:
             seqs = parts["pos.train"][1] + parts["neg.train"][1]
             y = np.r_[np.ones(n["pos.train"]), np.zeros(n["neg.train"])]
@@ -183,8 +238,12 @@ def main():
             half = size // 2
             write(work / "bg.pos.fa", [f"p{i}" for i in range(half)], seqs[:half])
             write(work / "bg.neg.fa", [f"n{i}" for i in range(size - half)], seqs[half:])
-            race(f"train background 300 nt ({size} seqs)", str(work / "bg.pos.fa"),
-                 str(work / "bg.neg.fa"), work, 1)
+            a, b = race(f"train background 300 nt ({size} seqs)", str(work / "bg.pos.fa"),
+                        str(work / "bg.neg.fa"), work, args.repeats, peer_repeats)
+            f = (args.extrapolate / size) ** 2
+            print(f"  extrapolated to {args.extrapolate} seqs (x (n'/n)^2 = {f:.0f}, the "
+                  f"Gram's pairs): structk {a * f / 3600:.1f} h   gkmsvm-lite "
+                  f"{b * f / 3600:.1f} h", flush=True)
 
 
 if __name__ == "__main__":

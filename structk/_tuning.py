@@ -50,8 +50,11 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
 #: one l-mer in one deletion pattern of the counting form (gathered key,
-#: radix pass, group scan): the rule between the two compiled forms.
-GKM_PAIRS_PER_SUBSET_ENTRY = 6.0
+#: radix pass, its share of the group scans): the rule between the two
+#: compiled forms. Measured crossovers on nfe2 200-nt windows
+#: (bench_gkm.py --win-map, docs/performance.md): about 40 windows at
+#: (10, 6, 3) and (11, 7, 3), 100-200 at (12, 8, 4), none above 40 at (8, 4, 2).
+GKM_PAIRS_PER_SUBSET_ENTRY = 30.0
 #: The compiled forms run on threads from this much work on: l-mer-pattern
 #: visits (counting form: the deletion patterns split among threads, each
 #: adding into its own copy of the result) or l-mer comparisons (all pairs:

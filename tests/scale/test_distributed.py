@@ -76,6 +76,21 @@ def test_equals_in_memory_gram_exactly(client, kernel):
     assert np.array_equal(C, local_gram(kernel, X, Y, block_size=20))
 
 
+def test_gapped_kmer_tiles_equal_the_whole_gram(client):
+    from structk.kernels import GappedKmer
+
+    seqs = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(3, 40))) for _ in range(33)]
+    seqs += ["ACGTNNACGTACGGT", "acgtacgtAC", "ACG"]  # an N, soft-masked, shorter than l
+    for kernel in (GappedKmer(l=5, k=3, d=2),
+                   GappedKmer(l=5, k=3, d=2, kind="count", reverse_complement=False,
+                              center_weighted=True, M=9, H=4.0, normalize=False)):
+        K = dask_gram(kernel, seqs, block_size=10, client=client).compute()
+        assert np.array_equal(K, local_gram(kernel, seqs, block_size=10))
+        np.testing.assert_allclose(K, kernel(seqs), rtol=1e-12, atol=1e-12)
+        C = dask_gram(kernel, seqs, seqs[:7], block_size=10, client=client).compute()
+        np.testing.assert_allclose(C, kernel(seqs, seqs[:7]), rtol=1e-12, atol=1e-12)
+
+
 def test_function_kernel_with_lambda_on_strings(client):
     k = FunctionKernel(lambda a, b: float(len(set(a) & set(b))), name="shared letters")
     brute = np.array([[len(set(a) & set(b)) for b in STRINGS] for a in STRINGS])
