@@ -133,10 +133,11 @@ def has_fixed_features(kernel):
 
 def _no_primal(kernel):
     if kernel.has_features:
-        return (f"solver='primal' needs feature columns that mean the same for every "
-                f"collection; {kernel!r} numbers its columns by the labels present in "
-                "each call, so a model on them cannot predict new objects: use "
-                "solver='nystroem' (or 'dual')")
+        return (f"solver='primal' needs feature columns that a weight vector can span "
+                f"and that mean the same for every collection; {kernel!r} numbers its "
+                "columns by the labels present in each call (or by 2^62 label hashes), "
+                "so a model on them cannot predict new objects: use solver='nystroem' "
+                "(or 'dual')")
     return (f"solver='primal' needs a kernel with an explicit feature map; {kernel!r} "
             "has none: use solver='nystroem' (any kernel) or 'dual'")
 
