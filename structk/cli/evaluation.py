@@ -91,12 +91,12 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
 DEFAULT_GRIDS = {
     "KernelSVM": {"C": (0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)},
     "KernelLogisticRegression": {"alpha": (1e-4, 1e-3, 1e-2, 0.1, 1.0)},
-    "KernelRidge": {"alpha": (1e-3, 1e-2, 0.1, 1.0, 10.0)},
+    "KernelRidge": {"alpha": (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
 }
 
 #: The penalties KernelRidgeCV chooses from by leave-one-out (one
 #: eigendecomposition for all) when the expression does not give ``alphas``.
-DEFAULT_RIDGE_CV_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
+DEFAULT_RIDGE_CV_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000, 10000)
 
 
 @dataclass
@@ -155,7 +155,7 @@ def _learner_name(estimator, grid):
 
 def _short_repr(estimator):
     """``repr`` without the ``kernel='precomputed'`` every CV learner has."""
-    text = repr(estimator)
+    text = " ".join(repr(estimator).split())  # scikit-learn wraps long reprs
     return re.sub(r"kernel='precomputed',?\s*", "", text).replace(", )", ")")
 
 
