@@ -161,13 +161,27 @@ def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch, tuning)
     K[30, 3] += 1e-3  # asymmetric
     with pytest.raises(ValueError, match=r"not symmetric: K\[3, 30\]|not symmetric: K\[30, 3\]"):
         cls().fit(*fit_args(cls, K, y))
-    # a PSD Gram passes the necessary conditions without the O(n^3) check
+    # a PSD Gram passes the necessary conditions and the factorisation of
+    # principal blocks of at most PSD_FACTORISE_MAX_N objects, never the
+    # O(n^3) check of the whole Gram
+    cholesky_ok = structk._linalg.cholesky_ok
+    blocks = []
+
     def no_full_check(*args, **kwargs):
         raise AssertionError("the full PSD check ran")
 
+    def blocks_only(K, *args, **kwargs):
+        if K.shape[0] > 20:
+            no_full_check()
+        blocks.append(K.shape[0])
+        return cholesky_ok(K, *args, **kwargs)
+
     monkeypatch.setattr(structk.psd, "check_psd", no_full_check)
-    monkeypatch.setattr(structk._linalg, "cholesky_ok", no_full_check)
+    monkeypatch.setattr(structk._linalg, "cholesky_ok", blocks_only)
     cls().fit(*fit_args(cls, rbf_gram(X), y))
+    # one interleaved block of the 40 (KernelRidgeCV's eigendecomposition
+    # is the full check itself)
+    assert blocks == ([] if cls is KernelRidgeCV else [20]), blocks
     if cls is KernelRidgeCV:  # its own eigendecomposition is the full check
         return
     with pytest.raises(AssertionError, match="the full PSD check ran"):

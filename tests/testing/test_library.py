@@ -74,6 +74,14 @@ CASES = [
     (K.GappyPair(k=1, m=2), DNA),
     (K.WeightedDegree(d=3, shift=2), DNA6),
     (K.Normalize(K.LocalAlignment(beta=0.5)), strings("ACDW", min_size=1, max_size=6)),
+    (K.SpectrumRepair(K.smith_waterman), strings("ACDW", min_size=1, max_size=6)),
+    (K.Normalize(K.SpectrumRepair(K.LocalAlignment(beta=0.5).log_kernel, method="flip")),
+     strings("ACDW", min_size=1, max_size=6)),
+    # the gapped k-mer kernels that are PSD on all sequences (see the test
+    # below for those that are not)
+    (K.GappedKmer(l=4, k=2, d=2, kind="count"), DNA),
+    (K.GappedKmer(l=4, k=3, d=1, kind="full", gamma=1.0, reverse_complement=False), DNA),
+    (K.GappedKmer(l=3, k=2, d=1, kind="count", center_weighted=True, M=5, H=4.0), DNA),
     (_fisher(), strings("ACGT", min_size=1)),
     (K.RandomWalk(lam=0.05, edge_label="label"), GRAPHS),
     (K.RandomWalk(kind="exponential", beta=0.5), GRAPHS),
@@ -114,3 +122,25 @@ def test_every_builtin_kernel_class_is_covered():
     missing = exported - covered - {"Kernel", "FunctionKernel", "EmpiricalKernelMap",
                                     "ClassConditionalFisherKernel"}
     assert not missing, f"add these kernels to CASES in {__file__}: {sorted(missing)}"
+
+
+@pytest.mark.parametrize(("l", "k", "d", "kind"), [
+    (4, 2, 2, "count"), (4, 3, 1, "full"), (5, 3, 2, "truncated"),  # PSD
+    (4, 2, 1, "count"), (4, 2, 2, "truncated"), (3, 2, 1, "truncated"), (4, 2, 2, "full"),
+])
+def test_gapped_kmer_verdict_agrees_with_the_lmer_spectrum(l, k, d, kind):
+    """LS-GKM's kernels leave out l-mer pairs more than d mismatches apart,
+    which can break positive semi-definiteness; whether it does is decided
+    by the eigenvalues of the l-mer weight matrix (an independent, exact
+    computation over the Hamming scheme): the kit finds a counterexample
+    exactly when one of them is negative."""
+    from structk.algorithms.gapped_kmers import weights
+
+    eig = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, kind))
+    psd = eig.min() >= -1e-12 * eig.max()
+    kernel = K.GappedKmer(l=l, k=k, d=d, kind=kind, reverse_complement=False,
+                          normalize=False)
+    result = check_kernel(kernel, strings("ACGT", min_size=l, max_size=l + 3),
+                          pool_sizes=CI_POOLS)
+    assert result.n_errors == 0, str(result)
+    assert result.found != psd, (eig, str(result))
