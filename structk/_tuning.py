@@ -70,6 +70,12 @@ GKM_NUMPY_MAX_SYMBOLS = 20_000
 #: memory cannot be read; beyond it the computation is refused (an error).
 GKM_MEMORY_FALLBACK = 4 * 2**30
 
+# ---------------------------------------------------------------- explain
+#: Largest l whose dense table of 4^l l-mer weights explain builds for a
+#: gapped k-mer model (l = 12: 128 MiB): memory against refusing to explain
+#: larger l (ISM by recomputing mutants still works); a result, not a speed.
+EXPLAIN_GKM_MAX_DENSE_L = 12
+
 # ----------------------------------------------------- sparse Gram products
 #: A feature column goes to BLAS (dense block) when its pair count times this
 #: exceeds n * m: a scattered update costs about this many BLAS multiply-adds.

@@ -29,11 +29,9 @@ import copy
 
 import numpy as np
 
+from .. import _tuning
 from ._occurrences import Occurrences
 from ._sequences import SequenceLeaf, _kmer_starts
-
-#: Largest l whose dense l-mer weight table (4^l float64) is built.
-MAX_DENSE_L = 12
 
 
 class GkmEncoded:
@@ -62,10 +60,12 @@ class GappedKmerLeaf(SequenceLeaf):
                 "the l-mers, so it has no exact decomposition; structk.explain.ism "
                 "recomputes the decision function on every mutant instead")
         self.l = int(kernel.l)
-        if self.l > MAX_DENSE_L:
+        if self.l > _tuning.EXPLAIN_GKM_MAX_DENSE_L:
             raise NotImplementedError(
                 f"{kernel!r}: explaining needs a table of 4^l l-mer weights, at most "
-                f"l = {MAX_DENSE_L}; structk.explain.ism recomputes mutants instead")
+                f"l = {_tuning.EXPLAIN_GKM_MAX_DENSE_L} (a table of 4^l float64; "
+                "structk._tuning.EXPLAIN_GKM_MAX_DENSE_L); structk.explain.ism "
+                "recomputes the decision function on every mutant instead")
         self.span = self.l
         self.w = np.asarray(kernel.mismatch_weights(), dtype=np.float64)
         self.raw = copy.copy(kernel)

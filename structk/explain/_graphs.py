@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..algorithms.hashing import GOLD as _GOLD
+from ..algorithms.hashing import mix
 from ..kernels.graphs._encoding import parse_graphs
 from ._occurrences import Occurrences
 
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _mix(z):
-    """splitmix64 finaliser (wrapping uint64 arithmetic)."""
-    z = np.asarray(z, dtype=np.uint64)
+    """:func:`structk.algorithms.hashing.mix` of a uint64 array (wrapping)."""
     with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+        return mix(np.asarray(z, dtype=np.uint64))
 
 
 class GraphLeaf:
