@@ -22,7 +22,8 @@ def add_parsers(sub, formatter):
                "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
                "  structk explain nfe2.model test.fa --tsv contributions.tsv\n"
                "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
-               "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0",
+               "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
+               "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv",
     )
     _add_model(p)
     p.add_argument("input", help="objects to explain: FASTA, TU folder or CSV")
@@ -31,6 +32,10 @@ def add_parsers(sub, formatter):
                    help="features and positions/nodes listed (default 10)")
     p.add_argument("--tsv", metavar="FILE", help="write every contribution: object, unit, "
                                                  "symbol or node, score")
+    p.add_argument("--edges", action="store_true",
+                   help="graph models: split each feature over the nodes and edges it is made "
+                        "of (WL: its unfolding tree; shortest path: end nodes and path edges), "
+                        "list the top edges, write them to --tsv and colour them in --plot")
     p.add_argument("--index", type=int, default=0,
                    help="the object --plot and --ism use (default 0, the first)")
     p.add_argument("--plot", metavar="FILE.png",
@@ -105,7 +110,10 @@ def run_explain(args):
     print(f"features with the largest weights (top {args.top} each way):")
     for name, w in explainer.feature_weights(args.top):
         print(f"  {w:+.6g}  {name}")
-    E = explainer.contributions(objects)
+    if args.edges and explainer.unit != "node":
+        raise ValueError("--edges is for graph models; this model explains "
+                         f"{explainer.unit}s")
+    E = explainer.contributions(objects, edges=args.edges)
     print(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
           f"top {explainer.unit}s (symbol@index, 0-based)")
     for name, obj, e in zip(names, objects, E):
@@ -113,12 +121,24 @@ def run_explain(args):
         shown = _unit_labels(obj, e)
         tops = ", ".join(f"{shown[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
         print(f"{str(name)[:24]:<24} {e.decision:>10.5g} {e.bias:>10.5g}  {tops}")
+        if args.edges and len(e.edge_scores):
+            order = [int(i) for i in _top(e.edge_scores, min(args.top, 5))]
+            ends = _edge_labels(obj, e)
+            tops = ", ".join(f"{ends[i]}:{e.edge_scores[i]:+.3g}" for i in order)
+            print(f"{'':<24} {'':>10} {'':>10}  top edges: {tops}")
     if args.tsv:
         with open(args.tsv, "w") as f:
-            f.write(f"object\t{explainer.unit}\tunit\tscore\n")
+            if args.edges:
+                f.write("object\tkind\tindex\tunit\tscore\n")
+            else:
+                f.write(f"object\t{explainer.unit}\tunit\tscore\n")
+            kind = "node\t" if args.edges else ""
             for name, e in zip(names, E):
                 for i, (u, s) in enumerate(zip(e.units, e.scores.tolist())):
-                    f.write(f"{name}\t{i}\t{u}\t{s!r}\n")
+                    f.write(f"{name}\t{kind}{i}\t{u}\t{s!r}\n")
+                if args.edges:
+                    for i, s in enumerate(e.edge_scores.tolist()):
+                        f.write(f"{name}\tedge\t{i}\t{e.edges[i][0]}-{e.edges[i][1]}\t{s!r}\n")
     if args.ism:
         if data.format != "fasta":
             raise ValueError("--ism is for sequences (FASTA input)")
@@ -134,6 +154,14 @@ def _unit_labels(obj, explanation):
     if hasattr(obj, "nodes"):
         return [str(obj.nodes[v].get("label", v)) for v in explanation.units]
     return explanation.units
+
+
+def _edge_labels(graph, explanation):
+    """``label(u)-label(v)@u-v`` for each edge of an explanation."""
+    def label(v):
+        return str(graph.nodes[v].get("label", v))
+
+    return [f"{label(u)}-{label(v)}@{u}-{v}" for u, v in explanation.edges]
 
 
 def _top(scores, n):
@@ -161,11 +189,13 @@ def _plot(args, explainer, obj, explanation, name):
              else plots.contribution_matrix(explanation, symbols))
         fig = plots.plot_logo(M, symbols, title=title)
     elif args.smiles_column and obj.graph.get("smiles"):
-        plots.plot_molecule(obj.graph["smiles"], explanation.scores, args.plot)
+        plots.plot_molecule(obj.graph["smiles"], explanation.scores, args.plot,
+                            bond_scores=explanation.edge_scores, edges=explanation.edges)
         print(f"wrote {args.plot}")
         return
     else:
-        fig = plots.plot_graph(obj, explanation.scores, title=title)
+        fig = plots.plot_graph(obj, explanation.scores, title=title,
+                               edge_scores=explanation.edge_scores)
     fig.savefig(args.plot, dpi=150, bbox_inches="tight")
     print(f"wrote {args.plot}")
 

@@ -51,6 +51,35 @@ class GraphLeaf:
         a = enc.node_ptr[g] + v
         return enc.adj_idx[enc.adj_ptr[a]:enc.adj_ptr[a + 1]].tolist()
 
+    @staticmethod
+    def n_edges(enc):
+        return np.array([G.number_of_edges() for G in enc.graphs], dtype=np.int64)
+
+
+def arcs(enc):
+    """The CSR arcs of a batch in global node numbers, ``(tail, head,
+    edge)``, with ``edge`` the arc's edge in the flat list of every graph's
+    ``G.edges`` (in that order; both arcs of an undirected edge map to it)."""
+    n_all = int(enc.node_ptr[-1])
+    owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), enc.sizes())
+    tail = np.repeat(np.arange(n_all, dtype=np.int64), np.diff(enc.adj_ptr))
+    head = enc.adj_idx.astype(np.int64) + enc.node_ptr[owner[tail]]
+    ends = []
+    for g, (G, order) in enumerate(zip(enc.graphs, enc.orders)):
+        local = {v: i for i, v in enumerate(order)}
+        base = int(enc.node_ptr[g])
+        ends.extend((base + local[a], base + local[b]) for a, b in G.edges())
+    ends = np.array(ends, dtype=np.int64).reshape(-1, 2)
+    ids = np.arange(len(ends), dtype=np.int64)
+    code = ends[:, 0] * n_all + ends[:, 1]
+    if not enc.directed:
+        code = np.concatenate([code, ends[:, 1] * n_all + ends[:, 0]])
+        ids = np.concatenate([ids, ids])
+    order = np.argsort(code, kind="stable")
+    code, ids = code[order], ids[order]
+    at = np.searchsorted(code, tail * n_all + head)
+    return tail, head, ids[at]
+
 
 class WeisfeilerLehmanLeaf(GraphLeaf):
     def __init__(self, kernel):
@@ -72,7 +101,8 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         # the iteration is kept beside the hash so names can recover it
         return Occurrences(np.ascontiguousarray(keys).ravel().view(np.int64),
                            np.tile(owner, self.h + 1),
-                           np.tile(local, self.h + 1)[:, None], np.ones(n * (self.h + 1)))
+                           np.tile(local, self.h + 1)[:, None], np.ones(n * (self.h + 1)),
+                           np.repeat(np.arange(self.h + 1, dtype=np.int64), n))
 
     def names(self, keys, enc, occ, limit=120):
         n = int(enc.node_ptr[-1])
@@ -103,6 +133,50 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
                 child = f"{G.edges[nodes[v], nodes[u]][edge]}:{child}"
             parts.append(child)
         return f"{label}({','.join(sorted(parts))})" if parts else label
+
+
+    def node_edge_split(self, enc, occ, amounts):
+        """Each occurrence's amount shared equally over the vertices and edges
+        of its unfolding tree (the subtree its label stands for), credited
+        to the graph nodes and edges they are copies of.
+
+        The tree of root ``v`` at iteration ``t`` has one vertex per walk
+        of length ``s <= t`` from ``v`` (ending at the node it copies) and
+        one edge per step of those walks, ``2 S - 1`` elements in all with
+        ``S = sum_{s <= t} (A^s 1)_v``. So node ``w`` receives ``sum_{s <= t}
+        (A^s)_{vw}`` shares and the arc ``x -> y`` ``sum_{s < t} (A^s)_{vx}``;
+        both are sums of row vectors pushed along the arcs, ``O(h^2 m)`` for
+        a batch of ``m`` arcs. Returns ``(node_scores, edge_scores)``, flat
+        over the batch's nodes and edges."""
+        n_all = int(enc.node_ptr[-1])
+        h = int(occ.level.max(initial=0))
+        covered = occ.units >= 0
+        n_cover = covered.sum(axis=1)
+        share = np.divide(amounts, n_cover, out=np.zeros(len(amounts)), where=n_cover > 0)
+        rows, cols = np.nonzero(covered)
+        root = enc.node_ptr[occ.owner[rows]] + occ.units[rows, cols]
+        alpha = np.bincount(occ.level[rows] * n_all + root, weights=share[rows],
+                            minlength=(h + 1) * n_all).reshape(h + 1, n_all)
+        tail, head, edge = arcs(enc)
+
+        def push(r):  # r A: along every arc tail -> head
+            return np.bincount(head, weights=r[tail], minlength=n_all)
+
+        size = [np.ones(n_all)]  # S_t = sum_{s <= t} A^s 1
+        walks = np.ones(n_all)
+        for _ in range(h):
+            walks = np.bincount(tail, weights=walks[head], minlength=n_all)
+            size.append(size[-1] + walks)
+        node, at_tail = np.zeros(n_all), np.zeros(n_all)
+        for t in range(h + 1):
+            r = alpha[t] / (2.0 * size[t] - 1.0)
+            for s in range(t + 1):
+                node += r
+                if s < t:
+                    at_tail += r
+                    r = push(r)
+        n_edges = int(self.n_edges(enc).sum())
+        return node, np.bincount(edge, weights=at_tail[tail], minlength=n_edges)
 
 
 class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
@@ -138,7 +212,7 @@ class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
         with np.errstate(over="ignore"):
             ranked = _mix(key.view(np.uint64) ^ _mix(rank.astype(np.uint64) * _GOLD + _GOLD))
         self._levels.update(zip(ranked.view(np.int64).tolist(), zip(lev.tolist(), rank.tolist())))
-        return Occurrences(ranked.view(np.int64), own, units, np.ones(len(key)))
+        return Occurrences(ranked.view(np.int64), own, units, np.ones(len(key)), lev)
 
     def names(self, keys, enc, occ, limit=120):
         out = []
@@ -194,6 +268,51 @@ class ShortestPathLeaf(GraphLeaf):
                                      np.ones(len(u))))
         return Occurrences.concat(parts) if parts else Occurrences.empty(2)
 
+    def node_edge_split(self, enc, occ, amounts):
+        """Each pair's amount, averaged over the shortest ``u``-``v``
+        paths, shared equally by the path's two end nodes and its ``d``
+        edges (the node labels and the length the feature is made of; the
+        inner nodes' labels do not enter it). An edge ``e`` thus receives
+        ``a sigma_uv(e) / ((d + 2) sigma_uv)`` of a pair's amount ``a``,
+        ``sigma`` counting shortest paths (through ``e``), as in Brandes'
+        betweenness; per source the sums over targets accumulate backwards
+        along the shortest-path DAG (dense, ``O(diam n^3)`` per graph).
+        Returns ``(node_scores, edge_scores)``, flat over the batch."""
+        n_all = int(enc.node_ptr[-1])
+        node = np.zeros(n_all)
+        edge = np.zeros(int(self.n_edges(enc).sum()))
+        tail, head, arc_edge = arcs(enc)
+        order = np.argsort(occ.owner, kind="stable")
+        bounds = np.searchsorted(occ.owner[order], np.arange(enc.n_graphs + 1))
+        for g in range(enc.n_graphs):
+            sel = order[bounds[g]:bounds[g + 1]]
+            if not len(sel):
+                continue
+            a = int(enc.node_ptr[g])
+            n = int(enc.node_ptr[g + 1]) - a
+            A = enc.dense_adjacency(g)
+            D = _hops(A, enc.directed)
+            u, v = occ.units[sel, 0], occ.units[sel, 1]
+            P = np.zeros((n, n))
+            np.add.at(P, (u, v), amounts[sel])
+            Pd = P / (D + 2.0)
+            node[a:a + n] += Pd.sum(axis=1) + Pd.sum(axis=0)
+            sigma = np.eye(n)
+            for k in range(1, D.max(initial=0) + 1):
+                layer = D == k
+                sigma[layer] = ((sigma * (D == k - 1)) @ A)[layer]
+            Q = np.divide(Pd, sigma, out=np.zeros((n, n)), where=sigma > 0)
+            R = np.zeros((n, n))  # R[s, y] = sum_t Q[s, t] sigma_yt [y on an s-t path]
+            for k in range(D.max(initial=0), 0, -1):
+                layer = D == k
+                R[layer] = Q[layer] + ((R * (D == k + 1)) @ A.T)[layer]
+            mine = (tail >= a) & (tail < a + n)
+            x, y = tail[mine] - a, head[mine] - a
+            on_dag = (D[:, y] == D[:, x] + 1) & (D[:, x] >= 0)
+            through = (sigma[:, x] * on_dag * R[:, y]).sum(axis=0)
+            edge += np.bincount(arc_edge[mine], weights=through, minlength=len(edge))
+        return node, edge
+
     def names(self, keys, enc, occ):
         import networkx as nx
 
@@ -209,3 +328,11 @@ class ShortestPathLeaf(GraphLeaf):
             d = nx.shortest_path_length(enc.graphs[g], nodes[u], nodes[v])
             out.append(f"{self.node_label(enc, g, u)} -{d}- {self.node_label(enc, g, v)}")
         return out
+
+
+def _hops(A, directed):
+    """Hop distances of a dense adjacency, ``-1`` where unreachable."""
+    from scipy.sparse.csgraph import shortest_path
+
+    D = shortest_path(A, directed=directed, unweighted=True)
+    return np.where(np.isfinite(D), D, -1).astype(np.int64)

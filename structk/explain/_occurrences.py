@@ -27,6 +27,7 @@ class Occurrences:
     owner: np.ndarray   # int64 (m,)
     units: np.ndarray   # int64 (m, r), -1 padded
     vals: np.ndarray    # float64 (m,)
+    level: np.ndarray | None = None  # int64 (m,): WL iteration, graphs only
 
     @classmethod
     def empty(cls, r=1):
@@ -37,7 +38,8 @@ class Occurrences:
         return len(self.keys)
 
     def select(self, mask):
-        return Occurrences(self.keys[mask], self.owner[mask], self.units[mask], self.vals[mask])
+        return Occurrences(self.keys[mask], self.owner[mask], self.units[mask], self.vals[mask],
+                           None if self.level is None else self.level[mask])
 
     @staticmethod
     def concat(parts):

@@ -78,12 +78,22 @@ class Explanation:
         The decision value ``f(x)`` from the decomposition.
     units : list
         The symbols at the positions, or the graph's nodes.
+    edges : list or None
+        With ``contributions(X, edges=True)`` on graphs: the graph's edges,
+        in the order of ``G.edges``.
+    edge_scores : ndarray (n_edges,) or None
+        The edges' contributions; then ``bias + scores.sum() +
+        edge_scores.sum()`` equals ``decision`` (``scores`` being the
+        nodes' part of the node and edge split, see
+        :meth:`Explainer.contributions`).
     """
 
     scores: np.ndarray
     bias: float
     decision: float
     units: list
+    edges: list | None = None
+    edge_scores: np.ndarray | None = None
 
 
 class Explainer:
@@ -201,34 +211,62 @@ class Explainer:
         return float(lookup(keys, W, np.array([name_or_key]))[0])
 
     # ------------------------------------------------------ contributions
-    def contributions(self, X):
+    def contributions(self, X, edges=False):
         """Per-position / per-node contributions of each object of ``X``.
 
-        Returns a list of :class:`Explanation`, one per object, whose
-        ``bias + scores.sum()`` is the decision value.
+        Parameters
+        ----------
+        X : list of sequences or graphs
+        edges : bool, default False
+            For graph models: split each feature's term over the nodes
+            *and edges* it is made of instead of its nodes alone, and
+            return the edges' part in ``edge_scores``. A Weisfeiler-Lehman
+            subtree (or optimal-assignment) feature rooted at ``v`` after
+            ``t`` iterations is shared equally by the vertices and edges
+            of its unfolding tree (walks of length ``<= t`` from ``v`` and
+            their steps), each credited to the node or edge it copies; a
+            shortest-path feature of the pair ``(u, v)`` at distance ``d``
+            equally by ``u``, ``v`` and the ``d`` edges of a shortest path,
+            averaged over all shortest ``u``-``v`` paths.
+
+        Returns
+        -------
+        list of :class:`Explanation`
+            One per object; ``bias + scores.sum()`` (plus
+            ``edge_scores.sum()`` with ``edges=True``) is the decision value.
         """
         if not self.unit:
             raise NoExplicitFeaturesError("the kernel has no features at positions or nodes")
-        scores, bias, decision, unit_ptr, encs = self._contributions(X)
+        if edges and self.unit != "node":
+            raise ValueError("edges=True is for graph models; this model explains "
+                             f"{self.unit}s")
+        scores, bias, decision, unit_ptr, encs, edge_part = self._contributions(X, edges)
         out = []
         for i in range(len(decision)):
-            out.append(Explanation(scores[unit_ptr[i]:unit_ptr[i + 1]], float(bias[i]),
-                                   float(decision[i]), self._units(encs, i)))
+            e = Explanation(scores[unit_ptr[i]:unit_ptr[i + 1]], float(bias[i]),
+                            float(decision[i]), self._units(encs, i))
+            if edges:
+                edge_scores, edge_ptr = edge_part
+                graph = next(enc for leaf, enc in zip(self.leaves, encs)
+                             if leaf.unit == "node").graphs[i]
+                e.edges = list(graph.edges)
+                e.edge_scores = edge_scores[edge_ptr[i]:edge_ptr[i + 1]]
+            out.append(e)
         return out
 
     def decision_function(self, X):
         """``f(x)`` recomputed from the feature weights (equals the model's)."""
         return self._contributions(X)[2]
 
-    def _contributions(self, X):
+    def _contributions(self, X, edges=False):
         from .._validation import check_objects
 
         X = check_objects(X, "X")
         if self._outer is not None:
-            return self._exp_contributions(X)
-        return self._linear_contributions(X, self._weights)
+            return self._exp_contributions(X, edges)
+        return self._linear_contributions(X, self._weights, edges)
 
-    def _exp_contributions(self, X):
+    def _exp_contributions(self, X, edges=False):
         """Integrated gradients of ``f(x) = b + sum_i c_i exp(k(x, s_i))`` along
         ``t phi(x)``, ``t`` from 0 to 1: the linear decomposition with the
         coefficients ``c_i (exp(k_i) - 1) / k_i`` of the object, plus
@@ -240,16 +278,22 @@ class Explainer:
             small = np.abs(k) < 1e-8
             ratio = np.where(small, 1.0 + k / 2.0,
                              np.expm1(k) / np.where(small, 1.0, k))
-            parts.append(self._linear_contributions([X[j]], self._collapse(self._coef * ratio)))
+            parts.append(self._linear_contributions([X[j]], self._collapse(self._coef * ratio),
+                                                    edges))
         scores = np.concatenate([p[0] for p in parts])
         bias = np.concatenate([p[1] for p in parts]) + float(self._coef.sum())
         decision = np.concatenate([p[2] for p in parts]) + float(self._coef.sum())
         unit_ptr = np.zeros(len(X) + 1, np.int64)
         np.cumsum([p[3][-1] for p in parts], out=unit_ptr[1:])
         encs = [leaf.encode(X, "X") for leaf in self.leaves]
-        return scores, bias, decision, unit_ptr, encs
+        edge_part = None
+        if edges:
+            edge_ptr = np.zeros(len(X) + 1, np.int64)
+            np.cumsum([p[5][1][-1] for p in parts], out=edge_ptr[1:])
+            edge_part = (np.concatenate([p[5][0] for p in parts]), edge_ptr)
+        return scores, bias, decision, unit_ptr, encs, edge_part
 
-    def _linear_contributions(self, X, weights):
+    def _linear_contributions(self, X, weights, edges=False):
         n = len(X)
         encs = [leaf.encode(X, "X") for leaf in self.leaves]
         occs = [leaf.occurrences(e) for leaf, e in zip(self.leaves, encs)]
@@ -261,19 +305,33 @@ class Explainer:
         np.cumsum(sizes, out=unit_ptr[1:])
         scores = np.zeros(int(unit_ptr[-1]))
         const = np.zeros(n)
-        for occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
-                occs, feats, gam, weights):
+        edge_part = None
+        if edges:
+            n_edges = self.leaves[first].n_edges(encs[first])
+            edge_ptr = np.zeros(n + 1, np.int64)
+            np.cumsum(n_edges, out=edge_ptr[1:])
+            edge_part = (np.zeros(int(edge_ptr[-1])), edge_ptr)
+        for leaf, enc, occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
+                self.leaves, encs, occs, feats, gam, weights):
             term = lookup(wk, W, keys) * phi  # W_u phi_u per (object, feature)
             share = np.divide(term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)),
                               where=raw[inv] != 0)
             amounts = g[occ.owner] * share
-            scores += spread(occ, amounts, n, unit_ptr)
+            if edges and leaf.unit == "node":
+                node_part, edge_scores = leaf.node_edge_split(enc, occ, amounts)
+                scores += node_part
+                edge_part[0][:] += edge_scores
+            else:
+                scores += spread(occ, amounts, n, unit_ptr)
             loose = ~(occ.units >= 0).any(axis=1)
             const += np.bincount(occ.owner[loose], weights=amounts[loose], minlength=n)
         bias = self.intercept + const
         unit_owner = np.repeat(np.arange(n), sizes)
         decision = bias + np.bincount(unit_owner, weights=scores, minlength=n)
-        return scores, bias, decision, unit_ptr, encs
+        if edges:
+            edge_owner = np.repeat(np.arange(n), np.diff(edge_part[1]))
+            decision += np.bincount(edge_owner, weights=edge_part[0], minlength=n)
+        return scores, bias, decision, unit_ptr, encs, edge_part
 
     def _units(self, encs, i):
         for leaf, enc in zip(self.leaves, encs):

@@ -6,9 +6,10 @@
   the actual contributions (one letter per position, see
   :func:`contribution_matrix`) or GkmExplain's hypothetical ones.
 * :func:`plot_molecule` colours the atoms of a molecule read from SMILES
-  (RDKit, the ``chem`` extra) by their contributions.
-* :func:`plot_graph` draws any graph with networkx, nodes coloured by
-  their contributions.
+  (RDKit, the ``chem`` extra) by their contributions, and its bonds too
+  when given edge scores.
+* :func:`plot_graph` draws any graph with networkx, nodes (and, given
+  edge scores, edges) coloured by their contributions.
 * :func:`plot_explanation` picks one of them for an
   :class:`~structk.explain.explainer.Explanation`.
 
@@ -116,22 +117,35 @@ def _limits(scores):
     return m if m > 0 else 1.0
 
 
-def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=None):
+def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=None,
+               edge_scores=None):
     """Draw a networkx graph with nodes coloured by ``scores`` (in the order
     of ``graph.nodes``) and labelled by the node attribute ``labels``
-    (mapped through ``label_names`` when given)."""
+    (mapped through ``label_names`` when given). With ``edge_scores`` (in
+    the order of ``graph.edges``) the edges are drawn thick and coloured on
+    the nodes' scale."""
     import networkx as nx
 
     fig, ax = _axes(ax, (4.5, 4.0))
     scores = np.asarray(scores, dtype=np.float64)
     nodes = list(graph.nodes)
-    m = _limits(scores)
+    m = _limits(scores if edge_scores is None
+                else np.concatenate([scores, np.asarray(edge_scores, dtype=np.float64)]))
     pos = nx.kamada_kawai_layout(graph) if len(nodes) > 1 else {nodes[0]: (0, 0)}
     text = {}
     for v in nodes:
         value = graph.nodes[v].get(labels, v) if labels is not None else v
         text[v] = str(label_names.get(value, value) if label_names else value)
-    nx.draw_networkx_edges(graph, pos, ax=ax, width=1.5, edge_color="#555555")
+    if edge_scores is None:
+        nx.draw_networkx_edges(graph, pos, ax=ax, width=1.5, edge_color="#555555")
+    else:
+        edge_scores = np.asarray(edge_scores, dtype=np.float64)
+        if len(edge_scores) != graph.number_of_edges():
+            raise ValueError(f"{len(edge_scores)} edge scores for a graph of "
+                             f"{graph.number_of_edges()} edges")
+        nx.draw_networkx_edges(graph, pos, edgelist=list(graph.edges), ax=ax, width=5.0,
+                               edge_color=edge_scores, edge_cmap=_colormap("coolwarm"),
+                               edge_vmin=-m, edge_vmax=m)
     art = nx.draw_networkx_nodes(graph, pos, nodelist=nodes, node_color=scores, cmap="coolwarm",
                                  vmin=-m, vmax=m, ax=ax, node_size=320, edgecolors="#333333")
     nx.draw_networkx_labels(graph, pos, labels=text, ax=ax, font_size=8)
@@ -142,7 +156,13 @@ def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=N
     return fig
 
 
-def plot_molecule(smiles, scores, path=None, size=(420, 340)):
+def _colormap(name):
+    from matplotlib import colormaps
+
+    return colormaps[name]
+
+
+def plot_molecule(smiles, scores, path=None, size=(420, 340), bond_scores=None, edges=None):
     """A molecule drawn by RDKit with each atom coloured by its score.
 
     Parameters
@@ -153,13 +173,17 @@ def plot_molecule(smiles, scores, path=None, size=(420, 340)):
     scores : array (n_atoms,)
     path : str, optional
         Write the PNG there.
+    bond_scores : array (n_edges,), optional
+        Colour the bonds too (same scale as the atoms), one score per
+        pair of atom indices in ``edges`` (e.g. an explanation's
+        ``edge_scores`` and ``edges``).
+    edges : list of (int, int), optional
 
     Returns
     -------
     bytes
         The PNG image.
     """
-    from matplotlib import colormaps
     from rdkit import Chem
     from rdkit.Chem.Draw import rdMolDraw2D
 
@@ -170,12 +194,26 @@ def plot_molecule(smiles, scores, path=None, size=(420, 340)):
     if len(scores) != mol.GetNumAtoms():
         raise ValueError(f"{len(scores)} scores for a molecule of {mol.GetNumAtoms()} atoms")
     m = _limits(scores)
-    cmap = colormaps["coolwarm"]
+    cmap = _colormap("coolwarm")
     colours = {i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
                for i, s in enumerate(scores.tolist())}
+    bonds = {}
+    if bond_scores is not None:
+        bond_scores = np.asarray(bond_scores, dtype=np.float64)
+        if edges is None or len(edges) != len(bond_scores):
+            raise ValueError("bond_scores need their edges (atom index pairs), one per score")
+        m = _limits(np.concatenate([scores, bond_scores]))
+        colours = {i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
+                   for i, s in enumerate(scores.tolist())}
+        for (a, b), s in zip(edges, bond_scores.tolist()):
+            bond = mol.GetBondBetweenAtoms(int(a), int(b))
+            if bond is None:
+                raise ValueError(f"atoms {a} and {b} of {smiles!r} share no bond")
+            bonds[bond.GetIdx()] = tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
     drawer = rdMolDraw2D.MolDraw2DCairo(*size)
     rdMolDraw2D.PrepareAndDrawMolecule(drawer, mol, highlightAtoms=list(colours),
-                                       highlightAtomColors=colours, highlightBonds=[])
+                                       highlightAtomColors=colours,
+                                       highlightBonds=list(bonds), highlightBondColors=bonds)
     drawer.FinishDrawing()
     png = drawer.GetDrawingText()
     if path is not None:
@@ -189,5 +227,6 @@ def plot_explanation(explanation, obj=None, ax=None, symbols="ACGT", title=None,
     """Draw an :class:`~structk.explain.explainer.Explanation`: a logo for a
     sequence, a coloured graph for a graph ``obj``."""
     if obj is not None and hasattr(obj, "nodes"):
-        return plot_graph(obj, explanation.scores, ax=ax, title=title, label_names=label_names)
+        return plot_graph(obj, explanation.scores, ax=ax, title=title, label_names=label_names,
+                          edge_scores=explanation.edge_scores)
     return plot_logo(contribution_matrix(explanation, symbols), symbols, ax=ax, title=title)

@@ -164,3 +164,61 @@ def test_explain_graphs_from_a_tu_folder(tmp_path, capsys):
     f = model.decision_function(G[1:2])[0]
     assert total + Explainer(model).intercept == pytest.approx(f, abs=1e-9)
     assert (tmp_path / "g.png").stat().st_size > 1000
+
+
+def test_explain_edges_from_a_tu_folder(tmp_path, capsys):
+    from structk.datasets import bundled_path, load_tu
+    from structk.kernels import ShortestPath
+
+    folder = bundled_path("graph_families")
+    G, y = load_tu(folder)
+    model = KernelSVM(kernel=WeisfeilerLehman(h=2) + ShortestPath()).fit(G[:40], y[:40] == y[0])
+    structk.save(model, tmp_path / "g.model")
+    out = tmp_path / "c.tsv"
+    assert main(["explain", str(tmp_path / "g.model"), str(folder), "--top", "2", "--edges",
+                 "--tsv", str(out), "--index", "1", "--plot", str(tmp_path / "g.png")]) == 0
+    assert "top edges" in capsys.readouterr().out
+    lines = out.read_text().splitlines()
+    assert lines[0] == "object\tkind\tindex\tunit\tscore"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert sum(r[1] == "edge" for r in rows) == sum(g.number_of_edges() for g in G)
+    f = model.decision_function(G[:3])
+    ex = Explainer(model)
+    for i in range(3):
+        total = sum(float(r[4]) for r in rows if r[0] == f"graph{i}")
+        assert total + ex.intercept == pytest.approx(f[i], rel=1e-9, abs=1e-9)
+    assert (tmp_path / "g.png").stat().st_size > 1000
+
+
+def test_explain_edges_of_molecules_and_sequences(tmp_path, capsys):
+    pytest.importorskip("rdkit")
+    from structk.datasets import from_smiles
+
+    smiles = ["c1ccccc1[N+](=O)[O-]", "CCO", "c1ccccc1O", "CC[N+](=O)[O-]"]
+    model = KernelSVM(kernel=WeisfeilerLehman(h=2, edge_label="label")).fit(
+        from_smiles(smiles), [1, 0, 0, 1])
+    structk.save(model, tmp_path / "m.model")
+    (tmp_path / "m.csv").write_text("smiles\n" + "\n".join(smiles) + "\n")
+    assert main(["explain", str(tmp_path / "m.model"), str(tmp_path / "m.csv"), "--edges",
+                 "--smiles-column", "smiles", "--plot", str(tmp_path / "m.png")]) == 0
+    assert "top edges: N-O@" in capsys.readouterr().out
+    assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
+    seq = KernelSVM(kernel=Spectrum(k=2)).fit(SEQS, LABELS)
+    structk.save(seq, tmp_path / "s.model")
+    (tmp_path / "x.fa").write_text(">s1\nTTGACTCAGGCA\n")
+    assert main(["explain", str(tmp_path / "s.model"), str(tmp_path / "x.fa"), "--edges"]) == 2
+    assert "--edges is for graph models" in capsys.readouterr().err
+
+
+def test_graph_plot_colours_edges(tmp_path):
+    import networkx as nx
+
+    from structk.explain import plots
+
+    g = nx.cycle_graph(4)
+    nx.set_node_attributes(g, {v: "C" if v % 2 else "N" for v in g}, "label")
+    fig = plots.plot_graph(g, np.arange(4.0) - 1, edge_scores=[1.0, -2.0, 0.5, 0.0])
+    fig.savefig(tmp_path / "g.png")
+    assert (tmp_path / "g.png").stat().st_size > 1000
+    with pytest.raises(ValueError, match="3 edge scores for a graph of 4 edges"):
+        plots.plot_graph(g, np.zeros(4), edge_scores=[1.0, 2.0, 3.0])
