@@ -24,13 +24,13 @@ feature, once, and then
   each position would have with each symbol (GkmExplain's hypothetical
   importance).
 
-Under ``Exp(inner)`` (at the top of the expression) the scores are the
-integrated gradients of ``f`` along ``t Phi(x)``, ``t`` from 0 to 1, in the
-inner kernel's feature space (M. Sundararajan, A. Taly and Q. Yan,
-"Axiomatic attribution for deep networks", ICML 2017): in closed form the
-decomposition above with the object's coefficients ``c_i (exp(k_i) - 1) /
-k_i``, and ``f(0) = b + sum_i c_i`` in the bias, so they still sum to
-``f(x)``.
+Under ``Exp``, products and powers of such kernels (:mod:`._nonlinear`)
+the scores are the integrated gradients of ``f`` along ``t Phi(x)``, ``t``
+from 0 to 1, in the inner kernels' feature spaces (M. Sundararajan, A. Taly
+and Q. Yan, "Axiomatic attribution for deep networks", ICML 2017): the
+decomposition above with coefficients that depend on the object (for
+``Exp(inner)``: ``c_i (exp(k_i) - 1) / k_i``), and ``f(0)`` in the bias, so
+they still sum to ``f(x)``.
 
 With ``Normalize`` (or ``normalize=True``) the decomposition is still
 exact: the factor ``gamma(x) = 1 / ||phi(x)||`` is the object's own, so a
@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _tree
+from . import _nonlinear, _tree
 from ._model import readout
 from ._occurrences import group, lookup, spread
 from ._tree import NoExplicitFeaturesError
@@ -113,8 +113,9 @@ class Explainer:
     NoExplicitFeaturesError
         When the kernel (or a part of it) has no explicit features that
         occur at positions or nodes (random walk, local alignment, Fisher
-        kernels, ``Exp``, products and powers of kernels): the message says
-        so and points to :func:`structk.explain.ism` for sequences.
+        kernels), or normalises a product, power or exponential: the
+        message says so and points to :func:`structk.explain.ism` for
+        sequences.
     """
 
     def __init__(self, model, output=None):
@@ -123,16 +124,34 @@ class Explainer:
         self.model, self.output = model, output
         self.output_name = ro.output_names[0 if output is None else int(output)]
         self.kernel = ro.kernel
-        from ..kernels.algebra import Exp
-
-        # Exp(inner): integrated gradients from the zero feature vector (see
-        # the module docstring), weights that depend on the object
-        self._outer = ro.kernel.kernel if isinstance(ro.kernel, Exp) else None
-        self.tree, self.leaves = _tree.build(self._outer or ro.kernel)
         keep = np.flatnonzero(coef != 0)
         objects = [ro.objects[i] for i in keep.tolist()]
         coef = coef[keep]
         self._sv_objects, self._coef = objects, coef
+        # a smooth function F of decomposable blocks (Exp, products, powers):
+        # integrated gradients, with coefficients that depend on the object
+        parsed = _nonlinear.parse(ro.kernel)
+        if parsed is None:
+            self._expr, self._blocks = None, [self]
+            self._setup(ro.kernel, objects, coef)
+            return
+        self._expr, kernels = parsed
+        self._blocks = []
+        for k in kernels:
+            block = object.__new__(Explainer)
+            block.intercept, block.kernel = 0.0, k
+            block._setup(k, objects, coef)
+            self._blocks.append(block)
+        grads = _nonlinear.gradient_at_zero(self._expr, len(kernels), coef.shape)
+        self.tree = None
+        self.leaves = [leaf for b in self._blocks for leaf in b.leaves]
+        self._sv_enc = [e for b in self._blocks for e in b._sv_enc]
+        self._sv_occ = [o for b in self._blocks for o in b._sv_occ]
+        self._weights = [w for b, g in zip(self._blocks, grads) for w in b._collapse(coef * g)]
+
+    def _setup(self, kernel, objects, coef):
+        """Leaves, support-vector features and weights of a decomposable kernel."""
+        self.tree, self.leaves = _tree.build(kernel)
         self._sv_enc = [leaf.encode(objects, "support vectors") for leaf in self.leaves]
         self._sv_occ = [leaf.occurrences(e) for leaf, e in zip(self.leaves, self._sv_enc)]
         n = len(objects)
@@ -262,27 +281,31 @@ class Explainer:
         from .._validation import check_objects
 
         X = check_objects(X, "X")
-        if self._outer is not None:
-            return self._exp_contributions(X, edges)
+        if self._expr is not None:
+            return self._path_contributions(X, edges)
         return self._linear_contributions(X, self._weights, edges)
 
-    def _exp_contributions(self, X, edges=False):
-        """Integrated gradients of ``f(x) = b + sum_i c_i exp(k(x, s_i))`` along
-        ``t phi(x)``, ``t`` from 0 to 1: the linear decomposition with the
-        coefficients ``c_i (exp(k_i) - 1) / k_i`` of the object, plus
-        ``f(0) = b + sum_i c_i`` in the bias."""
-        K = self._outer(X, self._sv_objects)
+    def _path_contributions(self, X, edges=False):
+        """Integrated gradients of ``f(x) = b + sum_i c_i F(k(x, s_i))`` along
+        ``t Phi(x)``, ``t`` from 0 to 1 (:mod:`._nonlinear`): each block's
+        linear decomposition with the object's coefficients ``c_i int_0^1
+        dF/dk_j(t k(x, s_i)) dt``, plus ``f(0) = b + sum_i c_i F(0)`` in the
+        bias."""
+        K = [np.asarray(b.kernel(X, self._sv_objects), dtype=np.float64)
+             for b in self._blocks]
+        A, F0, _ = _nonlinear.path_coefficients(self._expr, K)
         parts = []
         for j in range(len(X)):
-            k = K[j]
-            small = np.abs(k) < 1e-8
-            ratio = np.where(small, 1.0 + k / 2.0,
-                             np.expm1(k) / np.where(small, 1.0, k))
-            parts.append(self._linear_contributions([X[j]], self._collapse(self._coef * ratio),
-                                                    edges))
-        scores = np.concatenate([p[0] for p in parts])
-        bias = np.concatenate([p[1] for p in parts]) + float(self._coef.sum())
-        decision = np.concatenate([p[2] for p in parts]) + float(self._coef.sum())
+            total = None
+            for block, a in zip(self._blocks, A):
+                p = block._linear_contributions([X[j]], block._collapse(self._coef * a[j]),
+                                                edges)
+                total = p if total is None else _add_parts(total, p)
+            parts.append(total)
+        base = self.intercept + float(self._coef @ F0[0]) if len(X) else self.intercept
+        scores = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
+        bias = np.array([float(p[1][0]) for p in parts]) + base
+        decision = np.array([float(p[2][0]) for p in parts]) + base
         unit_ptr = np.zeros(len(X) + 1, np.int64)
         np.cumsum([p[3][-1] for p in parts], out=unit_ptr[1:])
         encs = [leaf.encode(X, "X") for leaf in self.leaves]
@@ -299,15 +322,17 @@ class Explainer:
         occs = [leaf.occurrences(e) for leaf, e in zip(self.leaves, encs)]
         feats = [self._features(leaf, occ, n, e) for leaf, occ, e in zip(self.leaves, occs, encs)]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
-        first = next(i for i, leaf in enumerate(self.leaves) if leaf.unit is not None)
-        sizes = self.leaves[first].n_units(encs[first])
+        first = next((i for i, leaf in enumerate(self.leaves) if leaf.unit is not None), None)
+        sizes = (np.zeros(n, np.int64) if first is None  # a constant block
+                 else self.leaves[first].n_units(encs[first]))
         unit_ptr = np.zeros(n + 1, np.int64)
         np.cumsum(sizes, out=unit_ptr[1:])
         scores = np.zeros(int(unit_ptr[-1]))
         const = np.zeros(n)
         edge_part = None
         if edges:
-            n_edges = self.leaves[first].n_edges(encs[first])
+            n_edges = (np.zeros(n, np.int64) if first is None
+                       else self.leaves[first].n_edges(encs[first]))
             edge_ptr = np.zeros(n + 1, np.int64)
             np.cumsum(n_edges, out=edge_ptr[1:])
             edge_part = (np.zeros(int(edge_ptr[-1])), edge_ptr)
@@ -369,7 +394,7 @@ class Explainer:
             ``a`` is the sequence's own symbol.
         """
         first = self._sequence_leaves()
-        if self._outer is not None:  # not linear in the features: recompute mutants
+        if self._expr is not None:  # not linear in the features: recompute mutants
             if hypothetical:
                 raise NoExplicitFeaturesError(
                     f"{self.kernel!r} is not linear in the features: no hypothetical "
@@ -489,3 +514,14 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
 def codes_text(leaf, codes):
     """A sequence's symbols from its codes (unknown symbols as ``N``)."""
     return "".join(str(leaf.symbols[c]) if c < leaf.A else "N" for c in codes.tolist())
+
+
+def _add_parts(p, q):
+    """Two blocks' contributions to one object, added (same units)."""
+    if p[3][-1] == 0:
+        p, q = q, p
+    scores = p[0] + (q[0] if q[3][-1] else 0.0)
+    edge = None
+    if p[5] is not None:
+        edge = (p[5][0] + (q[5][0] if q[5][1][-1] else 0.0), p[5][1])
+    return (scores, p[1] + q[1], p[2] + q[2], p[3], p[4], edge)

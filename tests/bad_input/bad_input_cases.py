@@ -977,18 +977,19 @@ def _explain_cases(tmp):
     try:
         la, exp, wd = kernels()
         rc_presence = type(exp.kernel)(k=2, presence=True, reverse_complement=True)
-        from structk.kernels import GappedKmer
+        from structk.kernels import GappedKmer, Normalize
 
-        gkm_rbf = GappedKmer(l=3, k=2, d=1, gamma=1.0)
+        gkm_large = GappedKmer(l=13, k=11, d=2)
     except ImportError as exc:  # the explain package is missing from this checkout
         raise SetupError(str(exc)) from None
     return [
         Case("explain-local-alignment", explain(la), TypeError, ("LocalAlignment", "ism")),
-        Case("explain-exp-product", explain(exp * exp.kernel), TypeError, ("Exp", "ism")),
+        Case("explain-normalized-product", explain(Normalize(exp * exp.kernel)), TypeError,
+             ("Normalize", "nonlinear", "ism")),
         Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
         Case("explain-rc-presence", explain(rc_presence), NotImplementedError,
              ("presence", "ism")),
-        Case("explain-gkm-rbf", explain(gkm_rbf), NotImplementedError, ("gamma", "ism")),
+        Case("explain-gkm-large-l", explain(gkm_large), NotImplementedError, ("4^l", "ism")),
         Case("explain-output-out-of-range", explain(kernels()[1].kernel, output=3),
              ValueError, ("output",)),
         Case("explain-precomputed", precomputed, TypeError, ("precomputed",)),

@@ -204,7 +204,8 @@ def test_multi_output_needs_output(seqs):
 def test_no_explicit_features_says_so_and_ism_still_works():
     X = ["ACGTAC", "ACGGAC", "TTGTCA", "TTGACA"]
     y = [1, 1, 0, 0]
-    for kernel in (Normalize(LocalAlignment()), Exp(0.1 * Spectrum(k=2)) * Spectrum(k=1)):
+    for kernel in (Normalize(LocalAlignment()), Normalize(Exp(0.1 * Spectrum(k=2)) * Spectrum(k=1)),
+                   Exp(0.1 * Spectrum(k=2)) * LocalAlignment()):
         model = KernelSVM(kernel=kernel).fit(X, y)
         with pytest.raises(NoExplicitFeaturesError, match="ism"):
             Explainer(model)
@@ -306,3 +307,82 @@ def test_exp_scores_are_integrated_gradients_by_finite_differences(seqs):
         assert e.bias == pytest.approx(b + c.sum(), abs=1e-12)
         assert e.bias + e.scores.sum() == pytest.approx(model.decision_function([x])[0],
                                                         abs=1e-9)
+
+
+# ------------------------------------------------- nonlinear compositions
+NONLINEAR = [
+    Spectrum(k=2, unknown="skip") * Spectrum(k=1, unknown="skip"),
+    Normalize(Spectrum(k=3, unknown="skip")) ** 3,
+    (Spectrum(k=2, unknown="skip") + 1.0) ** 2
+    + 0.5 * Normalize(GappyPair(k=1, m=1, unknown="skip")),
+    2.0 * Exp(0.1 * Spectrum(k=2, unknown="skip")) + Spectrum(k=3, unknown="skip"),
+    Exp(0.05 * Spectrum(k=2, unknown="skip")) * Normalize(Mismatch(k=3, m=1, unknown="skip")),
+    GappedKmer(l=5, k=3, d=2, gamma=2.0),
+]
+
+
+@pytest.mark.parametrize("kernel", NONLINEAR, ids=repr)
+def test_nonlinear_scores_sum_to_the_decision_value(seqs, kernel):
+    X, y, T = seqs
+    model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
+    E = Explainer(model).contributions(T)
+    _close([e.bias + e.scores.sum() for e in E], model.decision_function(T))
+    assert [len(e.scores) for e in E] == [len(t) for t in T]
+
+
+def test_product_scores_are_integrated_gradients_by_finite_differences(seqs):
+    """Under Spectrum(k=2) * Spectrum(k=1) the scores are the integrated
+    gradients of f(psi1, psi2) = b + sum_i c_i (psi1 . F1_i)(psi2 . F2_i)
+    along t (phi1, phi2): central finite differences of f from the kernels'
+    own feature maps, integrated by Gauss-Legendre quadrature, spread over
+    each k-mer's occurrences and positions."""
+    X, y, T = seqs
+    model = KernelSVM(kernel=Spectrum(k=2) * Spectrum(k=1), C=1.0).fit(X, y)
+    F1 = Spectrum(k=2).features(model.support_vectors_).toarray()
+    F2 = Spectrum(k=1).features(model.support_vectors_).toarray()
+    c, b = model.dual_coef_[0], model.intercept_[0]
+
+    def f(p1, p2):
+        return b + c @ ((F1 @ p1) * (F2 @ p2))
+
+    nodes, wts = np.polynomial.legendre.leggauss(8)
+    t, wts = (nodes + 1) / 2, wts / 2
+    eps = 1e-4
+    ex = Explainer(model)
+    for x in T[:2]:
+        p1 = Spectrum(k=2).features([x]).toarray()[0]
+        p2 = Spectrum(k=1).features([x]).toarray()[0]
+        expected = np.zeros(len(x))
+        for which, phi, k in ((0, p1, 2), (1, p2, 1)):
+            ig = np.zeros_like(phi)
+            for u in np.flatnonzero(phi):
+                e = np.zeros_like(phi)
+                e[u] = eps
+                if which == 0:
+                    grad = [(f(s * p1 + e, s * p2) - f(s * p1 - e, s * p2)) / (2 * eps) for s in t]
+                else:
+                    grad = [(f(s * p1, s * p2 + e) - f(s * p1, s * p2 - e)) / (2 * eps) for s in t]
+                ig[u] = phi[u] * np.dot(wts, grad)
+            for p in range(len(x) - k + 1):
+                word = x[p:p + k]
+                if "N" in word:
+                    continue
+                u = sum(4 ** (k - 1 - i) * "ACGT".index(ch) for i, ch in enumerate(word))
+                expected[p:p + k] += ig[u] / phi[u] / k
+        got = ex.contributions([x])[0]
+        np.testing.assert_allclose(got.scores, expected, atol=1e-7)
+        assert got.bias == pytest.approx(b, abs=1e-12)  # F(0) = 0 for a product
+
+
+def test_feature_weights_of_a_nonlinear_model_are_the_gradient_at_zero(seqs):
+    X, y, _ = seqs
+    model = KernelSVM(kernel=2.0 * Exp(0.1 * Spectrum(k=2)) + Spectrum(k=3), C=1.0).fit(X, y)
+    ex = Explainer(model)
+    c = model.dual_coef_[0]
+    F2 = Spectrum(k=2).features(model.support_vectors_).toarray()
+    F3 = Spectrum(k=3).features(model.support_vectors_).toarray()
+    # d f / d Phi at 0 in the blocks' feature spaces, Phi = (sqrt(0.1) F2, F3):
+    # 2 exp(0) sqrt(0.1) sum_i c_i F2_i, and sum_i c_i F3_i
+    assert ex.weight_of(4 * 2 + 3, leaf=0) == pytest.approx(2 * np.sqrt(0.1) * c @ F2[:, 11],
+                                                            abs=1e-12)
+    assert ex.weight_of(16 * 1 + 4 * 2 + 3, leaf=1) == pytest.approx(c @ F3[:, 27], abs=1e-12)

@@ -182,6 +182,7 @@ def test_shortest_path_edges_share_every_shortest_path(directed):
     WeisfeilerLehmanOptimalAssignment(h=2),
     Normalize(WeisfeilerLehman(h=1) + ShortestPath()),
     Exp(0.05 * WeisfeilerLehman(h=2)),
+    WeisfeilerLehman(h=1) * Normalize(ShortestPath()),
 ], ids=repr)
 def test_node_and_edge_scores_sum_to_the_decision_value(kernel):
     from structk.datasets import bundled_path, load_tu
