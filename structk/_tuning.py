@@ -140,6 +140,13 @@ VECTOR_DIFF_CHUNK_ENTRIES = 2**22
 MMD_BLOCK_ENTRIES = 4_000_000
 
 # ------------------------------------------------------------------- scale
+#: Objects per block of rows of Nystroem landmark features ``k(X, L) @ V``
+#: (with 2000 landmarks a block is 2000 x 2000 kernel values, 32 MB, per
+#: thread): memory against the number of kernel calls.
+LANDMARK_BLOCK_ROWS = 2000
+#: Objects per block of rows of a kernel's own feature matrix (rows are
+#: sparse or narrow): memory against the number of kernel calls.
+FEATURE_BLOCK_ROWS = 40_000
 #: Working memory of one Gram tile, in tiles of float64 (the tile, its
 #: mirrored copy, a kernel's temporaries): the memory check's safety margin.
 TILE_WORK_FACTOR = 4
@@ -148,6 +155,29 @@ TILE_WORK_FACTOR = 4
 DISTRIBUTED_DECODED_MAX = 8
 
 # ---------------------------------------------------------------- learners
+#: ``solver="auto"``: a kernel with fixed feature columns is solved in the
+#: primal (LIBLINEAR on its features) from this many training objects on:
+#: the n x n Gram (72 MB at 3000) and its SMO against the features. The
+#: model changes (to the solvers' tolerance), not only the speed.
+PRIMAL_MIN_N = 3000
+#: ... except a hinge-loss SVM, whose primal coordinate descent is slowed by
+#: the unpenalised bias: it stays on the dual until the Gram is about 1.6 GB.
+PRIMAL_HINGE_MIN_N = 15_000
+#: ``solver="auto"``: any other kernel goes to the Nystroem path (an
+#: approximation: the model changes) from this many training objects on.
+NYSTROEM_MIN_N = 15_000
+#: Landmarks of the Nystroem path when ``n_components=None``: accuracy
+#: against m^2 memory and m^3 time (the model changes with it).
+DEFAULT_N_COMPONENTS = 1000
+#: Objects per chunk when a primal or Nystroem model predicts: memory of one
+#: chunk's features against the number of calls.
+PRIMAL_PREDICT_CHUNK = 20_000
+#: Most one-vs-one machines a fit builds: k classes need k (k - 1) / 2;
+#: beyond it the fit is refused at once (an error) rather than run for days.
+MAX_OVO_MACHINES = 1_000_000
+#: Penalties ``KernelRidgeCV``'s compiled leave-one-out sweep treats together
+#: (they share one pass over ``Q``): registers against memory traffic.
+RIDGE_LOO_PENALTY_BLOCK = 4
 #: Binary SVM problems of at most this many variables start in the NumPy
 #: SMO (no compiled code to load in a fresh process) ...
 SVM_NUMPY_MAX_N = 400
@@ -180,3 +210,16 @@ RIDGE_CV_EIGH_MAX_N = 400
 #: indexing; larger ones by a compiled row gather (no compiled code to load
 #: for the machines the NumPy SMO solves).
 GRAM_BLOCK_NUMPY_MAX = 400 * 400
+
+# ------------------------------------------------------------ command line
+#: ``fit`` runs no inner cross-validation over a default grid above this
+#: many training objects: it needs the n x n Gram (15,000: 1.8 GB), which the
+#: learners past the Gram never form (the model changes: defaults are used).
+NESTED_MAX_N = 15_000
+#: The command line computes Grams of at most this many objects (without an
+#: output file or progress bar) in one kernel call; larger ones tile by tile
+#: through ``structk.gram``, which bounds memory and reports progress.
+CLI_GRAM_ONE_CALL_MAX_N = 2000
+#: Tile side (objects) of those tiled Grams: progress granularity and memory
+#: against per-tile overhead.
+CLI_GRAM_TILE = 256

@@ -285,10 +285,11 @@ def objects_kind(estimator):
     kinds = set()
 
     def walk(k):
-        parts = k._kernel_params()
+        params = k.get_params(deep=False)
+        parts = [v for v in params.values() if isinstance(v, Kernel)]
         module = type(k).__module__
         known = [kind for family, kind in _FAMILIES if module.startswith(family)]
-        if not known and "alphabet" in k._get_param_names():
+        if not known and "alphabet" in params:
             known = ["sequences"]  # a string kernel of another module
         kinds.update(known)
         for part in parts:
@@ -755,10 +756,11 @@ def _check_loaded(estimator, reader, path):
     for obj in reader.objects.values():
         try:
             if isinstance(obj, Kernel):
-                obj._check_params()
-                # a kernel saved unfitted (a learner's ``kernel``) loads unfitted
+                # parameters, then fitted state, of it and its parts (each part
+                # is also checked on its own); a kernel saved unfitted (a
+                # learner's ``kernel``) loads unfitted
                 with contextlib.suppress(NotFittedError):
-                    obj._check_fitted()
+                    obj.validate()
             elif isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
                 obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
             elif isinstance(obj, FeatureMap):

@@ -1,9 +1,14 @@
-"""The compiled layer calls nothing above it.
+"""The layers call down, never up.
 
 Every numba module (``_numba.py``, ``*_numba.py``, ``numba_*.py``) may import only numba,
 NumPy, the first-compilation notice (``structk._jit``), other numba modules
 and the numba-free leaves they compile (the labels' hash, the SMO step):
 never a kernel, learner or orchestration module, which call down into it.
+The algorithms (:mod:`structk.algorithms`) import only each other and the
+leaves below them (``_tuning``, ``_threads``, ``_memory``, ``_jit``), never a
+kernel, learner, scale or command-line module. Code outside
+:mod:`structk.kernels` reaches a kernel through its public methods only
+(the prepared-data seam of ``structk/kernels/base.py``), never its hooks.
 """
 
 import ast
@@ -22,7 +27,8 @@ def _module_name(path):
 
 def _structk_imports(path):
     """Absolute names of the structk modules (or packages) ``path`` imports."""
-    package = _module_name(path).rsplit(".", 1)[0]
+    module = _module_name(path)
+    package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names if a.name.startswith("structk"))
@@ -67,4 +73,59 @@ def test_compiled_modules_import_nothing_above_them():
             if name in LEAVES or leaf.endswith("_numba") or leaf.startswith("numba_"):
                 continue
             bad.append(f"{_module_name(path)} imports {name}")
+    assert not bad, bad
+
+
+#: The bottom layer: modules every other layer may import (they import only each other).
+BOTTOM = {"structk._tuning", "structk._threads", "structk._memory", "structk._jit",
+          "structk.exceptions"}
+
+
+def test_algorithms_import_only_algorithms_and_the_bottom_layer():
+    bad = []
+    for path in (ROOT / "algorithms").rglob("*.py"):
+        for name in _structk_imports(path):
+            if name in BOTTOM or name == "structk.algorithms" \
+                    or name.startswith("structk.algorithms."):
+                continue
+            bad.append(f"{_module_name(path)} imports {name}")
+    for name in BOTTOM:
+        path = ROOT / (name.split(".", 1)[1].replace(".", "/") + ".py")
+        if not path.exists():
+            path = path.with_suffix("") / "__init__.py"
+        bad += [f"{name} imports {n}" for n in _structk_imports(path)
+                if n not in BOTTOM and n != "structk"]
+    assert not bad, bad
+
+
+#: A kernel's hooks (``structk/kernels/base.py``): what a kernel implements, and
+#: what only the kernel layer calls.
+HOOKS = {
+    "_check_params", "_check_fitted", "_validate", "_fit", "_kernel_params",
+    "_prepare", "_prepare_with", "_prepare_encoded", "_encode", "_encoding_key", "_take",
+    "_features", "_gram", "_cross", "_diag", "_check_pair",
+    "_checked_gram", "_checked_cross", "_checked_diag",
+    "_log_gram", "_log_cross", "_log_diag",
+    "_signed_log_gram", "_signed_log_cross", "_signed_log_diag",
+}
+
+
+def test_code_outside_the_kernels_uses_only_the_public_seam():
+    """No ``obj._prepare(...)``, ``kernel._validate()`` and the like outside
+    structk/kernels (an object's own ``self._fit`` is its own business)."""
+    import ast
+
+    bad = []
+    for path in ROOT.rglob("*.py"):
+        if path.relative_to(ROOT).parts[0] == "kernels":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Attribute) and node.attr in HOOKS):
+                continue
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+                continue
+            bad.append(f"{_module_name(path)}:{node.lineno} {ast.unparse(node)}")
     assert not bad, bad

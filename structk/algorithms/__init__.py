@@ -24,6 +24,7 @@ rules' numbers are in :mod:`structk._tuning`.
 ``alignment``        the LA kernel and Smith-Waterman (numba)
 ``hmm``              forward-backward, Viterbi, E-step (numba)
 ``hashing``          splitmix64, the graph labels' hash (a module, no numba)
+``dense``            mirroring a triangle of a symmetric matrix (a module, NumPy)
 ===================  ========================================================
 
 The learners' hot algorithms sit beside their estimators in the same way:

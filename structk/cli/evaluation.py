@@ -31,6 +31,7 @@ from itertools import product
 
 import numpy as np
 
+from .. import _tuning
 from .._linalg import take_block
 
 
@@ -44,16 +45,18 @@ def progress_bar(enabled, desc, unit, total=None):
     return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)
 
 
-def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
-                 blockwise_from=2000):
+def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
+                 blockwise_from=None):
     """Gram matrix of ``objects``; returns ``(K, seconds)``.
 
     Without an output file and without a progress bar, up to
-    ``blockwise_from`` objects are computed by one call of the kernel. With
-    ``progress``, with more objects, or with ``out`` a ``.npy`` path, the
-    matrix goes tile by tile through :func:`structk.gram`, which reports
-    progress and bounds memory; for a progress bar on a small in-memory
-    matrix the tiles are cut so that there are about ten of them. A kernel
+    ``blockwise_from`` objects (``None``: ``_tuning.CLI_GRAM_ONE_CALL_MAX_N``)
+    are computed by one call of the kernel. With ``progress``, with more
+    objects, or with ``out`` a ``.npy`` path, the matrix goes tile by tile
+    (``block_size`` objects a side; ``None``: ``_tuning.CLI_GRAM_TILE``)
+    through :func:`structk.gram`, which reports progress and bounds memory;
+    for a progress bar on a small in-memory matrix the tiles are cut so that
+    there are about ten of them. A kernel
     that learns from data (``kernel.needs_fit``) is fitted on a clone first,
     on ``objects`` themselves.
     """
@@ -63,6 +66,10 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=256,
 
         kernel = clone(kernel).fit(objects)
     n = len(objects)
+    if blockwise_from is None:
+        blockwise_from = _tuning.CLI_GRAM_ONE_CALL_MAX_N
+    if block_size is None:
+        block_size = _tuning.CLI_GRAM_TILE
     if out is None and not progress and n <= blockwise_from:
         return kernel(objects), time.perf_counter() - t0
     if out is None and n <= 4 * block_size:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _tuning
 from .commands import (
     EXIT_OK,
     _add_input,
@@ -106,13 +107,6 @@ def _learner(args, task):
     return learner_spec(estimator, grid, given), bool(grid)
 
 
-#: Above this many training objects ``fit`` searches a default grid no more:
-#: the inner cross-validation needs the n x n Gram matrix (15,000: 1.8 GB),
-#: which the learners past the Gram never form. A grid written in the
-#: learner expression is still searched.
-NESTED_MAX_N = 15_000
-
-
 def _choose_params(spec, kernel, objects, y, task, args):
     """The grid point of the inner cross-validation on the whole training set
     (one Gram matrix, sliced per fold), and how many others tied with it."""
@@ -146,7 +140,7 @@ def _cmd_fit(args):
     task, y = task_and_targets(data, args.task)
     kernel = _kernel(args.kernel, data)
     spec, explicit = _learner(args, task)
-    if spec.grid and not explicit and len(y) > NESTED_MAX_N:
+    if spec.grid and not explicit and len(y) > _tuning.NESTED_MAX_N:
         data.notes.append(
             f"no inner CV over {len(y)} objects (its Gram matrix would take "
             f"{8 * len(y) ** 2 / 1e9:.1f} GB): the learner's defaults are used; give a "

@@ -76,12 +76,12 @@ wraps a plain Python function ``f(x, y)``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 
 import numpy as np
 
 from .._validation import check_objects
+from ..algorithms.dense import mirror_upper
 from ..exceptions import KernelOverflowError
 
 #: Largest argument of ``exp`` that does not overflow float64.
@@ -678,29 +678,6 @@ def _signed_log(K):
     K = _dense(K)
     with np.errstate(divide="ignore"):
         return np.sign(K), np.log(np.abs(K))
-
-
-def mirror_upper(K, block=64):
-    """Copy the upper triangle of square ``K`` onto its lower one, in place.
-
-    Works in row blocks so no n^2 temporary is allocated; the small
-    diagonal blocks use cached index arrays (making ``tril_indices`` for a
-    large block costs more than the copy).
-    """
-    n = K.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        K[start:stop, :start] = K[:start, start:stop].T
-        B = K[start:stop, start:stop]
-        lower = _strict_lower(stop - start)
-        B[lower] = B.T[lower]
-
-
-@functools.lru_cache(maxsize=128)
-def _strict_lower(b):
-    rows, cols = np.tril_indices(b, -1)
-    rows.flags.writeable = cols.flags.writeable = False
-    return rows, cols
 
 
 def _check_finite(K, kernel, offset=(0, 0)):

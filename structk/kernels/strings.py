@@ -394,9 +394,9 @@ class Mismatch(_KmerKernel):
         counts = [int(c) for c in kmers_per_row]  # an upper bound with unknown="skip"
         space = A ** k
         need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
-        from ..scale._tiling import _available_memory
+        from .._memory import available_memory
 
-        available = _available_memory() or _tuning.MISMATCH_MEMORY_FALLBACK
+        available = available_memory() or _tuning.MISMATCH_MEMORY_FALLBACK
         if need > available:
             raise MemoryError(
                 f"{self!r} would need {need / 2**30:.3g} GiB (available: "

@@ -6,13 +6,8 @@ import numba
 from .. import _jit  # noqa: F401 - registers the first-compilation notice
 import numpy as np
 
-#: Penalties swept together: their rows of ``L^{-1} Q^T`` share one pass over
-#: ``Q`` (so ``Q`` is read from memory once per block, not once per penalty).
-_BLOCK = 4
-
-
 @numba.njit(cache=True, nogil=True)
-def tridiagonal_loo(P, d, e, alphas, Z, G, X):
+def tridiagonal_loo(P, d, e, alphas, Z, G, X, block):
     """For every ``alpha``: ``diag((K + alpha I)^{-1})`` and ``(T + alpha I)^{-1} Z``.
 
     ``K = Q T Q^T`` with ``T`` symmetric tridiagonal (diagonal ``d``,
@@ -22,17 +17,21 @@ def tridiagonal_loo(P, d, e, alphas, Z, G, X):
     a forward sweep over the rows of ``P``, O(n^2) per penalty.
 
     ``G`` (n_alphas, n) receives the diagonals and ``X`` (n, n_alphas, m) the
-    solutions (so ``Q X`` are the dual coefficients). Returns the index of
+    solutions (so ``Q X`` are the dual coefficients). ``block`` penalties
+    are swept together: their rows of ``L^{-1} Q^T`` share one pass over
+    ``P`` (read from memory once per block, not once per penalty); the
+    results do not depend on it. Returns the index of
     the first penalty for which ``T + alpha I`` has a pivot ``<= 0`` (not
     numerically positive definite; nothing more is written), else ``-1``.
     """
     n = P.shape[0]
     n_alphas = alphas.shape[0]
-    W = np.empty((_BLOCK, n))
-    D = np.empty((_BLOCK, n))
-    L = np.zeros((_BLOCK, n))  # L[b, k]: the multiplier below D[b, k - 1]
-    for a0 in range(0, n_alphas, _BLOCK):
-        nb = min(_BLOCK, n_alphas - a0)
+    block = max(1, block)
+    W = np.empty((block, n))
+    D = np.empty((block, n))
+    L = np.zeros((block, n))  # L[b, k]: the multiplier below D[b, k - 1]
+    for a0 in range(0, n_alphas, block):
+        nb = min(block, n_alphas - a0)
         for b in range(nb):
             alpha = alphas[a0 + b]
             D[b, 0] = d[0] + alpha

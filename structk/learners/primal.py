@@ -25,13 +25,13 @@ Any other kernel gets explicit features from the Nyström method
 ``k(x, landmarks) @ V``, and FALKON's preconditioned conjugate gradients for
 ridge. Both kinds of feature map live in a fitted :class:`FeatureMap`; the
 learners keep it as ``feature_map_`` with the weights ``coef_`` and
-``intercept_``, and predict new objects in chunks of :data:`PREDICT_CHUNK`.
+``intercept_``, and predict new objects in chunks of ``_tuning.PRIMAL_PREDICT_CHUNK``.
 
 **Options** (constructor parameters of the three learners):
 
 * ``solver``: "auto" (:func:`resolve_solver`), "dual", "primal", "nystroem".
 * ``n_components``: landmarks of the Nyström path (``None``:
-  :data:`DEFAULT_N_COMPONENTS`, or every object when there are fewer).
+  ``_tuning.DEFAULT_N_COMPONENTS``, or every object when there are fewer).
 * ``landmarks``: "uniform", "kmeans++" or "leverage" (approximate ridge
   leverage scores), as :class:`~structk.Nystroem`.
 * ``n_jobs``: threads computing blocks of features; ``client``: a Dask
@@ -50,7 +50,7 @@ compare them with the SMO solution of the same ``C``). LIBLINEAR's
 trust-region Newton method (squared hinge) is hardly slowed by a large
 ``s``; its coordinate descent for the hinge loss is (epochs grow about as
 ``s^2``), which is why ``solver="auto"`` keeps hinge-loss SVMs on the dual
-solver longer (:data:`PRIMAL_HINGE_MIN_N`) and why the squared hinge is the
+solver longer (``_tuning.PRIMAL_HINGE_MIN_N``) and why the squared hinge is the
 loss for millions of objects.
 
 References
@@ -69,39 +69,28 @@ import warnings
 
 import numpy as np
 
+from .. import _tuning
 from .._validation import check_objects
 from ..kernels.base import Kernel
 
 SOLVERS = ("auto", "dual", "primal", "nystroem")
 
-#: ``solver="auto"``: a kernel with fixed feature columns is solved in the
-#: primal from this many training objects on (the Gram matrix of 3000
-#: objects is 72 MB; its SMO solve already costs more than LIBLINEAR) ...
-PRIMAL_MIN_N = 3000
-#: ... except a hinge-loss SVM, whose primal coordinate descent is slowed
-#: by the unpenalised bias: dual until the Gram passes about 1.6 GB.
-PRIMAL_HINGE_MIN_N = 15000
-#: Any other kernel goes to the Nyström path from this many objects on.
-NYSTROEM_MIN_N = 15000
-#: Landmarks of the Nyström path when ``n_components=None``.
-DEFAULT_N_COMPONENTS = 1000
 #: Bias feature of LIBLINEAR, relative to the largest feature-row norm:
 #: 100 for the trust-region Newton method (squared hinge), 10 for the
 #: coordinate descent of the hinge loss, whose epochs grow about as the
 #: square of it (agreement with the dual then about 1e-3 of the decision
 #: values' scale).
 INTERCEPT_SCALING = {"squared_hinge": 100.0, "hinge": 10.0}
-#: Objects per chunk when predicting (features of one chunk at a time).
-PREDICT_CHUNK = 20000
 
 
 # ------------------------------------------------------------- the choice
-def resolve_solver(learner, X, n, primal_min_n=PRIMAL_MIN_N):
+def resolve_solver(learner, X, n, primal_min_n=None):
     """The solver ``learner.solver`` asks for: "dual", "primal" or "nystroem".
 
     ``"auto"``: the primal for a kernel with fixed feature columns and at
-    least ``primal_min_n`` objects, Nyström for any other kernel from
-    :data:`NYSTROEM_MIN_N` objects, the exact dual below. A precomputed
+    least ``primal_min_n`` objects (``None``: ``_tuning.PRIMAL_MIN_N``),
+    Nyström for any other kernel from ``_tuning.NYSTROEM_MIN_N`` objects,
+    the exact dual below. A precomputed
     Gram is always solved in the dual.
     """
     solver = getattr(learner, "solver", "auto")
@@ -122,8 +111,10 @@ def resolve_solver(learner, X, n, primal_min_n=PRIMAL_MIN_N):
     if n is None:
         return "dual"
     if has_fixed_features(kernel):
+        if primal_min_n is None:
+            primal_min_n = _tuning.PRIMAL_MIN_N
         return "primal" if n >= primal_min_n else "dual"
-    return "nystroem" if n >= NYSTROEM_MIN_N else "dual"
+    return "nystroem" if n >= _tuning.NYSTROEM_MIN_N else "dual"
 
 
 def has_fixed_features(kernel):
@@ -186,8 +177,7 @@ def training_features(learner, X, solver):
     learner._check_input(X, reset=True)
     X = check_objects(X, "X")
     kernel = clone(learner.kernel).fit(X)
-    kernel._validate()
-    P = kernel.prepare(X, "X")
+    P = kernel.prepare(X, "X")  # validates the kernel first
     progress = getattr(learner, "progress", False)
     n_jobs = getattr(learner, "n_jobs", None)
     if solver == "primal":
@@ -210,8 +200,9 @@ def decision_values(learner, X):
     n = _length(X)
     coef = np.atleast_2d(learner.coef_)
     out = np.empty((n, coef.shape[0]))
-    for a in range(0, n, PREDICT_CHUNK):
-        b = min(a + PREDICT_CHUNK, n)
+    chunk = _tuning.PRIMAL_PREDICT_CHUNK
+    for a in range(0, n, chunk):
+        b = min(a + chunk, n)
         F = learner.feature_map_.transform(X[a:b])
         out[a:b] = np.asarray(F @ coef.T)
     return out + learner.intercept_

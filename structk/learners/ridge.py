@@ -303,7 +303,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         Z = P @ Y2
         G = np.empty((len(alphas), n))
         X = np.empty((n, len(alphas), Y2.shape[1]))
-        bad = tridiagonal_loo(P, d, e, alphas, Z, G, X)
+        bad = tridiagonal_loo(P, d, e, alphas, Z, G, X, _tuning.RIDGE_LOO_PENALTY_BLOCK)
         if bad >= 0:
             _raise_singular(alphas[bad], lam_min)
         coef = Q @ X.reshape(n, -1)

@@ -19,7 +19,7 @@ from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from . import _smo
-from .primal import PRIMAL_HINGE_MIN_N, PRIMAL_MIN_N, decision_values, fit_svm, resolve_solver
+from .primal import decision_values, fit_svm, resolve_solver
 from ._base import (
     KernelLearnerMixin,
     check_int_or_unlimited,
@@ -202,8 +202,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(self.probability, (bool, np.bool_)):
             raise TypeError(f"probability must be True or False, got {self.probability!r}")
         _check_machine_count(codes, len(classes), self.multi_class)
-        solver = resolve_solver(self, X, len(codes), PRIMAL_MIN_N if self.loss ==
-                                "squared_hinge" else PRIMAL_HINGE_MIN_N)
+        solver = resolve_solver(self, X, len(codes), _tuning.PRIMAL_MIN_N if self.loss ==
+                                "squared_hinge" else _tuning.PRIMAL_HINGE_MIN_N)
         if solver != "dual":
             self.classes_ = classes
             fit_svm(self, X, codes, len(classes), solver, C, tol, max_iter)
@@ -379,22 +379,18 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self._votes(D)[0], axis=1)]
 
 
-#: Most one-vs-one machines a fit may build: k classes need k (k - 1) / 2.
-MAX_OVO_MACHINES = 1_000_000
-
-
 def _check_machine_count(codes, n_classes, multi_class):
     """Refuse, before any work, a one-vs-one problem with more machines than
-    :data:`MAX_OVO_MACHINES` (thousands of classes, most of one object)."""
+    ``_tuning.MAX_OVO_MACHINES`` (thousands of classes, most of one object)."""
     if multi_class != "ovo" or n_classes <= 2:
         return
     machines = n_classes * (n_classes - 1) // 2
-    if machines > MAX_OVO_MACHINES:
+    if machines > _tuning.MAX_OVO_MACHINES:
         single = int(np.sum(np.bincount(codes) == 1))
         raise ValueError(
             f"y has {n_classes:,} classes ({single:,} of them with one object), so "
             f"one-vs-one needs {machines:,} binary machines, more than "
-            f"{MAX_OVO_MACHINES:,}; pass multi_class='ovr' ({n_classes:,} machines), "
+            f"{_tuning.MAX_OVO_MACHINES:,}; pass multi_class='ovr' ({n_classes:,} machines), "
             "merge rare classes, or use NearestClassMean"
         )
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _tuning
+from .._memory import available_memory
 from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, TakeNotImplemented
 
@@ -351,18 +352,9 @@ def check_memory(plan, n_jobs, out, memory_limit):
 
 
 def _available_memory():
-    """Bytes the OS can give without swapping (Linux MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
+    """:func:`structk._memory.available_memory` (looked up here at call time,
+    so that a test can pretend the machine is small)."""
+    return available_memory()
 
 
 def _gib(nbytes):

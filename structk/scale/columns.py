@@ -24,15 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _tuning
 from ..kernels.base import take_prepared
 from ._tiling import Progress
 
-#: Objects per block of rows (a block of Nyström features with m = 2000
-#: landmarks is 2000 x 2000 kernel values, 32 MB, per thread).
-BLOCK_ROWS = 2000
-
-
-def block_bounds(n, block_rows=BLOCK_ROWS):
+def block_bounds(n, block_rows):
     """``[(start, stop), ...]`` covering ``range(n)`` in blocks."""
     return [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)]
 
@@ -44,7 +40,7 @@ def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress
     else a C-ordered float64 array; the blocks are stacked once at the end.
     """
     n = _length(objects)
-    bounds = block_bounds(n, block_rows or 20 * BLOCK_ROWS)
+    bounds = block_bounds(n, block_rows or _tuning.FEATURE_BLOCK_ROWS)
 
     def block(a, b):
         Pb = P if (a, b) == (0, n) else take_prepared(kernel, objects, P, slice(a, b), "X")
@@ -64,7 +60,7 @@ def landmark_features(kernel, objects, P, landmarks, V, *, block_rows=None, n_jo
     each block of ``k(X_block, landmarks)`` is multiplied by ``V`` at once.
     """
     n = _length(objects)
-    bounds = block_bounds(n, block_rows or BLOCK_ROWS)
+    bounds = block_bounds(n, block_rows or _tuning.LANDMARK_BLOCK_ROWS)
     out = np.empty((n, V.shape[1]))
 
     def rows(a, b):

@@ -36,3 +36,28 @@ def test_a_gram_that_is_not_psd_is_still_refused_by_the_learners():
     sigmoid = FunctionKernel(lambda a, b: np.tanh(3.0 * a @ b - 1.0), name="tanh")
     with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
         cross_validate_grams([sigmoid], [KernelSVM()], X, y, folds=4)
+
+
+def test_compute_gram_tiles_past_the_one_call_size(tuning, monkeypatch):
+    """Up to CLI_GRAM_ONE_CALL_MAX_N objects one kernel call, past it tiles of
+    CLI_GRAM_TILE objects through structk.gram: the same matrix either way."""
+    from structk.cli.evaluation import compute_gram
+    from structk.scale import blockwise
+
+    calls = []
+    original = blockwise.gram
+    monkeypatch.setattr(blockwise, "gram", lambda *a, **kw: calls.append(kw["block_size"])
+                        or original(*a, **kw))
+    X, _ = data(30)
+    kernel = Gaussian(sigma=1.0)
+    tuning.set(CLI_GRAM_ONE_CALL_MAX_N=30)
+    K, _ = compute_gram(kernel, X)
+    assert calls == []
+    tuning.set(CLI_GRAM_ONE_CALL_MAX_N=29, CLI_GRAM_TILE=7)
+    K2, _ = compute_gram(kernel, X)
+    assert calls == [7]
+    tuning.set(CLI_GRAM_TILE=100)
+    K3, _ = compute_gram(kernel, X)
+    assert calls == [7, 16]  # under 4 tiles' worth: about 4 tiles a side, 16 at least
+    np.testing.assert_allclose(K2, K, rtol=1e-14)
+    np.testing.assert_allclose(K3, K, rtol=1e-14)

@@ -94,11 +94,9 @@ def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
     assert info["objects"] == "sequences" and info["metadata"]["input"]["alphabet"] == "dna"
 
 
-def test_no_default_grid_search_past_the_gram(seqs, tmp_path, capsys, monkeypatch):
-    from structk.cli import model_commands
-
+def test_no_default_grid_search_past_the_gram(seqs, tmp_path, capsys, tuning):
     path, _, _ = seqs
-    monkeypatch.setattr(model_commands, "NESTED_MAX_N", 30)
+    tuning.set(NESTED_MAX_N=30)
     model = tmp_path / "m.structk"
     code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
                        "Spectrum(k=3)", "-o", model)

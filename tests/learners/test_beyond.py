@@ -130,6 +130,24 @@ def test_auto_solver_choice():
     assert resolve_solver(Learner("precomputed"), None, 10**6) == "dual"
 
 
+def test_auto_solver_reads_the_size_rules_at_fit_time(tuning):
+    """solver="auto" takes its cut-offs from structk._tuning when it fits, and
+    chunked prediction of a primal model equals the one-chunk prediction."""
+    X, y = dna(80, seed=7)
+    T, _ = dna(45, seed=8)
+    tuning.set(PRIMAL_MIN_N=50, PRIMAL_HINGE_MIN_N=10**6)
+    squared = KernelSVM(kernel=KERNEL, loss="squared_hinge", tol=1e-6).fit(X, y)
+    hinge = KernelSVM(kernel=KERNEL, loss="hinge").fit(X, y)
+    assert (squared.solver_, hinge.solver_) == ("primal", "dual")
+    whole = squared.decision_function(T)
+    tuning.set(PRIMAL_PREDICT_CHUNK=7)
+    np.testing.assert_array_equal(squared.decision_function(T), whole)
+    tuning.set(NYSTROEM_MIN_N=50, DEFAULT_N_COMPONENTS=30)
+    V = np.random.default_rng(0).normal(size=(60, 3))
+    ridge = KernelRidge(kernel=Gaussian(), alpha=1.0).fit(V, V[:, 0])
+    assert ridge.solver_ == "nystroem" and ridge.feature_map_.V.shape[1] <= 30
+
+
 def test_bad_solver_requests_are_named():
     X, y = dna(20)
     with pytest.raises(ValueError, match="solver must be one of"):

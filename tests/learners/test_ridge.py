@@ -85,6 +85,19 @@ def test_loo_errors_equal_brute_force_refits(reduction):
     )
 
 
+@pytest.mark.parametrize("block", [1, 3])
+def test_penalty_blocks_of_the_tridiagonal_sweep_change_nothing(tuning, block):
+    """Penalties swept 1 or 3 at a time (4 penalties: a partial last block)
+    give the brute-force leave-one-out errors."""
+    tuning.set(RIDGE_CV_EIGH_MAX_N=0, RIDGE_LOO_PENALTY_BLOCK=block)
+    X, y = regression(20, seed=6)
+    K = rbf_gram(X, gamma=0.3)
+    alphas = [1e-3, 0.1, 1.0, 10.0]
+    cv = KernelRidgeCV(alphas=alphas).fit(K, y)
+    np.testing.assert_allclose(cv.loo_mse_, [brute_force_loo(K, y, a) for a in alphas],
+                               rtol=1e-7)
+
+
 def test_loo_multi_output_averages_outputs(reduction):
     X, Y = regression(25, seed=4, outputs=2)
     K = Gaussian(sigma=2.0)(X)
@@ -151,9 +164,9 @@ def test_tridiagonal_loo_reports_the_first_penalty_with_a_bad_pivot():
     d, e = np.array([1.0, 1.0]), np.array([2.0])  # eigenvalues 3 and -1
     alphas = np.array([5.0, 0.5, 2.0])
     G, X = np.zeros((3, 2)), np.zeros((2, 3, 1))
-    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G, X) == 1
+    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G, X, 4) == 1
     alphas = np.array([5.0, 1.5])
-    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G[:2], X[:, :2]) == -1
+    assert tridiagonal_loo(np.eye(2), d, e, alphas, np.ones((2, 1)), G[:2], X[:, :2], 4) == -1
     Tinv = np.linalg.inv(np.array([[6.0, 2.0], [2.0, 6.0]]))
     np.testing.assert_allclose(G[0], np.diag(Tinv))
     np.testing.assert_allclose(X[:, 0, 0], Tinv @ np.ones(2))

@@ -39,6 +39,19 @@ def test_landmark_features_blocks_threads_and_progress():
         landmark_features(k, X, None, k.prepare(L), V, n_jobs=0, block_rows=8)
 
 
+def test_default_blocks_come_from_the_tuning_module(tuning):
+    """Without ``block_rows`` the blocks are _tuning's sizes (progress counts them)."""
+    tuning.set(FEATURE_BLOCK_ROWS=9, LANDMARK_BLOCK_ROWS=11)
+    k = Normalize(Spectrum(k=2))
+    seen = []
+    F = exact_features(k, SEQS, k.prepare(SEQS), progress=lambda d, t: seen.append(t))
+    np.testing.assert_allclose(F.toarray(), k.features(SEQS).toarray(), rtol=1e-13, atol=1e-15)
+    g, V = Gaussian(sigma=1.5), rng.normal(size=(7, 4))
+    F = landmark_features(g, X, None, g.prepare(X[:7]), V, progress=lambda d, t: seen.append(t))
+    np.testing.assert_allclose(F, g(X, X[:7]) @ V, rtol=1e-12)
+    assert (seen[0], seen[-1]) == (-(-37 // 9), -(-45 // 11))
+
+
 def test_leverage_landmarks_prefer_unexplained_points():
     # 40 copies of one point and 5 distinct ones: leverage sampling picks the
     # distinct points first (a copy is explained once one copy is a landmark)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
-from ...kernels.base import mirror_upper
+from ..dense import mirror_upper
 
 
 def _csr_arrays(F):

@@ -55,10 +55,10 @@ def _check_memory(h, n_nodes):
     """Refuse, before allocating, an ``h`` whose labels cannot fit in memory
     (``WeisfeilerLehman(h=10**9)`` would otherwise fail deep in NumPy or,
     in the compiled loop, run for hours)."""
-    from ...scale._tiling import _available_memory
+    from ..._memory import available_memory
 
     need = (int(h) + 1) * int(n_nodes) * _BYTES_PER_LABEL
-    available = _available_memory()
+    available = available_memory()
     if available and need > available // 2:
         raise MemoryError(
             f"h={h}: the labels of {h + 1:,} iterations of {n_nodes:,} nodes take about "
