@@ -18,6 +18,20 @@ def median_time(func, repeat=5, warmup=1):
     return statistics.median(times)
 
 
+def median_wall_cpu(func, repeat=5, warmup=1):
+    """Medians of wall time and of this process's CPU time (all its threads)
+    of ``func()``, in seconds, over ``repeat`` runs after warm-up."""
+    for _ in range(warmup):
+        func()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        func()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def print_table(rows, headers):
     """Print rows as an aligned plain-text table."""
     cells = [headers] + [[str(c) for c in row] for row in rows]

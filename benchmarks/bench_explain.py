@@ -19,6 +19,10 @@ gkmsvm-lite (its ``GkmSVM`` built from structk's support vectors and
 coefficients, kernel "estimated"), whose ``ism`` must agree, timed beside
 structk's (setup = the l-mer weight table, once per model).
 
+Wall times are medians; "CPU" is the median CPU time of the process (all
+threads) for the same runs, and the 1-minute load average is printed
+before and after (the machine may be shared).
+
     python benchmarks/bench_explain.py            # full sizes
     python benchmarks/bench_explain.py --quick    # smoke run
 """
@@ -32,7 +36,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import median_time, print_table  # noqa: E402
+from _timing import median_wall_cpu, print_table  # noqa: E402
 
 
 def random_dna(n, length, rng):
@@ -70,6 +74,7 @@ def main():
     muts = mutants(seq)
     T = random_dna(n_contrib, 200, rng)
     rows = []
+    load_before = os.getloadavg()[0]
     if args.only_gkm:
         gkm(args, rng, seq)
         return
@@ -82,24 +87,29 @@ def main():
         got = np.array([delta[p, "ACGT".index(m[p])] for p, m in
                         zip(np.repeat(np.arange(L), 3), muts)])
         err = float(np.abs(got - ref).max() / max(1.0, np.abs(ref).max()))
-        t_setup = median_time(lambda m=model: Explainer(m), args.repeats, 0)
-        t_ism = median_time(lambda: ex.ism(seq), args.repeats)
-        t_recompute = median_time(lambda m=model: m.decision_function(muts), args.repeats, 0)
+        t_setup, c_setup = median_wall_cpu(lambda m=model: Explainer(m), args.repeats, 0)
+        t_ism, c_ism = median_wall_cpu(lambda: ex.ism(seq), args.repeats)
+        t_recompute, c_recompute = median_wall_cpu(lambda m=model: m.decision_function(muts),
+                                                   args.repeats, 0)
         rows.append([repr(kernel), n_sv, f"ISM {L} nt ({len(muts)} mutants)",
-                     f"{t_setup:.3f}", f"{t_ism:.3f}", f"{t_recompute:.3f}",
+                     f"{t_setup:.3f} ({c_setup:.3f})", f"{t_ism:.3f} ({c_ism:.3f})",
+                     f"{t_recompute:.3f} ({c_recompute:.3f})",
                      f"{t_recompute / (t_setup + t_ism):.1f}x", f"{err:.1e}"])
         E = ex.contributions(T)
         f = model.decision_function(T)
         err = float(np.abs(np.array([e.decision for e in E]) - f).max()
                     / max(1.0, np.abs(f).max()))
-        t_contrib = median_time(lambda: ex.contributions(T), max(1, args.repeats - 2), 0)
-        t_decision = median_time(lambda m=model: m.decision_function(T),
-                                 max(1, args.repeats - 2), 0)
+        t_contrib, c_contrib = median_wall_cpu(lambda: ex.contributions(T),
+                                               max(1, args.repeats - 2), 0)
+        t_decision, c_decision = median_wall_cpu(lambda m=model: m.decision_function(T),
+                                                 max(1, args.repeats - 2), 0)
         rows.append([repr(kernel), n_sv, f"contributions {n_contrib} x 200 nt",
-                     f"{t_setup:.3f}", f"{t_contrib:.3f}", f"{t_decision:.3f}",
+                     f"{t_setup:.3f} ({c_setup:.3f})", f"{t_contrib:.3f} ({c_contrib:.3f})",
+                     f"{t_decision:.3f} ({c_decision:.3f})",
                      f"{t_decision / (t_setup + t_contrib):.2f}x", f"{err:.1e}"])
-    print_table(rows, ["kernel", "SVs", "task", "setup s", "structk s",
-                       "decision_function s", "speed-up", "max rel. diff"])
+    print_table(rows, ["kernel", "SVs", "task", "setup s (CPU)", "structk s (CPU)",
+                       "decision_function s (CPU)", "speed-up", "max rel. diff"])
+    print(f"load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
     if args.gkm:
         gkm(args, rng, seq)
 
@@ -113,31 +123,32 @@ def gkm(args, rng, seq):
     n = 300 if args.quick else args.gkm_train
     X = random_dna(n, 200, rng)
     model = KernelSVM(kernel=GappedKmer(), C=1.0).fit(X, rng.integers(0, 2, n))
-    t_setup = median_time(lambda: Explainer(model), 1, 0)
+    load_before = os.getloadavg()[0]
+    t_setup, c_setup = median_wall_cpu(lambda: Explainer(model), 1, 0)
     ex = Explainer(model)
-    t_ism = median_time(lambda: ex.ism(seq), args.repeats)
+    t_ism, c_ism = median_wall_cpu(lambda: ex.ism(seq), args.repeats)
     delta = ex.ism(seq)
     row = [repr(model.kernel_), len(model.support_), f"ISM {len(seq)} nt",
-           f"{t_setup:.3f}", f"{t_ism:.3f}"]
+           f"{t_setup:.3f} ({c_setup:.3f})", f"{t_ism:.3f} ({c_ism:.3f})"]
+    headers = ["kernel", "SVs", "task", "setup s (CPU)", "structk s (CPU)",
+               "gkmsvm-lite s (CPU)", "ratio", "max rel. diff"]
     try:
         import gkmsvm
         from gkmsvm.train import GkmSVM, _build_kernel
     except ImportError:
-        print_table([row + ["not installed", "", ""]],
-                    ["kernel", "SVs", "task", "setup s", "structk s", "gkmsvm-lite s",
-                     "ratio", "max rel. diff"])
+        print_table([row + ["not installed", "", ""]], headers)
         return
     _, kind, params = _build_kernel("estimated", 11, 7, 3, 1.0, None, None, True)
     sv = gkmsvm.encode_batch(list(model.support_vectors_))[0]
     peer = GkmSVM(sv, model.dual_coef_[0].astype(np.float32), float(model.intercept_[0]),
                   kind, params)
     x = gkmsvm.one_hot_encode(seq)[None]
-    t_peer = median_time(lambda: gkmsvm.ism(peer, x), args.repeats)
+    t_peer, c_peer = median_wall_cpu(lambda: gkmsvm.ism(peer, x), args.repeats)
     theirs = np.asarray(gkmsvm.ism(peer, x))[0].T  # (L, 4)
     err = float(np.abs(theirs - delta).max() / max(1e-12, np.abs(delta).max()))
-    print_table([row + [f"{t_peer:.3f}", f"{t_peer / (t_setup + t_ism):.1f}x", f"{err:.1e}"]],
-                ["kernel", "SVs", "task", "setup s", "structk s", "gkmsvm-lite s",
-                 "ratio", "max rel. diff"])
+    print_table([row + [f"{t_peer:.3f} ({c_peer:.3f})", f"{t_peer / (t_setup + t_ism):.1f}x",
+                        f"{err:.1e}"]], headers)
+    print(f"load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
 
 
 if __name__ == "__main__":

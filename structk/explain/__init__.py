@@ -3,9 +3,10 @@
 For a fitted structk learner (``KernelSVM``, ``KernelRidge``,
 ``KernelRidgeCV``, ``KernelLogisticRegression``, ``KernelPerceptron``)
 whose kernel is built from kernels with explicit features (``Spectrum``,
-``Mismatch``, ``GappyPair``, ``WeightedDegree`` without shifts,
-``WeisfeilerLehman``, ``ShortestPath`` with the delta length kernel, and
-their sums, multiples and normalisations):
+``Mismatch``, ``GappyPair``, ``WeightedDegree``, ``GappedKmer``,
+``WeisfeilerLehman``, its optimal assignment, ``ShortestPath``, and their
+sums, multiples and normalisations; exponentials, products and powers of
+those by integrated gradients):
 
 >>> from structk.explain import Explainer
 >>> ex = Explainer(svm)  # doctest: +SKIP

@@ -31,22 +31,7 @@ import numpy as np
 
 from .. import _tuning
 from ._occurrences import Occurrences
-from ._sequences import SequenceLeaf, _kmer_starts
-
-
-class GkmEncoded:
-    """Encoded sequences and their raw self-kernels ``K(x, x)``."""
-
-    def __init__(self, enc, diag):
-        self.enc, self.diag = enc, diag
-        self.codes, self.offsets = enc.codes, enc.offsets
-
-    @property
-    def lengths(self):
-        return self.enc.lengths
-
-    def __getitem__(self, i):
-        return self.enc[i]
+from ._sequences import EncodedWithDiag, SequenceLeaf, _kmer_starts
 
 
 class GappedKmerLeaf(SequenceLeaf):
@@ -75,7 +60,7 @@ class GappedKmerLeaf(SequenceLeaf):
     # ---------------------------------------------------------- occurrences
     def encode(self, X, name="X"):
         enc = super().encode(X, name)
-        return GkmEncoded(enc, self.raw.diag(X))
+        return EncodedWithDiag(enc, self.raw.diag(X))
 
     def occurrences(self, enc, base=None):
         offsets = np.asarray(enc.offsets, dtype=np.int64)

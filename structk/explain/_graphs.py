@@ -6,9 +6,9 @@
   ``C(C,N(O,O))``: the root label, then its neighbours' trees of depth
   ``t - 1`` (with ``edge_label``, each child is prefixed by its bond,
   ``C(1:C,2:O)``).
-* :class:`ShortestPath` (``length_kernel="delta"``, hop lengths): feature
-  ``(label u, label v, d)`` occurs once for every ordered pair of nodes at
-  distance ``d``, covering both endpoints (half each).
+* :class:`ShortestPath` (any length kernel, hop or weighted lengths):
+  feature ``(label u, label v, d)`` occurs once for every ordered pair of
+  nodes at distance ``d``, covering both endpoints (half each).
 
 Nodes are numbered in the order of ``G.nodes``.
 """
@@ -231,42 +231,99 @@ class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
 
 
 class ShortestPathLeaf(GraphLeaf):
+    """:class:`ShortestPath`: the pair ``(u, v)`` adds ``W(l(u), l(v), d)``
+    to ``f``, for any length kernel: ``f(x) = b + gamma(x) sum_{(u, v) in x}
+    W(l(u), l(v), d(u, v))`` with ``W(a, b, d) = sum_i c_i gamma(s_i) sum
+    [(u', v') in s_i, labels (a, b)] k_len(d, d')``. For the delta kernel on
+    hop lengths ``W`` is a table over (labels, length) keys; for a smooth
+    length kernel (or weighted lengths) it is evaluated at the object's
+    lengths from the support vectors' (labels, length) counts, and
+    ``k(x, x)`` (the normalisation) comes from the kernel."""
+
     def __init__(self, kernel):
         super().__init__(kernel)
-        if kernel.length_kernel != "delta" or kernel.edge_weight is not None:
-            raise NotImplementedError(
-                f"{kernel!r}: only the delta length kernel on hop lengths has an "
-                "explicit feature map to explain"
-            )
+        self.smooth = kernel.length_kernel != "delta"
+        self.weighted = kernel.edge_weight is not None
+        self._meta = {}  # key -> (label-pair hash, length), for weights and names
 
     def encode(self, X, name="X"):
-        return parse_graphs(X, name, self.kernel.node_label)
+        enc = parse_graphs(X, name, self.kernel.node_label)
+        if self.weighted or self.smooth:  # validates the weights, naming the edge
+            enc.cache["explain_diag"] = np.asarray(self.kernel.diag(enc.graphs), np.float64)
+        return enc
+
+    def norms(self, enc):
+        """``k(x, x)`` of a smooth length kernel (not a sum of squared counts)."""
+        return enc.cache["explain_diag"] if self.smooth else None
+
+    def _distances(self, enc):
+        from ..algorithms.shortest_paths._numba import hop_distances, weighted_distances
+        from ..kernels.graphs.shortest_path import arc_weights
+
+        if self.weighted:
+            return weighted_distances(enc.node_ptr, enc.adj_ptr, enc.adj_idx,
+                                      arc_weights(enc, self.kernel.edge_weight, "X"))
+        return hop_distances(enc.node_ptr, enc.adj_ptr, enc.adj_idx)
 
     def occurrences(self, enc):
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import shortest_path
-
         n_all = int(enc.node_ptr[-1])
         labels = enc.node_keys if enc.node_keys is not None else np.zeros(n_all, np.uint64)
+        dist, dptr = self._distances(enc)
         parts = []
         for g in range(enc.n_graphs):
             a, b = int(enc.node_ptr[g]), int(enc.node_ptr[g + 1])
             n = b - a
             if n < 2:
                 continue
-            ptr = enc.adj_ptr[a:b + 1] - enc.adj_ptr[a]
-            idx = enc.adj_idx[enc.adj_ptr[a]:enc.adj_ptr[b]]
-            adj = csr_matrix((np.ones(len(idx)), idx, ptr), shape=(n, n))
-            D = shortest_path(adj, directed=enc.directed, unweighted=True)
+            D = dist[dptr[g]:dptr[g + 1]].reshape(n, n)
             u, v = np.nonzero(np.isfinite(D) & ~np.eye(n, dtype=bool))
-            d = D[u, v].astype(np.uint64)
+            length = D[u, v]
             lab = labels[a:b]
+            bits = (length.view(np.uint64) if self.weighted
+                    else length.astype(np.uint64))  # hop lengths: the integer
             with np.errstate(over="ignore"):
-                key = _mix(_mix(_mix(lab[u]) + lab[v] * _GOLD) + d * _GOLD)
-            parts.append(Occurrences(key.view(np.int64), np.full(len(u), g, np.int64),
+                pair = _mix(_mix(lab[u]) + lab[v] * _GOLD)
+                key = _mix(pair + bits * _GOLD).view(np.int64)
+            if self.smooth or self.weighted:
+                self._meta.update(zip(key.tolist(), zip(pair.view(np.int64).tolist(),
+                                                        length.tolist())))
+            parts.append(Occurrences(key, np.full(len(u), g, np.int64),
                                      np.stack([u, v], axis=1).astype(np.int64),
                                      np.ones(len(u))))
         return Occurrences.concat(parts) if parts else Occurrences.empty(2)
+
+    def weights_at(self, sv_keys, W, keys):
+        """``W`` at ``keys`` from the support vectors' collapsed counts
+        ``(sv_keys, W)``: a look-up for the delta kernel, else ``sum W(a, b,
+        d') k_len(d, d')`` over the support vectors' lengths ``d'`` of the
+        same label pair."""
+        from ._occurrences import lookup
+
+        if not self.smooth:
+            return lookup(sv_keys, W, keys)
+        unknown = (0, np.nan)  # a key never seen: weight 0
+        sv = [self._meta.get(k, unknown) for k in sv_keys.tolist()]
+        q = [self._meta.get(k, unknown) for k in np.asarray(keys).tolist()]
+        sv_pair = np.array([m[0] for m in sv], dtype=np.int64)
+        sv_len = np.array([m[1] for m in sv], dtype=np.float64)
+        q_pair = np.array([m[0] for m in q], dtype=np.int64)
+        q_len = np.array([m[1] for m in q], dtype=np.float64)
+        out = np.zeros(len(q_pair))
+        for p in np.unique(q_pair[np.isfinite(q_len)]).tolist():
+            mine, theirs = (q_pair == p) & np.isfinite(q_len), sv_pair == p
+            if theirs.any():
+                out[mine] = self._length_kernel(q_len[mine][:, None],
+                                                sv_len[theirs][None, :]) @ W[theirs]
+        return out
+
+    def _length_kernel(self, d, e):
+        """``k_len(d, e)`` of :class:`ShortestPath` (the Brownian bridge or
+        the Gaussian), elementwise."""
+        diff = np.abs(d - e)
+        c = float(self.kernel.length_scale)
+        if self.kernel.length_kernel == "brownian":
+            return np.maximum(0.0, c - diff)
+        return np.exp(-0.5 * (diff / c) ** 2)
 
     def node_edge_split(self, enc, occ, amounts):
         """Each pair's amount, averaged over the shortest ``u``-``v``
@@ -278,6 +335,12 @@ class ShortestPathLeaf(GraphLeaf):
         betweenness; per source the sums over targets accumulate backwards
         along the shortest-path DAG (dense, ``O(diam n^3)`` per graph).
         Returns ``(node_scores, edge_scores)``, flat over the batch."""
+        if self.weighted:
+            raise NotImplementedError(
+                f"{self.kernel!r}: edge scores follow shortest paths counted in hops; "
+                "with edge weights which paths are shortest depends on sums of "
+                "weights compared exactly, so explain this model by nodes "
+                "(edges=False)")
         n_all = int(enc.node_ptr[-1])
         node = np.zeros(n_all)
         edge = np.zeros(int(self.n_edges(enc).sum()))
@@ -325,7 +388,10 @@ class ShortestPathLeaf(GraphLeaf):
             o = int(at[0])
             g, (u, v) = int(occ.owner[o]), occ.units[o].tolist()
             nodes = enc.orders[g]
-            d = nx.shortest_path_length(enc.graphs[g], nodes[u], nodes[v])
+            if key in self._meta:
+                d = f"{self._meta[key][1]:g}"
+            else:
+                d = nx.shortest_path_length(enc.graphs[g], nodes[u], nodes[v])
             out.append(f"{self.node_label(enc, g, u)} -{d}- {self.node_label(enc, g, v)}")
         return out
 

@@ -3,8 +3,9 @@
 One leaf per kernel: :class:`Spectrum` (k-mers), :class:`Mismatch` (each
 k-mer counted for every k-mer within ``m`` mismatches of it),
 :class:`GappyPair` (two k-mers ``g <= m`` positions apart) and
-:class:`WeightedDegree` without shifts (the l-mer at each position, for
-``l <= d``, weighted ``sqrt(beta_l)``). Positions are 0-based; an
+:class:`WeightedDegree` (the l-mer at each position, for ``l <= d``,
+weighted ``sqrt(beta_l)``; with shifts its weight gathers nearby
+positions'). Positions are 0-based; an
 occurrence covers the positions of its symbols (not those of a gap).
 
 Every leaf computes its table from the flat codes of a batch of sequences
@@ -204,19 +205,37 @@ class GappyPairLeaf(SequenceLeaf):
                 for a, gap, b in zip(self.word(u, k), g.tolist(), self.word(v, k))]
 
 
+class EncodedWithDiag:
+    """Encoded sequences and their raw self-kernels ``K(x, x)`` (for
+    kernels whose ``K(x, x)`` is not a sum of squared features)."""
+
+    def __init__(self, enc, diag):
+        self.enc, self.diag = enc, diag
+        self.codes, self.offsets = enc.codes, enc.offsets
+
+    @property
+    def lengths(self):
+        return self.enc.lengths
+
+    def __getitem__(self, i):
+        return self.enc[i]
+
+
 class WeightedDegreeLeaf(SequenceLeaf):
     """Features ``(l, p, u)``: the l-mer ``u`` at position ``p``, value
-    ``sqrt(beta_l)``; key ``(p d + l - 1) A^d + index(u)``."""
+    ``sqrt(beta_l)``; key ``(p d + l - 1) A^d + index(u)``.
+
+    With shifts (``S > 0``) the kernel is ``sum_l beta_l sum_{p, q} T_{pq}
+    [u_{l,p}(x) = u_{l,q}(y)]`` with the Toeplitz band ``T_pp = 1``,
+    ``T_{p, p +- s} = 1 / (2 (s + 1))`` (``s <= S``), so ``f`` is still a
+    sum over the l-mers of ``x`` at their positions: the weight of ``(l, p,
+    u)`` is ``sum_s T_{p, p + s} W(l, p + s, u)``, the support vectors'
+    collapsed counts smoothed along the positions (:meth:`weights_at`), and
+    ``K(x, x)`` (the normalisation) comes from the kernel."""
 
     def __init__(self, kernel):
         super().__init__(kernel)
-        if int(kernel.shift) != 0:
-            raise NotImplementedError(
-                f"{kernel!r}: the weighted-degree kernel with shifts compares k-mers "
-                "at different positions, so it has no explicit feature map to "
-                "explain; use shift=0, or structk.explain.ism, which recomputes "
-                "the decision function on every mutant"
-            )
+        self.shift = int(kernel.shift)
         self.d = int(kernel.d)
         self.span = self.d
         self.length = None  # set from the training objects
@@ -225,6 +244,8 @@ class WeightedDegreeLeaf(SequenceLeaf):
 
     def encode(self, X, name="X"):
         enc = super().encode(X, name)
+        if self.shift:
+            enc = EncodedWithDiag(enc, self.kernel.diag(X))
         lengths = enc.lengths
         if self.length is None and len(lengths):
             self.length = int(lengths[0])
@@ -240,6 +261,32 @@ class WeightedDegreeLeaf(SequenceLeaf):
                 "sequences of equal length"
             )
         return enc
+
+    def norms(self, enc):
+        """``K(x, x)`` with shifts (not a sum of squared features)."""
+        return np.asarray(enc.diag, dtype=np.float64) if self.shift else None
+
+    def mutant_norms(self, text, pos, sym):
+        """``K(m, m)`` of each single substitution ``m`` of ``text`` (symbol
+        ``sym[j]`` at ``pos[j]``), from the kernel: with shifts a
+        substitution changes matches up to ``S`` positions away."""
+        mutants = [text[:p] + str(self.symbols[a]) + text[p + 1:]
+                   for p, a in zip(pos.tolist(), sym.tolist())]
+        return np.asarray(self.kernel.diag(mutants), dtype=np.float64)
+
+    def weights_at(self, sv_keys, W, keys):
+        """The weights of ``keys``: with shifts, the support vectors' weights
+        of the same l-mer up to ``S`` positions away, times ``T``."""
+        from ._occurrences import lookup
+
+        keys = np.asarray(keys, dtype=np.int64)
+        out = lookup(sv_keys, W, keys)
+        step = self.d * self.A ** self.d  # one position in the key
+        for s in range(1, self.shift + 1):
+            t = 1.0 / (2.0 * (s + 1.0))
+            out = out + t * (lookup(sv_keys, W, keys + s * step)
+                             + lookup(sv_keys, W, keys - s * step))
+        return out
 
     def strand(self, codes, offsets, base):
         d, A = self.d, self.A

@@ -180,9 +180,8 @@ class Explainer:
         the squared norms ``q`` (n,) and the occurrences' group ``inverse``."""
         owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, n)
         phi = (raw != 0).astype(np.float64) if leaf.presence else raw
-        if hasattr(leaf, "norms"):  # k(x, x) not a sum of squared features
-            q = leaf.norms(enc)
-        else:
+        q = leaf.norms(enc) if hasattr(leaf, "norms") else None
+        if q is None:  # else k(x, x) is not a sum of squared features
             q = np.bincount(owner, weights=phi * phi, minlength=n)
         return owner, keys, phi, q, (raw, inverse)
 
@@ -205,6 +204,7 @@ class Explainer:
         """
         cand = []
         for i, (keys, W) in enumerate(self._weights):
+            W = _weights_at(self.leaves[i], keys, W, keys)
             for sign in (1, -1):
                 v = sign * W
                 take = np.flatnonzero(v > 0)
@@ -227,7 +227,7 @@ class Explainer:
     def weight_of(self, name_or_key, leaf=0):
         """The weight of one feature of leaf ``leaf`` by key (0 when absent)."""
         keys, W = self._weights[leaf]
-        return float(lookup(keys, W, np.array([name_or_key]))[0])
+        return float(_weights_at(self.leaves[leaf], keys, W, np.array([name_or_key]))[0])
 
     # ------------------------------------------------------ contributions
     def contributions(self, X, edges=False):
@@ -338,7 +338,7 @@ class Explainer:
             edge_part = (np.zeros(int(edge_ptr[-1])), edge_ptr)
         for leaf, enc, occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
                 self.leaves, encs, occs, feats, gam, weights):
-            term = lookup(wk, W, keys) * phi  # W_u phi_u per (object, feature)
+            term = _weights_at(leaf, wk, W, keys) * phi  # W_u phi_u per (object, feature)
             share = np.divide(term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)),
                               where=raw[inv] != 0)
             amounts = g[occ.owner] * share
@@ -398,7 +398,7 @@ class Explainer:
             if hypothetical:
                 raise NoExplicitFeaturesError(
                     f"{self.kernel!r} is not linear in the features: no hypothetical "
-                    "contributions")
+                    "contributions (structk.explain.ism recomputes the mutants)")
             from .api import _ism_by_prediction
 
             return _ism_by_prediction(self.model, sequence, self.output, None)
@@ -463,10 +463,11 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
     occ = leaf.table(codes, offsets, np.zeros(1, np.int64))
     owner, keys, raw, inverse = group(occ.owner, occ.keys, occ.vals, 1)
     phi = (raw != 0).astype(np.float64) if leaf.presence else raw
-    Wx = lookup(wk, W, keys)
+    Wx = _weights_at(leaf, wk, W, keys)
     gkm = hasattr(leaf, "norm_deltas")
+    shifted = bool(getattr(leaf, "shift", 0))  # weighted degree with shifts
     S0 = float(Wx @ phi)
-    Q0 = float(leaf.norms(leaf.encode([codes_text(leaf, codes)]))[0]) if gkm \
+    Q0 = float(leaf.norms(leaf.encode([codes_text(leaf, codes)]))[0]) if gkm or shifted \
         else float(phi @ phi)
     if m == 0:
         return S0, Q0, np.zeros(0), np.zeros(0), np.zeros(0)
@@ -493,10 +494,12 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
         gb, ga = (before != 0).astype(float), (np.abs(after) > 1e-9).astype(float)
     else:
         gb, ga = before, after
-    Wk = lookup(wk, W, k2)
+    Wk = _weights_at(leaf, wk, W, k2)
     dS = np.bincount(o2, weights=Wk * (ga - gb), minlength=m)
     if gkm:
         dQ = leaf.norm_deltas(codes, old, new, m)
+    elif shifted:
+        dQ = leaf.mutant_norms(codes_text(leaf, codes), pos, sym) - Q0
     else:
         dQ = np.bincount(o2, weights=ga * ga - gb * gb, minlength=m)
     part = None
@@ -525,3 +528,12 @@ def _add_parts(p, q):
     if p[5] is not None:
         edge = (p[5][0] + (q[5][0] if q[5][1][-1] else 0.0), p[5][1])
     return (scores, p[1] + q[1], p[2] + q[2], p[3], p[4], edge)
+
+
+def _weights_at(leaf, sv_keys, W, keys):
+    """The weight of each of ``keys`` (0 when absent): a look-up in the
+    collapsed ``(sv_keys, W)``, or the leaf's own rule (smooth lengths)."""
+    if hasattr(leaf, "weights_at"):
+        return leaf.weights_at(sv_keys, W, keys)
+    return lookup(sv_keys, W, keys)
+

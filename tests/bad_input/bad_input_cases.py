@@ -963,9 +963,9 @@ def _explain_cases(tmp):
         return call
 
     def kernels():
-        from structk.kernels import Exp, LocalAlignment, Spectrum, WeightedDegree
+        from structk.kernels import Exp, LocalAlignment, Spectrum
 
-        return LocalAlignment(), Exp(Spectrum(k=2)), WeightedDegree(d=2, shift=1)
+        return LocalAlignment(), Exp(Spectrum(k=2))
 
     def precomputed():
         from structk.explain import Explainer
@@ -975,7 +975,7 @@ def _explain_cases(tmp):
         Explainer(KernelSVM().fit(Spectrum(k=2)(_strings()), [0, 1, 1]))
 
     try:
-        la, exp, wd = kernels()
+        la, exp = kernels()
         rc_presence = type(exp.kernel)(k=2, presence=True, reverse_complement=True)
         from structk.kernels import GappedKmer, Normalize
 
@@ -986,7 +986,6 @@ def _explain_cases(tmp):
         Case("explain-local-alignment", explain(la), TypeError, ("LocalAlignment", "ism")),
         Case("explain-normalized-product", explain(Normalize(exp * exp.kernel)), TypeError,
              ("Normalize", "nonlinear", "ism")),
-        Case("explain-wd-shift", explain(wd), NotImplementedError, ("shift", "ism")),
         Case("explain-rc-presence", explain(rc_presence), NotImplementedError,
              ("presence", "ism")),
         Case("explain-gkm-large-l", explain(gkm_large), NotImplementedError, ("4^l", "ism")),

@@ -205,3 +205,72 @@ def test_edges_are_for_graph_models():
     seq = KernelSVM(kernel=Spectrum(k=2)).fit(["ACGT", "TTGA", "ACGA", "TTTT"], [1, 0, 1, 0])
     with pytest.raises(ValueError, match="edges=True is for graph models"):
         Explainer(seq).contributions(["ACGT"], edges=True)
+
+
+# ------------------------------------ shortest paths: smooth and weighted lengths
+def _weighted(G, seed):
+    rng = np.random.default_rng(seed)
+    for g in G:
+        for a, b in g.edges:
+            g.edges[a, b]["w"] = float(rng.choice([0.5, 1.0, 1.5, 2.25]))
+    return G
+
+
+@pytest.mark.parametrize("kernel", [
+    ShortestPath(length_kernel="gaussian", length_scale=1.0),
+    ShortestPath(length_kernel="brownian", length_scale=2.0, edge_weight="w"),
+    ShortestPath(edge_weight="w"),
+], ids=repr)
+def test_shortest_path_any_length_kernel_against_brute_force(kernel):
+    """f(x) = b + sum over the pairs (u, v) of x of W(l(u), l(v), d(u, v)),
+    W(a, b, d) = sum_i c_i sum_{pairs of s_i labelled (a, b)} k_len(d, d'),
+    each pair's term halved between u and v."""
+    G, y, T = _data(directed=False, seed=3)
+    G, T = _weighted(G, 0), _weighted(T, 1)
+    model = KernelSVM(kernel=kernel, C=10).fit(G, y)
+    weight = "w" if kernel.edge_weight else None
+    c_len = kernel.length_scale
+
+    def k_len(d, e):
+        if kernel.length_kernel == "delta":
+            return float(d == e)
+        if kernel.length_kernel == "brownian":
+            return max(0.0, c_len - abs(d - e))
+        return float(np.exp(-0.5 * ((d - e) / c_len) ** 2))
+
+    def pairs(g):
+        d = dict(nx.all_pairs_dijkstra_path_length(g, weight=weight))
+        return [(g.nodes[u]["label"], g.nodes[v]["label"], d[u][v], u, v)
+                for u in g for v in d[u] if u != v]
+
+    sv_pairs = [(c, a, b, d) for s, c in zip(model.support_vectors_, model.dual_coef_[0])
+                for a, b, d, _, _ in pairs(s)]
+    E = Explainer(model).contributions(T)
+    for g, e, f in zip(T, E, model.decision_function(T)):
+        nodes = Counter()
+        for a, b, d, u, v in pairs(g):
+            W = sum(c * k_len(d, d2) for c, a2, b2, d2 in sv_pairs if (a2, b2) == (a, b))
+            nodes[u] += W / 2
+            nodes[v] += W / 2
+        expected = np.array([nodes[v] for v in g])
+        np.testing.assert_allclose(e.scores, expected, rtol=1e-9, atol=1e-10)
+        assert e.bias + e.scores.sum() == pytest.approx(f, rel=1e-9, abs=1e-10)
+
+
+def test_normalised_smooth_shortest_path_sums_and_weighted_edges_are_refused():
+    G, y, T = _data(seed=4)
+    G, T = _weighted(G, 2), _weighted(T, 3)
+    kernel = Normalize(ShortestPath(length_kernel="gaussian", edge_weight="w")
+                       + WeisfeilerLehman(h=1))
+    model = KernelSVM(kernel=kernel, C=10).fit(G, y)
+    ex = Explainer(model)
+    E = ex.contributions(T)
+    np.testing.assert_allclose([e.bias + e.scores.sum() for e in E],
+                               model.decision_function(T), rtol=1e-9, atol=1e-12)
+    assert any(" -" in name and "- " in name for name, _ in ex.feature_weights(5))
+    with pytest.raises(NotImplementedError, match="edge weights"):
+        ex.contributions(T, edges=True)
+    smooth = KernelSVM(kernel=ShortestPath(length_kernel="brownian"), C=10).fit(G, y)
+    E = Explainer(smooth).contributions(T, edges=True)
+    total = [e.bias + e.scores.sum() + e.edge_scores.sum() for e in E]
+    np.testing.assert_allclose(total, smooth.decision_function(T), rtol=1e-9, atol=1e-12)

@@ -154,7 +154,7 @@ class ShortestPath(Kernel):
             D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
         else:
             D, dptr = weighted_distances(P.node_ptr, P.adj_ptr, P.adj_idx,
-                                         _arc_weights(P, self.edge_weight, name))
+                                         arc_weights(P, self.edge_weight, name))
         paths = _Paths(*path_list(D, dptr, P.node_ptr, keys), P.directed)
         if self.length_kernel == "delta":
             return _Counts(*segment_counts(paths.ptr, paths.labels, paths.lengths),
@@ -233,7 +233,7 @@ class ShortestPath(Kernel):
         return np.exp(-0.5 * (diff / c) ** 2)
 
 
-def _arc_weights(P, attr, name):
+def arc_weights(P, attr, name):
     """The weight of each CSR arc, validated (positive, finite, real)."""
     w = np.empty(len(P.adj_idx), dtype=np.float64)
     for g, (G, order) in enumerate(zip(P.graphs, P.orders)):
