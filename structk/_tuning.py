@@ -55,6 +55,18 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 #: (bench_gkm.py --win-map, docs/performance.md): about 40 windows at
 #: (10, 6, 3) and (11, 7, 3), 100-200 at (12, 8, 4), none above 40 at (8, 4, 2).
 GKM_PAIRS_PER_SUBSET_ENTRY = 30.0
+#: Digit of the counting form's radix sorts (bits): 8 (two passes over 8 kept
+#: positions) against one pass of 16 on 1,166 nfe2 windows at (11, 7, 3):
+#: the 165 sorts take 1.9 s against 3.4 s CPU, 256 write streams staying in
+#: the cache.
+GKM_RADIX_BITS = 8
+#: A counting-form result larger than this (bytes) gets its additions
+#: gathered and added tile by tile (``GKM_BUFFER_HITS`` at a time, tiles of
+#: ``2^GKM_TILE_BITS`` rows and columns) instead of one by one; smaller ones
+#: stay in the cache anyway.
+GKM_DIRECT_BYTES = 512 * 2**10
+GKM_BUFFER_HITS = 2**18
+GKM_TILE_BITS = 8
 #: The compiled forms run on threads from this much work on: l-mer-pattern
 #: visits (counting form: the deletion patterns split among threads, each
 #: adding into its own copy of the result) or l-mer comparisons (all pairs:

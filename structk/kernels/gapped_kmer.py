@@ -334,17 +334,18 @@ class GappedKmer(_SequenceKernel):
 
     def _subset_input(self, parts):
         """The l-mers (both strands with reverse complements) of the parts,
-        rows numbered across them."""
+        sequences numbered across them; row ``2 i`` forward, ``2 i + 1``
+        reverse complement (:func:`~structk.algorithms.gapped_kmers._numba.subsets_block`)."""
         keys, rows, wts = [], [], []
         offset = 0
         for P in parts:
-            r = np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
+            r = 2 * np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
             keys.append(P.keys)
             rows.append(r)
             wts.append(P.weights)
             if self.reverse_complement:
                 keys.append(P.keys_rc)
-                rows.append(r)
+                rows.append(r + 1)
                 wts.append(P.weights)
             offset += len(P)
         rows = np.concatenate(rows)
@@ -367,11 +368,13 @@ class GappedKmer(_SequenceKernel):
             per_thread = out.nbytes + 8 * 8 * keys.shape[0]
             threads = max(1, min(threads, int(self._available() // (2 * per_thread))))
         bounds = even_bounds(len(combos), threads)
+        buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
         outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
 
         def chunk(lo, hi):
             subsets_block(keys, rows, wts, l, subsets[lo:hi], w, n, mode,
-                          outs[bounds.index(lo)])
+                          outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
+                          _tuning.GKM_TILE_BITS, buffer_hits)
 
         run_chunks(chunk, bounds, threads)
         for extra in outs[1:]:
@@ -427,8 +430,6 @@ class GappedKmer(_SequenceKernel):
         if method == "subsets":
             keys, rows, wts = self._subset_input([P] if Q is None else [P, Q])
             self._subsets(keys, rows, wts, w, n, mode, out)
-            if rc:
-                out *= 0.5
         else:
             if method == "numpy":
                 loops = _numpy

@@ -202,6 +202,31 @@ def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
         np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("radix_bits, tile_bits", [(3, 1), (8, 0), (16, 2)])
+def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, tile_bits,
+                                                                  tuning):
+    """The counting form's pairs gathered a few at a time and added tile by
+    tile, its radix sort in digits of 3, 8 or 16 bits, unit and centre
+    weights, both strands or one: the brute-force sums."""
+    tuning.set(GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=5, GKM_TILE_BITS=tile_bits,
+               GKM_RADIX_BITS=radix_bits)
+    l, k, d = 5, 2, 3
+    X = random_dna(6, 3, 16, rng=np.random.default_rng(11)) + ["AAAAAAAA", "ACGTTACGT"]
+    Y = random_dna(3, 5, 12, rng=np.random.default_rng(12))
+    for rc_on, center in [(True, None), (False, None), (True, (9, 2.0))]:
+        kern = GappedKmer(l=l, k=k, d=d, kind="full", reverse_complement=rc_on,
+                          normalize=False, algorithm="subsets",
+                          center_weighted=center is not None,
+                          **({} if center is None else {"M": center[0], "H": center[1]}))
+        w = kern.mismatch_weights()
+        np.testing.assert_allclose(
+            kern(X), [[brute_kernel(a, b, l, w, rc_on, center) for b in X] for a in X],
+            rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            kern(X, Y), [[brute_kernel(a, b, l, w, rc_on, center) for b in Y] for a in X],
+            rtol=1e-10, atol=1e-12)
+
+
 def _hamming(l):
     words = np.array(list(itertools.product(range(4), repeat=l)))
     return (words[:, None, :] != words[None, :, :]).sum(-1)
