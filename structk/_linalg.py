@@ -179,3 +179,101 @@ def take_block(K, rows, cols=None, out=None):
         out = np.empty(shape)
     gather(K, rows, cols, out)
     return out
+
+
+def restore_lower(K, d, rows=256):
+    """Put back the lower triangle (from the intact upper one) and the
+    diagonal ``d`` of a symmetric ``K`` whose lower part a factorisation
+    overwrote."""
+    n = K.shape[0]
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        block = K[start:stop, :stop]
+        upper = K[:stop, start:stop].T
+        lower = np.tri(stop - start, stop, start - 1, dtype=bool)
+        block[lower] = upper[lower]
+    np.fill_diagonal(K, d)
+
+
+def rkhs_norm_from_upper(K, d, A, rows=256):
+    """``sqrt(a^T K a)`` of each column ``a`` of ``A`` from the strict upper
+    triangle of ``K`` and its diagonal ``d`` (the rest of ``K`` may hold a
+    factor): ``sum_i d_i a_i^2 + 2 sum_{i<j} a_i K_ij a_j``, by row blocks."""
+    A2 = A.reshape(A.shape[0], -1)
+    n = K.shape[0]
+    sq = d @ (A2 * A2)
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        inner = np.triu(K[start:stop, start:stop], 1) @ A2[start:stop]
+        if stop < n:
+            inner += K[start:stop, stop:] @ A2[stop:]
+        sq += 2.0 * np.einsum("ik,ik->k", A2[start:stop], inner)
+    out = np.sqrt(np.maximum(sq, 0.0))
+    return float(out[0]) if A.ndim == 1 else out
+
+
+class FrontBlocks:
+    """Principal blocks of a symmetric matrix as views, without copies.
+
+    :meth:`block` permutes ``K`` in place, rows and columns, so that the
+    block's rows come first in the order given, and returns the view
+    ``K[:m, :m]`` (C-ordered rows, row stride ``n``). ``order`` tracks the
+    permutation: ``K[i, j]`` is now ``K0[order[i], order[j]]`` of the
+    original ``K0``; :meth:`restore` puts ``K`` back in its original order
+    (exactly: entries are moved, never computed). Each permutation moves
+    the whole matrix once, as a copy of the block would, but needs only a
+    row and a strip of rows of scratch memory.
+    """
+
+    def __init__(self, K):
+        self.K = K
+        self.order = np.arange(K.shape[0])
+
+    def block(self, rows):
+        rows = np.asarray(rows, dtype=np.intp)
+        n = self.K.shape[0]
+        member = np.zeros(n, dtype=bool)
+        member[rows] = True
+        new = np.concatenate([rows, self.order[~member[self.order]]])
+        self._permute(new)
+        m = len(rows)
+        return self.K[:m, :m]
+
+    def restore(self):
+        """Put ``K`` back in its original order."""
+        self._permute(np.arange(self.K.shape[0]))
+
+    def _permute(self, new):
+        position = np.empty_like(self.order)
+        position[self.order] = np.arange(len(self.order))
+        q = position[new]  # K becomes K[q][:, q]
+        if not np.array_equal(q, np.arange(len(q))):
+            permute_symmetric(self.K, q)
+        self.order = new
+
+
+def permute_symmetric(K, q, strip_bytes=1 << 24):
+    """``K[...] = K[q][:, q]`` in place (``q`` a permutation): rows moved
+    along the permutation's cycles with one row of scratch, then columns
+    gathered a strip of rows at a time (``strip_bytes`` of scratch, at most
+    a sixteenth of ``K``)."""
+    n = K.shape[0]
+    done = q == np.arange(n)
+    row = np.empty(n, dtype=K.dtype)
+    for i in np.flatnonzero(~done).tolist():
+        if done[i]:
+            continue
+        row[:] = K[i]
+        j = i
+        while True:
+            done[j] = True
+            k = int(q[j])
+            if k == i:
+                K[j] = row
+                break
+            K[j] = K[k]
+            j = k
+    step = max(1, min(strip_bytes // max(1, K.itemsize * n), n // 16))
+    for a in range(0, n, step):
+        K[a:a + step] = K[a:a + step][:, q]
+

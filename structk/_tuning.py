@@ -197,6 +197,13 @@ SVM_NUMPY_MAX_N = 400
 #: before the compiled solver goes on (bounds the slower NumPy iterations).
 SVM_NUMPY_BUDGET = 1000
 SVM_NUMPY_WORK = 2_000_000
+#: One-vs-one SVM machines copy their pair of classes' block of the Gram
+#: into a buffer per thread (and run on threads) while the buffers hold at
+#: most this fraction of the Gram's bytes, else into one buffer (one thread)
+#: while that one does; with fewer, larger classes they run one at a time
+#: on the block of the Gram itself, permuted in place (an exact fit then
+#: peaks near the Gram's own bytes).
+SVM_BLOCK_COPY_MAX_FRACTION = 0.15
 #: Training Grams of at most this order are factorised by ``psd_check="auto"``
 #: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions
 #: only. Changes which slightly indefinite Grams are caught, not any fit.

@@ -46,7 +46,7 @@ def progress_bar(enabled, desc, unit, total=None):
 
 
 def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
-                 blockwise_from=None):
+                 blockwise_from=None, prepared=None):
     """Gram matrix of ``objects``; returns ``(K, seconds)``.
 
     Without an output file and without a progress bar, up to
@@ -58,10 +58,11 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
     for a progress bar on a small in-memory matrix the tiles are cut so that
     there are about ten of them. A kernel
     that learns from data (``kernel.needs_fit``) is fitted on a clone first,
-    on ``objects`` themselves.
+    on ``objects`` themselves. ``prepared``: ``kernel.prepare(objects)``
+    already at hand (``kernel`` then fitted), used instead of preparing again.
     """
     t0 = time.perf_counter()
-    if kernel.needs_fit:
+    if kernel.needs_fit and prepared is None:
         from sklearn.base import clone
 
         kernel = clone(kernel).fit(objects)
@@ -71,6 +72,8 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
     if block_size is None:
         block_size = _tuning.CLI_GRAM_TILE
     if out is None and not progress and n <= blockwise_from:
+        if prepared is not None:
+            return kernel.gram_prepared(prepared), time.perf_counter() - t0
         return kernel(objects), time.perf_counter() - t0
     if out is None and n <= 4 * block_size:
         block_size = max(16, -(-n // 4))
@@ -84,7 +87,7 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
 
     try:
         K = gram(kernel, objects, block_size=block_size, out=out,
-                 progress=tick if bar is not None else False)
+                 progress=tick if bar is not None else False, prepared=prepared)
     finally:
         if bar is not None:
             bar.close()

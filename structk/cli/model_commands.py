@@ -109,14 +109,19 @@ def _learner(args, task):
 
 def _choose_params(spec, kernel, objects, y, task, args):
     """The grid point of the inner cross-validation on the whole training set
-    (one Gram matrix, sliced per fold), and how many others tied with it."""
+    (one Gram matrix, sliced per fold), how many others tied with it, and
+    ``(fitted kernel, prepared objects, Gram)`` for the final fit
+    (:func:`~structk.learners._base.fit_with_gram`), which then prepares
+    nothing and computes no Gram again."""
     from sklearn.base import clone
 
     from ..psd import check_psd
     from .evaluation import LearnerSpec, Splits, _choose, _inner_splits, compute_gram
 
-    K, _ = compute_gram(kernel, objects, progress=_show_progress(args))
-    K = np.asarray(K)
+    fitted = clone(kernel).fit(objects)
+    prepared = fitted.prepare(objects, "X")
+    K, _ = compute_gram(fitted, objects, progress=_show_progress(args), prepared=prepared)
+    K = np.ascontiguousarray(K, dtype=np.float64)
     fixed = {"kernel": "precomputed"}
     if check_psd(K).is_psd and "psd_check" in spec.estimator.get_params(deep=False):
         fixed["psd_check"] = "none"
@@ -125,16 +130,17 @@ def _choose_params(spec, kernel, objects, y, task, args):
     everything = np.arange(len(y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _choose(inner, K, y, everything, _inner_splits(splits, everything, y, task),
-                       task)
+        chosen, ties = _choose(inner, K, y, everything,
+                               _inner_splits(splits, everything, y, task), task)
+    return chosen, ties, (fitted, prepared, K)
 
 
 def _cmd_fit(args):
     from sklearn.base import clone
 
-    from .evaluation import LearnerSpec
-
+    from ..learners._base import fit_with_gram
     from ..model_file import save
+    from .evaluation import LearnerSpec
 
     data = _training_data(args)
     task, y = task_and_targets(data, args.task)
@@ -148,13 +154,17 @@ def _cmd_fit(args):
             f"({next(iter(spec.grid))}=[...])) to search one anyway")
         spec = LearnerSpec(spec.estimator)
     t0 = time.perf_counter()
-    chosen, ties = ({}, 0)
+    chosen, ties, trained = ({}, 0, None)
     if spec.grid:
-        chosen, ties = _choose_params(spec, kernel, data.objects, y, task, args)
+        chosen, ties, trained = _choose_params(spec, kernel, data.objects, y, task, args)
     model = clone(spec.estimator).set_params(kernel=kernel, **chosen)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit(data.objects, y)
+        if trained is None:
+            model.fit(data.objects, y)
+        else:  # the inner CV's Gram, handed over (and overwritten)
+            fit_with_gram(model, data.objects, y, *trained)
+    trained = None
     seconds = time.perf_counter() - t0
     kind = "graphs" if data.format == "csv" and args.smiles_column else _KINDS[data.format]
     inputs = [str(p) for p in ([args.input] if args.input else [args.positive, args.negative])]

@@ -584,9 +584,10 @@ def take_prepared(kernel, objects, P, index, name):
     try:
         return kernel.take(P, index)
     except TakeNotImplemented:
-        subset = objects[index] if hasattr(objects, "shape") else [
-            objects[i] for i in np.asarray(index).tolist()
-        ]
+        if isinstance(index, slice) or hasattr(objects, "shape"):
+            subset = objects[index]
+        else:
+            subset = [objects[i] for i in np.asarray(index).tolist()]
         return kernel.prepare(subset, name)
 
 

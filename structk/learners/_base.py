@@ -79,9 +79,16 @@ class KernelLearnerMixin:
             objects = prepared = None
         else:
             objects = check_objects(X, "X")
-            kernel = clone(kernel).fit(objects)
-            prepared = kernel.prepare(objects, "X")
-            K = np.ascontiguousarray(kernel.gram_prepared(prepared), dtype=np.float64)
+            given = self.__dict__.pop("_given_gram", None)
+            if given is not None:  # fit_with_gram: computed once by the caller
+                kernel, prepared, K = given
+                if K.shape != (len(objects), len(objects)):
+                    raise ValueError(f"the given Gram matrix has shape {K.shape}, but X "
+                                     f"has {len(objects)} objects")
+            else:
+                kernel = clone(kernel).fit(objects)
+                prepared = kernel.prepare(objects, "X")
+                K = np.ascontiguousarray(kernel.gram_prepared(prepared), dtype=np.float64)
         if n_targets is not None and n_targets != K.shape[0]:
             raise ValueError(
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
@@ -163,6 +170,29 @@ class KernelLearnerMixin:
 
 
 # ---------------------------------------------------------------- helpers
+def fit_with_gram(learner, X, y, kernel, prepared, K):
+    """``learner.fit(X, y)`` on the training Gram the caller already holds.
+
+    ``kernel`` is ``learner.kernel`` fitted on ``X`` (a clone), ``prepared``
+    its ``kernel.prepare(X)`` and ``K`` its Gram matrix of ``X`` (float64,
+    C order), e.g. computed once for an inner cross-validation (which
+    slices it per fold) and now handed to the final fit, which then neither
+    prepares ``X`` nor computes the Gram again. ``K`` becomes the learner's
+    own: it may be overwritten (a ridge fit factorises it in place), so the
+    caller must not use it afterwards. The learner's checks of the Gram (the
+    PSD policy) run as in ``fit``; a learner whose solver works past the
+    Gram (``solver`` "primal" or "nystroem") ignores ``K``.
+    """
+    K = np.asarray(K)
+    if K.dtype != np.float64 or not K.flags.c_contiguous:
+        K = np.ascontiguousarray(K, dtype=np.float64)
+    learner._given_gram = (kernel, prepared, K)
+    try:
+        return learner.fit(X, y)
+    finally:
+        learner.__dict__.pop("_given_gram", None)
+
+
 def check_input_features(estimator, kernel, X, reset):
     """``n_features_in_`` and ``feature_names_in_`` of ``estimator`` recorded
     (``reset``) or checked as scikit-learn's ``validate_data`` does, when

@@ -11,8 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
-from ..feature_space import rkhs_norm
-from .._linalg import frobenius
+from .._linalg import frobenius, restore_lower, rkhs_norm_from_upper
 from ._base import KernelLearnerMixin, encode_labels, n_objects
 from ._psd import PSD_RTOL, raise_if_not_psd
 from .primal import decision_values, fit_logistic, resolve_solver
@@ -132,7 +131,13 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         from scipy.optimize import minimize
 
         n = K.shape[0]
-        L = _jittered_cholesky(K)
+        # a Gram computed here is factorised in place (no second n x n array);
+        # a Gram the caller passed is copied. The factor takes the lower
+        # triangle and the diagonal; the strict upper triangle keeps K.
+        own = objects is not None
+        L = K if own else K.copy()
+        d = np.diag(K).copy()
+        _jittered_cholesky(L, d)
         if len(classes) == 2:
             Y = np.where(codes == 1, 1.0, -1.0)[:, None]
             fun = _binary_loss_grad
@@ -154,10 +159,11 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         if grad_norm > gtol:
             warnings.warn(_stop_message(res, grad_norm, gtol, max_iter), ConvergenceWarning,
                           stacklevel=3)
-        A = solve_triangular(L, B, lower=True, trans="T")  # a = L^{-T} b
+        # a = L^{-T} b (LAPACK reads L's lower triangle only)
+        A = solve_triangular(L, B, lower=True, trans="T", check_finite=False)
         self.classes_ = classes
         self.dual_coef_ = np.ascontiguousarray(A.T)
-        self.rkhs_norm_ = rkhs_norm(self.dual_coef_, K)
+        self.rkhs_norm_ = np.atleast_1d(rkhs_norm_from_upper(L, d, A))
         self.X_fit_ = objects
         self.gradient_norm_ = grad_norm
         self.n_iter_ = int(res.nit)
@@ -266,25 +272,32 @@ def _logsumexp(F):
     return m + np.log(np.exp(F - m[:, None]).sum(axis=1))
 
 
-def _jittered_cholesky(K):
-    """Lower ``L`` with ``L L^T = K + eps I``; NotPSDError when none works.
+def _jittered_cholesky(K, d):
+    """Factor ``K + eps I = L L^T`` in place; NotPSDError when none works.
 
-    The jitter grows tenfold from ``n * machine-eps * max K_ii`` up to the
-    rounding-noise level ``PSD_RTOL * ||K||_F`` that the learners accept.
+    ``L`` (lower) overwrites the lower triangle and the diagonal of the
+    C-ordered ``K``, whose strict upper triangle keeps ``K``; ``d`` is the
+    diagonal of ``K``. The jitter grows tenfold from ``n * machine-eps *
+    max K_ii`` up to the rounding-noise level ``PSD_RTOL * ||K||_F`` that
+    the learners accept, ``K`` restored from its upper triangle between
+    tries. Returns ``eps``.
     """
     from scipy.linalg import lapack
 
     n = K.shape[0]
-    eps = n * np.finfo(np.float64).eps * max(float(np.diag(K).max()), 1e-300)
+    eps = n * np.finfo(np.float64).eps * max(float(d.max()), 1e-300)
     cap = max(eps, PSD_RTOL * frobenius(K))
     while eps <= 10.0 * cap:
-        A = K.copy()
-        A.flat[:: n + 1] += eps
-        # A is symmetric: its C buffer read as Fortran is A itself; the factor
-        # "upper" of that view is the transpose of the lower factor we want
-        U, info = lapack.dpotrf(A.T, lower=0, clean=1, overwrite_a=1)
+        np.fill_diagonal(K, d + eps)
+        # K is symmetric: its C buffer read as Fortran is K itself; the factor
+        # "upper" of that view is the transpose of the lower factor we want,
+        # written into the same buffer
+        U, info = lapack.dpotrf(K.T, lower=0, clean=0, overwrite_a=1)
         if info == 0:
-            return np.ascontiguousarray(U.T)
+            if not np.shares_memory(U, K):  # pragma: no cover - LAPACK copied
+                K[...] = U.T
+            return eps
+        restore_lower(K, d)
         eps *= 10.0
     raise_if_not_psd(K)
     raise np.linalg.LinAlgError(  # pragma: no cover - PSD but not factorisable

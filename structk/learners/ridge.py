@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _linalg, _tuning
+from .._linalg import restore_lower, rkhs_norm_from_upper
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -116,12 +117,12 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
             _, coef, info = lapack.dposv(A.T, Y, lower=0, overwrite_a=1, overwrite_b=0)
         if info > 0:
             if own:
-                _restore_lower(K, d)
+                restore_lower(K, d)
             _raise_not_psd(K, lam)
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK dposv failed (info={info})")
         self.dual_coef_ = coef
-        self.rkhs_norm_ = (_rkhs_norm_from_upper(K, d, coef) if own
+        self.rkhs_norm_ = (rkhs_norm_from_upper(K, d, coef) if own
                            else rkhs_norm(coef.T, K))
         self.X_fit_ = objects
         return self
@@ -143,37 +144,6 @@ def _tridiagonalise(K):
     if info != 0:  # pragma: no cover - LAPACK argument error
         raise RuntimeError(f"LAPACK dsytrd failed (info={info})")
     return d, e, _linalg.orthogonal_of_tridiagonal(c, tau)
-
-
-def _restore_lower(K, d, rows=256):
-    """Put back the lower triangle (from the intact upper one) and the
-    diagonal ``d`` of a symmetric ``K`` whose lower part a factorisation
-    overwrote."""
-    n = K.shape[0]
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        block = K[start:stop, :stop]
-        upper = K[:stop, start:stop].T
-        lower = np.tri(stop - start, stop, start - 1, dtype=bool)
-        block[lower] = upper[lower]
-    np.fill_diagonal(K, d)
-
-
-def _rkhs_norm_from_upper(K, d, A, rows=256):
-    """``sqrt(a^T K a)`` of each column ``a`` of ``A`` from the strict upper
-    triangle of ``K`` and its diagonal ``d`` (the rest of ``K`` may hold a
-    factor): ``sum_i d_i a_i^2 + 2 sum_{i<j} a_i K_ij a_j``, by row blocks."""
-    A2 = A.reshape(A.shape[0], -1)
-    n = K.shape[0]
-    sq = d @ (A2 * A2)
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        inner = np.triu(K[start:stop, start:stop], 1) @ A2[start:stop]
-        if stop < n:
-            inner += K[start:stop, stop:] @ A2[stop:]
-        sq += 2.0 * np.einsum("ik,ik->k", A2[start:stop], inner)
-    out = np.sqrt(np.maximum(sq, 0.0))
-    return float(out[0]) if A.ndim == 1 else out
 
 
 def _raise_singular(alpha, lam_min):

@@ -14,7 +14,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _tuning
-from .._linalg import take_block
+from .._linalg import FrontBlocks, take_block
 from .._threads import run_chunks, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -215,6 +215,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         if max_iter == -1:
             max_iter = max(10_000_000, 100 * n)
         if self.loss == "squared_hinge":  # the hinge dual with K + I/(2C), no upper bound
+            diagonal = np.diag(K).copy()  # put back exactly afterwards
             K.flat[:: n + 1] += 0.5 / C
             C = np.inf
 
@@ -234,15 +235,31 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         solved = [None] * len(machines)
         platt = []
 
+        # the machines of a multi-class problem are independent: large ones
+        # (the compiled solver, which releases the GIL) run on threads, with
+        # the same results in any order; Platt scaling keeps them in order
+        work = sum(len(signs) for _, signs in machines if len(signs) > _tuning.SVM_NUMPY_MAX_N)
+        threads = 1 if self.probability else threads_for(work, 2 * _tuning.SVM_NUMPY_MAX_N)
         # each thread copies its machines' blocks of K into one buffer, written
         # again for every machine (fresh 30 MB arrays cost as much in page
-        # faults as the copy itself)
+        # faults as the copy itself) -- unless the buffers would be a large
+        # part of the Gram (a few classes): then the machines run one at a
+        # time on their block of K itself, K permuted in place so that the
+        # block comes first (no second copy of most of the Gram)
         largest = max(len(signs) for _, signs in machines)
         buffers = threading.local()
+        front = None
+        budget = _tuning.SVM_BLOCK_COPY_MAX_FRACTION * n * n
+        if machines[0][0] is not None and threads * largest**2 > budget:
+            threads = 1  # one buffer, or none
+            if largest**2 > budget:
+                front = FrontBlocks(K)
 
         def block(rows):
             if rows is None:
                 return K
+            if front is not None:
+                return front.block(rows)
             m = len(rows)
             if m <= _tuning.SVM_NUMPY_MAX_N:
                 return take_block(K, rows)
@@ -259,14 +276,15 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                     platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng),
                                              signs))
 
-        # the machines of a multi-class problem are independent: large ones
-        # (the compiled solver, which releases the GIL) run on threads, with
-        # the same results in any order; Platt scaling keeps them in order
-        work = sum(len(signs) for _, signs in machines if len(signs) > _tuning.SVM_NUMPY_MAX_N)
-        threads = 1 if self.probability else threads_for(work, 2 * _tuning.SVM_NUMPY_MAX_N)
-        run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
+        try:
+            run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
+        finally:
+            if front is not None and objects is None:
+                front.restore()  # the caller's Gram, back in its order
+        # K's rows and columns are in front.order when it was permuted
+        order = slice(None) if front is None or objects is None else front.order
         if self.loss == "squared_hinge":
-            K.flat[:: n + 1] -= 0.5 / float(self.C)
+            np.fill_diagonal(K, diagonal[order])
         coefs = np.zeros((len(machines), n))
         for t, ((rows, signs), (alpha, _, _, _)) in enumerate(zip(machines, solved)):
             coefs[t, slice(None) if rows is None else rows] = alpha * signs
@@ -279,7 +297,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.dual_coef_ = coefs[:, support]
         # on the whole Gram (zero coefficients off the support vectors): no
         # copy of the support vectors' block
-        self.rkhs_norm_ = rkhs_norm(coefs, K)
+        self.rkhs_norm_ = rkhs_norm(coefs[:, order], K)
         self.intercept_ = -np.array(rhos)
         self.n_support_ = np.bincount(codes[support], minlength=len(classes))
         self.dual_objective_ = np.array(objs)

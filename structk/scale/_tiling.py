@@ -25,7 +25,7 @@ import numpy as np
 from .. import _tuning
 from .._memory import available_memory
 from .._validation import check_objects, check_scalar
-from ..kernels.base import Kernel, TakeNotImplemented
+from ..kernels.base import Kernel, TakeNotImplemented, take_prepared
 
 
 
@@ -63,7 +63,7 @@ def write_tiles(plan, out, tiles, progress=False):
 class Plan:
     """Validated kernel, prepared blocks of objects and the tiles to compute."""
 
-    def __init__(self, kernel, X, Y, block_size):
+    def __init__(self, kernel, X, Y, block_size, prepared=None):
         if not isinstance(kernel, Kernel):
             raise TypeError(
                 f"kernel must be a structk Kernel, got {type(kernel).__name__}; "
@@ -74,7 +74,11 @@ class Plan:
         self.symmetric = Y is None
         X = check_objects(X, "X")
         self.rows = _bounds(_length(X), self.block_size)
-        self.row_blocks = prepared_blocks(kernel, X, self.rows, "X")
+        if prepared is None:
+            self.row_blocks = prepared_blocks(kernel, X, self.rows, "X")
+        else:  # X prepared by the caller: sliced, prepared anew only if it cannot be
+            self.row_blocks = [take_prepared(kernel, X, prepared, slice(a, b), "X")
+                               for a, b in self.rows]
         if self.symmetric:
             self.cols, self.col_blocks = self.rows, self.row_blocks
             n = len(self.rows)

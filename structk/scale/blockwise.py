@@ -28,7 +28,7 @@ from ._tiling import Plan, check_memory, write_tiles  # noqa: F401
 
 
 def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
-         backend="threads", progress=False, memory_limit=None):
+         backend="threads", progress=False, memory_limit=None, prepared=None):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` computed tile by tile.
 
     Parameters
@@ -76,6 +76,11 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
         Bytes of memory the computation may use; default: the memory the
         operating system reports available. Exceeding it is an error raised
         before anything is computed.
+    prepared : prepared data, optional
+        ``kernel.prepare(X)`` when the caller already holds it (a learner
+        that computes the Gram of its training objects, say): its blocks are
+        sliced from it (:func:`~structk.kernels.base.take_prepared`) instead
+        of preparing ``X`` again.
 
     Returns
     -------
@@ -103,7 +108,7 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
     >>> bool(np.allclose(K, Gaussian(sigma=2.0)(X)))
     True
     """
-    plan = Plan(kernel, X, Y, block_size)
+    plan = Plan(kernel, X, Y, block_size, prepared=prepared)
     n_jobs = check_scalar(n_jobs, "n_jobs", lower=1, integer=True)
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")

@@ -94,6 +94,71 @@ def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
     assert info["objects"] == "sequences" and info["metadata"]["input"]["alphabet"] == "dna"
 
 
+@pytest.mark.parametrize("learner, param", [("KernelSVM()", "C"),
+                                             ("KernelLogisticRegression()", "alpha")])
+def test_inner_cv_and_final_fit_share_one_gram(seqs, tmp_path, capsys, monkeypatch,
+                                              learner, param):
+    """The training objects are prepared once and their Gram computed once:
+    the inner folds slice it, and the final fit is handed it."""
+    from structk.kernels import Spectrum
+
+    path, X, y = seqs
+    counts = {"prepared": 0, "entries": 0}
+    prepare, gram, cross = Spectrum._prepare, Spectrum._gram, Spectrum._cross
+
+    def spy_prepare(self, objects, name="X"):
+        counts["prepared"] += len(objects)
+        return prepare(self, objects, name)
+
+    def spy_gram(self, P):
+        K = gram(self, P)
+        counts["entries"] += K.size
+        return K
+
+    def spy_cross(self, P, Q):
+        K = cross(self, P, Q)
+        counts["entries"] += K.size
+        return K
+
+    monkeypatch.setattr(Spectrum, "_prepare", spy_prepare)
+    monkeypatch.setattr(Spectrum, "_gram", spy_gram)
+    monkeypatch.setattr(Spectrum, "_cross", spy_cross)
+    model = tmp_path / "m.structk"
+    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
+                       "Spectrum(k=3)", "--learner", learner, "-o", model, "--format",
+                       "json")
+    assert code == 0
+    assert counts == {"prepared": len(X), "entries": len(X) ** 2}
+    # the model is the one an ordinary fit with the chosen value gives
+    chosen = json.loads(out)["chosen"][param]
+    ref = type(structk.load(model))(kernel=Spectrum(k=3, alphabet="dna"), **{param: chosen})
+    ref.fit(X, y)
+    np.testing.assert_allclose(structk.load(model).decision_function(X),
+                               ref.decision_function(X), rtol=1e-10, atol=1e-10)
+
+
+def test_fit_with_gram_equals_fit_and_checks_the_shape(seqs):
+    from sklearn.base import clone
+
+    from structk.kernels import Normalize, Spectrum
+    from structk.learners._base import fit_with_gram
+
+    _, X, y = seqs
+    for learner in (KernelSVM(kernel=Normalize(Spectrum(k=3)), C=3.0),
+                    KernelRidge(kernel=Normalize(Spectrum(k=3)), alpha=0.5)):
+        targets = (y == "site").astype(float) if isinstance(learner, KernelRidge) else y
+        kernel = clone(learner.kernel).fit(X)
+        P = kernel.prepare(X)
+        given = fit_with_gram(clone(learner), X, targets, kernel, P, kernel.gram_prepared(P))
+        plain = clone(learner).fit(X, targets)
+        np.testing.assert_array_equal(given.decision_function(X) if hasattr(
+            given, "decision_function") else given.predict(X), plain.decision_function(X)
+            if hasattr(plain, "decision_function") else plain.predict(X))
+        assert not hasattr(given, "_given_gram")
+    with pytest.raises(ValueError, match=r"shape \(3, 3\), but X has 40 objects"):
+        fit_with_gram(KernelSVM(kernel=kernel), X, y, kernel, P, np.eye(3))
+
+
 def test_no_default_grid_search_past_the_gram(seqs, tmp_path, capsys, tuning):
     path, _, _ = seqs
     tuning.set(NESTED_MAX_N=30)

@@ -68,7 +68,7 @@ def test_whitened_gradient_by_finite_differences(fun, n_classes):
     rng = np.random.default_rng(1)
     n = 12
     X = rng.normal(size=(n, 2))
-    L = _jittered_cholesky(rbf_gram(X))
+    L = _factor(rbf_gram(X))[0]
     if n_classes == 1:
         Y = rng.choice([-1.0, 1.0], size=(n, 1))
     else:
@@ -90,12 +90,51 @@ def test_whitened_gradient_by_finite_differences(fun, n_classes):
     assert value == pytest.approx(objective_alpha(A, K, Y, 0.7, fun), rel=1e-10)
 
 
+def _factor(K):
+    """The lower factor of K + eps I (in place in a copy of K) and the copy."""
+    work = K.copy()
+    eps = _jittered_cholesky(work, np.diag(K).copy())
+    return np.tril(work), work, eps
+
+
 def test_jittered_cholesky_on_singular_gram():
     X = np.random.default_rng(2).normal(size=(20, 2))
     K = X @ X.T  # rank 2
-    L = _jittered_cholesky(K)
-    np.testing.assert_allclose(L @ L.T, K, atol=1e-10)
-    assert np.allclose(L, np.tril(L))
+    L, work, eps = _factor(K)
+    assert 0 < eps < 1e-6 * np.linalg.norm(K)
+    np.testing.assert_allclose(L @ L.T, K + eps * np.eye(20), atol=1e-12)
+    # in place: the factor took the lower triangle, the strict upper one keeps K
+    iu = np.triu_indices(20, 1)
+    np.testing.assert_array_equal(work[iu], K[iu])
+    np.testing.assert_array_equal(np.tril(work), L)
+
+
+def test_an_indefinite_gram_is_refused_after_the_factorisation_fails():
+    from structk.exceptions import NotPSDError
+
+    K = np.diag([1.0, 1.0, -1.0]) + 0.1
+    with pytest.raises(NotPSDError):
+        _jittered_cholesky(K.copy(), np.diag(K).copy())
+    with pytest.raises(NotPSDError):
+        KernelLogisticRegression().fit(K, [0, 1, 0])
+
+
+def test_the_kernel_path_factorises_its_own_gram_and_keeps_the_callers():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 3))
+    y = rng.integers(0, 3, 50)
+    from structk.kernels import Gaussian
+
+    K = Gaussian(sigma=1.0)(X)
+    before = K.copy()
+    direct = KernelLogisticRegression(kernel=Gaussian(sigma=1.0), alpha=0.1).fit(X, y)
+    pre = KernelLogisticRegression(alpha=0.1).fit(K, y)
+    np.testing.assert_array_equal(K, before)  # the caller's Gram untouched
+    np.testing.assert_allclose(direct.dual_coef_, pre.dual_coef_, rtol=1e-8, atol=1e-10)
+    A = pre.dual_coef_
+    np.testing.assert_allclose(pre.rkhs_norm_, np.sqrt(np.einsum("ij,jk,ik->i", A, K, A)),
+                               rtol=1e-10)
+    np.testing.assert_allclose(direct.rkhs_norm_, pre.rkhs_norm_, rtol=1e-8)
 
 
 def test_probabilities_and_log_probabilities():

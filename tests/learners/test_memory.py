@@ -7,7 +7,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from structk import KernelRidge, KernelSVM, Normalize, Spectrum, _tuning
+from structk import (
+    KernelLogisticRegression, KernelRidge, KernelSVM, Normalize, Spectrum, _tuning,
+)
 
 
 def _dna(n, length, seed):
@@ -65,3 +67,37 @@ def test_a_kernel_ridge_fit_factorises_its_own_gram_in_place():
     np.testing.assert_allclose(ridge.dual_coef_, twin.dual_coef_, rtol=1e-9, atol=1e-12)
     assert ridge.rkhs_norm_ == pytest.approx(twin.rkhs_norm_, rel=1e-9)
     np.testing.assert_array_equal(K, k(X))  # the caller's Gram untouched
+
+
+@pytest.mark.parametrize("learner", [
+    KernelSVM(solver="dual"),  # one-vs-one: each pair's block of the Gram itself
+    KernelSVM(solver="dual", multi_class="ovr"),
+    KernelLogisticRegression(solver="dual"),  # factorises its own Gram in place
+])
+def test_a_three_class_fit_peaks_near_the_grams_bytes(learner):
+    from sklearn.base import clone
+
+    n = 1200
+    X = _dna(n, 60, seed=3)
+    y = np.arange(n) % 3
+    k = Normalize(Spectrum(k=3))
+    model = clone(learner).set_params(kernel=k)
+    clone(model).fit(X, y)  # compiled code and modules loaded outside the measurement
+    gram = 8 * n * n
+    # L-BFGS keeps 2 x 50 vectors of n x classes: 0.25 x a Gram of 1,200
+    # objects, 0.015 x one of 20,000
+    history = 8 * 2 * 50 * n * 3 if isinstance(learner, KernelLogisticRegression) else 0
+    peak = _peak(lambda: clone(model).fit(X, y))
+    assert peak <= 1.3 * gram + history, f"fit peaked at {peak / gram:.2f} x the Gram"
+
+
+def test_a_logistic_fit_keeps_the_callers_gram():
+    n = 1200
+    X = _dna(n, 60, seed=4)
+    y = np.arange(n) % 2
+    k = Normalize(Spectrum(k=3))
+    K = k(X)
+    model = KernelLogisticRegression(kernel=k, solver="dual").fit(X, y)
+    twin = KernelLogisticRegression().fit(K, y)  # the caller's Gram is copied
+    np.testing.assert_array_equal(K, k(X))
+    np.testing.assert_allclose(model.dual_coef_, twin.dual_coef_, rtol=1e-8, atol=1e-10)

@@ -130,7 +130,10 @@ def test_machines_on_threads_equal_one_thread_bit_for_bit(multi_class, monkeypat
     import structk._threads as threads_module
     import structk.learners.svm as svm_module
 
-    X, y = blobs(1300, n_classes=3, noise=2.0, seed=3)  # machines of > 400 objects
+    # machines of > 400 objects; one-vs-one blocks small enough for a copy
+    # per thread (SVM_BLOCK_COPY_MAX_FRACTION)
+    X, y = blobs(2000, n_classes=8, noise=2.0, seed=3) if multi_class == "ovo" else \
+        blobs(1300, n_classes=3, noise=2.0, seed=3)
     K = rbf_gram(X)
     used = []
     real = svm_module.run_chunks
@@ -150,6 +153,36 @@ def test_machines_on_threads_equal_one_thread_bit_for_bit(multi_class, monkeypat
     for name in ("dual_coef_", "support_", "intercept_", "n_iter_", "dual_objective_"):
         assert np.array_equal(getattr(one, name), getattr(two, name)), name
     assert np.array_equal(one.decision_function(K[:50]), two.decision_function(K[:50]))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_one_vs_one_in_place_equals_copied_blocks_bit_for_bit(loss, tuning):
+    """Few large classes: each pair's block is solved on the Gram itself,
+    permuted in place, instead of a copy; the same numbers come out, and a
+    caller's Gram is given back in its order."""
+    X, y = blobs(900, n_classes=3, noise=2.0, seed=4)  # pair blocks of 600
+    y = np.array(["c", "a", "b"])[y]
+    K = rbf_gram(X)
+    before = K.copy()
+    default = tuning.SVM_BLOCK_COPY_MAX_FRACTION
+    in_place = KernelSVM(C=2.0, loss=loss).fit(K, y)
+    np.testing.assert_array_equal(K, before)
+    tuning.set(SVM_BLOCK_COPY_MAX_FRACTION=1.0)
+    copied = KernelSVM(C=2.0, loss=loss).fit(K, y)
+    for name in ("dual_coef_", "support_", "intercept_", "n_iter_", "dual_objective_",
+                 "rkhs_norm_"):
+        np.testing.assert_array_equal(getattr(in_place, name), getattr(copied, name), name)
+    # and with a kernel (the learner's own Gram, left permuted)
+    from structk.kernels import Gaussian
+
+    kernel = Gaussian(sigma=1.0)
+    tuning.set(SVM_BLOCK_COPY_MAX_FRACTION=default)
+    own = KernelSVM(kernel=kernel, C=2.0, loss=loss).fit(X, y)
+    ref = KernelSVM(C=2.0, loss=loss).fit(kernel(X), y)
+    for name in ("dual_coef_", "support_", "intercept_", "dual_objective_"):
+        np.testing.assert_array_equal(getattr(own, name), getattr(ref, name), name)
+    np.testing.assert_allclose(own.rkhs_norm_, ref.rkhs_norm_, rtol=1e-12)
+    np.testing.assert_array_equal(own.predict(X[:40]), ref.predict(kernel(X[:40], X)))
 
 
 def test_kernel_mode_keeps_only_support_vectors():

@@ -96,6 +96,22 @@ def test_kernels_without_take_are_prepared_block_by_block_once():
         gram(k, STRINGS[:9] + [5] + STRINGS[9:], block_size=4)
 
 
+def test_gram_of_prepared_objects_prepares_nothing_more():
+    """``prepared=``: the caller's prepared data, sliced per block; a kernel
+    that cannot slice prepares each block of the list once (slices of a list)."""
+    from structk.kernels import Spectrum
+
+    k = Spectrum(k=2)
+    P = k.prepare(STRINGS)
+    np.testing.assert_array_equal(gram(k, STRINGS, block_size=4, prepared=P), k(STRINGS))
+    plain = LetterCounts()
+    LetterCounts.prepared = 0
+    P = plain.prepare(STRINGS)
+    K = gram(plain, STRINGS, block_size=4, prepared=P)
+    assert LetterCounts.prepared == 2 * len(STRINGS)  # once whole, once block by block
+    np.testing.assert_array_equal(K, plain(STRINGS))
+
+
 # -------------------------------------------------------------- correctness
 @pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 @pytest.mark.parametrize("block_size", [1, 7, 53, 1000])
