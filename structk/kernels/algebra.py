@@ -583,9 +583,11 @@ def normalized_features(F):
     return F * scale[:, None]
 
 
-#: A normalised Gram is "numerically the identity" when in at least half of
-#: its rows every off-diagonal value is below this in magnitude.
+#: A normalised Gram is "numerically the identity" when in at least
+#: ``IDENTITY_LONELY_FRACTION`` of its rows every off-diagonal value is below
+#: ``IDENTITY_OFF_DIAGONAL`` in magnitude.
 IDENTITY_OFF_DIAGONAL = 1e-8
+IDENTITY_LONELY_FRACTION = 0.9
 
 
 def _warn_if_identity(kernel, K):
@@ -604,7 +606,7 @@ def _warn_if_identity(kernel, K):
         A[rows, start + rows] = 0.0
         top[start:start + step] = A.max(axis=1)
     lonely = int(np.count_nonzero(top < IDENTITY_OFF_DIAGONAL))
-    if 2 * lonely < n:
+    if lonely < IDENTITY_LONELY_FRACTION * n:
         return
     import warnings
 

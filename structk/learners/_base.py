@@ -385,6 +385,13 @@ def check_targets(y, n_objects):
     """Regression targets as float64, shape (n,) or (n, n_outputs)."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
+    if np.iscomplexobj(y):
+        Y = np.asarray(y)
+        bad = np.flatnonzero(np.ravel(Y.imag) != 0)
+        at = tuple(int(i) for i in np.unravel_index(bad[0] if bad.size else 0, Y.shape))
+        where = ", ".join(map(str, at))
+        raise ValueError(f"Complex data not supported: y[{where}] = {Y[at]} is complex "
+                         "(regression targets must be real)")
     try:
         Y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:

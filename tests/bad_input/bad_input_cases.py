@@ -1035,7 +1035,17 @@ def _naming_cases(tmp):
         Case("cli-cv-inner-folds-1", _cli("cv", non_utf8, "--kernel", "Spectrum()",
                                           "--inner-folds", "1"),
              CLIRefused, ("--inner-folds", "at least 2")),
+        Case("ridge-complex-target", lambda: _ridge_fit([1.0, 2.0, 3.0, 4.0 + 2j]),
+             ValueError, ("y[3]", "complex")),
     ]
+
+
+def _ridge_fit(y):
+    from structk.kernels import Linear
+    from structk.learners import KernelRidge
+
+    X = np.arange(2 * len(y), dtype=float).reshape(len(y), 2)
+    return KernelRidge(kernel=Linear()).fit(X, y)
 
 
 def _repair_cases():
