@@ -58,21 +58,21 @@ def small_eigh_blas(n):
 
 
 def small_matmul(A, B, largest=None):
-    """``A @ B``, on one BLAS thread when it is small (``_tuning.SMALL_PRODUCT``
-    multiply-adds at most; ``largest`` lowers that bound for a caller whose
+    """``A @ B``, on one BLAS thread when it is small: more than
+    ``_tuning.THREADED_PRODUCT`` and at most ``_tuning.SMALL_PRODUCT``
+    multiply-adds (``largest`` lowers that upper bound for a caller whose
     larger products gain from the threads on an idle machine).
 
     The products of a learner's fit and predict (``a^T K a``, test Gram
-    times dual coefficients) take a few milliseconds. OpenBLAS's helper
-    threads then spin for a while waiting for more work, on the cores the
-    next fit's solver threads need. Products of at most
-    ``_tuning.TINY_PRODUCT`` multiply-adds are left alone while the process
-    has set no thread limit (the first one costs more than they do); once
-    one exists, only those of at most ``_tuning.THREADED_PRODUCT``.
+    times dual coefficients) and of the vector kernels take a few
+    milliseconds. OpenBLAS's helper threads then spin for a while waiting
+    for more work, on the cores the next fit's solver threads need, and on
+    a busy machine a woken helper waits for a core. The choice depends on
+    the shapes only; the result is the plain product.
     """
     work = A.size * (B.shape[-1] if B.ndim == 2 else 1)  # multiply-adds
-    lower = _tuning.TINY_PRODUCT if _controller is None else _tuning.THREADED_PRODUCT
-    if lower < work <= (_tuning.SMALL_PRODUCT if largest is None else largest):
+    upper = _tuning.SMALL_PRODUCT if largest is None else largest
+    if _tuning.THREADED_PRODUCT < work <= upper:
         with _one_thread():
             return A @ B
     return A @ B

@@ -25,16 +25,13 @@ ONE_BLAS_THREAD_MAX_N = 1024
 #: Eigendecompositions below this order get no thread limit: NumPy's
 #: ``eigvalsh`` runs single-threaded there and the first limit costs ~ms.
 THREADED_EIGH_MIN_N = 65
-#: Matrix products (multiply-adds) above this, before the process has set any
-#: thread limit, run on one BLAS thread: smaller ones are cheaper than the
-#: first limit.
-TINY_PRODUCT = 2**20
+#: Matrix products of more multiply-adds than this run on one BLAS thread
+#: (smaller ones stay on the calling thread anyway): a woken helper thread
+#: waits for a core on a busy machine.
+THREADED_PRODUCT = 2**18
 #: ... up to this many multiply-adds: larger products gain from the threads
 #: on an idle machine.
 SMALL_PRODUCT = 2**28
-#: Once a limit exists (later limits are cheap), products above this run on
-#: one thread too: a woken helper thread waits for a core on a busy machine.
-THREADED_PRODUCT = 2**18
 
 # ------------------------------------------------------------------ k-mers
 #: Sequence batches of at most this many symbols get their k-mer ids and

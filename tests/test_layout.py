@@ -129,3 +129,19 @@ def test_code_outside_the_kernels_uses_only_the_public_seam():
                 continue
             bad.append(f"{_module_name(path)}:{node.lineno} {ast.unparse(node)}")
     assert not bad, bad
+
+
+def test_every_size_rule_says_what_it_trades():
+    """Each number in structk/_tuning.py sits under a ``#:`` comment (an
+    entry right after another may share its comment)."""
+    lines = (ROOT / "_tuning.py").read_text().splitlines()
+    bad = []
+    for i, line in enumerate(lines):
+        if not line[:1].isupper() or "=" not in line:
+            continue
+        j = i - 1
+        while j >= 0 and lines[j][:1].isupper() and "=" in lines[j]:
+            j -= 1
+        if not lines[j].startswith("#:"):
+            bad.append(line.split("=")[0].strip())
+    assert not bad, bad

@@ -132,17 +132,14 @@ def test_num_threads_does_not_start_numbas_threading_layer():
 
 @pytest.mark.blas_threads
 @pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
-                                            ((2, 10**6, 2), True), ((None, 800, 800), False),
-                                            ((None, 1200, 1200), True)])
-def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limits_set,
-                                               tuning):
-    """Before any thread limit in the process, products between TINY_PRODUCT
-    and SMALL_PRODUCT multiply-adds are computed under the one-thread limit;
-    the result is the plain product."""
-    import structk._threads as threads_module
+                                            ((2, 10**6, 2), True), ((None, 800, 800), True),
+                                            ((None, 1200, 1200), True), ((30, 3000, 3000), False)])
+def test_small_products_run_on_one_blas_thread(shape, limited, limits_set, tuning):
+    """Products of more than THREADED_PRODUCT and at most SMALL_PRODUCT
+    multiply-adds are computed under the one-thread limit; the result is
+    the plain product."""
     from structk._threads import small_matmul
 
-    monkeypatch.setattr(threads_module, "_controller", None)
     seen = limits_set
     m, k, cols = shape  # m None: a vector times a matrix
     rng = np.random.default_rng(0)
@@ -151,7 +148,7 @@ def test_small_products_run_on_one_blas_thread(shape, limited, monkeypatch, limi
     np.testing.assert_allclose(small_matmul(A, B), A @ B, rtol=1e-12, atol=1e-12)
     assert bool(seen) is limited
     work = (m or 1) * k * cols
-    assert (tuning.TINY_PRODUCT < work <= tuning.SMALL_PRODUCT) is limited
+    assert (tuning.THREADED_PRODUCT < work <= tuning.SMALL_PRODUCT) is limited
 
 
 # ------------------------------------------ callers that must not wake the pool
@@ -249,29 +246,29 @@ def test_vector_kernel_products_go_through_small_matmul(matmul_calls):
 
 
 @pytest.mark.blas_threads
-def test_small_products_after_a_first_limit_run_on_one_thread(monkeypatch, limits_set,
-                                                              tuning):
-    """Without a thread limit yet, products up to TINY_PRODUCT are left to
-    OpenBLAS (a first limit costs more than they do); once one was set, products above
-    THREADED_PRODUCT run on one thread too (the helper woken after a lifted
-    limit waits for a core on a busy machine)."""
+def test_the_product_rule_ignores_the_process_history(monkeypatch, limits_set, tuning):
+    """Whether a product runs on one thread depends on its shapes only: the
+    same before the process's first thread limit (no controller yet) and
+    after it."""
     from structk import _threads
 
     entered = limits_set
     rng = np.random.default_rng(0)
     a, K = rng.normal(size=(1, 800)), rng.normal(size=(800, 800))  # 640,000 multiply-adds
-    assert tuning.THREADED_PRODUCT < a.size * 800 <= tuning.TINY_PRODUCT
-    monkeypatch.setattr(_threads, "_controller", None)
-    np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
-    assert entered == []
-    with small_blas(10):  # the first limit of the process
-        pass
-    entered.clear()
-    np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
-    assert entered == [True]
-    tiny = rng.normal(size=(1, 400)), rng.normal(size=(400, 400))  # 160,000: never
-    _threads.small_matmul(*tiny)
-    assert entered == [True]
+    tiny = rng.normal(size=(1, 400)), rng.normal(size=(400, 400))  # 160,000
+    assert a.size * 800 > tuning.THREADED_PRODUCT >= 400 * 400
+    decisions = []
+    for history in ("fresh", "after a limit"):
+        if history == "fresh":
+            monkeypatch.setattr(_threads, "_controller", None)
+        else:
+            with small_blas(10):
+                pass
+        entered.clear()
+        np.testing.assert_allclose(_threads.small_matmul(a, K), a @ K, rtol=1e-12)
+        _threads.small_matmul(*tiny)
+        decisions.append(list(entered))
+    assert decisions == [[True], [True]]
 
 
 @pytest.mark.blas_threads
