@@ -14,7 +14,8 @@ length, so both tools get the same windows: the central ``--width`` bases
 1,288 training and 120 of the 138 test sequences; the others, 59 to 199
 nt, are left out).
 
-``--background N`` also times training on N sequences of 300 nt sampled
+``--structk-only N`` times structk alone on such a set (the peer would
+take hours). ``--background N`` also times training on N sequences of 300 nt sampled
 from a background model, a third-order Markov chain of the nfe2 negative
 training sequences (transition counts + 1), half labelled positive.
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -79,9 +81,18 @@ def background(n, length, seed, source):
 
 
 def timed(cmd):
+    """Wall-clock seconds of ``cmd``; its CPU seconds (user + system, all
+    threads) are appended to ``CPU``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
+
+
+CPU = []
 
 
 def commands(pos, neg, work):
@@ -100,16 +111,23 @@ def load():
     return f"load {os.getloadavg()[0]:.1f}"
 
 
-def race(label, pos, neg, work, repeats, peer_repeats):
-    ours, peer, _, _ = commands(pos, neg, work)
+def race(label, pos, neg, work, repeats, peer_repeats, peer=True):
+    """Median wall clock (and CPU) of each tool's training command; the
+    peer left out with ``peer=False`` (then its time is None)."""
+    ours, theirs, _, _ = commands(pos, neg, work)
+    del CPU[:]
     runs = [timed(ours) for _ in range(repeats)]
-    a = statistics.median(runs)
-    print(f"{label:<44} structk {a:8.1f} s  (runs {', '.join(f'{r:.1f}' for r in runs)}; "
-          f"{load()})", flush=True)
-    runs = [timed(peer) for _ in range(peer_repeats)]
-    b = statistics.median(runs)
-    print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x  "
-          f"(peer runs {', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
+    a, a_cpu = statistics.median(runs), statistics.median(CPU)
+    print(f"{label:<44} structk {a:8.1f} s wall, {a_cpu:6.1f} s CPU  (runs "
+          f"{', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
+    if not peer:
+        return a, None
+    del CPU[:]
+    runs = [timed(theirs) for _ in range(peer_repeats)]
+    b, b_cpu = statistics.median(runs), statistics.median(CPU)
+    print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x "
+          f"wall; CPU {a_cpu:.1f} s vs {b_cpu:.1f} s, {b_cpu / a_cpu:.1f}x  (peer runs "
+          f"{', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
     return a, b
 
 
@@ -134,7 +152,7 @@ def win_map(seqs, repeats):
             row.append((statistics.median(walls), statistics.median(cpus)))
         auto = GappedKmer(l=l, k=k, d=d)
         P = auto.prepare(seqs)
-        pick = auto._method(P, P, True)
+        pick = auto._method(P, P, True, len(auto._summed_weights()) - 1)
         (pw, pc), (sw, sc) = row
         print(f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
               f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
@@ -201,6 +219,8 @@ def main():
                     help="leave out the nfe2 training race and test AUC")
     ap.add_argument("--background", type=int, nargs="*", default=[],
                     help="sizes of background sets to train on (both tools)")
+    ap.add_argument("--structk-only", type=int, nargs="*", default=[],
+                    help="sizes of background sets to train on with structk alone")
     ap.add_argument("--extrapolate", type=int, default=20_000,
                     help="background size the times are extrapolated to (n^2)")
     ap.add_argument("--win-map", type=int, default=0, metavar="N",
@@ -233,17 +253,21 @@ def main():
             seqs = parts["pos.train"][1] + parts["neg.train"][1]
             y = np.r_[np.ones(n["pos.train"]), np.zeros(n["neg.train"])]
             cv(seqs, y)
-        for size in args.background:
+        sizes = [(size, True) for size in args.background]
+        sizes += [(size, False) for size in args.structk_only]
+        for size, peer in sizes:
             seqs = background(size, 300, 0, parts["neg.train"][1])
             half = size // 2
             write(work / "bg.pos.fa", [f"p{i}" for i in range(half)], seqs[:half])
             write(work / "bg.neg.fa", [f"n{i}" for i in range(size - half)], seqs[half:])
             a, b = race(f"train background 300 nt ({size} seqs)", str(work / "bg.pos.fa"),
-                        str(work / "bg.neg.fa"), work, args.repeats, peer_repeats)
+                        str(work / "bg.neg.fa"), work, args.repeats if peer else 1,
+                        peer_repeats, peer)
             f = (args.extrapolate / size) ** 2
-            print(f"  extrapolated to {args.extrapolate} seqs (x (n'/n)^2 = {f:.0f}, the "
-                  f"Gram's pairs): structk {a * f / 3600:.1f} h   gkmsvm-lite "
-                  f"{b * f / 3600:.1f} h", flush=True)
+            if peer and f != 1:
+                print(f"  extrapolated to {args.extrapolate} seqs (x (n'/n)^2 = {f:.0f}, "
+                      f"the Gram's pairs): structk {a * f / 3600:.1f} h   gkmsvm-lite "
+                      f"{b * f / 3600:.1f} h", flush=True)
 
 
 if __name__ == "__main__":

@@ -86,10 +86,31 @@ class GappedKmer(_SequenceKernel):
     (LS-GKM's ``-t 4`` "wgkm" with ``kind="truncated"``, its ``gkmtrain``
     default); ``gamma`` gives the RBF form ``exp(gamma (K_n(x, y) - 1))`` of
     the normalised kernel ``K_n`` (``-t 3`` "gkmrbf", ``-t 5`` "wgkmrbf",
-    ``-t 6``). As in LS-GKM, only pairs within ``d`` mismatches count; with
-    ``d`` below ``l - k`` (count) the kernel is LS-GKM's truncation, which
-    is not positive semi-definite on every set of sequences (see
-    :func:`structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`).
+    ``-t 6``). As in LS-GKM, only pairs within ``d`` mismatches count.
+
+    Positive semi-definite on every set of sequences (with or without
+    reverse complements, centre weights, normalisation and the RBF form)
+    are exactly these settings:
+
+    * ``kind="count"`` with ``d = l - k``: the gapped k-mer inner product;
+    * ``kind="truncated"`` with ``d = l``: the truncated filter applied
+      twice weighs no pair beyond a few mismatches (``l - k`` for k at
+      least about l / 2: (10, 6), (11, 7), (12, 8); 6 for (8, 3)), so
+      ``d = l`` costs no more than ``d`` at that support, and the
+      LS-GKM-compatible ``d = l - k`` is already exact at those ``(l, k)``;
+    * ``kind="full"`` with ``d = l``: the projection itself. Its weights
+      never vanish, so this compares all pairs of l-mers (the all-pairs
+      algorithm), much slower than LS-GKM's truncation.
+
+    (``d`` above ``l - k`` is allowed for these two kinds only.) A smaller
+    ``d`` is LS-GKM's truncation, which leaves out weight the
+    kernel needs and is not PSD on every set: at the LS-GKM default
+    (``kind="truncated"``, l = 11, k = 7, d = 3) the l-mer weight matrix's
+    smallest eigenvalue is -2.9e-4 of its largest, and ``"full"`` with
+    ``d <= l - k`` is further off (see
+    :func:`structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`). The
+    learners' PSD check rarely notices it on real sequences; use
+    ``d = l - k`` (or ``kind="full"``, ``d = l``) to be exact.
 
     Reverse complements (``reverse_complement=True``, the default, as in
     LS-GKM, whose ``-R`` turns it off): an l-mer and its reverse complement
@@ -119,7 +140,7 @@ class GappedKmer(_SequenceKernel):
         Word length.
     k : int, 1 <= k <= l, default 7
         Informative (non-gap) positions of a gapped k-mer.
-    d : int, 0 <= d <= l - k, default 3
+    d : int, 0 <= d <= l - k (``"full"``, ``"truncated"``: d <= l), default 3
         Largest number of mismatches between two l-mers that counts.
     kind : {"count", "full", "truncated"}, default "truncated"
         The kernel (see above).
@@ -195,14 +216,18 @@ class GappedKmer(_SequenceKernel):
         if k > l:
             raise ValueError(f"k must be <= l (k informative positions of an l-mer), "
                              f"got k={k}, l={l}")
-        d = check_scalar(self.d, "d", lower=0, integer=True)
-        if d > l - k:
-            raise ValueError(
-                f"d must be <= l - k = {l - k} (two l-mers more than l - k apart "
-                f"share no gapped k-mer), got d={d} with l={l}, k={k}"
-            )
         if self.kind not in weights.KINDS:
             raise ValueError(f"kind must be one of {weights.KINDS}, got {self.kind!r}")
+        d = check_scalar(self.d, "d", lower=0, integer=True)
+        if self.kind != "count" and d > l:
+            raise ValueError(f"d must be <= l = {l} (l-mers differ in at most l "
+                             f"positions), got d={d} with l={l}")
+        if self.kind == "count" and d > l - k:
+            raise ValueError(
+                f"d must be <= l - k = {l - k} (two l-mers more than l - k apart "
+                f"share no gapped k-mer; the estimated l-mer kinds 'full' and "
+                f"'truncated' allow d up to l), got d={d} with l={l}, k={k}"
+            )
         _check_bool(self.reverse_complement, "reverse_complement")
         _check_bool(self.center_weighted, "center_weighted")
         check_scalar(self.M, "M", lower=1, upper=255, integer=True)
@@ -297,6 +322,14 @@ class GappedKmer(_SequenceKernel):
         self._check_params()
         return weights.mismatch_weights(int(self.l), int(self.k), int(self.d), self.kind)
 
+    def _summed_weights(self):
+        """:meth:`mismatch_weights` without its trailing zeros (the truncated
+        filter weighs no pair beyond its support): the sums need not visit
+        those pairs."""
+        w = self.mismatch_weights()
+        nonzero = np.flatnonzero(w)
+        return w[:nonzero[-1] + 1] if nonzero.size else w[:1]
+
     # ------------------------------------------------------------ preparing
     def _prepare_encoded(self, P, name):  # the strings' shared encoding
         args = (P.codes, P.offsets, int(self.l), 4, bool(self.center_weighted),
@@ -311,14 +344,14 @@ class GappedKmer(_SequenceKernel):
         return P.take(index)
 
     # ------------------------------------------------------------- raw sums
-    def _method(self, P, Q, symmetric):
+    def _method(self, P, Q, symmetric, d):
         if self.algorithm != "auto":
             return self.algorithm
         nx, ny = P.keys.shape[0], Q.keys.shape[0]
         strands = 2 if self.reverse_complement else 1
         pairs = nx * ny * strands / (2 if symmetric else 1)
         entries = (nx + (0 if symmetric else ny)) * strands
-        return gkm.choose(int(self.l), int(self.d), pairs, entries)
+        return gkm.choose(int(self.l), int(self.k), d, pairs, entries)
 
     def _check_memory(self, P, Q, cells):
         strands = 2 if self.reverse_complement else 1
@@ -360,7 +393,7 @@ class GappedKmer(_SequenceKernel):
         from .._threads import even_bounds, run_chunks, threads_for
         from ..algorithms.gapped_kmers._numba import self_pairs, subsets_block
 
-        l, d = int(self.l), int(self.d)
+        l, d = int(self.l), len(w) - 1
         combos = list(itertools.combinations(range(l), d))
         subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
         threads = threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
@@ -413,7 +446,7 @@ class GappedKmer(_SequenceKernel):
 
     def _raw(self, P, Q, mode):
         """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""
-        w = self.mismatch_weights()
+        w = self._summed_weights()
         rc = bool(self.reverse_complement)
         n = len(P)
         m = n if Q is None else len(Q)
@@ -422,10 +455,10 @@ class GappedKmer(_SequenceKernel):
         if mode == 2:
             pairs = float(np.sum(np.diff(P.ptr).astype(np.float64) ** 2))
             method = self.algorithm if self.algorithm != "auto" else gkm.choose(
-                int(self.l), int(self.d), pairs * (2 if rc else 1),
+                int(self.l), int(self.k), len(w) - 1, pairs * (2 if rc else 1),
                 P.keys.shape[0] * (2 if rc else 1))
         else:
-            method = self._method(P, P if Q is None else Q, mode == 0)
+            method = self._method(P, P if Q is None else Q, mode == 0, len(w) - 1)
         out = np.zeros(shape)
         if method == "subsets":
             keys, rows, wts = self._subset_input([P] if Q is None else [P, Q])

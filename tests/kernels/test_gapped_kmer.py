@@ -202,6 +202,80 @@ def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
         np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+def test_full_filter_up_to_l_is_the_projection(algorithm):
+    """``kind="full"`` with ``d = l``: ``f_x^T P f_y`` with ``P`` the
+    least-squares projection of l-mer counts onto the span of the gapped
+    k-mer indicators (pinv), ``f`` the l-mer counts (and those of the
+    reverse complement); every algorithm, Gram and cross-Gram."""
+    l, k = 4, 2
+    words = ["".join(w) for w in itertools.product("ACGT", repeat=l)]
+    index = {w: j for j, w in enumerate(words)}
+    Mi = np.zeros((comb(l, k) * 4 ** k, len(words)))
+    for j, word in enumerate(words):
+        for s, kept in enumerate(itertools.combinations(range(l), k)):
+            c = sum("ACGT".index(word[i]) * 4 ** t for t, i in enumerate(kept))
+            Mi[s * 4 ** k + c, j] = 1.0
+    P = np.linalg.pinv(Mi, rcond=1e-10) @ Mi
+
+    def f(s):
+        v = np.zeros(len(words))
+        for _, word in lmers(s, l):
+            v[index[word]] += 1
+        return v
+
+    X = random_dna(5, 2, 12, rng=np.random.default_rng(21)) + ["ACGTNNACGTTT"]
+    Y = random_dna(3, 4, 10, rng=np.random.default_rng(22))
+    for rc_on in (False, True):
+        kern = GappedKmer(l=l, k=k, d=l, kind="full", reverse_complement=rc_on,
+                          normalize=False, algorithm=algorithm)
+
+        def ref(a, b):
+            fb = f(b) + (f(rc(b)) if rc_on else 0)
+            return f(a) @ P @ fb
+
+        np.testing.assert_allclose(kern(X), [[ref(a, b) for b in X] for a in X],
+                                   rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(kern(X, Y), [[ref(a, b) for b in Y] for a in X],
+                                   rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(kern.diag(X), [ref(a, a) for a in X], rtol=1e-9,
+                                   atol=1e-10)
+
+
+def test_d_beyond_l_minus_k_only_for_the_estimated_kinds():
+    X = random_dna(4, 3, 12, rng=np.random.default_rng(23))
+    full = GappedKmer(l=5, k=2, d=5, kind="full")(X)
+    assert np.isfinite(full).all()
+    # the truncated filter's weights vanish beyond 4 mismatches at (5, 2)
+    np.testing.assert_allclose(GappedKmer(l=5, k=2, d=5)(X), GappedKmer(l=5, k=2, d=4)(X),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match=r"d must be <= l - k = 3.*up to l"):
+        GappedKmer(l=5, k=2, d=4, kind="count")(X)
+    with pytest.raises(ValueError, match="d must be <= l = 5"):
+        GappedKmer(l=5, k=2, d=6, kind="full")(X)
+
+
+@pytest.mark.parametrize(("l", "k"), [(4, 2), (5, 2), (6, 3), (8, 3), (11, 7), (12, 8)])
+def test_documented_psd_settings(l, k):
+    """The docstring's list: count at d = l - k and the estimated kinds at
+    d = l have no negative l-mer eigenvalue (truncated: nor at d = l - k for
+    k >= l / 2 + 1); count and full truncated below that do."""
+    def smallest(kind, d):
+        eig = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, kind))
+        return eig.min() / np.abs(eig).max()
+
+    assert smallest("count", l - k) >= -1e-12
+    assert smallest("truncated", l) >= -1e-12
+    assert smallest("full", l) >= -1e-12
+    if k >= l / 2 + 1:
+        assert smallest("truncated", l - k) >= -1e-12
+    for kind in ("count", "full"):
+        assert smallest(kind, l - k - 1) < -1e-6
+    assert smallest("full", l - k) < -1e-6
+    if (l, k) == (11, 7):  # LS-GKM's default, as the docstring says
+        assert smallest("truncated", 3) == pytest.approx(-2.9e-4, rel=0.02)
+
+
 @pytest.mark.parametrize("radix_bits, tile_bits", [(3, 1), (8, 0), (16, 2)])
 def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, tile_bits,
                                                                   tuning):

@@ -125,7 +125,7 @@ def test_every_builtin_kernel_class_is_covered():
 
 
 @pytest.mark.parametrize(("l", "k", "d", "kind"), [
-    (4, 2, 2, "count"), (4, 3, 1, "full"), (5, 3, 2, "truncated"),  # PSD
+    (4, 2, 2, "count"), (4, 3, 1, "full"), (5, 3, 2, "truncated"), (4, 2, 4, "full"),  # PSD
     (4, 2, 1, "count"), (4, 2, 2, "truncated"), (3, 2, 1, "truncated"), (4, 2, 2, "full"),
 ])
 def test_gapped_kmer_verdict_agrees_with_the_lmer_spectrum(l, k, d, kind):

@@ -28,10 +28,15 @@ def n_subsets(l, d):
     return comb(l, d)
 
 
-def choose(l, d, pair_count, entries):
+def choose(l, k, d, pair_count, entries):
     """``"numpy"``, ``"pairs"`` or ``"subsets"`` for a sum over
-    ``pair_count`` l-mer comparisons of ``entries`` l-mers in all."""
+    ``pair_count`` l-mer comparisons of ``entries`` l-mers in all.
+
+    Beyond ``d = l - k`` (the full filter untruncated) the groups of the
+    counting form hold a large share of all l-mers: all pairs then."""
     if pair_count <= _tuning.GKM_NUMPY_MAX_PAIRS:
         return "numpy"
+    if d > l - k:
+        return "pairs"
     subsets = n_subsets(l, d) * entries * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY
     return "pairs" if pair_count <= subsets else "subsets"

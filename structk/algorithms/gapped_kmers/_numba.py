@@ -298,6 +298,8 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
                 n_kept += 1
         free = low & ~smask
         fbit = free & -free  # lowest kept position: agreements in S must lie below
+        if free == 0:
+            fbit = np.int64(1) << (2 * l)  # all deleted (d = l): every pair counts here
         ck, sk, sr, sw = _sort_by_kept(keys, rows, weights, kept, n_kept, buffers, counts,
                                        radix_bits, unit)
         q = 0
