@@ -235,6 +235,13 @@ class Scaled(_Unary):
         return self.kernel.fixed_feature_columns
 
     @property
+    def keyed_feature_columns(self):  # the part's columns, rescaled
+        return self.kernel.keyed_feature_columns
+
+    def _feature_keys(self, P):
+        return self.kernel._feature_keys(P)
+
+    @property
     def _has_log_form(self):
         return self.kernel._has_log_form
 
@@ -505,6 +512,13 @@ class Normalize(_Unary):
     @property
     def fixed_feature_columns(self):
         return self.kernel.fixed_feature_columns
+
+    @property
+    def keyed_feature_columns(self):  # the part's columns, rescaled
+        return self.kernel.keyed_feature_columns
+
+    def _feature_keys(self, P):
+        return self.kernel._feature_keys(P)
 
     def _features(self, P):
         return normalized_features(self.kernel._features(P))

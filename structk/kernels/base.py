@@ -31,6 +31,11 @@ implement at most these (``docs/custom_kernels.md`` has runnable examples):
     With ``has_features = True``: the explicit feature matrix (dense array
     or scipy.sparse) of prepared objects; Gram, cross-Gram and diagonal
     then follow as matrix products.
+``_feature_keys(P)``
+    With ``keyed_feature_columns = True``: what each column of
+    ``_features(P)`` stands for, one key per column (an array; ``None``
+    when the column index itself is the key, as for hashed labels), the
+    same key meaning the same column in every collection.
 ``_cross(P, Q)``, ``_diag(P)``
     Kernels without a feature map compute these directly.
 ``_take(P, index)``
@@ -55,8 +60,8 @@ methods are internal.
 Code outside a kernel (learners, :mod:`structk.scale`, Nystroem) uses only
 the public prepared-data seam: :meth:`Kernel.prepare`, :meth:`Kernel.take`,
 :meth:`Kernel.gram_prepared`, :meth:`Kernel.cross_prepared`,
-:meth:`Kernel.diag_prepared`, :meth:`Kernel.features_prepared` and
-:meth:`Kernel.validate`.
+:meth:`Kernel.diag_prepared`, :meth:`Kernel.features_prepared`,
+:meth:`Kernel.feature_keys_prepared` and :meth:`Kernel.validate`.
 
 Pure evaluation
 ---------------
@@ -114,6 +119,13 @@ class Kernel:
     #: whose columns are fixed but are 2^62 label hashes: no weight vector
     #: spans them.
     fixed_feature_columns = False
+    #: Whether the columns of :meth:`features` are named by keys that mean
+    #: the same in every collection (:meth:`feature_keys_prepared`), though
+    #: their numbering is per call (tokens of sets, shortest-path triples)
+    #: or spans 2^62 hashes (Weisfeiler-Lehman labels): a vocabulary of the
+    #: training columns then lines up the features of new objects, as the
+    #: primal solvers of :mod:`structk.learners.primal` do.
+    keyed_feature_columns = False
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
     #: Parameters the repr always shows; the others only when not at their default.
@@ -503,6 +515,19 @@ class Kernel:
                 "matrix with k(X) instead"
             )
         return self._features(P)
+
+    def feature_keys_prepared(self, P):
+        """What each column of :meth:`features_prepared` stands for (kernels
+        with ``keyed_feature_columns`` only): an array of one key per
+        column, equal keys meaning the same column in any two collections,
+        or ``None`` when the column index itself is that key."""
+        if not self.keyed_feature_columns:
+            raise TypeError(f"{self!r} has no feature columns named by keys "
+                            "(keyed_feature_columns is False)")
+        return self._feature_keys(P)
+
+    def _feature_keys(self, P):
+        return None
 
     # -------------------------------------------------------------- algebra
     def __add__(self, other):

@@ -149,9 +149,15 @@ class Intersection(_SetKernel):
     """
 
     has_features = True
+    keyed_feature_columns = True
 
     def _features(self, P):
         return P.F
+
+    def _feature_keys(self, P):
+        keys = np.empty(P.F.shape[1], dtype=object)  # one column when no token
+        keys[:len(P.vocabulary)] = list(P.vocabulary)  # in order of their ids
+        return keys
 
     def _gram(self, P):
         return _intersections(P)

@@ -2,7 +2,9 @@
 
 A kernel with an explicit feature map ``phi`` (``kernel.has_features``:
 spectrum, mismatch, gappy pair, linear vectors, Fisher scores, their sums,
-multiples and ``Normalize``) makes every kernel machine a linear model on
+multiples and ``Normalize``; the Weisfeiler-Lehman, shortest-path and
+intersection kernels through a vocabulary of their keyed columns, see
+:class:`FeatureMap`) makes every kernel machine a linear model on
 the rows ``phi(x_i)``: ``f(x) = w . phi(x) (+ b)`` with ``w = sum_i a_i
 phi(x_i)``. The same problem then costs ``O(nnz(Phi))`` per pass instead of
 the ``n x n`` Gram matrix, and is solved by scikit-learn's solvers:
@@ -118,25 +120,37 @@ def resolve_solver(learner, X, n, primal_min_n=None):
 
 
 def has_fixed_features(kernel):
-    """Whether a linear model on ``kernel.features`` can predict new objects."""
-    return bool(kernel.has_features and getattr(kernel, "fixed_feature_columns", False))
+    """Whether a linear model on ``kernel.features`` can predict new objects:
+    columns fixed, or named by keys that a vocabulary lines up."""
+    return bool(kernel.has_features and (getattr(kernel, "fixed_feature_columns", False)
+                                         or getattr(kernel, "keyed_feature_columns", False)))
 
 
 def _no_primal(kernel):
     if kernel.has_features:
-        return (f"solver='primal' needs feature columns that a weight vector can span "
-                f"and that mean the same for every collection; {kernel!r} numbers its "
-                "columns by the labels present in each call (or by 2^62 label hashes), "
-                "so a model on them cannot predict new objects: use solver='nystroem' "
+        return (f"solver='primal' needs feature columns that mean the same for every "
+                f"collection; those of {kernel!r} depend on the objects of each call "
+                "and carry no keys to line them up (a sum or product of set, "
+                "shortest-path or Weisfeiler-Lehman kernels, GraphHopper), so a "
+                "model on them cannot predict new objects: use solver='nystroem' "
                 "(or 'dual')")
-    return (f"solver='primal' needs a kernel with an explicit feature map; {kernel!r} "
-            "has none: use solver='nystroem' (any kernel) or 'dual'")
+    return (f"solver='primal' needs a kernel with an exact explicit feature map; "
+            f"{kernel!r} has none: use solver='nystroem' (any kernel) or 'dual'")
 
 
 # -------------------------------------------------------------- features
 class FeatureMap:
     """A fitted map from objects to feature rows: the kernel's own features,
-    or Nyström features ``k(x, landmarks) @ V`` (``landmarks`` prepared)."""
+    or Nyström features ``k(x, landmarks) @ V`` (``landmarks`` prepared).
+
+    A kernel whose feature columns are named by keys
+    (``keyed_feature_columns``: set tokens, shortest-path triples,
+    Weisfeiler-Lehman label hashes) gets a ``vocabulary``: the keys of the
+    training objects' columns, in the order of the weight vector's
+    coordinates. New objects' features are put in those columns; a column
+    no training object has is dropped, which is exact, since the weights
+    ``w = sum_i a_i phi(x_i)`` are zero there.
+    """
 
     def __init__(self, kernel, landmarks=None, V=None, n_jobs=None, client=None):
         self.kernel = kernel
@@ -144,10 +158,27 @@ class FeatureMap:
         self.V = V
         self.n_jobs = n_jobs
         self.client = client
+        self.vocabulary = None
 
     @property
     def kind(self):
         return "primal" if self.V is None else "nystroem"
+
+    def fit_transform(self, X, P, progress=False):
+        """Feature rows of the training objects ``X`` (prepared ``P``),
+        learning the vocabulary of a keyed kernel's columns on the way."""
+        from ..scale.columns import exact_features
+
+        kernel = self.kernel
+        if not getattr(kernel, "keyed_feature_columns", False):
+            return self.transform(X, P, progress)
+        keys = kernel.feature_keys_prepared(P)
+        if keys is None:  # hashed columns: the ones the training objects use
+            F = exact_features(kernel, X, P, n_jobs=self.n_jobs, progress=progress)
+            self.vocabulary = np.unique(_csr(F).indices)
+            return self._aligned(F, None)
+        self.vocabulary = np.unique(keys) if keys.dtype.kind in "iu" else keys.copy()
+        return self.transform(X, P, progress)
 
     def transform(self, X, P=None, progress=False):
         """Feature rows of objects ``X`` (``P``: their prepared data, if at hand)."""
@@ -156,9 +187,39 @@ class FeatureMap:
         if self.V is None:
             if P is None:
                 P = self.kernel.prepare(X, "X")
-            return exact_features(self.kernel, X, P, n_jobs=self.n_jobs, progress=progress)
+            align = None
+            if getattr(self, "vocabulary", None) is not None:
+                def align(Pb, F):
+                    return self._aligned(F, self.kernel.feature_keys_prepared(Pb))
+            return exact_features(self.kernel, X, P, n_jobs=self.n_jobs, progress=progress,
+                                  align=align)
         return landmark_features(self.kernel, X, P, self.landmarks, self.V,
                                  n_jobs=self.n_jobs, client=self.client, progress=progress)
+
+    def _aligned(self, F, keys):
+        """``F`` (columns named by ``keys``; ``None``: by their index) in the
+        vocabulary's columns, columns outside it dropped."""
+        import scipy.sparse as sp
+
+        F = _csr(F)
+        vocab = self.vocabulary
+        used, inverse = np.unique(F.indices, return_inverse=True)
+        named = used if keys is None else np.asarray(keys)[used]
+        if vocab.dtype.kind in "iu":
+            at = np.searchsorted(vocab, named)
+            hit = at < len(vocab)
+            hit[hit] = vocab[at[hit]] == named[hit]
+            where = np.where(hit, at, -1)
+        else:  # any hashable keys (set tokens)
+            index = {k: i for i, k in enumerate(vocab.tolist())}
+            where = np.array([index.get(k, -1) for k in named.tolist()], dtype=np.int64)
+        cols = where[inverse.ravel()] if len(used) else np.zeros(0, dtype=np.int64)
+        keep = cols >= 0
+        rows = np.repeat(np.arange(F.shape[0]), np.diff(F.indptr))[keep]
+        out = sp.csr_matrix((np.asarray(F.data, dtype=np.float64)[keep], (rows, cols[keep])),
+                            shape=(F.shape[0], max(len(vocab), 1)))
+        out.sum_duplicates()
+        return out
 
     def __getstate__(self):  # a Dask client is not part of a model
         state = dict(self.__dict__)
@@ -182,7 +243,7 @@ def training_features(learner, X, solver):
     n_jobs = getattr(learner, "n_jobs", None)
     if solver == "primal":
         fmap = FeatureMap(kernel, n_jobs=n_jobs)
-        F = fmap.transform(X, P, progress=progress)
+        F = fmap.fit_transform(X, P, progress=progress)
     else:
         fmap, F = nystroem_map(learner, kernel, X, P)
     learner.kernel_ = kernel
@@ -328,6 +389,12 @@ def _row_sq_norms(F):
             out[rows] = np.add.reduceat(np.square(F.data), F.indptr[rows])
         return out
     return np.einsum("ij,ij->i", F, F)
+
+
+def _csr(F):
+    import scipy.sparse as sp
+
+    return F.tocsr() if sp.issparse(F) else sp.csr_matrix(np.asarray(F))
 
 
 def _length(X):

@@ -33,18 +33,22 @@ def block_bounds(n, block_rows):
     return [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)]
 
 
-def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress=False):
+def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress=False,
+                   align=None):
     """The kernel's own feature matrix of prepared objects, block by block.
 
     Returns a CSR matrix (float64) when the kernel's features are sparse,
     else a C-ordered float64 array; the blocks are stacked once at the end.
+    ``align(Pb, F)``: puts each block's features ``F`` (prepared ``Pb``) in
+    common columns, for kernels whose columns are numbered per call.
     """
     n = _length(objects)
     bounds = block_bounds(n, block_rows or _tuning.FEATURE_BLOCK_ROWS)
 
     def block(a, b):
         Pb = P if (a, b) == (0, n) else take_prepared(kernel, objects, P, slice(a, b), "X")
-        return kernel.features_prepared(Pb)
+        F = kernel.features_prepared(Pb)
+        return F if align is None else align(Pb, F)
 
     blocks = _run(block, bounds, n_jobs, progress, "features")
     return stack(blocks)
@@ -98,7 +102,8 @@ def _stack_csr(blocks):
     import scipy.sparse as sp
 
     nnz = np.cumsum([0] + [F.nnz for F in blocks])
-    index_dtype = np.int32 if nnz[-1] < 2**31 - 1 else np.int64
+    small = nnz[-1] < 2**31 - 1 and blocks[0].shape[1] < 2**31 - 1  # hashed columns: 2^62
+    index_dtype = np.int32 if small else np.int64
     indptr = np.empty(sum(F.shape[0] for F in blocks) + 1, dtype=index_dtype)
     indptr[0], row = 0, 0
     for F, offset in zip(blocks, nnz):

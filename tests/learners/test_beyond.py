@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 
-from structk.kernels import Gaussian, Linear, Normalize, Spectrum, WeisfeilerLehman
+from structk.kernels import (
+    Gaussian, Intersection, Jaccard, Linear, Normalize, ShortestPath, Spectrum,
+    WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
+)
 from structk.learners import KernelLogisticRegression, KernelRidge, KernelSVM
 from structk.learners.falkon import falkon_solve
 from structk.learners.primal import resolve_solver
@@ -125,7 +128,10 @@ def test_auto_solver_choice():
 
     assert resolve_solver(Learner(KERNEL), None, 10) == "dual"
     assert resolve_solver(Learner(KERNEL), None, 10**6) == "primal"
-    assert resolve_solver(Learner(WeisfeilerLehman()), None, 10**6) == "nystroem"
+    # label-hash columns: the primal on a vocabulary of them
+    assert resolve_solver(Learner(WeisfeilerLehman()), None, 10**6) == "primal"
+    assert resolve_solver(Learner(ShortestPath(length_kernel="gaussian")), None,
+                          10**6) == "nystroem"
     assert resolve_solver(Learner(Gaussian()), None, 100) == "dual"
     assert resolve_solver(Learner("precomputed"), None, 10**6) == "dual"
 
@@ -152,8 +158,14 @@ def test_bad_solver_requests_are_named():
     X, y = dna(20)
     with pytest.raises(ValueError, match="solver must be one of"):
         KernelSVM(KERNEL, solver="fast").fit(X, y)
-    with pytest.raises(ValueError, match="labels present"):
-        KernelSVM(WeisfeilerLehman(), solver="primal").fit(["a", "b"], [0, 1])
+    with pytest.raises(ValueError,
+                       match=r"those of WeisfeilerLehman\(h=5\) \+ ShortestPath\(\) depend"):
+        KernelSVM(WeisfeilerLehman() + ShortestPath(), solver="primal").fit(["a", "b"], [0, 1])
+    with pytest.raises(ValueError, match=r"Jaccard\(\) has none"):
+        KernelSVM(Jaccard(), solver="primal").fit([{"a"}, {"b"}], [0, 1])
+    with pytest.raises(ValueError, match=r"ShortestPath\(length_kernel='gaussian'\) has none"):
+        KernelSVM(ShortestPath(length_kernel="gaussian"), solver="primal").fit(["a", "b"],
+                                                                               [0, 1])
     with pytest.raises(ValueError, match="explicit feature map"):
         KernelRidge(Gaussian(), solver="primal").fit(np.ones((3, 2)), [1, 2, 3])
     with pytest.raises(ValueError, match="kernel='precomputed'"):
@@ -171,3 +183,80 @@ def test_svm_primal_probability_close_to_dual():
     p = KernelSVM(solver="primal", **kw).fit(X, y).predict_proba(T)
     # the same folds (same seed), decision values equal to ~1e-3: close sigmoids
     np.testing.assert_allclose(p, d, atol=0.02)
+
+
+# ------------------------------------ keyed feature columns: graphs and sets
+def labelled_graphs(n, seed):
+    """Small random labelled graphs; class 1 holds more "N" nodes."""
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    graphs, y = [], rng.integers(0, 2, n)
+    for label in y:
+        g = nx.gnp_random_graph(int(rng.integers(4, 9)), 0.4, seed=int(rng.integers(1 << 30)))
+        p = [0.5, 0.3, 0.2] if label else [0.3, 0.2, 0.5]
+        nx.set_node_attributes(g, {v: str(rng.choice(["C", "N", "O"], p=p)) for v in g}, "label")
+        graphs.append(g)
+    return graphs, y
+
+
+def token_sets(n, seed):
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(30)]
+    y = rng.integers(0, 2, n)
+    X = [set(rng.choice(words[: 20 + 10 * int(label)], size=int(rng.integers(1, 8))).tolist())
+         for label in y]
+    return X, y
+
+
+KEYED = [
+    (WeisfeilerLehman(h=2), labelled_graphs),
+    (Normalize(WeisfeilerLehman(h=3)), labelled_graphs),
+    (WeisfeilerLehmanOptimalAssignment(h=2), labelled_graphs),
+    (ShortestPath(), labelled_graphs),
+    (Normalize(ShortestPath()), labelled_graphs),
+    (Intersection(), token_sets),
+    (2.0 * Normalize(Intersection()), token_sets),
+]
+
+
+@pytest.mark.parametrize("kernel, data", KEYED, ids=[repr(k) for k, _ in KEYED])
+def test_keyed_feature_columns_primal_equals_dual(kernel, data):
+    """Columns numbered per call (set tokens, shortest-path triples) or by
+    2^62 label hashes go through a vocabulary of the training columns; the
+    test objects hold columns no training object has (new tokens, new
+    labels), which the primal drops exactly."""
+    X, y = data(70, seed=1)
+    T, _ = data(30, seed=2)
+    assert kernel.keyed_feature_columns
+    d = KernelRidge(kernel, alpha=0.5, solver="dual").fit(X, y).predict(T)
+    p = KernelRidge(kernel, alpha=0.5, solver="primal").fit(X, y).predict(T)
+    np.testing.assert_allclose(p, d, rtol=1e-8, atol=1e-9 * np.abs(d).max())
+    kw = dict(alpha=0.5, tol=1e-8, max_iter=5000)
+    d = KernelLogisticRegression(kernel, solver="dual", **kw).fit(X, y).decision_function(T)
+    p = KernelLogisticRegression(kernel, solver="primal", **kw).fit(X, y)
+    np.testing.assert_allclose(p.decision_function(T), d, atol=1e-5 * np.abs(d).max())
+    kw = dict(C=1.0, tol=1e-8, loss="squared_hinge")
+    d = KernelSVM(kernel, solver="dual", **kw).fit(X, y).decision_function(T)
+    p = KernelSVM(kernel, solver="primal", **kw).fit(X, y).decision_function(T)
+    np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
+
+
+def test_keyed_primal_models_save_load_and_predict_in_chunks(tmp_path, tuning):
+    import structk
+
+    defaults = dict(PRIMAL_PREDICT_CHUNK=tuning.PRIMAL_PREDICT_CHUNK,
+                    FEATURE_BLOCK_ROWS=tuning.FEATURE_BLOCK_ROWS)
+    for kernel, data in (KEYED[1], KEYED[3], KEYED[6]):
+        X, y = data(60, seed=3)
+        T, _ = data(25, seed=4)
+        model = KernelRidge(kernel, alpha=0.5, solver="primal").fit(X, y)
+        expected = model.predict(T)
+        structk.save(model, tmp_path / "m.structk")
+        np.testing.assert_array_equal(structk.load(tmp_path / "m.structk").predict(T), expected)
+        # blocks whose columns are numbered apart, each lined up with the vocabulary
+        tuning.set(PRIMAL_PREDICT_CHUNK=7, FEATURE_BLOCK_ROWS=5)
+        np.testing.assert_allclose(model.predict(T), expected, rtol=1e-12, atol=1e-12)
+        blocked = KernelRidge(kernel, alpha=0.5, solver="primal").fit(X, y)
+        np.testing.assert_allclose(blocked.predict(T), expected, rtol=1e-9, atol=1e-12)
+        tuning.set(**defaults)

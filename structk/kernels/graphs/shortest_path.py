@@ -127,6 +127,10 @@ class ShortestPath(Kernel):
     def has_features(self):
         return self.length_kernel == "delta"
 
+    @property
+    def keyed_feature_columns(self):
+        return self.has_features
+
     def _check_params(self):
         if self.length_kernel not in _LENGTH_KERNELS:
             raise ValueError(
@@ -173,6 +177,9 @@ class ShortestPath(Kernel):
         F = P.csr(cols, int(cols.max(initial=-1)) + 1)
         F.sort_indices()
         return F
+
+    def _feature_keys(self, P):
+        return np.unique(P.keys)  # column c: the c-th smallest (labels, length) key
 
     def _gram(self, P):
         if self.length_kernel == "delta":

@@ -79,6 +79,8 @@ class WeisfeilerLehman(Kernel):
     _repr_always = ('h',)
 
     has_features = True
+    #: the columns are label hashes (``_feature_keys``: the index is the key)
+    keyed_feature_columns = True
 
     def __init__(self, h=5, node_label="label", edge_label=None):
         self.h = h
