@@ -201,6 +201,12 @@ SVM_NUMPY_WORK = 2_000_000
 #: on the block of the Gram itself, permuted in place (an exact fit then
 #: peaks near the Gram's own bytes).
 SVM_BLOCK_COPY_MAX_FRACTION = 0.15
+#: After this many NumPy SMO iterations in a process (about 0.6 s at 30 us
+#: an iteration, against 0.2-0.35 s to load the compiled solver) the small
+#: problems run compiled too: ``structk cv`` on the 200 bundled motif
+#: sequences (360 fits of ~144 objects, ~880 iterations each) spent 29 s of
+#: 34 s in the NumPy solver at load 4.
+SVM_NUMPY_PROCESS_ITERATIONS = 20_000
 #: Training Grams of at most this order are factorised by ``psd_check="auto"``
 #: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions
 #: only. Changes which slightly indefinite Grams are caught, not any fit.

@@ -145,3 +145,23 @@ def test_every_size_rule_says_what_it_trades():
         if not lines[j].startswith("#:"):
             bad.append(line.split("=")[0].strip())
     assert not bad, bad
+
+
+def _compiles(path):
+    """True if ``path`` compiles something with ``numba.njit``."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr == "njit":
+            return True
+        if isinstance(node, ast.Name) and node.id == "njit":
+            return True
+    return False
+
+
+def test_every_compiling_module_registers_the_first_compilation_notice():
+    """A module that compiles imports ``structk._jit`` first, so that its
+    first compilation says why the run is slow (gapped k-mers and the
+    explainer's loops once compiled silently)."""
+    missing = [_module_name(p) for p in ROOT.rglob("*.py")
+               if _compiles(p) and not _module_name(p).startswith("structk._jit")
+               and "structk._jit" not in set(_structk_imports(p))]
+    assert not missing, missing

@@ -80,6 +80,24 @@ def test_svm_results_do_not_depend_on_the_solver_path(tuning):
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("budget", [10**6, 40])
+def test_after_the_process_budget_the_same_iterates_run_compiled(tuning, monkeypatch, budget):
+    """Past ``SVM_NUMPY_PROCESS_ITERATIONS`` NumPy iterations in a process
+    (a cross-validation's hundreds of small fits) small problems are solved
+    compiled, with the very same result (also when they need more than the
+    NumPy budget and go on with shrinking)."""
+    K, y, C = _problem(120, 9, 10.0)
+    tuning.set(SVM_NUMPY_BUDGET=budget, SVM_NUMPY_WORK=0)
+    monkeypatch.setattr(_smo, "_numpy_iterations", 0)
+    numpy_path = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+    assert _smo._numpy_iterations == min(numpy_path[3], budget) > 0
+    tuning.set(SVM_NUMPY_PROCESS_ITERATIONS=_smo._numpy_iterations)
+    compiled = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
+    assert _smo._numpy_iterations == min(numpy_path[3], budget)  # no NumPy iteration
+    np.testing.assert_array_equal(compiled[0], numpy_path[0])
+    assert compiled[1:] == numpy_path[1:]
+
+
 def test_max_iter_is_honoured_on_the_numpy_path():
     K, y, _ = _problem(100, 7, 100.0)
     with pytest.warns(Warning, match="max_iter=5"):

@@ -10,6 +10,11 @@ load it from there. Importing this package registers a listener on numba's
 ``numba:compile`` event, which fires on a real compilation only (not on a
 cache hit), so that a first run says once, on standard error, why it is
 slow. ``STRUCTK_QUIET_COMPILE=1`` silences it.
+
+A command whose work runs in several processes (``structk cv --jobs 2``)
+says it once too: the command names a token file in
+``STRUCTK_COMPILE_NOTICE_TOKEN``, which its worker processes inherit, and
+only the process that creates that file prints the notice.
 """
 
 import os
@@ -22,6 +27,20 @@ COMPILE_NOTICE = (
     "structk: compiling its numerical code for first use; this happens once "
     "(the machine code is cached), later runs start fast"
 )
+
+#: Environment variable naming the token file of a command (see above).
+TOKEN_VARIABLE = "STRUCTK_COMPILE_NOTICE_TOKEN"
+
+
+def _claim(token):
+    """True if this process creates the file ``token`` (or cannot tell)."""
+    try:
+        os.close(os.open(token, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True  # no shared file to agree on: better twice than never
+    return True
 
 
 class _CompileNotice(event.Listener):
@@ -36,7 +55,9 @@ class _CompileNotice(event.Listener):
         func = getattr(ev.data.get("dispatcher"), "py_func", None)
         if getattr(func, "__module__", "").startswith("structk."):
             self.shown = True
-            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+            token = os.environ.get(TOKEN_VARIABLE)
+            if not token or _claim(token):
+                print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
     def on_end(self, ev):
         pass

@@ -459,6 +459,8 @@ def main(argv=None):
     if getattr(args, "func", None) is None:
         parser.print_help()
         return EXIT_ERROR
+    token = _share_compile_notice()
+    _quiet_resource_tracker()
     try:
         return _run_interruptible(args.func, args)
     except (KeyboardInterrupt, _Terminated) as exc:
@@ -471,6 +473,51 @@ def main(argv=None):
     except (OSError, ValueError, TypeError, LookupError, ImportError, ArithmeticError,
             MemoryError, EOFError, RuntimeError) as exc:
         return _error(args, exc)
+    finally:
+        _remove_token(token)
+
+
+#: The first-compilation notice's token (``structk._jit.TOKEN_VARIABLE``).
+_NOTICE_TOKEN = "STRUCTK_COMPILE_NOTICE_TOKEN"
+
+
+def _share_compile_notice():
+    """Name a token file for the first-compilation notice in the environment
+    that the command's worker processes inherit, so that a command prints the
+    notice once however many of its processes compile; returns its path
+    (``None`` when an enclosing command already named one)."""
+    import os
+    import tempfile
+    import uuid
+
+    if os.environ.get(_NOTICE_TOKEN):
+        return None
+    path = os.path.join(tempfile.gettempdir(), f"structk-compile-notice-{uuid.uuid4().hex}")
+    os.environ[_NOTICE_TOKEN] = path
+    return path
+
+
+def _quiet_resource_tracker():
+    """Keep joblib's resource tracker quiet about what an interrupted
+    ``--jobs`` run leaves: the workers' semaphores and memmapped Grams. The
+    tracker (a process started with this environment) still removes them;
+    it would only say so, in three warnings after the command's last line."""
+    import os
+
+    rule = "ignore:resource_tracker:UserWarning"
+    rules = os.environ.get("PYTHONWARNINGS", "")
+    if rule not in rules.split(","):
+        os.environ["PYTHONWARNINGS"] = f"{rules},{rule}" if rules else rule
+
+
+def _remove_token(path):
+    import contextlib
+    import os
+
+    if path is not None:
+        os.environ.pop(_NOTICE_TOKEN, None)
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 class _Terminated(BaseException):
@@ -529,6 +576,7 @@ def _stop_now(args, exc):
 
     remove_partial_files()
     _kill_workers()
+    _remove_token(os.environ.get(_NOTICE_TOKEN))
     word = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
     print(f"structk {args.command}: {word}", file=sys.stderr)
     sys.stderr.flush()

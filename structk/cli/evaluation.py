@@ -592,7 +592,9 @@ def _run(jobs, n_jobs, total, progress, desc):
 
     bar = progress_bar(progress, desc, "fold", total)
     results = []
-    for result in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+    # the workers map a large Gram copy-on-write, not read-only: a read-only
+    # array is another type to numba, whose loops would compile again for it
+    for result in Parallel(n_jobs=n_jobs, return_as="generator", mmap_mode="c")(jobs):
         results.append(result)
         if bar is not None:
             bar.update(1)

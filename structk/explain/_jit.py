@@ -7,6 +7,8 @@ is the popcount of the base-wise difference.
 import numba
 import numpy as np
 
+from .. import _jit  # noqa: F401 - registers the first-compilation notice
+
 _LOW = 0x5555555555555555
 
 

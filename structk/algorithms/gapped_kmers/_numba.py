@@ -19,6 +19,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
+
 
 @intrinsic
 def _popcount(typingctx, x):
