@@ -112,22 +112,29 @@ def load():
 
 
 def race(label, pos, neg, work, repeats, peer_repeats, peer=True):
-    """Median wall clock (and CPU) of each tool's training command; the
-    peer left out with ``peer=False`` (then its time is None)."""
+    """Median wall clock (and CPU) of each tool's training command, the runs
+    alternating (structk, peer, structk, ...) so that a change of the
+    machine's load falls on both; the peer left out with ``peer=False``
+    (then its time is None)."""
     ours, theirs, _, _ = commands(pos, neg, work)
-    del CPU[:]
-    runs = [timed(ours) for _ in range(repeats)]
-    a, a_cpu = statistics.median(runs), statistics.median(CPU)
+    runs = {"structk": ([], []), "peer": ([], [])}
+    for r in range(max(repeats, peer_repeats if peer else 0)):
+        for name, cmd, count in (("structk", ours, repeats), ("peer", theirs, peer_repeats)):
+            if r < count and (peer or name == "structk"):
+                del CPU[:]
+                runs[name][0].append(timed(cmd))
+                runs[name][1].append(CPU[0])
+    (wa, ca), (wb, cb) = runs["structk"], runs["peer"]
+    a, a_cpu = statistics.median(wa), statistics.median(ca)
     print(f"{label:<44} structk {a:8.1f} s wall, {a_cpu:6.1f} s CPU  (runs "
-          f"{', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
+          f"{', '.join(f'{r:.1f}' for r in wa)}; {load()})", flush=True)
     if not peer:
         return a, None
-    del CPU[:]
-    runs = [timed(theirs) for _ in range(peer_repeats)]
-    b, b_cpu = statistics.median(runs), statistics.median(CPU)
+    b, b_cpu = statistics.median(wb), statistics.median(cb)
     print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x "
           f"wall; CPU {a_cpu:.1f} s vs {b_cpu:.1f} s, {b_cpu / a_cpu:.1f}x  (peer runs "
-          f"{', '.join(f'{r:.1f}' for r in runs)}; {load()})", flush=True)
+          f"{', '.join(f'{r:.1f}' for r in wb)}, CPU {', '.join(f'{c:.1f}' for c in cb)}; "
+          f"{load()})", flush=True)
     return a, b
 
 

@@ -47,11 +47,12 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
 #: one l-mer in one deletion pattern of the counting form (gathered key,
-#: radix pass, its share of the group scans): the rule between the two
+#: radix passes, its share of the group scans): the rule between the two
 #: compiled forms. Measured crossovers on nfe2 200-nt windows
-#: (bench_gkm.py --win-map, docs/performance.md): about 40 windows at
-#: (10, 6, 3) and (11, 7, 3), 100-200 at (12, 8, 4), none above 40 at (8, 4, 2).
-GKM_PAIRS_PER_SUBSET_ENTRY = 30.0
+#: (bench_gkm.py --win-map, docs/performance.md, CPU seconds): about 40
+#: windows at (10, 6, 3) and (11, 7, 3), about 100 at (12, 8, 4), none above
+#: 40 at (8, 4, 2).
+GKM_PAIRS_PER_SUBSET_ENTRY = 20.0
 #: Digit of the counting form's radix sorts (bits): 8 (two passes over 8 kept
 #: positions) against one pass of 16 on 1,166 nfe2 windows at (11, 7, 3):
 #: the 165 sorts take 1.9 s against 3.4 s CPU, 256 write streams staying in
