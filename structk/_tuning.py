@@ -151,8 +151,8 @@ MMD_BLOCK_ENTRIES = 4_000_000
 
 # ------------------------------------------------------------------- scale
 #: Objects per block of rows of Nystroem landmark features ``k(X, L) @ V``
-#: (with 2000 landmarks a block is 2000 x 2000 kernel values, 32 MB, per
-#: thread): memory against the number of kernel calls.
+#: and of the leverage-score pass (with 2000 landmarks a block is 2000 x 2000
+#: kernel values, 32 MB, per thread): memory against the number of kernel calls.
 LANDMARK_BLOCK_ROWS = 2000
 #: Objects per block of rows of a kernel's own feature matrix (rows are
 #: sparse or narrow): memory against the number of kernel calls.

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _tuning
 from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, take_prepared as take
 from ._tiling import checked_tile
@@ -205,7 +206,7 @@ def select_landmarks(kernel, X, P, m, method, rng):
 LEVERAGE_RIDGE = 1e-3
 
 
-def leverage_landmarks(kernel, X, P, m, rng, block_rows=2000):
+def leverage_landmarks(kernel, X, P, m, rng, block_rows=None):
     r"""``m`` landmarks drawn by approximate ridge leverage scores.
 
     A uniform pilot set ``S`` of ``max(1, m // 2)`` objects gives every
@@ -238,6 +239,7 @@ def leverage_landmarks(kernel, X, P, m, rng, block_rows=2000):
     mu = LEVERAGE_RIDGE * max(float(np.mean(np.diag(K_ss))), np.finfo(float).tiny)
     factor = cho_factor(K_ss + mu * np.eye(len(pilot)), lower=True)
     scores = np.empty(n)
+    block_rows = block_rows or _tuning.LANDMARK_BLOCK_ROWS
     for a in range(0, n, block_rows):
         b = min(a + block_rows, n)
         Pb = take(kernel, X, P, slice(a, b), "X")

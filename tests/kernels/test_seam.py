@@ -266,3 +266,55 @@ def test_composites_encode_a_shared_child_once(monkeypatch):
     P = k.prepare(GRAPHS)
     assert P[0] is not P[1]
     np.testing.assert_array_equal(k.gram_prepared(k.take(P, slice(1, 4))), K[1:4, 1:4])
+
+
+def test_random_walk_and_graphhopper_share_the_parsed_graphs(monkeypatch):
+    """WeisfeilerLehman() + RandomWalk() parses the graphs once (the walk
+    reorders its copy by label); GraphHopper shares the label-free parse of
+    ShortestPath(node_label=None). Values equal the parts' own."""
+    from structk.kernels import GraphHopper, RandomWalk
+    from structk.kernels.graphs import (graphhopper, random_walk, shortest_path,
+                                        weisfeiler_lehman)
+
+    parses = []
+    for module in (weisfeiler_lehman, random_walk, shortest_path, graphhopper):
+        original = module.parse_graphs
+        monkeypatch.setattr(module, "parse_graphs", lambda *a, _f=original, **kw:
+                            parses.append(a[2:] + tuple(kw.items())) or _f(*a, **kw))
+    for k, parts, n in [
+        (WeisfeilerLehman() + RandomWalk(), (WeisfeilerLehman(), RandomWalk()), 1),
+        (Normalize(RandomWalk(lam=0.02)) * WeisfeilerLehman(h=2) + ShortestPath(),
+         None, 1),
+        (GraphHopper() + ShortestPath(node_label=None),
+         (GraphHopper(), ShortestPath(node_label=None)), 1),
+        (WeisfeilerLehman() + RandomWalk(node_label=None), None, 2),  # read differently
+    ]:
+        parses.clear()
+        K = k(GRAPHS)
+        assert len(parses) == n, (k, parses)
+        if parts:
+            np.testing.assert_allclose(K, parts[0](GRAPHS) + parts[1](GRAPHS), rtol=1e-13)
+    P = (WeisfeilerLehman() + RandomWalk()).prepare(GRAPHS)
+    assert P[1].node_keys is not None and P[0] is not P[1]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_sorting_a_parse_by_label_equals_parsing_sorted(directed):
+    """sorted_by_label(parse) gives exactly parse(sort_by_label=True): nodes,
+    arcs, node and edge keys and node orders (graphs with shuffled node names)."""
+    from structk.kernels.graphs._encoding import parse_graphs, sorted_by_label
+
+    graphs = []
+    for i, g in enumerate(_graphs(directed)):
+        names = np.random.default_rng(i).permutation(len(g)).tolist()
+        g = nx.relabel_nodes(g, {v: f"v{names[v]}" for v in g})
+        nx.set_edge_attributes(g, {(u, v): (int(u[1:]) + 2 * int(v[1:])) % 3
+                                   for u, v in g.edges}, "bond")
+        graphs.append(g)
+    E = parse_graphs(graphs, "X", "label", "bond")
+    S, expected = sorted_by_label(E), parse_graphs(graphs, "X", "label", "bond",
+                                                   sort_by_label=True)
+    for field in ("node_ptr", "adj_ptr", "adj_idx", "node_keys", "edge_keys"):
+        np.testing.assert_array_equal(getattr(S, field), getattr(expected, field))
+    assert S.orders == expected.orders and S.directed == expected.directed
+    assert S.cache is not E.cache and not np.array_equal(S.node_keys, E.node_keys)

@@ -62,6 +62,14 @@ def test_leverage_landmarks_prefer_unexplained_points():
     assert ny.transform(Z).shape == (45, 6)
 
 
+def test_leverage_scores_in_blocks_pick_the_same_landmarks(tuning):
+    kw = dict(n_components=8, landmarks="leverage", random_state=3)
+    whole = Nystroem(Gaussian(sigma=1.5), **kw).fit(X)
+    tuning.set(LANDMARK_BLOCK_ROWS=7)  # 45 objects: 7 blocks, the last of 3
+    np.testing.assert_array_equal(Nystroem(Gaussian(sigma=1.5), **kw).fit(X).component_indices_,
+                                  whole.component_indices_)
+
+
 def test_dask_client_gives_the_same_nystroem_ridge():
     distributed = pytest.importorskip("distributed")
     y = np.sin(X[:, 0])

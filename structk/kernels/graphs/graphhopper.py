@@ -100,10 +100,17 @@ class GraphHopper(Kernel):
         check_scalar(self.gamma, "gamma", lower=0, lower_inclusive=False)
 
     # ------------------------------------------------------------ prepare
-    def _prepare(self, X, name):
+    # the graphs as WeisfeilerLehman(node_label=None) or ShortestPath(node_label=None)
+    # parse them (shared in a composite)
+    def _encoding_key(self):
+        return ("graphs", None, None)
+
+    def _encode(self, X, name):
+        return parse_graphs(X, name)
+
+    def _prepare_encoded(self, P, name):
         from ...algorithms.shortest_paths._numba import hop_distances, hopper_weights
 
-        P = parse_graphs(X, name)
         if P.directed:
             raise ValueError(
                 f"{name} holds directed graphs; GraphHopper takes undirected graphs "

@@ -64,7 +64,8 @@ from ... import _tuning
 from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
 from ..base import Kernel
-from ._encoding import check_same_direction, dense_ids, pairs_all, pairs_upper, parse_graphs
+from ._encoding import (check_same_direction, dense_ids, pairs_all, pairs_upper, parse_graphs,
+                        sorted_by_label)
 
 _KINDS = ("geometric", "exponential", "truncated")
 _PER_GRAPH = ("rho", "col")  # cached per graph; the other cached arrays are per node
@@ -241,8 +242,16 @@ class RandomWalk(Kernel):
         return self.node_label is None and self.edge_label is None
 
     # ----------------------------------------------------------------- input
-    def _prepare(self, X, name):
-        P = parse_graphs(X, name, self.node_label, self.edge_label, sort_by_label=True)
+    # the graphs as WeisfeilerLehman parses them (shared in a composite such as
+    # WeisfeilerLehman() + RandomWalk()), reordered here by node label
+    def _encoding_key(self):
+        return ("graphs", self.node_label, self.edge_label)
+
+    def _encode(self, X, name):
+        return parse_graphs(X, name, self.node_label, self.edge_label)
+
+    def _prepare_encoded(self, E, name):
+        P = sorted_by_label(E)
         sizes = P.sizes()
         P.cache["p"] = self._node_weights(P, self.start, "start", name)
         P.cache["q"] = (P.cache["p"] if self.stop == self.start

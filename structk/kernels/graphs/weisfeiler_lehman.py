@@ -90,8 +90,8 @@ class WeisfeilerLehman(Kernel):
     def _check_params(self):
         check_scalar(self.h, "h", lower=0, integer=True)
 
-    # WL and ShortestPath share the parsed graphs when they read the same
-    # node (and edge) labels: WeisfeilerLehman() + ShortestPath() parses once
+    # WL, ShortestPath and RandomWalk share the parsed graphs when they read the
+    # same node (and edge) labels: WeisfeilerLehman() + RandomWalk() parses once
     def _encoding_key(self):
         return ("graphs", self.node_label, self.edge_label)
 
