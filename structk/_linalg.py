@@ -181,11 +181,12 @@ def take_block(K, rows, cols=None, out=None):
     return out
 
 
-def restore_lower(K, d, rows=256):
+def restore_lower(K, d, rows=None):
     """Put back the lower triangle (from the intact upper one) and the
     diagonal ``d`` of a symmetric ``K`` whose lower part a factorisation
     overwrote."""
     n = K.shape[0]
+    rows = rows or _tuning.LOWER_TRIANGLE_BLOCK_ROWS
     for start in range(0, n, rows):
         stop = min(start + rows, n)
         block = K[start:stop, :stop]
@@ -195,12 +196,13 @@ def restore_lower(K, d, rows=256):
     np.fill_diagonal(K, d)
 
 
-def rkhs_norm_from_upper(K, d, A, rows=256):
+def rkhs_norm_from_upper(K, d, A, rows=None):
     """``sqrt(a^T K a)`` of each column ``a`` of ``A`` from the strict upper
     triangle of ``K`` and its diagonal ``d`` (the rest of ``K`` may hold a
     factor): ``sum_i d_i a_i^2 + 2 sum_{i<j} a_i K_ij a_j``, by row blocks."""
     A2 = A.reshape(A.shape[0], -1)
     n = K.shape[0]
+    rows = rows or _tuning.LOWER_TRIANGLE_BLOCK_ROWS
     sq = d @ (A2 * A2)
     for start in range(0, n, rows):
         stop = min(start + rows, n)
@@ -252,12 +254,13 @@ class FrontBlocks:
         self.order = new
 
 
-def permute_symmetric(K, q, strip_bytes=1 << 24):
+def permute_symmetric(K, q, strip_bytes=None):
     """``K[...] = K[q][:, q]`` in place (``q`` a permutation): rows moved
     along the permutation's cycles with one row of scratch, then columns
     gathered a strip of rows at a time (``strip_bytes`` of scratch, at most
-    a sixteenth of ``K``)."""
+    a sixteenth of ``K``; ``None``: ``_tuning.PERMUTE_STRIP_BYTES``)."""
     n = K.shape[0]
+    strip_bytes = strip_bytes or _tuning.PERMUTE_STRIP_BYTES
     done = q == np.arange(n)
     row = np.empty(n, dtype=K.dtype)
     for i in np.flatnonzero(~done).tolist():

@@ -164,6 +164,23 @@ TILE_WORK_FACTOR = 4
 #: the same block again.
 DISTRIBUTED_DECODED_MAX = 8
 
+# ------------------------------------------------- in-place matrix passes
+#: Rows (or, for the asymmetry search, a square block's side) per block of
+#: the passes over an n x n matrix that avoid an n^2 temporary: mirroring an
+#: upper triangle, the symmetry checks, restoring a lower triangle after a
+#: factorisation and the RKHS norm from an upper triangle, recomputing
+#: inaccurate distances, filling a failed output with NaN; and the scratch
+#: of an in-place symmetric permutation. Memory of one block's temporaries
+#: against the number of NumPy calls; the RKHS norm's sums follow its blocks,
+#: so its last bits change with ``LOWER_TRIANGLE_BLOCK_ROWS``.
+MIRROR_BLOCK_ROWS = 64
+PSD_SYMMETRY_BLOCK_ROWS = 64
+ASYMMETRY_BLOCK = 256
+LOWER_TRIANGLE_BLOCK_ROWS = 256
+DISTANCE_RECOMPUTE_BLOCK_ROWS = 256
+POISON_BLOCK_ROWS = 4096
+PERMUTE_STRIP_BYTES = 2**24
+
 # ---------------------------------------------------------------- learners
 #: ``solver="auto"``: a kernel with fixed feature columns is solved in the
 #: primal (LIBLINEAR on its features) from this many training objects on:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _linalg
+from . import _linalg, _tuning
 from ._validation import check_scalar
 from .exceptions import NotPSDError
 
@@ -148,9 +148,10 @@ def _as_square(K):
     return K, eps
 
 
-def _max_asymmetry(K, block=256):
+def _max_asymmetry(K, block=None):
     """``max |K - K^T|`` and where, computed block by block (no n^2 temporary)."""
     n = K.shape[0]
+    block = block or _tuning.ASYMMETRY_BLOCK
     worst, where = 0.0, (0, 0)
     for i0 in range(0, n, block):
         i1 = min(i0 + block, n)

@@ -193,9 +193,10 @@ def _sq_dist(P, Q, scale):
     return D
 
 
-def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=256):
+def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=None):
     """Replace the entries of ``D`` whose rounding bound is too large by the
     directly computed ``sum_k (x_k - y_k)^2`` (see :func:`_sq_dist`)."""
+    block = block or _tuning.DISTANCE_RECOMPUTE_BLOCK_ROWS
     for a in range(0, D.shape[0], block):
         b = min(a + block, D.shape[0])
         bound = gamma * (p2[a:b, None] + q2[None, :])

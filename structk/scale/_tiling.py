@@ -176,8 +176,9 @@ def _check_out(out, shape):
     return out
 
 
-def _poison(K, rows=4096):
+def _poison(K, rows=None):
     """Fill a failed output with NaN, in row blocks (no n^2 temporary)."""
+    rows = rows or _tuning.POISON_BLOCK_ROWS
     for start in range(0, K.shape[0], rows):
         K[start:start + rows] = np.nan
     if isinstance(K, np.memmap):

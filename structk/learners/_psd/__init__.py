@@ -146,8 +146,9 @@ def certify_small(K):
     return _linalg.cholesky_ok(K, PSD_RTOL * scale)
 
 
-def _symmetric(K, tol, rows=64):
+def _symmetric(K, tol, rows=None):
     """``max |K - K^T| <= tol``, a block of rows at a time (no n x n temporary)."""
+    rows = rows or _tuning.PSD_SYMMETRY_BLOCK_ROWS
     for start in range(0, K.shape[0], rows):
         block = K[start:start + rows] - K[:, start:start + rows].T
         np.abs(block, out=block)
