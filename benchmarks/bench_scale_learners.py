@@ -13,15 +13,16 @@ Part ``graphs``: ``n`` molecule-sized labelled graphs (random trees of 10-30
 atoms C/N/O/S with up to two ring closures; label: an N bonded to an O),
 ``KernelSVM(WeisfeilerLehmanOptimalAssignment(h=2), loss="squared_hinge",
 solver="nystroem", n_components=m)``, fitted and then predicting ``n // 10``
-new graphs. No peer runs at that size (GraKeL computes full Gram matrices).
+new graphs; ``--graph-solver primal`` solves the same SVM exactly on the
+kernel's own features (a vocabulary of the training graphs' label-rank
+columns) instead. No peer runs at that size (GraKeL computes full Gram
+matrices).
 
 Every measurement runs in a fresh process (so the peak resident memory,
 ``ru_maxrss``, is that run's own, data included); times are medians over
-``--repeat`` runs. Usage::
-
-    python benchmarks/bench_scale_learners.py --part dna --n 100000 --repeat 3
-    python benchmarks/bench_scale_learners.py --part graphs --n 20000 --m 2000
+``--repeat`` runs. See ``--help`` for the command lines of each size.
 """
+
 
 from __future__ import annotations
 
@@ -35,6 +36,24 @@ import sys
 import time
 
 import numpy as np
+
+EXAMPLES = """\
+sizes (measured times and memory: docs/scale.md, "Learners past the Gram matrix"):
+  small, under a minute each (a check that everything runs):
+    python benchmarks/bench_scale_learners.py --part dna --n 10000 --repeat 1
+    python benchmarks/bench_scale_learners.py --part graphs --n 2000 --m 200 --repeat 1
+  n = 10^5 sequences, structk and peer, medians of 3 (the default --n):
+    python benchmarks/bench_scale_learners.py --part dna --n 100000 --repeat 3
+  n = 10^6 sequences (goal: fit <= 10 min, predict 10^6 <= 2 min, peak <= 8 GB;
+  run it on a quiet machine; --only structk skips the peer):
+    python benchmarks/bench_scale_learners.py --part dna --n 1000000 --repeat 1
+    python benchmarks/bench_scale_learners.py --part dna --n 1000000 --repeat 1 --only structk
+  n = 10^5 graphs, Nystroem m = 2000 (goal: fit <= 15 min, <= 8 GB):
+    python benchmarks/bench_scale_learners.py --part graphs --n 100000 --m 2000 --repeat 1
+  the same graphs in the primal (exact, on WL-OA's own features):
+    python benchmarks/bench_scale_learners.py --part graphs --n 100000 --repeat 1 \\
+        --graph-solver primal
+"""
 
 MOTIF = "GATTACA"
 CHUNK = 20_000
@@ -148,13 +167,13 @@ def run_dna_peer(n, seed):
     return result(fit, predict, pred, t, data_mb, fit_mb, "liblinear")
 
 
-def run_graphs_structk(n, seed, m):
+def run_graphs_structk(n, seed, m, solver="nystroem"):
     from structk.kernels import WeisfeilerLehmanOptimalAssignment
     from structk.learners import KernelSVM
 
     def model(m):
         return KernelSVM(WeisfeilerLehmanOptimalAssignment(h=2), C=1.0, tol=1e-4,
-                         loss="squared_hinge", solver="nystroem", n_components=m,
+                         loss="squared_hinge", solver=solver, n_components=m,
                          random_state=seed)
 
     G, y = molecules(300, seed + 99)  # warm up
@@ -185,6 +204,7 @@ def child(args):
     kw = dict(n=args.n, seed=args.seed)
     if args.child.startswith("graphs"):
         kw["m"] = args.m
+        kw["solver"] = args.graph_solver
     print(json.dumps(RUNS[args.child](**kw)))
 
 
@@ -192,7 +212,7 @@ def measure(name, args):
     runs = []
     for r in range(args.repeat):
         cmd = [sys.executable, __file__, "--child", name, "--n", str(args.n),
-               "--m", str(args.m), "--seed", str(r)]
+               "--m", str(args.m), "--seed", str(r), "--graph-solver", args.graph_solver]
         out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"{name} failed:\n{out.stderr[-3000:]}")
@@ -203,12 +223,21 @@ def measure(name, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["dna", "graphs"], default="dna")
-    ap.add_argument("--n", type=int, default=100_000, help="training objects")
-    ap.add_argument("--m", type=int, default=2000, help="landmarks (graphs)")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
+    ap = argparse.ArgumentParser(description=__doc__.split("Every measurement")[0],
+                                 epilog=EXAMPLES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=["dna", "graphs"], default="dna",
+                    help="DNA sequences (structk and the peer) or graphs (default dna)")
+    ap.add_argument("--n", type=int, default=100_000,
+                    help="training objects (default 100000; as many new ones predicted "
+                         "for dna, n // 10 for graphs)")
+    ap.add_argument("--m", type=int, default=2000,
+                    help="landmarks of the graphs' Nystroem path (default 2000)")
+    ap.add_argument("--graph-solver", choices=["nystroem", "primal"], default="nystroem",
+                    help="the graphs' solver (default nystroem)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs per side, each in a fresh process; medians (default 3)")
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--only", choices=["structk", "peer"],
                     help="run one side only (e.g. structk at n = 10^6 on a busy machine)")
     ap.add_argument("--child", choices=sorted(RUNS), help=argparse.SUPPRESS)
@@ -222,7 +251,9 @@ def main():
     results = {name: measure(name, args) for name in names}
     what = (f"{args.n} DNA sequences of 200 nt, Normalize(Spectrum(k=6)), squared hinge"
             if args.part == "dna" else
-            f"{args.n} molecule graphs, WLOA(h=2), Nyström m={args.m}, squared hinge")
+            f"{args.n} molecule graphs, WLOA(h=2), "
+            f"{f'Nyström m={args.m}' if args.graph_solver == 'nystroem' else 'primal'}, "
+            "squared hinge")
     print(f"{what}; medians of {args.repeat} runs, each in a fresh process")
     from _timing import print_table
 
