@@ -115,9 +115,9 @@ class Kernel:
     #: computed in separate calls line up: what a linear model trained on
     #: them (the primal solvers of :mod:`structk.learners.primal`) needs.
     #: False where columns number the labels present in one call (the
-    #: shortest-path kernel, sets), and for the Weisfeiler-Lehman kernels,
-    #: whose columns are fixed but are 2^62 label hashes: no weight vector
-    #: spans them.
+    #: shortest-path kernel, sets) and for the Weisfeiler-Lehman kernels,
+    #: whose columns are 2^62 label hashes: those name their columns by
+    #: keys instead (``keyed_feature_columns``).
     fixed_feature_columns = False
     #: Whether the columns of :meth:`features` are named by keys that mean
     #: the same in every collection (:meth:`feature_keys_prepared`), though

@@ -511,7 +511,9 @@ def _first_method(est):
 # ---------------------------------------------------------------- check_psd
 def _beyond_gram_cases():
     """The learners' paths past the Gram (solver="primal" / "nystroem")."""
-    from structk.kernels import Gaussian, Normalize, Spectrum, WeisfeilerLehman
+    from structk.kernels import (
+        Gaussian, Jaccard, Normalize, ShortestPath, Spectrum, WeisfeilerLehman,
+    )
     from structk.learners import KernelRidge, KernelSVM
 
     seqs, y = ["ACGT", "AACC", "GGTT", "TTAA"], [0, 1, 0, 1]
@@ -522,8 +524,11 @@ def _beyond_gram_cases():
         Case("beyond-primal-no-features", lambda: KernelSVM(Gaussian(), solver="primal").fit(
             X, y), ValueError, ("primal", "Gaussian", "nystroem")),
         Case("beyond-primal-call-dependent-columns", lambda: KernelSVM(
-            WeisfeilerLehman(), solver="primal").fit(seqs, y), ValueError,
-            ("WeisfeilerLehman", "nystroem")),
+            WeisfeilerLehman() + ShortestPath(), solver="primal").fit(seqs, y), ValueError,
+            ("WeisfeilerLehman(h=5) + ShortestPath()", "nystroem")),
+        Case("beyond-primal-no-exact-features", lambda: KernelSVM(
+            Jaccard(), solver="primal").fit([{"a"}, {"b"}, {"c"}, {"d"}], y), ValueError,
+            ("Jaccard()", "nystroem")),
         Case("beyond-precomputed-nystroem", lambda: KernelRidge(solver="nystroem").fit(
             np.eye(4), [1.0, 2, 3, 4]), ValueError, ("precomputed",)),
         Case("beyond-n-components-zero", lambda: KernelSVM(Gaussian(), solver="nystroem",
