@@ -14,9 +14,37 @@ through the ``tuning`` fixture of ``tests/conftest.py``::
     def test_threads_even_for_small_jobs(tuning):
         tuning.set(ALIGNMENT_PARALLEL_CELLS=0)
 
+A caller that knows more than the sizes (a cross-validation that will
+solve hundreds of small problems) overrides an entry for the duration of a
+block with :func:`override`; nothing outlives the block, so a result and
+the code path never depend on what ran before in the process.
+
 The rule each number feeds sits beside the algorithm it serves, in
 :mod:`structk.algorithms`.
 """
+
+from contextlib import contextmanager
+
+
+@contextmanager
+def override(**values):
+    """Set entries of this module for the duration of a ``with`` block
+    (restored on exit, also on an exception). Unknown names raise."""
+    import sys
+
+    module = sys.modules[__name__]
+    old = {}
+    for name in values:
+        if not name.isupper() or not hasattr(module, name):
+            raise AttributeError(f"structk._tuning has no entry {name!r}")
+        old[name] = getattr(module, name)
+    try:
+        for name, value in values.items():
+            setattr(module, name, value)
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(module, name, value)
 
 # ---------------------------------------------------------------- BLAS threads
 #: Matrices of at most this order are factorised on one BLAS thread: the
@@ -219,12 +247,13 @@ SVM_NUMPY_WORK = 2_000_000
 #: on the block of the Gram itself, permuted in place (an exact fit then
 #: peaks near the Gram's own bytes).
 SVM_BLOCK_COPY_MAX_FRACTION = 0.15
-#: After this many NumPy SMO iterations in a process (about 0.6 s at 30 us
-#: an iteration, against 0.2-0.35 s to load the compiled solver) the small
-#: problems run compiled too: ``structk cv`` on the 200 bundled motif
-#: sequences (360 fits of ~144 objects, ~880 iterations each) spent 29 s of
-#: 34 s in the NumPy solver at load 4.
-SVM_NUMPY_PROCESS_ITERATIONS = 20_000
+#: Whether those small problems run the very same iterates compiled instead
+#: (identical results). A caller that solves many small problems turns it on
+#: for their duration with :func:`override`: ``structk cv`` and ``fit``'s
+#: inner folds (on the 200 bundled motif sequences 360 fits of ~144 objects,
+#: ~880 iterations each, spent 29 s of 34 s in the NumPy solver at load 4);
+#: loading the compiled solver (0.2-0.35 s) would not pay for one fit.
+SVM_SMALL_COMPILED = False
 #: Training Grams of at most this order are factorised by ``psd_check="auto"``
 #: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions
 #: only. Changes which slightly indefinite Grams are caught, not any fit.

@@ -367,7 +367,14 @@ def _fold(spec, K, y, train, test, splits, task):
     """Nested evaluation of one outer fold: choose the grid point on the
     training part, refit there, score the test part beside the baseline.
     ``K`` is a Gram, or a list of ``(kernel params, Gram)`` whose kernel
-    parameters are chosen with the learner's on the inner folds."""
+    parameters are chosen with the learner's on the inner folds. A fold
+    solves many small problems: their SVMs run compiled from the start
+    (the same iterates, ``_tuning.SVM_SMALL_COMPILED``)."""
+    with _tuning.override(SVM_SMALL_COMPILED=True):
+        return _nested_fold(spec, K, y, train, test, splits, task)
+
+
+def _nested_fold(spec, K, y, train, test, splits, task):
     from sklearn.base import clone
 
     inner = _inner_splits(splits, train, y, task)

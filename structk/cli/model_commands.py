@@ -128,7 +128,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name)
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _tuning.override(SVM_SMALL_COMPILED=True):
         warnings.simplefilter("ignore")
         chosen, ties = _choose(inner, K, y, everything,
                                _inner_splits(splits, everything, y, task), task)

@@ -12,11 +12,11 @@ module                        what
 ``_tuning.SVM_NUMPY_MAX_N`` variables in
 NumPy, which needs nothing compiled, for a budget of iterations; a problem
 that needs more goes on in the compiled solver from where NumPy stopped.
-Larger problems go to the compiled solver directly. Once a process has
-spent ``_tuning.SVM_NUMPY_PROCESS_ITERATIONS`` NumPy iterations (a
-cross-validation with a grid solves hundreds of small problems), loading
-the compiled solver pays, and the same first iterates run compiled. Both
-forms follow the same iterates, so the result does not depend on the path.
+Larger problems go to the compiled solver directly. A caller that solves
+hundreds of small problems (a cross-validation with a grid) sets
+``_tuning.SVM_SMALL_COMPILED`` for their duration (``_tuning.override``),
+and the same first iterates run compiled. Both forms follow the same
+iterates, so the result does not depend on the path.
 """
 
 from __future__ import annotations
@@ -25,10 +25,6 @@ import numpy as np
 
 from ... import _tuning
 from .numpy_smo import objective, rho, smo_numpy
-
-
-#: NumPy SMO iterations run in this process (see the module docstring)
-_numpy_iterations = 0
 
 
 def solve(K, y, C, eps, tau, shrinking, max_iter):
@@ -48,11 +44,9 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
         alpha, _, rho_, obj, it, converged = smo(K, y, C, eps, tau, shrinking, max_iter,
                                                  np.zeros(n), -np.ones(n))
         return alpha, rho_, obj, it, converged
-    global _numpy_iterations
     budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
-    if _numpy_iterations < _tuning.SVM_NUMPY_PROCESS_ITERATIONS:
+    if not _tuning.SVM_SMALL_COMPILED:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
-        _numpy_iterations += it
     else:  # the NumPy iterates, compiled (without shrinking)
         from .numba_smo import smo
 
