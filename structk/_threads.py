@@ -16,6 +16,7 @@ built once per process, on first use, after SciPy's LAPACK is loaded.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager, nullcontext
 
 from . import _tuning
@@ -118,6 +119,56 @@ def even_bounds(n, parts):
     return [c * n // parts for c in range(parts + 1)]
 
 
+def interrupt_from(exc):
+    """``KeyboardInterrupt`` if ``exc`` is the ``SystemError`` by which an
+    interrupt during a compiled call surfaces, else ``None``.
+
+    numba boxes a returned array by calling into Python; a Ctrl-C that
+    arrived during the compiled loop is handled there, and the interpreter
+    reports ``SystemError: ... returned a result with an exception set``
+    with the ``KeyboardInterrupt`` as its cause.
+    """
+    seen = set()
+    while isinstance(exc, BaseException) and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return KeyboardInterrupt()
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def compiled_call(fn, *args):
+    """``fn(*args)`` for a compiled ``fn``: an interrupt during the call
+    surfaces as ``KeyboardInterrupt`` (see :func:`interrupt_from`)."""
+    try:
+        return fn(*args)
+    except SystemError as exc:
+        interrupt = interrupt_from(exc)
+        if interrupt is None:
+            raise
+        raise interrupt from None
+
+
+_worker = threading.local()
+
+
+def check_cancelled():
+    """Raise ``KeyboardInterrupt`` in a chunk of :func:`run_chunks` whose
+    caller was interrupted: long chunks call this between their compiled
+    calls, so that the interrupt does not wait for them to finish."""
+    event = getattr(_worker, "cancelled", None)
+    if event is not None and event.is_set():
+        raise KeyboardInterrupt
+
+
+def _chunk(event, fn, lo, hi):
+    _worker.cancelled = event
+    try:
+        return fn(lo, hi)
+    finally:
+        _worker.cancelled = None
+
+
 def run_chunks(fn, bounds, threads):
     """``fn(bounds[c], bounds[c + 1])`` for every non-empty chunk ``c``.
 
@@ -131,16 +182,20 @@ def run_chunks(fn, bounds, threads):
     """
     chunks = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     if threads <= 1 or len(chunks) <= 1:
-        for lo, hi in chunks:
-            fn(lo, hi)
+        for lo, hi in chunks:  # a Ctrl-C is answered between chunks
+            compiled_call(fn, lo, hi)
         return
     from concurrent.futures import ThreadPoolExecutor
 
+    cancelled = threading.Event()
     with ThreadPoolExecutor(max_workers=min(threads, len(chunks))) as pool:
-        futures = [pool.submit(fn, lo, hi) for lo, hi in chunks]
+        futures = [pool.submit(_chunk, cancelled, fn, lo, hi) for lo, hi in chunks]
         try:
             for f in futures:
                 f.result()
+        except BaseException:
+            cancelled.set()  # running chunks stop at their next check
+            raise
         finally:
             for f in futures:
                 f.cancel()

@@ -71,6 +71,10 @@ KMER_COUNTER_SPACE = 2**16
 #: Memory (bytes) the mismatch expansion may use when the machine's available
 #: memory cannot be read; beyond it the expansion is refused (an error).
 MISMATCH_MEMORY_FALLBACK = 4 * 2**30
+#: Mismatch neighbours expanded per compiled call (about 0.1-0.3 s): a
+#: Ctrl-C is answered between calls, against a Python call and a copy of
+#: the rows per chunk.
+MISMATCH_CHUNK_NEIGHBOURS = 2**22
 
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling

@@ -378,11 +378,29 @@ class Mismatch(_KmerKernel):
         return F
 
     def _expand(self, P):
+        from .._threads import compiled_call
         from ..algorithms.kmers._numba import mismatch_rows
 
-        A, k = len(self._alphabet), int(self.k)
+        A, k, m = len(self._alphabet), int(self.k), int(self.m)
         ids, ptr = self._kmers(P)
-        return self._csr(*mismatch_rows(ids, ptr, k, A, int(self.m), A ** k))
+        # rows in chunks of about MISMATCH_CHUNK_NEIGHBOURS neighbours, so that
+        # a Ctrl-C is answered between them (the rows do not depend on each other)
+        size = sum(math.comb(k, i) * (A - 1) ** i for i in range(m + 1))
+        per_row = np.diff(ptr) * size
+        step = _tuning.MISMATCH_CHUNK_NEIGHBOURS
+        ends = np.searchsorted(np.cumsum(per_row), np.arange(1, per_row.sum() // step + 1) * step,
+                               side="right")
+        bounds = np.unique(np.concatenate([[0], ends, [len(per_row)]]).astype(np.int64))
+        if len(bounds) == 1:  # no rows
+            bounds = np.zeros(2, dtype=np.int64)
+        parts = [compiled_call(mismatch_rows, ids[ptr[lo]:ptr[hi]], ptr[lo:hi + 1] - ptr[lo],
+                               k, A, m, A ** k) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        if len(parts) == 1:
+            return self._csr(*parts[0])
+        offsets = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
+        indptr = np.concatenate([[0]] + [part[0][1:] + o for part, o in zip(parts, offsets)])
+        return self._csr(indptr, np.concatenate([part[1] for part in parts]),
+                         np.concatenate([part[2] for part in parts]))
 
     def _raw_features(self, P):
         return P

@@ -5,9 +5,12 @@ Usage (with the checkout to audit on PYTHONPATH)::
     PYTHONPATH=/path/to/checkout python tests/bad_input/audit.py [--timeout 20] [--verbose]
 
 Each case of ``bad_input_cases.py`` runs in a forked child with a time
-limit; outcomes: clear (the right exception naming the item), unclear (wrong
-type, item not named, traceback, crash), silent (no error: a wrong answer),
-hang (time limit), n/a (the case's API does not exist in that checkout).
+limit; outcomes: clear (the right exception naming the item), warned (the
+warning naming the item that a warning case wants), correct (the right
+answer of an unusual input), unclear (wrong type, item not named,
+traceback, crash), silent (no error: a wrong answer), wrong (an answer the
+case's check refuses), hang (time limit), n/a (the case's API does not
+exist in that checkout). The last line gives the counts by outcome.
 POSIX only (``os.fork``).
 """
 
@@ -99,8 +102,9 @@ def main():
         counts[result] += 1
         if args.verbose or result not in ("clear", "n/a"):
             print(f"{result:8s} {case.id}: {detail[:200]}", flush=True)
-    print(f"{len(cases)} cases: " + ", ".join(
-        f"{counts[k]} {k}" for k in ("clear", "unclear", "silent", "hang", "n/a")))
+    print(f"{len(cases)} cases: {counts['clear']} clear error naming the item, "
+          f"{counts['correct']} correct result, {counts['warned']} warning naming the item; "
+          + ", ".join(f"{counts[k]} {k}" for k in ("unclear", "silent", "wrong", "hang", "n/a")))
 
 
 if __name__ == "__main__":

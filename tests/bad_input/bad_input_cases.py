@@ -1,7 +1,10 @@
 """The bad-input cases: what a careful user might pass, and the error it must get.
 
 Each :class:`Case` is one call that must raise ``error`` with a message
-naming the offending item (every string in ``names`` must appear in it).
+naming the offending item (every string in ``names`` must appear in it);
+a case of kind ``"warning"`` must instead warn with ``error`` (a warning
+class) naming ``names`` and return, and one of kind ``"result"`` must
+return a value that ``check`` accepts (an unusual input with a right answer).
 ``test_bad_input.py`` runs them; ``audit.py`` runs them one process each with
 a time limit and counts the outcomes (clear error / unclear error or
 traceback / silent wrong answer / hang) against any checkout.
@@ -33,8 +36,14 @@ class Case:
 
     id: str
     call: object  # zero-argument callable
-    error: object  # exception type or tuple of types
+    error: object  # exception type or tuple of types (a warning class for "warning")
     names: tuple = ()
+    kind: str = "error"  # "error", "warning" or "result"
+    check: object = None  # for "result": value -> bool
+
+
+#: What :func:`outcome` reports for a case that behaves as its kind requires.
+EXPECTED = {"error": "clear", "warning": "warned", "result": "correct"}
 
 
 class SetupError(Exception):
@@ -1099,20 +1108,66 @@ def all_cases(tmp):
             + _beyond_gram_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
             + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp)
-            + _repair_cases())
+            + _repair_cases() + _answer_cases())
+
+
+def _unrelated_sequences():
+    rng = np.random.default_rng(0)
+    return ["".join(rng.choice(list("ACGT"), 20)) for _ in range(6)]
+
+
+def _label_graph(label):
+    G = _graph(2)
+    G.nodes[0]["label"] = label
+    return G
+
+
+def _answer_cases():
+    """Unusual inputs with a right answer: a value, or a result and a warning."""
+    return [
+        Case("spectrum-all-shorter-than-k-zero-features",
+             lambda: _k("Normalize", _k("Spectrum", k=10)())()(["ACG", "TTGA", ""]), None,
+             kind="result", check=lambda K: K.shape == (3, 3) and not K.any()),
+        Case("spectrum-protein-peptides-shorter-than-k-zero-features",
+             lambda: _k("Normalize", _k("Spectrum", k=6, alphabet="protein")())()(["MKV", "GA"]),
+             None, kind="result", check=lambda K: K.shape == (2, 2) and not K.any()),
+        Case("wl-labels-2**53-and-2**53+1-stay-distinct",
+             lambda: _k("WeisfeilerLehman", h=1)()([_label_graph(2**53), _label_graph(2**53 + 1)]),
+             None, kind="result", check=lambda K: K[0, 1] < K[0, 0] == K[1, 1]),
+        Case("normalized-gram-numerically-identity-warns",
+             lambda: _k("Normalize", _k("Spectrum", k=12)())()(_unrelated_sequences()), UserWarning,
+             ("Spectrum",), kind="warning"),
+    ]
 
 
 def outcome(case):
-    """``"clear"``, ``"unclear"`` (wrong type, item not named, traceback),
-    ``"silent"`` (no error) or ``"n/a"`` (the case's API is missing), with
-    a one-line description."""
+    """``"clear"`` (an error of kind ``"error"`` that names the item),
+    ``"warned"`` (the warning a ``"warning"`` case wants), ``"correct"`` (a
+    ``"result"`` case's right answer), ``"unclear"`` (wrong type, item not
+    named, traceback), ``"silent"`` (no error or warning: a wrong answer),
+    ``"wrong"`` (a result ``check`` refuses) or ``"n/a"`` (the case's API is
+    missing), with a one-line description."""
+    import warnings
+
     try:
-        case.call()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = case.call()
     except SetupError as exc:
         return "n/a", str(exc)
     except BaseException as exc:  # noqa: BLE001 - classifying every outcome
         message = str(exc)
-        if isinstance(exc, case.error) and all(w in message for w in case.names):
+        if case.kind == "error" and isinstance(exc, case.error) \
+                and all(w in message for w in case.names):
             return "clear", message.splitlines()[0] if message else ""
         return "unclear", f"{type(exc).__name__}: {message[:300]}"
+    if case.kind == "result":
+        return ("correct", "right answer") if case.check(value) else ("wrong", repr(value)[:300])
+    if case.kind == "warning":
+        for w in caught:
+            message = str(w.message)
+            if issubclass(w.category, case.error) and all(n in message for n in case.names):
+                return "warned", message.splitlines()[0]
+        if caught:
+            return "unclear", f"{caught[0].category.__name__}: {str(caught[0].message)[:300]}"
     return "silent", "no error"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from signal_util import wait_for_handler
 
 from structk import cli
 from structk.cli import commands
@@ -189,23 +190,6 @@ def test_demo_quick_prints_tables_and_catches_the_sigmoid(capsys):
 
 
 # ------------------------------------------------------------- signals
-def _wait_for_handler(proc, signum, timeout):
-    """Wait until process ``proc`` has a handler for ``signum`` (the bit in
-    the ``SigCgt`` mask of ``/proc/PID/status``); False if it never does
-    within ``timeout`` seconds or ends first."""
-    import time
-    from pathlib import Path
-
-    status = Path(f"/proc/{proc.pid}/status")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        for line in status.read_text().splitlines():
-            if line.startswith("SigCgt:") and int(line.split()[1], 16) >> (signum - 1) & 1:
-                return True
-        time.sleep(0.02)
-    return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("signame, code, word", [("SIGINT", 130, "interrupted"),
                                                   ("SIGTERM", 143, "terminated")])
@@ -231,7 +215,7 @@ def test_ctrl_c_and_sigterm_stop_at_once_with_one_line(tmp_path, signame, code, 
     )
     # ready when the command's main thread catches SIGTERM: it sets that
     # handler as it starts the worker thread that computes the Gram
-    assert _wait_for_handler(proc, signal.SIGTERM, timeout=30), "the command never started"
+    assert wait_for_handler(proc, signal.SIGTERM, timeout=30), "the command never started"
     time.sleep(0.3)
     proc.send_signal(getattr(signal, signame))
     err = proc.communicate(timeout=60)[1]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
+from ..._threads import check_cancelled
 from .numpy_smo import objective, rho, smo_numpy
 
 
@@ -39,23 +40,53 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
     """
     n = K.shape[0]
     if n > _tuning.SVM_NUMPY_MAX_N:
-        from .numba_smo import smo
-
-        alpha, _, rho_, obj, it, converged = smo(K, y, C, eps, tau, shrinking, max_iter,
-                                                 np.zeros(n), -np.ones(n))
+        alpha, _, rho_, obj, it, converged = _compiled(
+            K, y, C, eps, tau, shrinking, max_iter, np.zeros(n), -np.ones(n))
         return alpha, rho_, obj, it, converged
     budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
     if not _tuning.SVM_SMALL_COMPILED:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     else:  # the NumPy iterates, compiled (without shrinking)
-        from .numba_smo import smo
-
-        alpha, G, _, _, it, converged = smo(K, y, C, eps, tau, False, budget,
-                                            np.zeros(n), -np.ones(n))
+        alpha, G, _, _, it, converged = _compiled(K, y, C, eps, tau, False, budget,
+                                                  np.zeros(n), -np.ones(n))
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
-    from .numba_smo import smo
-
-    alpha, _, rho_, obj, more, converged = smo(K, y, C, eps, tau, shrinking, max_iter - it,
-                                               alpha, G)
+    alpha, _, rho_, obj, more, converged = _compiled(
+        K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
     return alpha, rho_, obj, it + more, converged
+
+
+def _compiled(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
+    """:func:`.numba_smo.smo` on a thread of its own while this one waits,
+    so that a Ctrl-C (or the cancelling of the chunk that runs this, see
+    :func:`structk._threads.check_cancelled`) is answered at once: the
+    solver is then told to stop at its next checkpoint (milliseconds) and
+    ``KeyboardInterrupt`` raised. Uninterrupted, the result is that of the
+    direct call."""
+    import threading
+
+    from .numba_smo import smo_stoppable
+
+    stop = np.zeros(1, dtype=np.int64)
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = smo_stoppable(K, y, C, eps, tau, shrinking, max_iter,
+                                             alpha0, G0, stop)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="structk SMO", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            check_cancelled()
+    except BaseException:
+        stop[0] = 1
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -238,10 +238,19 @@ _two_variable_step = numba.njit(cache=True)(two_variable_step)
 
 @numba.njit(cache=True, nogil=True)
 def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
+    """Solve the C-SVM dual; see the module docstring and :func:`smo_stoppable`."""
+    return smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0,
+                         np.zeros(1, dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
     """Solve the C-SVM dual; see the module docstring.
 
     Starts from the feasible point ``alpha0`` whose gradient is ``G0``
-    (``0`` and ``-1`` for a cold start; both are copied).
+    (``0`` and ``-1`` for a cold start; both are copied). Another thread
+    setting ``stop[0]`` to 1 ends the solve at its next shrinking
+    checkpoint (every ``min(n, 1000)`` iterations), unconverged.
 
     Returns
     -------
@@ -296,6 +305,8 @@ def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
                     Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
                         K, idx, y, alpha, G, QD, C)
             pi, Gmax = _select_i(yc, Gc, up, act, n_active)
+            if stop[0] != 0:
+                break
         pj, Gmax2 = _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau)
         if Gmax + Gmax2 < eps or pj == -1:
             if n_active == n:
