@@ -252,7 +252,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         budget = _tuning.SVM_BLOCK_COPY_MAX_FRACTION * n * n
         if machines[0][0] is not None and threads * largest**2 > budget:
             threads = 1  # one buffer, or none
-            if largest**2 > budget:
+            if largest**2 > budget and K.flags.writeable:  # a read-only Gram: copies
                 front = FrontBlocks(K)
 
         def block(rows):

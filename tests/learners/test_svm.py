@@ -172,6 +172,12 @@ def test_one_vs_one_in_place_equals_copied_blocks_bit_for_bit(loss, tuning):
     for name in ("dual_coef_", "support_", "intercept_", "n_iter_", "dual_objective_",
                  "rkhs_norm_"):
         np.testing.assert_array_equal(getattr(in_place, name), getattr(copied, name), name)
+    if loss == "hinge":  # a read-only Gram (a memory map, say) is never written
+        tuning.set(SVM_BLOCK_COPY_MAX_FRACTION=default)
+        K.flags.writeable = False
+        read_only = KernelSVM(C=2.0, loss=loss).fit(K, y)
+        np.testing.assert_array_equal(read_only.dual_coef_, in_place.dual_coef_)
+        K = K.copy()
     # and with a kernel (the learner's own Gram, left permuted)
     from structk.kernels import Gaussian
 
