@@ -131,6 +131,8 @@ class LearnerSpec:
     estimator: object
     grid: dict = field(default_factory=dict)
     name: str = ""
+    #: parameters whose grid is the default, to be fitted to the Gram's scale
+    scaled: tuple = ()
 
     def __post_init__(self):
         self.grid = {k: list(v) for k, v in self.grid.items()}
@@ -145,10 +147,44 @@ def learner_spec(estimator, grid=None, given=()):
     grid = dict(grid or {})
     if type(estimator).__name__ == "KernelRidgeCV" and "alphas" not in given:
         estimator = estimator.set_params(alphas=DEFAULT_RIDGE_CV_ALPHAS)
+    scaled = []
     for param, values in DEFAULT_GRIDS.get(type(estimator).__name__, {}).items():
         if param not in given and param not in grid:
             grid[param] = list(values)
-    return LearnerSpec(estimator, grid)
+            scaled += [param] if param in SCALED_DEFAULTS else []
+    return LearnerSpec(estimator, grid, scaled=tuple(scaled))
+
+
+#: Default grids placed on the scale of the Gram matrix (see :func:`scaled_spec`).
+SCALED_DEFAULTS = ("C",)
+
+
+def gram_scale(K):
+    """The spread of a Gram matrix about its centre, ``trace(HKH) / n`` =
+    mean of the diagonal minus mean of all entries (the mean squared
+    distance of the objects to their centroid in feature space, halved
+    twice over pairs): what a penalty ``C`` multiplies."""
+    return float(np.mean(np.diagonal(K)) - np.mean(K))
+
+
+def scaled_spec(spec, grams):
+    """``spec`` with its default ``C`` grid moved by whole decades to the
+    scale ``s`` of the Gram matrices ``grams`` (:func:`gram_scale`, median
+    over a kernel grid): the C-SVM on ``t K`` with ``C`` is the one on ``K``
+    with ``t C``, so ``C`` is searched in ``10**-round(log10 s)`` times
+    0.01 ... 1e4. The labels play no part. A normalised random walk on
+    MUTAG (entries in [0.79, 1], s = 0.033) chose C = 1e4, the top of the
+    unmoved grid, on 10/10 outer folds; the moved grid 0.1 ... 1e5 holds
+    that optimum inside."""
+    if not spec.scaled:
+        return spec
+    s = float(np.median([gram_scale(K) for K in grams]))
+    if not (np.isfinite(s) and s > 0.0):
+        return spec
+    shift = 10.0 ** -round(np.log10(s))
+    grid = {k: ([_tidy(v * shift) for v in vals] if k in spec.scaled else vals)
+            for k, vals in spec.grid.items()}
+    return LearnerSpec(spec.estimator, grid)
 
 
 def _learner_name(estimator, grid):
@@ -573,6 +609,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
         # every fold's K[train][:, train] is a principal submatrix of the
         # certified K, hence PSD too: no check per fold
         for spec in specs:
+            spec = scaled_spec(spec, [G for _, G in K] if kernel_grid else [K])
             estimator = clone(spec.estimator)
             fixed = {"kernel": "precomputed"}
             if report.is_psd and "psd_check" in estimator.get_params(deep=False):

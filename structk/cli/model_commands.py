@@ -116,7 +116,8 @@ def _choose_params(spec, kernel, objects, y, task, args):
     from sklearn.base import clone
 
     from ..psd import check_psd
-    from .evaluation import LearnerSpec, Splits, _choose, _inner_splits, compute_gram
+    from .evaluation import (LearnerSpec, Splits, _choose, _inner_splits, compute_gram,
+                             scaled_spec)
 
     fitted = clone(kernel).fit(objects)
     prepared = fitted.prepare(objects, "X")
@@ -125,6 +126,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     fixed = {"kernel": "precomputed"}
     if check_psd(K).is_psd and "psd_check" in spec.estimator.get_params(deep=False):
         fixed["psd_check"] = "none"
+    spec = scaled_spec(spec, [K])
     inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name)
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))

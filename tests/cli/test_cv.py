@@ -430,3 +430,30 @@ def test_kernel_grid_is_chosen_with_the_learner_on_inner_folds(moons_csv, capsys
         assert fold["params"] == {"sigma": s, "C": search.best_params_["C"]}
         assert fold["score"] == pytest.approx(
             search.score(Ks[sigmas.index(s)][np.ix_(te, tr)], labels[te]))
+
+
+def test_default_c_grid_moves_to_the_gram_scale():
+    """The default C grid moves by decades with the Gram's scale (what C
+    multiplies: the SVM on t K with C is the SVM on K with t C); a grid
+    written in the expression stays as written."""
+    from structk.cli.evaluation import gram_scale, learner_spec, scaled_spec
+    from structk.learners import KernelSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    H = np.eye(40) - 1 / 40
+    assert gram_scale(K) == pytest.approx(np.trace(H @ K @ H) / 40)
+    base = learner_spec(KernelSVM(), {}, set())
+    assert scaled_spec(base, [K / gram_scale(K)]).grid == base.grid  # s = 1
+    moved = scaled_spec(base, [1e-3 * K / gram_scale(K)]).grid["C"]
+    assert moved == [10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7]
+    assert scaled_spec(base, [0.05 * K / gram_scale(K)]).grid["C"][0] == 0.1  # 10^round(1.3)
+    given = learner_spec(KernelSVM(), {"C": [1.0, 2.0]}, {"C"})
+    assert scaled_spec(given, [1e-3 * K]).grid == {"C": [1.0, 2.0]}
+    # the premise: scaling K by t is scaling C by t
+    t = 1e-3
+    a = KernelSVM(kernel="precomputed", C=10.0).fit(t * K, y).decision_function(t * K)
+    b = KernelSVM(kernel="precomputed", C=10.0 * t).fit(K, y).decision_function(K)
+    np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
