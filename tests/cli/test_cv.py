@@ -297,7 +297,14 @@ def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
     row = json.loads(out)
     assert row["mean"] >= 0.85 and row["baseline"]["mean"] == pytest.approx(0.665, abs=0.01)
     assert row["one_class_folds"] == 0 and len(row["folds"]) == 10
-    # C = 1e4, the top of the default grid, wins on every fold: a note says so
+    # the default grid, moved to the Gram's scale (entries in [0.79, 1]),
+    # holds the optimum C = 1e4 inside: no edge, no note
+    assert [f["params"]["C"] for f in row["folds"]] == [1e4] * 10
+    assert row["grid"]["C"][-1] == 1e5 and not row["grid_edge_folds"] and "note" not in err
+    # the unmoved grid stops at C = 1e4, which wins on every fold: a note says so
+    code, out, err = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
+                         "--learner", "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000, 10000])",
+                         "--quiet")
     assert err.startswith("note: Normalize(RandomWalk(lam=0.01)), KernelSVM: C = 10000, the "
                           "largest value of its grid, was chosen on 10/10 outer folds")
     # the old default (C=1 fixed) predicted the majority class on every fold
