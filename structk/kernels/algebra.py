@@ -203,7 +203,27 @@ class _Unary(Kernel):
         return self.kernel._take(P, index)
 
 
-class Scaled(_Unary):
+class _SameColumns(_Unary):
+    """A kernel whose features are the inner kernel's, each rescaled: the
+    same columns, so the same feature properties and keys."""
+
+    @property
+    def has_features(self):
+        return self.kernel.has_features
+
+    @property
+    def fixed_feature_columns(self):
+        return self.kernel.fixed_feature_columns
+
+    @property
+    def keyed_feature_columns(self):  # the part's columns, rescaled
+        return self.kernel.keyed_feature_columns
+
+    def _feature_keys(self, P):
+        return self.kernel._feature_keys(P)
+
+
+class Scaled(_SameColumns):
     """A kernel times a non-negative constant, ``factor * k(x, y)``.
 
     Written ``c * k``; a negative factor raises ``ValueError`` since
@@ -225,21 +245,6 @@ class Scaled(_Unary):
                 f"scale factor must be finite and >= 0 to keep the kernel "
                 f"positive semi-definite, got {self.factor!r}"
             )
-
-    @property
-    def has_features(self):
-        return self.kernel.has_features
-
-    @property
-    def fixed_feature_columns(self):
-        return self.kernel.fixed_feature_columns
-
-    @property
-    def keyed_feature_columns(self):  # the part's columns, rescaled
-        return self.kernel.keyed_feature_columns
-
-    def _feature_keys(self, P):
-        return self.kernel._feature_keys(P)
 
     @property
     def _has_log_form(self):
@@ -487,7 +492,7 @@ class Exp(LogForm, _Unary):
         return L - 0.5 * dx[:, None] - 0.5 * dy[None, :]
 
 
-class Normalize(_Unary):
+class Normalize(_SameColumns):
     """Cosine normalisation, ``k(x, y) / sqrt(k(x, x) k(y, y))``.
 
     Every object with ``k(x, x) > 0`` gets unit norm in feature space.
@@ -504,21 +509,6 @@ class Normalize(_Unary):
 
     def __init__(self, kernel):
         self.kernel = kernel
-
-    @property
-    def has_features(self):
-        return self.kernel.has_features
-
-    @property
-    def fixed_feature_columns(self):
-        return self.kernel.fixed_feature_columns
-
-    @property
-    def keyed_feature_columns(self):  # the part's columns, rescaled
-        return self.kernel.keyed_feature_columns
-
-    def _feature_keys(self, P):
-        return self.kernel._feature_keys(P)
 
     def _features(self, P):
         return normalized_features(self.kernel._features(P))
