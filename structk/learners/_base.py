@@ -385,7 +385,10 @@ def check_targets(y, n_objects):
     """Regression targets as float64, shape (n,) or (n, n_outputs)."""
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
-    Y = np.asarray(y)
+    try:
+        Y = np.asarray(y)  # a ragged y fails here
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must hold numbers: {exc}") from None
     if Y.dtype.kind == "c":
         bad = np.flatnonzero(np.ravel(Y.imag) != 0)
         at = tuple(int(i) for i in np.unravel_index(bad[0] if bad.size else 0, Y.shape))

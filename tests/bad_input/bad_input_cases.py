@@ -1054,6 +1054,8 @@ def _naming_cases(tmp):
              CLIRefused, ("--inner-folds", "at least 2")),
         Case("ridge-complex-target", lambda: _ridge_fit([1.0, 2.0, 3.0, 4.0 + 2j]),
              ValueError, ("y[3]", "complex")),
+        Case("ridge-ragged-target", lambda: _ridge_fit([1.0, [2.0, 3.0], 3.0, 4.0]),
+             ValueError, ("y must hold numbers",)),
     ]
 
 
