@@ -45,11 +45,11 @@ def _tiny_sequences(rng, n=12, max_len=5, alphabet=ALPHABET):
             for _ in range(n)]
 
 
-def _hmmlearn(params, n_iter=1):
+def _hmmlearn(params, n_iter=1, tol=-np.inf):
     from hmmlearn.hmm import CategoricalHMM
 
     pi, A, B = params
-    m = CategoricalHMM(n_components=len(pi), n_iter=n_iter, tol=-np.inf,
+    m = CategoricalHMM(n_components=len(pi), n_iter=n_iter, tol=tol,
                        implementation="scaling", init_params="", params="ste")
     m.startprob_, m.transmat_, m.emissionprob_ = pi.copy(), A.copy(), B.copy()
     m.n_features = B.shape[1]
@@ -371,7 +371,9 @@ def test_unfitted_model_raises_not_fitted():
     ({"n_iter": 0}, "n_iter must be >= 1"),
     ({"tol": -1.0}, "tol must be >= 0"),
     ({"n_restarts": 1.5}, "n_restarts must be an integer"),
-    ({"init": "kmeans"}, "init must be 'random'"),
+    ({"init": "kmeans"}, "init must be 'random', 'frequencies'"),
+    ({"algorithm": "EM"}, r"algorithm must be one of \('em', 'squarem'\), got 'EM'"),
+    ({"convergence": None}, r"convergence must be one of \('relative', 'absolute'\), got None"),
     ({"alphabet": "AA"}, "repeated"),
     ({"init": {"startprob": [1.0, 0.0]}}, "missing"),
     ({"init": {"startprob": [0.5, 0.6], "transmat": np.eye(2),
@@ -481,3 +483,115 @@ def test_protein_extended_alphabet_holds_x_b_z_u_o():
     assert hmm.score_samples([s])[0] == pytest.approx(np.log(total), rel=1e-10)
     K = Spectrum(k=1, alphabet="protein-extended")(["XX", "BX"])
     np.testing.assert_array_equal(K, [[4.0, 2.0], [2.0, 2.0]])
+
+
+# ------------------------------------------------ convergence: rules, SQUAREM, init
+def _start(seed, K=3, M=4):
+    return dict(zip(("startprob", "transmat", "emissionprob"),
+                    _random_params(np.random.default_rng(seed), K, M)))
+
+
+@pytest.mark.parametrize("tol", [1e-2, 0.5])
+def test_absolute_convergence_stops_where_hmmlearn_stops(tol):
+    """convergence="absolute" is hmmlearn's rule: stop once the total
+    log-likelihood gains less than tol; same start, same iterations, same
+    history (hmmlearn's ``monitor_.history`` is the total)."""
+    X = _training_data(n=30)
+    init = _start(4)
+    hmm = DiscreteHMM(3, "dna", n_iter=500, tol=tol, convergence="absolute", init=init,
+                      pseudocount=0).fit(X)
+    col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
+    peer = _hmmlearn(tuple(init.values()), n_iter=500, tol=tol)
+    peer.fit(col, [len(s) for s in X])
+    assert peer.monitor_.iter < 500  # stopped by tol, not by the cap
+    assert hmm.converged_ is True and hmm.n_iter_ == peer.monitor_.iter
+    mon = hmm.monitor_
+    assert mon.iter == hmm.n_iter_ and mon.converged is True and mon.tol == tol
+    np.testing.assert_allclose(mon.history, list(peer.monitor_.history), rtol=1e-12)
+    np.testing.assert_allclose(hmm.emissionprob_, peer.emissionprob_, atol=1e-10)
+
+
+def test_relative_and_absolute_rules_differ_by_the_amount_of_data():
+    """The relative rule stops at the same point whatever the number of copies
+    of the data; the absolute rule needs more iterations on more data."""
+    X = _training_data(n=20)
+    init = _start(5)
+    iters = {}
+    for rule, tol in (("relative", 1e-5), ("absolute", 1e-2)):
+        for copies in (1, 10):
+            hmm = DiscreteHMM(3, "dna", n_iter=2000, tol=tol, convergence=rule, init=init,
+                              pseudocount=0).fit(X * copies)
+            assert hmm.converged_
+            iters[rule, copies] = hmm.n_iter_
+    assert iters["relative", 1] == iters["relative", 10]
+    assert iters["absolute", 10] > iters["absolute", 1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_squarem_reaches_an_em_fixed_point_in_fewer_steps(seed):
+    """SQUAREM's answer is a fixed point of hmmlearn's Baum-Welch: one more
+    hmmlearn EM step from it gains (almost) nothing; plain EM from the same
+    start needs more E-steps to meet the same tol; the kept history is
+    non-decreasing (plain likelihood: pseudocount=0)."""
+    X = _training_data(n=40, seed=seed)
+    init = _start(seed)
+    kw = dict(n_iter=2000, tol=1e-7, init=init, pseudocount=0)
+    em = DiscreteHMM(3, "dna", **kw).fit(X)
+    sq = DiscreteHMM(3, "dna", algorithm="squarem", **kw).fit(X)
+    assert em.converged_ and sq.converged_
+    assert sq.n_iter_ < em.n_iter_
+    assert len(sq.history_) <= sq.n_iter_
+    h = sq.history_
+    assert (np.diff(h) >= -1e-12 * np.abs(h[:-1])).all()
+    col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
+    lengths = [len(s) for s in X]
+    peer = _hmmlearn((sq.startprob_, sq.transmat_, sq.emissionprob_), n_iter=2)
+    peer.fit(col, lengths)
+    before, after = peer.monitor_.history
+    np.testing.assert_allclose(before, sq.score(X), rtol=1e-12)
+    assert 0 <= after - before <= 1e-6 * abs(before)
+
+
+def test_squarem_with_pseudocounts_and_zero_probabilities_stays_valid():
+    X = _training_data(n=20)
+    for pseudocount in (0.0, 0.01):
+        hmm = DiscreteHMM(4, "dna", algorithm="squarem", n_iter=400, tol=1e-8,
+                          random_state=0, pseudocount=pseudocount).fit(X)
+        for p in (hmm.startprob_, hmm.transmat_, hmm.emissionprob_):
+            assert np.isfinite(p).all() and (p >= 0).all()
+            np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
+        assert np.isfinite(hmm.score(X))
+
+
+def test_squarem_warns_when_n_iter_runs_out():
+    X = _training_data()
+    with pytest.warns(ConvergenceWarning, match=r"restart 0 stopped after n_iter=4 .*"
+                                                r"log-likelihood per symbol -\d.*> tol=1e-12; "
+                                                r"raise n_iter \(or tol\)$"):
+        hmm = DiscreteHMM(3, "dna", algorithm="squarem", n_iter=4, tol=1e-12,
+                          random_state=0).fit(X)
+    assert hmm.n_iter_ == 4 and hmm.converged_ is False and hmm.monitor_.converged is False
+    with pytest.warns(ConvergenceWarning, match=r"total log-likelihood was [\d.e+-]+ "
+                                                r"\(>= tol=1e-09\).*algorithm='squarem'"):
+        DiscreteHMM(3, "dna", n_iter=3, tol=1e-9, convergence="absolute",
+                    random_state=0).fit(X)
+
+
+def test_frequency_init_is_seeded_and_centred_on_the_data():
+    """init="frequencies" draws each emission row around the data's symbol
+    frequencies: the same seed gives the same fit, and the start it draws is
+    the one a dict ``init`` with ``_frequency_params``'s draw gives."""
+    X = ["AAAAAAAACG", "AAAAAAATTC"] * 5
+    kw = dict(n_iter=1, tol=0.0, pseudocount=0)
+    a = DiscreteHMM(3, "dna", init="frequencies", random_state=7, **kw).fit(X)
+    b = DiscreteHMM(3, "dna", init="frequencies", random_state=7, **kw).fit(X)
+    np.testing.assert_array_equal(a.emissionprob_, b.emissionprob_)
+    seq, _ = hmm_module._encode(X, tuple("ACGT"))
+    start = hmm_module._frequency_params(np.random.RandomState(7), 3, 4, seq)
+    init = dict(zip(("startprob", "transmat", "emissionprob"), start))
+    c = DiscreteHMM(3, "dna", init=init, **kw).fit(X)  # init rows renormalised: rounding
+    np.testing.assert_allclose(a.emissionprob_, c.emissionprob_, rtol=1e-14)
+    # the draws are centred on the frequencies (A 75, C 10, G 5, T 10; plus one each)
+    rows = np.vstack([hmm_module._frequency_params(np.random.RandomState(s), 3, 4, seq)[2]
+                      for s in range(300)])
+    np.testing.assert_allclose(rows.mean(0), np.array([76, 11, 6, 11]) / 104, atol=0.02)
