@@ -266,6 +266,10 @@ PSD_FACTORISE_MAX_N = 500
 #: objects the learners factorise for a larger Gram (``None``: all): a
 #: cost independent of n, against one pass of the necessary conditions.
 PSD_BLOCKS_CHECKED = 1
+#: Lanczos steps (one product with the Gram each) the learners spend on a
+#: Gram too large to factorise, after the principal submatrix: which
+#: isolated negative eigenvalues are found, against the fit's time.
+PSD_LANCZOS_STEPS = 12
 #: Grams of at most this order are certified by one factorisation without
 #: the necessary pass and without a BLAS thread limit (the first limit of a
 #: process costs more than their factorisation).

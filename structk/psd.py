@@ -69,7 +69,10 @@ class PSDReport:
         ``"cholesky"`` or ``"eigh"``: what decided the answer;
         ``"submatrix"`` when the learners' check found a principal
         submatrix with an eigenvalue below ``-tol`` (then
-        ``min_eigenvalue`` is that submatrix's, an upper bound on ``K``'s).
+        ``min_eigenvalue`` is that submatrix's, an upper bound on ``K``'s);
+        ``"lanczos"`` when it found a direction by Lanczos steps (then
+        ``min_eigenvalue`` is the witness's Rayleigh quotient ``z^T K z``,
+        also an upper bound).
     tol_rule : str
         How ``tol`` was set: ``"10*n*eps*||K||_F (default)"``, ``"given"``,
         or the rule of the caller (the learners: ``1e-6*||K||_F``).
@@ -101,8 +104,9 @@ class PSDReport:
             )
         else:
             rel = self.min_eigenvalue / self.scale if self.scale > 0 else 0.0
-            how = ("smallest eigenvalue at most (that of a principal submatrix)"
-                   if self.method == "submatrix" else "smallest eigenvalue:")
+            how = {"submatrix": "smallest eigenvalue at most (that of a principal submatrix)",
+                   "lanczos": "smallest eigenvalue at most (a Rayleigh quotient, Lanczos)",
+                   }.get(self.method, "smallest eigenvalue:")
             lines.append(f"  {how} {self.min_eigenvalue:.6g} ({rel:.3g} x ||K||_F)")
         lines.append(
             f"  tolerance: {self.tol:.3g} ({self.tol_rule}; ||K||_F = {self.scale:.6g})"

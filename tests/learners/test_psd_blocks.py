@@ -62,3 +62,79 @@ def test_check_psd_names_its_default_and_a_given_tolerance():
     K = np.array([[0.0, 1.0], [1.0, 0.0]])
     assert "default 10*n*eps*||K||_F" in str(check_psd(K))
     assert "(given;" in str(check_psd(K, tol=0.5))
+
+
+def gram_with_hidden_direction(n, rel, seed=0):
+    """A Gaussian Gram with one eigenvalue of about ``-rel ||K||_F`` whose
+    eigenvector lives on 60 objects outside the principal submatrix
+    ``K[::B, ::B]`` the learners factorise (objects ``1 mod 4``); every
+    2 x 2 principal minor stays non-negative."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20))
+    K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    u = np.zeros(n)
+    u[np.arange(1, n, 4)[:60]] = rng.normal(size=60)
+    u /= np.linalg.norm(u)
+    K -= (rel * np.linalg.norm(K) + u @ K @ u) * np.outer(u, u)
+    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("learner", [KernelSVM(), KernelRidge()])
+def test_isolated_negative_direction_outside_the_block_is_found(tuning, learner):
+    from structk.learners._psd import necessary_psd, principal_blocks_psd
+
+    tuning.set(PSD_FACTORISE_MAX_N=60, PSD_SMALL_CERTIFICATE_MAX_N=60)
+    K, y = gram_with_hidden_direction(240, 0.01)
+    scale = np.linalg.norm(K)
+    assert np.linalg.eigvalsh(K)[0] < -0.01 * scale
+    assert necessary_psd(K)  # the O(n^2) conditions hold,
+    principal_blocks_psd(K)  # the submatrix cannot see it ...
+    with pytest.raises(NotPSDError) as info:  # ... the Lanczos steps do
+        learner.fit(K, y)
+    report = info.value.report
+    z = report.witness
+    assert report.method == "lanczos" and z.shape == (240,)
+    assert z @ z == pytest.approx(1.0)
+    assert z @ K @ z < -1e-6 * scale  # a witness for K, checked independently
+    assert z @ K @ z == pytest.approx(report.min_eigenvalue, rel=1e-8)
+    assert report.min_eigenvalue >= np.linalg.eigvalsh(K)[0]  # an upper bound
+    text = str(info.value)
+    assert "Lanczos" in text and "the learners' 1e-6*||K||_F" in text
+    # without the steps, the direction goes unseen: the steps found it
+    tuning.set(PSD_LANCZOS_STEPS=0)
+    learner.fit(K, y)
+
+
+def test_lanczos_is_deterministic():
+    from structk.learners._psd import lanczos_psd
+
+    K, _ = gram_with_hidden_direction(260, 0.01, seed=3)
+    witnesses = []
+    for _ in range(2):
+        with pytest.raises(NotPSDError) as info:
+            lanczos_psd(K, steps=12)
+        witnesses.append(info.value.report.witness)
+    np.testing.assert_array_equal(*witnesses)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "rank 3", "rounding", "identity"])
+def test_lanczos_passes_psd_grams(kind):
+    """Ritz values never go below the smallest eigenvalue, so PSD Grams
+    (with rounding-size negative eigenvalues, or of low rank, where the
+    Krylov space becomes invariant after a few steps) always pass."""
+    from structk.learners._psd import lanczos_psd
+
+    rng = np.random.default_rng(1)
+    n = 300
+    if kind == "gaussian":
+        K, _ = gram_with_negative_part(n, 0, 0.0)
+    elif kind == "rank 3":
+        A = rng.normal(size=(n, 3))
+        K = A @ A.T
+    elif kind == "rounding":
+        K, _ = gram_with_negative_part(n, 20, 1e-9)
+    else:
+        K = np.eye(n)
+    lanczos_psd(np.ascontiguousarray(K), steps=40)
+    lanczos_psd(np.asfortranarray(K), steps=40)
+    lanczos_psd(K.astype(np.float32), steps=40)  # the plain product path

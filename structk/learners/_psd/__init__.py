@@ -24,7 +24,10 @@ n). A principal submatrix with
 an eigenvalue below ``-PSD_RTOL ||K||_F`` proves ``K`` clearly indefinite
 (its eigenvector padded with zeros is a witness for ``K``); the blocks
 passing proves nothing, but a negative part spread over many directions
-(the log of the local alignment kernel) shows in them. When a condition
+(the log of the local alignment kernel) shows in them; then
+:func:`lanczos_psd` spends ``_tuning.PSD_LANCZOS_STEPS`` products with ``K``
+on a Krylov space, which finds a negative eigenvalue standing out of the
+spectrum wherever its eigenvector lies. When a condition
 fails, the full :func:`~structk.psd.check_psd` runs to confirm and report
 (a failing block is reported from the block: the O(n^3) eigendecomposition
 of ``K`` is the cost the blocks avoid).
@@ -55,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _linalg, _tuning
+from ..._threads import one_blas_thread
 
 #: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
 #: negative eigenvalues are rounding noise (a Gram computed in float32 has
@@ -84,14 +88,16 @@ def check_psd_policy(K, psd_check, factorise=True):
     if necessary_psd(K):
         if not wants_factor:
             if factorise:
-                principal_blocks_psd(K)  # raises on a clearly negative block
+                scale = _linalg.frobenius(K)
+                principal_blocks_psd(K, scale=scale)  # raise on a clearly
+                lanczos_psd(K, scale=scale)  # negative block or direction
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
             return
     raise_if_not_psd(K)
 
 
-def principal_blocks_psd(K, block=None, count=None):
+def principal_blocks_psd(K, block=None, count=None, scale=None):
     """Raise :class:`NotPSDError` when one of the first ``count`` (default
     ``_tuning.PSD_BLOCKS_CHECKED``, ``None`` there: all) interleaved principal
     submatrices ``K[b::B, b::B]`` of at most ``block`` (default
@@ -106,7 +112,7 @@ def principal_blocks_psd(K, block=None, count=None):
     n = K.shape[0]
     block = _tuning.PSD_FACTORISE_MAX_N if block is None else block
     B = -(-n // block)
-    scale = _linalg.frobenius(K)
+    scale = _linalg.frobenius(K) if scale is None else scale
     tol = PSD_RTOL * scale
     count = _tuning.PSD_BLOCKS_CHECKED if count is None else count
     for b in range(B if count is None else min(B, count)):
@@ -122,6 +128,101 @@ def principal_blocks_psd(K, block=None, count=None):
             report, n=n, scale=scale, witness=z, method="submatrix",
             tol_rule=f"the learners' 1e-6*||K||_F; the submatrix of objects {b}, "
                      f"{b + B}, {b + 2 * B}, ..."))
+
+
+def lanczos_psd(K, steps=None, scale=None):
+    """Raise :class:`NotPSDError` when ``steps`` (default
+    ``_tuning.PSD_LANCZOS_STEPS``) Lanczos steps on ``K`` find a direction
+    ``x`` with ``x^T K x < -PSD_RTOL ||K||_F x^T x``.
+
+    The Krylov space of a fixed start vector (seeded: the same for every
+    matrix of one order) is grown with full reorthogonalisation, and the
+    smallest Ritz value of the tridiagonal matrix is watched after every
+    step. Ritz values are Rayleigh quotients, never below the smallest
+    eigenvalue, so a clearly negative one proves ``K`` clearly indefinite;
+    its Ritz vector is checked by one more product with ``K`` (the report
+    gives that Rayleigh quotient, an upper bound on the smallest
+    eigenvalue, and the vector as the witness). Nothing found proves
+    nothing: ``steps`` products find a negative eigenvalue standing out of
+    the spectrum (a few objects whose similarities contradict each other
+    strongly) and miss small ones hidden among the near-zero eigenvalues a
+    Gram has by the thousand (see :func:`principal_blocks_psd` for those).
+    Each step is one matrix-vector product (one read of ``K``), on one
+    BLAS thread (:func:`structk._threads.one_blas_thread`).
+
+    References
+    ----------
+    Lanczos, C. (1950). An iteration method for the solution of the
+    eigenvalue problem of linear differential and integral operators.
+    J. Res. Nat. Bur. Standards 45, 255-282.
+    Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed.,
+    section 10.1 (Ritz values bound the extreme eigenvalues).
+    """
+    n = K.shape[0]
+    steps = min(_tuning.PSD_LANCZOS_STEPS if steps is None else steps, n)
+    if steps <= 0:
+        return
+    scale = _linalg.frobenius(K) if scale is None else scale
+    tol = PSD_RTOL * scale
+    with one_blas_thread():
+        _lanczos_steps(K, steps, tol, scale)
+
+
+def _lanczos_steps(K, steps, tol, scale):
+    from scipy.linalg import eigh_tridiagonal
+
+    n = K.shape[0]
+    Q = np.empty((steps, n))
+    alpha = np.empty(steps)
+    beta = np.empty(steps)
+    q = np.random.default_rng(_LANCZOS_SEED).standard_normal(n)
+    q /= np.linalg.norm(q)
+    product = _symmetric_product(K)
+    for j in range(steps):
+        Q[j] = q
+        w = product(q)
+        alpha[j] = q @ w
+        basis = Q[:j + 1]
+        for _ in range(2):  # twice is enough (Parlett's "twice is enough")
+            w -= basis.T @ (basis @ w)
+        theta, s = eigh_tridiagonal(alpha[:j + 1], beta[:j], select="i",
+                                    select_range=(0, 0))
+        if theta[0] < -tol:
+            x = basis.T @ s[:, 0]
+            x /= np.linalg.norm(x)
+            quotient = float(x @ product(x))
+            if quotient < -tol:
+                _raise_direction(K, x, quotient, scale, j + 1)
+        beta[j] = np.linalg.norm(w)
+        if not beta[j] > np.finfo(float).eps * scale:
+            return  # an invariant subspace: its Ritz values are eigenvalues
+        q = w / beta[j]
+
+
+def _symmetric_product(K):
+    """``q -> K q`` for a symmetric ``K``: BLAS ``dsymv`` reads one triangle
+    (half the memory traffic of ``K @ q``) when ``K`` is contiguous float64."""
+    from scipy.linalg import blas
+
+    if K.dtype == np.float64 and (K.flags.c_contiguous or K.flags.f_contiguous):
+        A = K if K.flags.f_contiguous else K.T  # the same matrix, Fortran order
+        return lambda q: blas.dsymv(1.0, A, q)
+    return lambda q: K @ q
+
+
+#: The seed of the Lanczos start vector (fixed: the check depends only on K).
+_LANCZOS_SEED = 20041
+
+
+def _raise_direction(K, x, quotient, scale, steps):
+    from ...exceptions import NotPSDError
+    from ...psd import PSDReport, _max_asymmetry
+
+    raise NotPSDError(PSDReport(
+        is_psd=False, n=K.shape[0], tol=PSD_RTOL * scale, scale=scale,
+        asymmetry=_max_asymmetry(K)[0], min_eigenvalue=quotient, witness=x,
+        method="lanczos",
+        tol_rule=f"the learners' 1e-6*||K||_F; a direction found by {steps} Lanczos steps"))
 
 
 def certify_small(K):
