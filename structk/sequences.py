@@ -323,8 +323,8 @@ def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
                     f"acids and these five); {hint or _SKIP_HINT}")
         elif _looks_like_protein(codes, offsets, bad, items, symbols):
             hint = ("these look like protein sequences (most symbols are amino acids "
-                    "outside the nucleotide alphabet): pass alphabet='protein' to the "
-                    f"kernel; {hint or _SKIP_HINT}")
+                    "outside the nucleotide alphabet): pass alphabet='protein'; "
+                    f"{hint or _SKIP_HINT}")
         raise ValueError(
             f"{name}[{i}] has symbol {symbol!r} at position {pos}, which is not in "
             f"the alphabet {shown!r} ({bad.size} such symbol(s) in {n_seqs} "

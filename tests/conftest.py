@@ -68,21 +68,22 @@ def factorisations(monkeypatch):
 
 
 @pytest.fixture
-def tuning(monkeypatch):
+def tuning():
     """Override size rules of :mod:`structk._tuning` for one test:
     ``tuning.set(NAME=value, ...)``; read them as ``tuning.NAME``. Unknown
-    names raise, so a renamed threshold cannot leave a test overriding
-    nothing. Everything is restored after the test."""
+    names raise (:func:`structk._tuning.override`), so a renamed threshold
+    cannot leave a test overriding nothing. Everything is restored after
+    the test."""
+    from contextlib import ExitStack
+
     from structk import _tuning
 
     class Tuning:
         def set(self, **values):
-            for name, value in values.items():
-                if not name.isupper() or not hasattr(_tuning, name):
-                    raise AttributeError(f"structk._tuning has no threshold {name!r}")
-                monkeypatch.setattr(_tuning, name, value)
+            stack.enter_context(_tuning.override(**values))
 
         def __getattr__(self, name):
             return getattr(_tuning, name)
 
-    return Tuning()
+    with ExitStack() as stack:
+        yield Tuning()
