@@ -326,15 +326,50 @@ def _inner_splits(splits, train, y, task):
 
 
 # -------------------------------------------------------------------- folds
-def _fit_predict(learner, K, y, train, test):
+def _fit_predict(learner, K, y, train, test, init=None):
+    """Fit on ``train``, predict ``test``; ``init``: a model fitted on the
+    same ``train`` whose solution seeds this one (see :func:`_path_order`)."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        learner.fit(take_block(K, train), y[train])
+        if init is None:
+            learner.fit(take_block(K, train), y[train])
+        else:
+            learner.fit(take_block(K, train), y[train], init=init)
     return learner.predict(take_block(K, test, train))
+
+
+def _path_order(estimator, candidates):
+    """The order in which an inner fold fits the grid points, and for each
+    the index of the earlier one whose fitted model seeds it (or ``None``).
+
+    A learner whose ``fit`` takes ``init`` (:class:`~structk.learners.KernelSVM`)
+    runs its ``C`` values in increasing order, each started from the
+    solution at the next smaller ``C`` with the other parameters equal (a
+    regularisation path: the same optimum to the solver's ``tol``, in far
+    fewer iterations at large ``C``); anything else in grid order, cold.
+    ``_tuning.CV_SVM_C_PATH`` off: grid order, cold, for every learner.
+    """
+    import inspect
+
+    plain = list(range(len(candidates))), [None] * len(candidates)
+    if (not _tuning.CV_SVM_C_PATH or not candidates or "C" not in candidates[0]
+            or "init" not in inspect.signature(estimator.fit).parameters
+            or not all(isinstance(p["C"], (int, float)) for p in candidates)):
+        return plain
+
+    def rest(c):
+        return repr(sorted((k, v) for k, v in candidates[c].items() if k != "C"))
+
+    order = sorted(range(len(candidates)), key=lambda c: (rest(c), candidates[c]["C"]))
+    seeds = [None] * len(candidates)
+    for a, b in zip(order, order[1:]):
+        if rest(a) == rest(b):
+            seeds[b] = a
+    return order, seeds
 
 
 #: Hyper-parameters some learners choose themselves (reported like a grid's).
@@ -369,14 +404,19 @@ def _inner_losses(spec, K, y, train, inner, task):
     candidates = [dict(zip(names, values)) for values in product(*spec.grid.values())]
     losses = np.zeros(len(candidates))
     failed = [None] * len(candidates)
+    order, seeds = _path_order(spec.estimator, candidates)
     for itr, ite in inner:
         tr, te = train[itr], train[ite]
-        for c, params in enumerate(candidates):
+        fitted = {}
+        for c in order:
             if failed[c] is not None:
                 continue
+            params = candidates[c]
             model = clone(spec.estimator).set_params(**params)
             try:
-                losses[c] += _loss(task, y[te], _fit_predict(model, K, y, tr, te))
+                pred = _fit_predict(model, K, y, tr, te, fitted.get(seeds[c]))
+                losses[c] += _loss(task, y[te], pred)
+                fitted[c] = model
             except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
                 failed[c] = exc
     ok = [c for c in range(len(candidates)) if failed[c] is None]

@@ -17,6 +17,17 @@ hundreds of small problems (a cross-validation with a grid) sets
 ``_tuning.SVM_SMALL_COMPILED`` for their duration (``_tuning.override``),
 and the same first iterates run compiled. Both forms follow the same
 iterates, so the result does not depend on the path.
+
+A problem may also start from a feasible point other than zero
+(``alpha0``): :func:`seed` turns the solution for one ``C`` into a start
+for another (alpha seeding along a regularisation path, DeCoste & Wagstaff,
+2000), and the compiled solver goes on from there to the same optimum, to
+``eps``.
+
+References
+----------
+D. DeCoste and K. Wagstaff, "Alpha seeding for support vector machines",
+Proc. KDD (2000).
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ from ..._threads import check_cancelled
 from .numpy_smo import objective, rho, smo_numpy
 
 
-def solve(K, y, C, eps, tau, shrinking, max_iter):
+def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     """Solve the C-SVM dual ``min 1/2 a^T Q a - e^T a``, ``0 <= a <= C``,
     ``y^T a = 0``, ``Q_ij = y_i y_j K_ij``.
 
@@ -36,9 +47,15 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
     most ``SVM_NUMPY_MAX_N`` variables follows the no-shrinking iterates in
     NumPy for up to ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)``
     iterations (see :mod:`structk._tuning`); beyond, the
-    compiled solver goes on from there (shrinking as asked).
+    compiled solver goes on from there (shrinking as asked). ``start``: a
+    feasible ``(alpha, G)`` from :func:`seed`, where the compiled solver
+    starts instead of zero.
     """
     n = K.shape[0]
+    if start is not None:
+        alpha, _, rho_, obj, it, converged = _compiled(
+            K, y, C, eps, tau, shrinking, max_iter, *start)
+        return alpha, rho_, obj, it, converged
     if n > _tuning.SVM_NUMPY_MAX_N:
         alpha, _, rho_, obj, it, converged = _compiled(
             K, y, C, eps, tau, shrinking, max_iter, np.zeros(n), -np.ones(n))
@@ -54,6 +71,31 @@ def solve(K, y, C, eps, tau, shrinking, max_iter):
     alpha, _, rho_, obj, more, converged = _compiled(
         K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
     return alpha, rho_, obj, it + more, converged
+
+
+def seed(K, y, alpha, C):
+    """A feasible start ``(alpha0, G0)`` for the dual with box ``[0, C]``
+    from ``alpha``, the solution of the same problem for another ``C``.
+
+    The start is ``t alpha``, which keeps ``y^T a = 0`` for every ``t``,
+    with the ``t`` that minimises the dual objective
+    ``t^2 a^T Q a / 2 - t e^T a`` on the ray within the new box
+    (``t <= C / max(alpha)``). For a larger ``C`` this is ``t >= 1`` (at
+    the old optimum ``a^T Q a <= e^T a``, the difference being ``C`` times
+    the summed margin violations): the variables at the old bound move
+    towards the new one and the free ones keep their proportions. The
+    gradient ``G0 = Q alpha0 - 1`` is computed anew from ``K`` (``O(n^2)``,
+    the cost of ``n`` SMO iterations).
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    top = float(alpha.max()) if alpha.size else 0.0
+    if top <= 0.0:
+        return np.zeros(len(y)), -np.ones(len(y))
+    Qa = y * (K @ (y * alpha))
+    q, s = float(alpha @ Qa), float(alpha.sum())
+    t = min(s / q, C / top) if q > 0.0 else C / top
+    alpha0 = np.minimum(alpha * t, C)
+    return alpha0, Qa * t - 1.0
 
 
 def _compiled(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
