@@ -87,7 +87,7 @@ def bench_fit(K, n_seq, length, n_iter, repeats):
     start = (np.full(K, 1.0 / K), rng.dirichlet(np.ones(K), size=K),
              rng.dirichlet(np.ones(4), size=K))
     init = dict(zip(("startprob", "transmat", "emissionprob"), start))
-    ours = DiscreteHMM(K, "ACGT", n_iter=n_iter, tol=0.0, init=init)
+    ours = DiscreteHMM(K, "ACGT", n_iter=n_iter, tol=0.0, init=init, algorithm="em")
     column, lengths = _encode_int(X)
 
     def fit_ours():

@@ -14,8 +14,9 @@ variant, only the HMM changes) ranks the held-out family among sequences of othe
 
 Variants, all from ``n_iter`` (default 200) E-steps at most:
 
-* ``em``: ``DiscreteHMM()``'s defaults - plain Baum-Welch, ``init="random"``,
-  ``tol=1e-6`` relative to the log-likelihood per symbol;
+* ``em``: plain Baum-Welch (``algorithm="em"``), otherwise ``DiscreteHMM()``'s
+  defaults: ``init="random"``, ``tol=1e-6`` relative to the log-likelihood
+  per symbol;
 * ``hmmlearn``: ``CategoricalHMM`` with its default ``tol=1e-2`` (absolute,
   on the total log-likelihood), started from the same parameters as ``em``
   with the same pseudo-counts (``transmat_prior = emissionprob_prior = 1.01``),
@@ -23,8 +24,9 @@ Variants, all from ``n_iter`` (default 200) E-steps at most:
   before ``n_iter`` (hmmlearn itself reports every run as converged);
 * ``em-absolute``: structk with hmmlearn's rule (``convergence="absolute"``,
   ``tol=1e-2``) - it must stop at the iteration hmmlearn stops at;
-* ``squarem``: ``algorithm="squarem"`` from the same start as ``em``;
-* ``squarem-freq``: ``algorithm="squarem", init="frequencies"``.
+* ``squarem``: ``DiscreteHMM()``'s defaults (``algorithm="squarem"``), from
+  the same start as ``em``;
+* ``squarem-freq``: the same with ``init="frequencies"``.
 
 Usage::
 
@@ -107,9 +109,9 @@ def main():
           f"{args.families} families x {args.members}), {args.states}-state HMMs, "
           f"n_iter={args.n_iter}, hmmlearn {hmmlearn_version}")
     variants = {
-        "em": {},
+        "em": {"algorithm": "em"},
         "hmmlearn": None,
-        "em-absolute": {"convergence": "absolute", "tol": 1e-2},
+        "em-absolute": {"algorithm": "em", "convergence": "absolute", "tol": 1e-2},
         "squarem": {"algorithm": "squarem"},
         "squarem-freq": {"algorithm": "squarem", "init": "frequencies"},
     }

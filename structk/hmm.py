@@ -16,8 +16,9 @@ returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
 by default relative and per symbol (hmmlearn's is absolute on the total, so
 its meaning changes with the size of the data; ``convergence="absolute"``
 gives hmmlearn's rule), and ``converged_`` is ``True`` only when ``tol`` was
-reached, never merely because ``n_iter`` ran out. ``algorithm="squarem"``
-accelerates Baum-Welch (Varadhan and Roland 2008). By default
+reached, never merely because ``n_iter`` ran out. Baum-Welch is by default
+accelerated by SQUAREM (Varadhan and Roland 2008); ``algorithm="em"`` runs
+hmmlearn's plain iterations. By default
 structk adds a small pseudo-count to the transition and emission counts
 (``pseudocount=0.01``; hmmlearn adds none): ``pseudocount=0`` gives hmmlearn's
 estimates exactly.
@@ -112,16 +113,16 @@ class DiscreteHMM(BaseEstimator):
         stops too). On long training sets this is much stricter than the
         relative rule: ``1e-2`` on 10^5 symbols of protein (about -3 nats
         per symbol) is a relative change of 3e-8.
-    algorithm : {"em", "squarem"}, default "em"
-        ``"em"``: plain Baum-Welch, one E-step and one re-estimation per
-        iteration, the iterations of hmmlearn. ``"squarem"``: Baum-Welch
-        accelerated by SQUAREM (Varadhan and Roland 2008): every two EM steps
-        it extrapolates along the path they took, keeps the extrapolation
-        only if the (penalised) likelihood does not drop, and so never does
-        worse than EM. On models whose states are weakly separated (protein
-        families, where EM creeps along a flat likelihood) it meets ``tol``
-        in several times fewer E-steps (see ``docs/fisher.md``); the fixed
-        point it stops at is one of EM. ``n_iter`` counts E-steps either way.
+    algorithm : {"squarem", "em"}, default "squarem"
+        ``"squarem"``: Baum-Welch accelerated by SQUAREM (Varadhan and
+        Roland 2008): every two EM steps it extrapolates along the path they
+        took, keeps the extrapolation only if the (penalised) likelihood does
+        not drop, and so never does worse than EM; it stops at a fixed point
+        of EM. On models whose states are weakly separated (protein families,
+        where EM creeps along a flat likelihood) it meets ``tol`` in several
+        times fewer E-steps (``docs/fisher.md``). ``"em"``: plain Baum-Welch,
+        one E-step and one re-estimation per iteration, the iterations of
+        hmmlearn. ``n_iter`` counts E-steps either way.
     n_restarts : int >= 1, default 1
         Independent Baum-Welch runs from random starting points; the one
         with the highest likelihood at its last iteration (the last entry
@@ -227,7 +228,7 @@ class DiscreteHMM(BaseEstimator):
 
     def __init__(self, n_states=2, alphabet="dna", n_iter=100, tol=1e-6,
                  n_restarts=1, init="random", random_state=None, ignore_case=True,
-                 pseudocount=0.01, algorithm="em", convergence="relative"):
+                 pseudocount=0.01, algorithm="squarem", convergence="relative"):
         self.n_states = n_states
         self.alphabet = alphabet
         self.ignore_case = ignore_case
