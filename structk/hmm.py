@@ -495,7 +495,9 @@ class DiscreteHMM(BaseEstimator):
                 jump = x0 - 2 * a * r + a * a * v
             if a < -1.0:
                 tj = unflat(jump)
-                llj, pj = self._em_step(seq, offsets, tj)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    # a jump that makes the data impossible is rejected below
+                    llj, pj = self._em_step(seq, offsets, tj)
                 steps += 1
                 if penalised(llj.sum(), tj) >= penalised(ll1.sum(), p1):
                     history.append(llj.sum() / n_symbols)

@@ -599,3 +599,24 @@ def test_frequency_init_is_seeded_and_centred_on_the_data():
     rows = np.vstack([hmm_module._frequency_params(np.random.RandomState(s), 3, 4, seq)[2]
                       for s in range(300)])
     np.testing.assert_allclose(rows.mean(0), np.array([76, 11, 6, 11]) / 104, atol=0.02)
+
+
+def test_squarem_restarts_one_state_and_monitor_of_an_unfitted_run():
+    """One state (nothing to extrapolate: EM is done in one step), restarts
+    (the best kept, seeded), and the monitor of a model made from parameters."""
+    X = _training_data(n=20)
+    one = DiscreteHMM(1, "dna", n_iter=50, random_state=0).fit(X)
+    counts = np.bincount(np.concatenate([_codes(s, "ACGT") for s in X]), minlength=4)
+    np.testing.assert_allclose(one.emissionprob_[0], (counts + 0.01) / (counts.sum() + 0.04),
+                               rtol=1e-12)
+    assert one.converged_ and one.n_iter_ <= 3
+    hmm = DiscreteHMM(3, "dna", n_iter=300, n_restarts=3, random_state=2).fit(X)
+    again = DiscreteHMM(3, "dna", n_iter=300, n_restarts=3, random_state=2).fit(X)
+    np.testing.assert_array_equal(hmm.transmat_, again.transmat_)
+    finals = []
+    for r in range(3):
+        single = DiscreteHMM(3, "dna", n_iter=300, random_state=2, n_restarts=r + 1).fit(X)
+        finals.append(single.history_[-1])
+    assert hmm.history_[-1] == max(finals)
+    made = DiscreteHMM.from_params(*_random_params(np.random.default_rng(0), 2, 4))
+    assert made.monitor_.history == [] and made.monitor_.iter == 0
