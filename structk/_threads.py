@@ -130,6 +130,31 @@ def even_bounds(n, parts):
     return [c * n // parts for c in range(parts + 1)]
 
 
+def cost_bounds(costs, parts, chunk_cost):
+    """Bounds of contiguous chunks of items of the given ``costs``: a chunk
+    holds the items whose running cost before them falls between two
+    multiples of ``step = min(chunk_cost, total / parts)``. So a chunk costs
+    less than ``step`` plus its last item (an item costlier than that is a
+    chunk of its own), and there are ``parts`` chunks or more when no item
+    costs more than ``total / parts`` (fewer when some do).
+
+    Callers cut a long compiled loop this way so that :func:`run_chunks`
+    answers a Ctrl-C between chunks, and balance its threads; the chunks
+    depend on the costs, ``parts`` and ``chunk_cost`` only.
+    """
+    import numpy as np
+
+    costs = np.asarray(costs, dtype=np.float64)
+    n = costs.shape[0]
+    running = np.cumsum(costs)
+    total = float(running[-1]) if n else 0.0
+    step = min(float(chunk_cost), total / max(1, int(parts)))
+    if n <= 1 or not step > 0:
+        return [0, n]
+    chunk = np.floor((running - costs) / step)  # the chunk of each item
+    return [0, *(np.flatnonzero(chunk[1:] != chunk[:-1]) + 1).tolist(), n]
+
+
 def interrupt_from(exc):
     """``KeyboardInterrupt`` if ``exc`` is the ``SystemError`` by which an
     interrupt during a compiled call surfaces, else ``None``.
@@ -170,6 +195,41 @@ def check_cancelled():
     event = getattr(_worker, "cancelled", None)
     if event is not None and event.is_set():
         raise KeyboardInterrupt
+
+
+def stoppable(fn, *args):
+    """``fn(*args, stop)`` for a compiled ``fn`` that ends early once
+    ``stop[0]`` (an int64 array of one) is set, run on a thread of its own
+    while this one waits, so that a Ctrl-C (or the cancelling of the chunk
+    of :func:`run_chunks` that calls this, :func:`check_cancelled`) is
+    answered at once: ``stop[0]`` is then set, the call ends at ``fn``'s
+    next check and the interrupt is raised here. Uninterrupted, the result
+    is that of the direct call. For a compiled loop whose calls cannot be
+    cut into cheap chunks (each call sets up costly scratch)."""
+    import numpy as np
+
+    stop = np.zeros(1, dtype=np.int64)
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = fn(*args, stop)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name=f"structk {fn.__name__}", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            check_cancelled()
+    except BaseException:
+        stop[0] = 1
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _chunk(event, fn, lo, hi):

@@ -76,6 +76,11 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 #: the rows per chunk.
 MISMATCH_CHUNK_NEIGHBOURS = 2**22
 
+#: Most 64-symbol word comparisons (pairs x words x (2 shift + 1)) of one
+#: compiled weighted-degree call (about 0.1-0.3 s; a Ctrl-C is answered
+#: between calls), against a Python call each.
+WD_CHUNK_WORK = 2**20
+
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
 #: one l-mer in one deletion pattern of the counting form (gathered key,
@@ -104,6 +109,9 @@ GKM_TILE_BITS = 8
 GKM_THREADED_MIN_WORK = 2_000_000
 #: Chunks of rows per thread in the all-pairs form (balance on a loaded machine).
 GKM_CHUNKS_PER_THREAD = 4
+#: Most l-mer comparisons of one compiled call of the all-pairs form (about
+#: 0.1-0.3 s; a Ctrl-C is answered between calls), against a Python call each.
+GKM_PAIRS_CHUNK_WORK = 2**26
 #: All-pairs sums of at most this many l-mer comparisons run in NumPy.
 GKM_NUMPY_MAX_PAIRS = 20_000
 #: Sequence batches of at most this many bases get their l-mers from NumPy.
@@ -153,6 +161,10 @@ WALK_PARALLEL_WORK = 5e5
 WALK_SPECTRAL_COST = 10
 #: Chunks per thread when pairs run on threads: load balance against overhead.
 WALK_CHUNKS_PER_THREAD = 4
+#: Most product vertices (sum of n n') of the pairs of one compiled call
+#: (about 0.1-0.3 s for labelled walks; a Ctrl-C is answered between calls),
+#: against a Python call and fresh scratch per chunk.
+WALK_CHUNK_WORK = 2**22
 #: Product-graph layout of a labelled pair: 0 picks, per pair, the cheaper of
 #: 1 (its matching arcs listed) and 2 (split by label blocks); 1 and 2 force
 #: one (the tests run both).
@@ -164,6 +176,9 @@ WALK_PRODUCT_LAYOUT = 0
 ALIGNMENT_PARALLEL_CELLS = 2_000_000
 #: Chunks of rows per thread when alignments run on threads.
 ALIGNMENT_CHUNKS_PER_THREAD = 4
+#: Most dynamic-programming cells of one compiled call (about 0.1-0.25 s in
+#: float64; a Ctrl-C is answered between calls), against a Python call per chunk.
+ALIGNMENT_CHUNK_CELLS = 2**25
 
 # ------------------------------------------------------------------ HMM
 #: E-step work (symbols x states^2) from which it is split into chunks on

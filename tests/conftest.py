@@ -87,3 +87,20 @@ def tuning():
 
     with ExitStack() as stack:
         yield Tuning()
+
+
+@pytest.fixture
+def chunk_counts(monkeypatch):
+    """The list that gets, for every :func:`structk._threads.run_chunks`
+    call, its number of chunks (a test clears it when it starts counting)."""
+    import structk._threads as threads_module
+
+    counts = []
+    real = threads_module.run_chunks
+
+    def spy(fn, bounds, threads):
+        counts.append(len(bounds) - 1)
+        return real(fn, bounds, threads)
+
+    monkeypatch.setattr(threads_module, "run_chunks", spy)
+    return counts

@@ -46,6 +46,68 @@ while True:
     KernelSVM(kernel="precomputed", C=1e6, tol=1e-9, max_iter=10**9).fit(K, y)
 """
 
+ALIGNMENT = """
+import numpy as np
+from structk.kernels import LocalAlignment
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 400)) for _ in range(300)]
+k = LocalAlignment(beta=0.5)
+k.log_kernel(X[:3])
+{ready}
+k.log_kernel(X)
+"""
+
+GAPPED_KMER = """
+import numpy as np
+from structk.kernels import GappedKmer
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("ACGT"), 200)) for _ in range({n})]
+k = GappedKmer(l=11, k=7, algorithm="{algorithm}")
+k(X[:{warm}])
+P = k.prepare(X)
+{{ready}}
+k.gram_prepared(P)
+"""
+
+RANDOM_WALK = """
+import numpy as np
+import networkx as nx
+from structk.kernels import RandomWalk
+rng = np.random.default_rng(0)
+G = []
+for s in range(600):
+    g = nx.gnp_random_graph(60, 3 / 59, seed=s)
+    nx.set_node_attributes(g, {{v: int(rng.integers(3)) for v in g}}, "label")
+    G.append(g)
+k = RandomWalk(lam=0.01)
+k(G[:3])
+P = k.prepare(G)
+{ready}
+k.gram_prepared(P)
+"""
+
+WEIGHTED_DEGREE = """
+import numpy as np
+from structk.kernels import WeightedDegree
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(4000)]
+k = WeightedDegree(d=20)
+k(X[:3])
+P = k.prepare(X)
+{ready}
+k.gram_prepared(P)
+"""
+
+SCRIPTS = {
+    "mismatch-gram": GRAM,
+    "svm-fit": SVM,
+    "alignment-gram": ALIGNMENT,
+    "gapped-kmer-counting": GAPPED_KMER.format(n=3000, algorithm="subsets", warm=300),
+    "gapped-kmer-pairs": GAPPED_KMER.format(n=700, algorithm="pairs", warm=120),
+    "random-walk": RANDOM_WALK,
+    "weighted-degree": WEIGHTED_DEGREE,
+}
+
 
 def _interrupted(script):
     env = dict(os.environ, STRUCTK_QUIET_COMPILE="1")
@@ -64,9 +126,10 @@ def _interrupted(script):
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("script", [GRAM, SVM], ids=["mismatch-gram", "svm-fit"])
-def test_ctrl_c_in_compiled_code_is_a_prompt_keyboard_interrupt(script):
-    seconds, err = _interrupted(script)
+@pytest.mark.parametrize("case", list(SCRIPTS))
+def test_ctrl_c_in_compiled_code_is_a_prompt_keyboard_interrupt(case):
+    """Each script's long call runs for 10 s or more uninterrupted."""
+    seconds, err = _interrupted(SCRIPTS[case])
     last = err.strip().splitlines()[-1]
     assert last == "KeyboardInterrupt", err[-2000:]
     assert "SystemError" not in err

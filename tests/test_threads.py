@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from structk._threads import even_bounds, num_threads, run_chunks, small_blas
+from structk._threads import cost_bounds, even_bounds, num_threads, run_chunks, small_blas
 from structk._tuning import ONE_BLAS_THREAD_MAX_N
 
 
@@ -78,6 +78,22 @@ def test_even_bounds_cover_the_range_without_empty_chunks():
     assert even_bounds(10, 3) == [0, 3, 6, 10]
     assert even_bounds(2, 8) == [0, 1, 2]
     assert even_bounds(0, 4) == [0, 0]
+
+
+def test_cost_bounds_cap_each_chunk_and_give_the_threads_their_parts():
+    costs = np.array([1.0, 1, 1, 1, 10, 1, 1, 1, 1, 1, 1])
+    for parts, cap in [(1, 4.0), (3, 100.0), (2, 2.5), (1, 0.5), (50, 1.0), (4, 3.0)]:
+        bounds = cost_bounds(costs, parts, cap)
+        assert bounds[0] == 0 and bounds[-1] == len(costs)
+        assert (np.diff(bounds) > 0).all()
+        step = min(cap, costs.sum() / parts)
+        for lo, hi in zip(bounds[:-1], bounds[1:]):  # over the step by its last item at most
+            assert costs[lo:hi - 1].sum() < step
+    assert cost_bounds(costs, 1, 0.5) == list(range(12))  # every item a chunk
+    assert len(cost_bounds(np.ones(12), 3, 100.0)) - 1 == 3  # the threads' parts
+    assert cost_bounds(costs, 1, 1e9) == [0, len(costs)]  # one call when it is cheap
+    assert cost_bounds([], 4, 1.0) == [0, 0]
+    assert cost_bounds([0.0, 0.0], 1, 1.0) == [0, 2]
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])

@@ -128,28 +128,38 @@ def _encode(X, symbols, ignore_case, name, matrix):
     return P
 
 
-def _run(loop, cells, n_tasks, out, *args):
-    """``out`` filled by the compiled ``loop`` over ``n_tasks`` tasks (rows):
-    in the calling thread below ``_tuning.ALIGNMENT_PARALLEL_CELLS``, else in chunks of tasks on
-    :func:`structk._threads.num_threads` threads. Every entry depends only on
-    its pair, so the result is the same for any thread count."""
-    from .._threads import even_bounds, run_chunks, threads_for
+def _run(loop, task_cells, out, *args):
+    """``out`` filled by the compiled ``loop`` over tasks (rows) of
+    ``task_cells`` dynamic-programming cells each: in the calling thread
+    below ``_tuning.ALIGNMENT_PARALLEL_CELLS`` cells in all, else on
+    :func:`structk._threads.num_threads` threads; in chunks of tasks of at
+    most about ``_tuning.ALIGNMENT_CHUNK_CELLS`` cells either way, so that a
+    Ctrl-C is answered between them. Every entry depends only on its pair,
+    so the result is the same for any chunks and thread count."""
+    from .._threads import cost_bounds, run_chunks, threads_for
 
-    threads = threads_for(cells, _tuning.ALIGNMENT_PARALLEL_CELLS)
+    threads = threads_for(float(np.sum(task_cells)), _tuning.ALIGNMENT_PARALLEL_CELLS)
 
     def chunk(lo, hi):
         loop(*args, out, lo, hi)
 
     parts = 1 if threads == 1 else _tuning.ALIGNMENT_CHUNKS_PER_THREAD * threads
-    run_chunks(chunk, even_bounds(n_tasks, parts), threads)
+    run_chunks(chunk, cost_bounds(task_cells, parts, _tuning.ALIGNMENT_CHUNK_CELLS), threads)
     return out
 
 
-def _cells(P, Q=None):
+def _gram_task_cells(P):
+    """Cells of each task of :func:`~structk.algorithms.alignment._numba.la_log_gram`:
+    task ``q`` aligns row ``q`` and row ``n - 1 - q`` of the upper triangle."""
     lx = P.lengths.astype(np.float64)
-    if Q is None:
-        return 0.5 * (lx.sum() ** 2 + (lx ** 2).sum())
-    return lx.sum() * Q.lengths.astype(np.float64).sum()
+    n = lx.shape[0]
+    rows = lx * np.cumsum(lx[::-1])[::-1]  # row i: x_i against x_i .. x_{n-1}
+    q = np.arange((n + 1) // 2)
+    return rows[q] + np.where(n - 1 - q != q, rows[n - 1 - q], 0.0)
+
+
+def _cross_task_cells(P, Q):
+    return P.lengths.astype(np.float64) * float(Q.lengths.astype(np.float64).sum())
 
 
 def _check_gaps(gap_open, gap_extend):
@@ -248,7 +258,7 @@ class LocalAlignment(LogForm, Kernel):
         from ..algorithms.alignment._numba import la_log_gram
 
         n = len(P)
-        K = _run(la_log_gram, _cells(P), (n + 1) // 2, np.zeros((n, n)),
+        K = _run(la_log_gram, _gram_task_cells(P), np.zeros((n, n)),
                  P.codes, P.offsets, *self._tables())
         mirror_upper(K)
         return K
@@ -256,14 +266,14 @@ class LocalAlignment(LogForm, Kernel):
     def _log_cross(self, P, Q):
         from ..algorithms.alignment._numba import la_log_cross
 
-        return _run(la_log_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+        return _run(la_log_cross, _cross_task_cells(P, Q), np.empty((len(P), len(Q))),
                     P.codes, P.offsets, Q.codes, Q.offsets, *self._tables())
 
     def _log_diag(self, P):
         from ..algorithms.alignment._numba import la_log_diag
 
         lengths = P.lengths.astype(np.float64)
-        return _run(la_log_diag, (lengths ** 2).sum(), len(P), np.empty(len(P)),
+        return _run(la_log_diag, lengths ** 2, np.empty(len(P)),
                     P.codes, P.offsets, *self._tables())
 
     def log_kernel(self, X, Y=None):
@@ -322,6 +332,6 @@ def smith_waterman(X, Y=None, *, matrix="BLOSUM62", gap_open=11, gap_extend=1,
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
     from ..algorithms.alignment._numba import sw_cross
 
-    return _run(sw_cross, _cells(P, Q), len(P), np.empty((len(P), len(Q))),
+    return _run(sw_cross, _cross_task_cells(P, Q), np.empty((len(P), len(Q))),
                 P.codes, P.offsets, Q.codes, Q.offsets, scores,
                 float(gap_open), float(gap_extend))

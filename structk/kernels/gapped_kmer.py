@@ -390,7 +390,7 @@ class GappedKmer(_SequenceKernel):
         """The counting form into ``out``: the deletion patterns split among
         threads (:func:`structk._threads.num_threads`, each adding into its
         own copy of ``out`` while memory allows), then the self pairs."""
-        from .._threads import even_bounds, run_chunks, threads_for
+        from .._threads import even_bounds, run_chunks, stoppable, threads_for
         from ..algorithms.gapped_kmers._numba import self_pairs, subsets_block
 
         l, d = int(self.l), len(w) - 1
@@ -404,10 +404,10 @@ class GappedKmer(_SequenceKernel):
         buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
         outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
 
-        def chunk(lo, hi):
-            subsets_block(keys, rows, wts, l, subsets[lo:hi], w, n, mode,
-                          outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
-                          _tuning.GKM_TILE_BITS, buffer_hits)
+        def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
+            stoppable(subsets_block, keys, rows, wts, l, subsets[lo:hi], w, n, mode,
+                      outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
+                      _tuning.GKM_TILE_BITS, buffer_hits)
 
         run_chunks(chunk, bounds, threads)
         for extra in outs[1:]:
@@ -418,19 +418,19 @@ class GappedKmer(_SequenceKernel):
     @staticmethod
     def _pairs(P, R, w, rc, symmetric, out):
         """The all-pairs form into ``out``, chunks of rows on threads, cut
-        at equal numbers of l-mer comparisons."""
-        from .._threads import run_chunks, threads_for
+        at equal numbers of l-mer comparisons, none of many more than
+        ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered between them;
+        a row's values do not depend on its chunk)."""
+        from .._threads import cost_bounds, run_chunks, threads_for
         from ..algorithms.gapped_kmers._numba import pairs_block
 
         cx = np.diff(P.ptr).astype(np.float64)
         cy = np.diff(R.ptr).astype(np.float64)
         later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
-        work = np.cumsum(cx * later[:len(cx)])
-        total = float(work[-1]) if len(work) else 0.0
-        threads = threads_for(total, _tuning.GKM_THREADED_MIN_WORK)
+        work = cx * later[:len(cx)]  # per row
+        threads = threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
         parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
-        bounds = sorted({0, len(cx), *np.searchsorted(
-            work, total * np.arange(1, parts) / parts).tolist()})
+        bounds = cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
 
         def chunk(lo, hi):
             pairs_block(P.keys, P.weights, P.ptr[lo:hi + 1], R.keys, R.keys_rc, R.weights,

@@ -627,11 +627,18 @@ class WeightedDegree(_SequenceKernel):
         return wd_planes(P, len(self._alphabet))
 
     def _fill(self, P, Q, part, out):
+        from .._threads import cost_bounds, run_chunks
         from ..algorithms.weighted_degree._numba import wd_function
 
         F, W = self._planes(P)
         G = F if Q is None else self._planes(Q)[0]
-        wd_function(W)(F, G, W, self._weights(), self._shift(P.shape[1]), part, out)
+        fn, beta, shift = wd_function(W), self._weights(), self._shift(P.shape[1])
+        # rows in chunks of about WD_CHUNK_WORK word comparisons, so that a
+        # Ctrl-C is answered between them (a row does not depend on the others)
+        n, m = F.shape[0], G.shape[0]
+        partners = (n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1))
+        bounds = cost_bounds(partners * float(W * (2 * shift + 1)), 1, _tuning.WD_CHUNK_WORK)
+        run_chunks(lambda lo, hi: fn(F, G, W, beta, shift, part, out, lo, hi), bounds, 1)
         return out
 
     def _raw_gram(self, P):

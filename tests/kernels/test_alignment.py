@@ -155,6 +155,27 @@ def test_serial_and_parallel_loops_agree(monkeypatch, tuning):
         np.testing.assert_array_equal(a, b)
 
 
+def test_chunks_of_a_call_give_the_one_call_values(chunk_counts, tuning):
+    """A call cut into chunks of ``ALIGNMENT_CHUNK_CELLS`` (so that Ctrl-C is
+    answered between them) gives exactly the values of one call."""
+    X = random_strings(9, AMINO, 3, 40)
+    Y = random_strings(4, AMINO, 4, 30)
+    kern = LocalAlignment(beta=1.5)  # some pairs take the scaled and log passes
+    P = kern.prepare(X, "X")
+
+    def values():
+        return (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
+                smith_waterman(X, Y))
+
+    whole = values()
+    chunk_counts.clear()
+    tuning.set(ALIGNMENT_CHUNK_CELLS=1)  # every row (task) a chunk of its own
+    cut = values()
+    assert chunk_counts == [5, 9, 9, 9]  # (9 + 1) // 2 Gram tasks, 9 rows, 9 diagonal entries, 9 rows
+    for a, b in zip(whole, cut):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_lowercase_and_blocks():
     X = random_strings(9, AMINO, 2, 15)
     kern = LocalAlignment()

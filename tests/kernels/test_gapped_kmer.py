@@ -182,6 +182,23 @@ def test_primal_svm_on_count_features_equals_the_dual():
     np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
 
 
+def test_chunks_of_rows_give_the_one_call_values(chunk_counts, tuning):
+    """The all-pairs form cut into calls of ``GKM_PAIRS_CHUNK_WORK`` l-mer
+    comparisons (a Ctrl-C is answered between them) gives exactly the values
+    of one call."""
+    rng = np.random.default_rng(7)
+    X = random_dna(9, 6, 40, rng) + ["ACGTACGTNACGTACGTAA", "TTTTTTTTTTTT"]  # l-mers in each
+    Y = random_dna(4, 8, 30, rng)
+    kern = GappedKmer(algorithm="pairs", l=6, k=3, d=3, normalize=False)
+    whole = kern(X), kern(X, Y), kern.diag(X)
+    chunk_counts.clear()
+    tuning.set(GKM_PAIRS_CHUNK_WORK=1)  # every row a chunk of its own
+    cut = kern(X), kern(X, Y), kern.diag(X)
+    assert chunk_counts[:2] == [11, 11]
+    for a, b in zip(whole, cut):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("algorithm", ["pairs", "subsets"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,

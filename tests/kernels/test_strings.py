@@ -126,6 +126,24 @@ def test_weighted_degree_of_short_sequences_loads_only_the_one_word_path():
     assert out.stdout.split() == ["1", "0"]
 
 
+@pytest.mark.parametrize("length", [40, 150])  # one word per plane, several
+def test_weighted_degree_in_chunks_of_rows_gives_the_one_call_values(length, tuning,
+                                                                      chunk_counts):
+    """Rows cut into calls of ``WD_CHUNK_WORK`` (a Ctrl-C is answered between
+    them) give exactly the values of one call."""
+    rng = np.random.default_rng(6)
+    X = ["".join(rng.choice(list("ACGT"), length)) for _ in range(7)]
+    Y = X[:2] + ["".join(rng.choice(list("ACGT"), length)) for _ in range(3)]
+    kern = WeightedDegree(d=4, shift=2)
+    whole = kern(X), kern(X, Y), kern.diag(X)
+    chunk_counts.clear()
+    tuning.set(WD_CHUNK_WORK=1)  # every row a chunk of its own
+    cut = kern(X), kern(X, Y), kern.diag(X)
+    assert chunk_counts == [7, 7, 7]
+    for a, b in zip(whole, cut):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_weighted_degree_weights_sum_to_one():
     # identical sequences of length 1: only k = 1 counts, weight 2d / (d (d + 1))
     assert WeightedDegree(d=4)(["A"])[0, 0] == pytest.approx(2 * 4 / 20)

@@ -221,7 +221,7 @@ def self_pairs(rows, weights, w0, mode, out):
 
 @numba.njit(cache=True, nogil=True)
 def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits,
-                  tile_bits, buffer_hits):
+                  tile_bits, buffer_hits, stop):
     """``out += sum over pairs of distinct l-mers within d = len(w) - 1
     mismatches`` of ``w[mm] v_a v_b``, by grouping over deleted positions.
 
@@ -255,6 +255,9 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
     by one (each a cache miss once ``out`` outgrows the cache) but gathered,
     ``buffer_hits`` at a time, and added tile by tile of ``2^tile_bits``
     rows and columns (:func:`_add_by_tiles`).
+
+    The loop ends early, ``out`` incomplete, once ``stop[0]`` is set
+    (another thread's request, checked before each pattern).
     """
     d = w.shape[0] - 1
     n_cols = out.shape[1]
@@ -287,6 +290,8 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
     for p in range(l):
         low |= np.int64(1) << (2 * p)
     for z in range(subsets.shape[0]):
+        if stop[0]:
+            break
         deleted[:] = False
         for j in range(d):
             deleted[subsets[z, j]] = True

@@ -185,26 +185,27 @@ def _span(i, n, part):
 
 
 @numba.njit(cache=True, nogil=True)
-def _wd_block_word(FA, FB, W, beta, shift, part, out):
+def _wd_block_word(FA, FB, W, beta, shift, part, out, i0, i1):
     m = np.empty(W, dtype=np.uint64)
-    for i in range(FA.shape[0]):
+    for i in range(i0, i1):
         lo, hi, at = _span(i, FB.shape[0], part)
         _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
 
 
 @numba.njit(cache=True, nogil=True)
-def _wd_block_words(FA, FB, W, beta, shift, part, out):
+def _wd_block_words(FA, FB, W, beta, shift, part, out, i0, i1):
     m = np.empty(W, dtype=np.uint64)
-    for i in range(FA.shape[0]):
+    for i in range(i0, i1):
         lo, hi, at = _span(i, FB.shape[0], part)
         _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
 
 
 def wd_function(W):
     """The weighted-degree entry point for bit planes of ``W`` words
-    (:func:`wd_planes`): ``f(FA, FB, W, beta, shift, part, out)`` writes
-    ``k(x_i, y_j)`` for the sequences of planes ``FA`` against those of
-    ``FB`` into ``out``, with ``beta`` from :func:`wd_weights`:
+    (:func:`wd_planes`): ``f(FA, FB, W, beta, shift, part, out, i0, i1)``
+    writes ``k(x_i, y_j)`` for the sequences ``i0 <= i < i1`` of planes
+    ``FA`` against those of ``FB`` into rows ``i`` of ``out``, with ``beta``
+    from :func:`wd_weights`:
 
     * ``part=0``: the upper triangle and diagonal of the Gram (``FB`` is
       ``FA``, ``out`` of shape (n, n));

@@ -365,7 +365,7 @@ class RandomWalk(Kernel):
         out = np.empty(len(i))
         # product vertices to visit; not np.dot, whose threaded BLAS call
         # leaves an OpenBLAS thread spinning on the core the walks need
-        work = float((P.sizes()[i].astype(np.float64) * Q.sizes()[j]).sum())
+        work = P.sizes()[i].astype(np.float64) * Q.sizes()[j]  # per pair
         if self._spectral and not P.directed:
             mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
 
@@ -373,7 +373,7 @@ class RandomWalk(Kernel):
                 jit.spectral_pairs(i, j, P.node_ptr, mu_p, w_p, Q.node_ptr, mu_q, w_q,
                                    kind, lam, beta, weights, lo, hi, out)
 
-            _run_pairs(spectral, len(i), work / _tuning.WALK_SPECTRAL_COST)
+            _run_pairs(spectral, work / _tuning.WALK_SPECTRAL_COST)
             return out
         if P.node_keys is None:
             cls_p = np.zeros(P.node_ptr[-1], np.int64)
@@ -401,7 +401,7 @@ class RandomWalk(Kernel):
         def walks(lo, hi):
             jit.walk_pairs(i, j, A, B, settings, max_p, max_q, lo, hi, out, iters)
 
-        _run_pairs(walks, len(i), work)
+        _run_pairs(walks, work)
         if (iters < 0).any():
             t = int(np.argmax(iters < 0))
             raise RuntimeError(
@@ -437,17 +437,19 @@ def _sorted_arcs(P, cls, el, n_el, n_cls):
             np.ascontiguousarray(P.adj_idx[order]))
 
 
-def _run_pairs(fn, n_pairs, work):
-    """``fn(lo, hi)`` over chunks of the pairs ``range(n_pairs)``: inline
-    below ``_tuning.WALK_PARALLEL_WORK`` (product vertices), else on
-    :func:`structk._threads.num_threads` threads, ``WALK_CHUNKS_PER_THREAD``
-    chunks each so that pairs of unequal cost keep the threads balanced.
-    Every value depends only on its pair: the same for any thread count."""
-    from ..._threads import even_bounds, run_chunks, threads_for
+def _run_pairs(fn, work):
+    """``fn(lo, hi)`` over chunks of the pairs, whose costs (product
+    vertices) are ``work``: inline below ``_tuning.WALK_PARALLEL_WORK`` in
+    all, else on :func:`structk._threads.num_threads` threads,
+    ``WALK_CHUNKS_PER_THREAD`` chunks each or more so that pairs of unequal
+    cost keep the threads balanced; and no chunk of much more than
+    ``WALK_CHUNK_WORK``, so that a Ctrl-C is answered between chunks. Every
+    value depends only on its pair: the same for any chunks and thread count."""
+    from ..._threads import cost_bounds, run_chunks, threads_for
 
-    threads = threads_for(work, _tuning.WALK_PARALLEL_WORK)
+    threads = threads_for(float(work.sum()), _tuning.WALK_PARALLEL_WORK)
     parts = 1 if threads == 1 else _tuning.WALK_CHUNKS_PER_THREAD * threads
-    run_chunks(fn, even_bounds(n_pairs, parts), threads)
+    run_chunks(fn, cost_bounds(work, parts, _tuning.WALK_CHUNK_WORK), threads)
 
 
 def _spectral_radii(P):

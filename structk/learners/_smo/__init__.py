@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
-from ..._threads import check_cancelled
+from ..._threads import stoppable
 from .numpy_smo import objective, rho, smo_numpy
 
 
@@ -99,36 +99,11 @@ def seed(K, y, alpha, C):
 
 
 def _compiled(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
-    """:func:`.numba_smo.smo` on a thread of its own while this one waits,
-    so that a Ctrl-C (or the cancelling of the chunk that runs this, see
-    :func:`structk._threads.check_cancelled`) is answered at once: the
-    solver is then told to stop at its next checkpoint (milliseconds) and
-    ``KeyboardInterrupt`` raised. Uninterrupted, the result is that of the
-    direct call."""
-    import threading
-
+    """:func:`.numba_smo.smo` through :func:`structk._threads.stoppable`:
+    a Ctrl-C (or the cancelling of the chunk that runs this) stops the
+    solver at its next checkpoint (milliseconds) and raises
+    ``KeyboardInterrupt``. Uninterrupted, the result is that of the direct
+    call."""
     from .numba_smo import smo_stoppable
 
-    stop = np.zeros(1, dtype=np.int64)
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = smo_stoppable(K, y, C, eps, tau, shrinking, max_iter,
-                                             alpha0, G0, stop)
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=target, name="structk SMO", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-            check_cancelled()
-    except BaseException:
-        stop[0] = 1
-        worker.join()
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    return stoppable(smo_stoppable, K, y, C, eps, tau, shrinking, max_iter, alpha0, G0)

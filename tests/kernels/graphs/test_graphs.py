@@ -192,6 +192,32 @@ def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monk
             assert np.array_equal(x, y)
 
 
+def test_chunks_of_pairs_give_the_one_call_values(chunk_counts, tuning):
+    """Pairs cut into chunks of ``WALK_CHUNK_WORK`` (so that Ctrl-C is
+    answered between them) give exactly the values of one call, on the
+    product-graph and the spectral path."""
+    rng = np.random.default_rng(5)
+    X = []
+    for s in range(12):
+        G = nx.gnp_random_graph(int(rng.integers(3, 12)), 0.4, seed=s)
+        nx.set_node_attributes(G, {v: int(rng.integers(2)) for v in G}, "label")
+        X.append(G)
+    kernels = (RandomWalk(lam=0.01), RandomWalk(kind="exponential", beta=0.3),
+               RandomWalk(lam=0.01, node_label=None))
+
+    def evaluate():
+        return [(k(X), k(X[:5], X[5:]), k.diag(X)) for k in kernels]
+
+    whole = evaluate()
+    chunk_counts.clear()
+    tuning.set(WALK_CHUNK_WORK=1e-9)  # every pair a chunk of its own
+    cut = evaluate()
+    assert chunk_counts == [78, 35, 12] * 3  # 12 * 13 / 2 pairs, 5 x 7, 12
+    for a, b in zip(whole, cut):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+
+
 # ------------------------------------------------------------ vs GraKeL
 def _grakel(graphs_, node_labels=True):
     from grakel import graph_from_networkx
