@@ -96,8 +96,8 @@ class DiscreteHMM(BaseEstimator):
         ``"ACGT"`` on the DNA alphabet), as the string kernels do; an
         alphabet with two symbols that differ only by case needs ``False``.
         Sequences are encoded by :func:`structk.sequences.encode`.
-    n_iter : int >= 1, default 100
-        Maximum number of Baum-Welch iterations per restart.
+    n_iter : int >= 1, default 500
+        Maximum number of E-steps (Baum-Welch iterations) per restart.
     tol : float >= 0, default 1e-6
         Convergence tolerance. With ``convergence="relative"`` (the default)
         it is *relative* and *per symbol*: a restart stops when the mean
@@ -226,7 +226,7 @@ class DiscreteHMM(BaseEstimator):
     (2,)
     """
 
-    def __init__(self, n_states=2, alphabet="dna", n_iter=100, tol=1e-6,
+    def __init__(self, n_states=2, alphabet="dna", n_iter=500, tol=1e-6,
                  n_restarts=1, init="random", random_state=None, ignore_case=True,
                  pseudocount=0.01, algorithm="squarem", convergence="relative"):
         self.n_states = n_states
