@@ -187,6 +187,10 @@ HMM_PARALLEL_MIN_WORK = 32_000_000
 #: Work per E-step chunk. The chunks (hence the summation order) depend on
 #: the data only, never on the thread count.
 HMM_CHUNK_WORK = 4_000_000
+#: Most work (symbols x states^2) of one compiled call of the likelihoods,
+#: posteriors and Viterbi paths (about 0.1-0.3 s; a Ctrl-C is answered between
+#: calls), against a Python call each.
+HMM_CALL_WORK = 2**27
 
 # ------------------------------------------------------------ vectors, stats
 #: Entries of the differences ``x - y`` recomputed at once where the Gram

@@ -554,7 +554,7 @@ class DiscreteHMM(BaseEstimator):
             impossible under the model.
         """
         seq, offsets = self._encode_fitted(X)
-        return _hmm_numba.loglik(seq, offsets, *self._jit_params())
+        return _by_sequences(_hmm_numba.loglik, seq, offsets, *self._jit_params())
 
     def posteriors(self, X):
         """Log-likelihoods and posterior state probabilities.
@@ -573,7 +573,7 @@ class DiscreteHMM(BaseEstimator):
             undefined).
         """
         seq, offsets = self._encode_fitted(X)
-        ll, gamma = _hmm_numba.posteriors(seq, offsets, *self._jit_params())
+        ll, gamma = _by_sequences(_hmm_numba.posteriors, seq, offsets, *self._jit_params())
         _raise_if_impossible(ll, "X", "the model")
         return ll, np.split(gamma, offsets[1:-1])
 
@@ -601,7 +601,7 @@ class DiscreteHMM(BaseEstimator):
         seq, offsets = self._encode_fitted(X)
         with np.errstate(divide="ignore"):
             logs = [np.log(p) for p in self._jit_params()]
-        logprob, states = _hmm_numba.viterbi(seq, offsets, *logs)
+        logprob, states = _by_sequences(_hmm_numba.viterbi, seq, offsets, *logs)
         _raise_if_impossible(logprob, "X", "the model", "its Viterbi path is")
         return logprob, np.split(states, offsets[1:-1])
 
@@ -715,6 +715,28 @@ def _expected_counts(seq, offsets, params, per_sequence):
     threads = threads_for(work, _tuning.HMM_PARALLEL_MIN_WORK)
     run_chunks(chunks, range(chunk_starts.shape[0]), threads)
     return out
+
+
+def _by_sequences(fn, seq, offsets, *params):
+    """``fn(seq, offsets, *params)`` for a compiled ``fn`` whose results are
+    per sequence (an array, or a tuple of arrays, per sequence or per symbol,
+    in order): called on contiguous groups of sequences of at most about
+    ``_tuning.HMM_CALL_WORK`` (symbols x states^2) each, so that a Ctrl-C is
+    answered between calls, and the groups' results concatenated. A
+    sequence's values do not depend on its group: the same as one call."""
+    from ._threads import compiled_call, cost_bounds
+
+    K = params[0].shape[0]
+    bounds = cost_bounds(np.diff(offsets) * float(K * K), 1, _tuning.HMM_CALL_WORK)
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        a, b = offsets[lo], offsets[hi]
+        parts.append(compiled_call(fn, seq[a:b], offsets[lo:hi + 1] - a, *params))
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(group) for group in zip(*parts))
+    return np.concatenate(parts)
 
 
 def _chunk_starts(offsets, n_chunks):

@@ -235,6 +235,46 @@ def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch, tun
     np.testing.assert_allclose(results[0][3], serial.history_, rtol=1e-12)
 
 
+def test_likelihoods_posteriors_and_paths_in_groups_of_sequences_equal_one_call(
+        tuning, monkeypatch):
+    """Scores, posteriors and Viterbi paths computed on groups of sequences of
+    ``HMM_CALL_WORK`` (a Ctrl-C is answered between the compiled calls) are
+    those of one call, bit for bit."""
+    from structk import ClassConditionalFisherKernel
+
+    X = _training_data(n=30)
+    hmm = DiscreteHMM(3, "dna", n_iter=3, tol=0.0, random_state=3).fit(X)
+    other = DiscreteHMM(2, "dna", n_iter=2, random_state=0).fit(X[:10])
+    cc = ClassConditionalFisherKernel([hmm, other], information="identity")
+
+    def values():
+        ll, gamma = hmm.posteriors(X)
+        logprob, states = hmm.decode(X)
+        return [hmm.score_samples(X), ll, *gamma, logprob, *states, cc.posteriors(X[:7])]
+
+    import structk._threads as threads_module
+
+    calls = []
+    real = threads_module.compiled_call
+    monkeypatch.setattr(threads_module, "compiled_call",
+                        lambda fn, *args: (calls.append(getattr(fn, "__name__", "")),
+                                           real(fn, *args))[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        whole = values()
+        n_whole = len(calls)
+        tuning.set(HMM_CALL_WORK=1e-9)  # every sequence a call of its own
+        cut = values()
+    names = sorted(set(calls))
+    assert {n: calls[:n_whole].count(n) for n in names} == {
+        "loglik": 1 + 2, "posteriors": 1, "viterbi": 1}  # one per class for cc
+    assert {n: calls[n_whole:].count(n) for n in names} == {
+        "loglik": 30 + 2 * 7, "posteriors": 30, "viterbi": 30}
+    assert len(whole) == len(cut)
+    for a, b in zip(whole, cut):
+        assert np.array_equal(a, b)
+
+
 def test_converged_only_when_tol_is_reached():
     X = _training_data()
     with pytest.warns(ConvergenceWarning, match=r"restart 0 stopped after n_iter=3 .* > "

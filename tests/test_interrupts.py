@@ -98,6 +98,19 @@ P = k.prepare(X)
 k.gram_prepared(P)
 """
 
+HMM_SCORES = """
+import warnings
+import numpy as np
+from structk.hmm import DiscreteHMM
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(2000)]
+warnings.simplefilter("ignore")
+hmm = DiscreteHMM(n_states=60, n_iter=1, random_state=0).fit(X[:3])
+hmm.score_samples(X[:3])
+{ready}
+hmm.score_samples(X)
+"""
+
 SCRIPTS = {
     "mismatch-gram": GRAM,
     "svm-fit": SVM,
@@ -106,6 +119,7 @@ SCRIPTS = {
     "gapped-kmer-pairs": GAPPED_KMER.format(n=700, algorithm="pairs", warm=120),
     "random-walk": RANDOM_WALK,
     "weighted-degree": WEIGHTED_DEGREE,
+    "hmm-scores": HMM_SCORES,
 }
 
 

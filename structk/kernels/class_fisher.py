@@ -276,10 +276,10 @@ def mixture_scores(params, priors, alphabet, parts, X, name):
 
 def _posteriors(params, priors, alphabet, X, name):
     from ..algorithms.hmm import _numba as _hmm_numba
-    from ..hmm import _encode
+    from ..hmm import _by_sequences, _encode
 
     seq, offsets = _encode(X, alphabet, name)
-    ll = np.column_stack([_hmm_numba.loglik(seq, offsets, *p) for p in params])
+    ll = np.column_stack([_by_sequences(_hmm_numba.loglik, seq, offsets, *p) for p in params])
     return _bayes(ll, priors, name)
 
 
