@@ -98,15 +98,18 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
 #: Regularisation searched by the inner cross-validation when a learner
 #: expression leaves the parameter open (a value given in the expression fixes
 #: it; a list given there replaces the grid).
+#: Each is moved by whole decades to the Gram's scale (:func:`scaled_spec`);
+#: the values below are those of a Gram whose scale ``s`` rounds to 1.
 DEFAULT_GRIDS = {
     "KernelSVM": {"C": (0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)},
-    "KernelLogisticRegression": {"alpha": (1e-4, 1e-3, 1e-2, 0.1, 1.0)},
-    "KernelRidge": {"alpha": (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
+    "KernelLogisticRegression": {"alpha": (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)},
+    "KernelRidge": {"alpha": (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
 }
 
 #: The penalties KernelRidgeCV chooses from by leave-one-out (one
-#: eigendecomposition for all) when the expression does not give ``alphas``.
-DEFAULT_RIDGE_CV_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000, 10000)
+#: eigendecomposition for all) when the expression does not give ``alphas``
+#: (moved to the Gram's scale as the grids are).
+DEFAULT_RIDGE_CV_ALPHAS = (1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000, 10000)
 
 
 @dataclass
@@ -145,9 +148,10 @@ def learner_spec(estimator, grid=None, given=()):
     lists) plus the :data:`DEFAULT_GRIDS` entries for parameters the
     expression did not set (``given``)."""
     grid = dict(grid or {})
+    scaled = []
     if type(estimator).__name__ == "KernelRidgeCV" and "alphas" not in given:
         estimator = estimator.set_params(alphas=DEFAULT_RIDGE_CV_ALPHAS)
-    scaled = []
+        scaled.append("alphas")
     for param, values in DEFAULT_GRIDS.get(type(estimator).__name__, {}).items():
         if param not in given and param not in grid:
             grid[param] = list(values)
@@ -155,8 +159,10 @@ def learner_spec(estimator, grid=None, given=()):
     return LearnerSpec(estimator, grid, scaled=tuple(scaled))
 
 
-#: Default grids placed on the scale of the Gram matrix (see :func:`scaled_spec`).
-SCALED_DEFAULTS = ("C",)
+#: Default grids placed on the scale of the Gram matrix (see :func:`scaled_spec`),
+#: with the power of the scale each moves by: ``C`` multiplies the Gram, a
+#: penalty ``alpha`` (ridge, logistic; KernelRidgeCV's ``alphas``) divides it.
+SCALED_DEFAULTS = {"C": -1, "alpha": 1, "alphas": 1}
 
 
 def gram_scale(K):
@@ -168,23 +174,35 @@ def gram_scale(K):
 
 
 def scaled_spec(spec, grams):
-    """``spec`` with its default ``C`` grid moved by whole decades to the
-    scale ``s`` of the Gram matrices ``grams`` (:func:`gram_scale`, median
-    over a kernel grid): the C-SVM on ``t K`` with ``C`` is the one on ``K``
-    with ``t C``, so ``C`` is searched in ``10**-round(log10 s)`` times
-    0.01 ... 1e4. The labels play no part. A normalised random walk on
-    MUTAG (entries in [0.79, 1], s = 0.033) chose C = 1e4, the top of the
-    unmoved grid, on 10/10 outer folds; the moved grid 0.1 ... 1e5 holds
-    that optimum inside."""
+    """``spec`` with its default grids moved by whole decades to the scale
+    ``s`` of the Gram matrices ``grams`` (:func:`gram_scale`, median over a
+    kernel grid). The C-SVM on ``t K`` with ``C`` is the one on ``K`` with
+    ``t C``, so ``C`` is searched in ``10**-round(log10 s)`` times 0.01 ...
+    1e4; kernel ridge and logistic regression on ``t K`` with ``alpha`` are
+    those on ``K`` with ``alpha / t``, so their penalties move the other
+    way, ``10**round(log10 s)`` times their :data:`DEFAULT_GRIDS` (and
+    KernelRidgeCV's :data:`DEFAULT_RIDGE_CV_ALPHAS`). The labels play no
+    part. A normalised random walk on MUTAG (entries in [0.79, 1], s =
+    0.033) chose C = 1e4, the top of the unmoved grid, on 10/10 outer
+    folds; the moved grid 0.1 ... 1e5 holds that optimum inside."""
     if not spec.scaled:
         return spec
     s = float(np.median([gram_scale(K) for K in grams]))
     if not (np.isfinite(s) and s > 0.0):
         return spec
-    shift = 10.0 ** -round(np.log10(s))
-    grid = {k: ([_tidy(v * shift) for v in vals] if k in spec.scaled else vals)
-            for k, vals in spec.grid.items()}
-    return LearnerSpec(spec.estimator, grid)
+    decade = round(np.log10(s))
+
+    def moved(name, values):
+        return [_tidy(v * 10.0 ** (SCALED_DEFAULTS[name] * decade)) for v in values]
+
+    grid = {k: (moved(k, vals) if k in spec.scaled else vals) for k, vals in spec.grid.items()}
+    estimator = spec.estimator
+    if "alphas" in spec.scaled:
+        from sklearn.base import clone
+
+        estimator = clone(estimator).set_params(
+            alphas=tuple(moved("alphas", estimator.alphas)))
+    return LearnerSpec(estimator, grid)
 
 
 def _learner_name(estimator, grid):

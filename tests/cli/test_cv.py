@@ -464,3 +464,57 @@ def test_default_c_grid_moves_to_the_gram_scale():
     a = KernelSVM(kernel="precomputed", C=10.0).fit(t * K, y).decision_function(t * K)
     b = KernelSVM(kernel="precomputed", C=10.0 * t).fit(K, y).decision_function(K)
     np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["KernelRidge", "KernelLogisticRegression", "KernelRidgeCV"])
+def test_default_penalty_grids_move_against_the_gram_scale(name):
+    """A penalty divides the Gram's scale where C multiplies it: kernel ridge
+    and logistic regression on t K with alpha are those on K with alpha / t,
+    so their default grids (and KernelRidgeCV's alphas) move by the decades
+    of s, the other way from C; written grids stay."""
+    from structk import learners
+    from structk.cli.evaluation import gram_scale, learner_spec, scaled_spec
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    K /= gram_scale(K)
+    cls = getattr(learners, name)
+    base = learner_spec(cls(), {}, set())
+
+    def penalties(spec):
+        return list(spec.estimator.alphas) if name == "KernelRidgeCV" else spec.grid["alpha"]
+
+    assert penalties(scaled_spec(base, [K])) == [float(a) for a in penalties(base)]
+    assert penalties(scaled_spec(base, [1e-3 * K])) == [
+        float(f"{1e-3 * a:.12g}") for a in penalties(base)]
+    assert penalties(scaled_spec(base, [300.0 * K])) == [
+        float(f"{1e2 * a:.12g}") for a in penalties(base)]  # 10^round(2.48)
+    if name != "KernelRidgeCV":
+        given = learner_spec(cls(), {"alpha": [1.0, 2.0]}, {"alpha"})
+        assert scaled_spec(given, [1e-3 * K]).grid == {"alpha": [1.0, 2.0]}
+        # the premise: scaling K by t is scaling alpha by t
+        t = 1e-3
+        a = cls(kernel="precomputed", alpha=0.1 * t).fit(t * K, y)
+        b = cls(kernel="precomputed", alpha=0.1).fit(K, y)
+        logistic = name == "KernelLogisticRegression"  # L-BFGS: to its tolerance
+        out = "decision_function" if logistic else "predict"
+        np.testing.assert_allclose(getattr(a, out)(t * K), getattr(b, out)(K),
+                                   rtol=1e-4 if logistic else 1e-7, atol=1e-4 if logistic else 1e-9)
+    else:
+        given = learner_spec(cls(alphas=(1.0, 2.0)), {}, {"alphas"})
+        assert scaled_spec(given, [1e-3 * K]).estimator.alphas == (1.0, 2.0)
+
+
+def test_logistic_alpha_at_its_edge_is_noted(flat_kernel_csv, capsys):
+    """The smallest penalty wins strictly on every fold (the flat kernel needs
+    little regularisation, as large C for the SVM): the note says below."""
+    path, _, _ = flat_kernel_csv
+    row, err = _cv_json(capsys, path, "KernelLogisticRegression(alpha=[0.01, 0.1, 1])")
+    assert row["grid_edge_folds"] == {"alpha": 4} and all(f["ties"] == 0 for f in row["folds"])
+    assert err == (
+        "note: Normalize(Gaussian(sigma=20)), KernelLogisticRegression: alpha = 0.01, the "
+        "smallest value of its grid, was chosen on 4/4 outer folds; the best alpha may lie "
+        "below the grid: try a wider grid, e.g. --learner "
+        "'KernelLogisticRegression(alpha=[0.0001, 0.001, 0.01, 0.1, 1])'\n")
