@@ -77,9 +77,9 @@ MISMATCH_MEMORY_FALLBACK = 4 * 2**30
 MISMATCH_CHUNK_NEIGHBOURS = 2**22
 
 #: Most 64-symbol word comparisons (pairs x words x (2 shift + 1)) of one
-#: compiled weighted-degree call (about 0.1-0.3 s; a Ctrl-C is answered
+#: compiled weighted-degree call (about 0.05-0.15 s; a Ctrl-C is answered
 #: between calls), against a Python call each.
-WD_CHUNK_WORK = 2**20
+WD_CHUNK_WORK = 2**19
 
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
@@ -142,6 +142,10 @@ SPARSE_SCIPY_MAX_RESULT = 2**18
 #: Dense-column products of at most this many multiply-adds run on one BLAS
 #: thread: the hand-over to a helper costs more on a busy machine.
 SPARSE_THREADED_FROM = 2**25
+#: Most scattered multiply-adds of one compiled call of the sparse part of a
+#: Gram product (about 0.1-0.2 s; a Ctrl-C is answered between calls),
+#: against a Python call each.
+SPARSE_CHUNK_WORK = 2**24
 
 # -------------------------------------------------- Weisfeiler-Lehman labels
 #: Graph batches of at most this many adjacency entries are relabelled in
@@ -188,9 +192,9 @@ HMM_PARALLEL_MIN_WORK = 32_000_000
 #: the data only, never on the thread count.
 HMM_CHUNK_WORK = 4_000_000
 #: Most work (symbols x states^2) of one compiled call of the likelihoods,
-#: posteriors and Viterbi paths (about 0.1-0.3 s; a Ctrl-C is answered between
+#: posteriors and Viterbi paths (about 0.05-0.2 s; a Ctrl-C is answered between
 #: calls), against a Python call each.
-HMM_CALL_WORK = 2**27
+HMM_CALL_WORK = 2**26
 
 # ------------------------------------------------------------ vectors, stats
 #: Entries of the differences ``x - y`` recomputed at once where the Gram

@@ -111,6 +111,18 @@ hmm.score_samples(X[:3])
 hmm.score_samples(X)
 """
 
+SPECTRUM = """
+import numpy as np
+from structk.kernels import Spectrum
+rng = np.random.default_rng(0)
+X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(6000)]
+k = Spectrum(k=7)  # 16384 columns, each in ~700 rows: the scattered product
+k(X[:1000])
+P = k.prepare(X)
+{ready}
+k.gram_prepared(P)
+"""
+
 SCRIPTS = {
     "mismatch-gram": GRAM,
     "svm-fit": SVM,
@@ -120,6 +132,7 @@ SCRIPTS = {
     "random-walk": RANDOM_WALK,
     "weighted-degree": WEIGHTED_DEGREE,
     "hmm-scores": HMM_SCORES,
+    "spectrum-sparse-gram": SPECTRUM,
 }
 
 

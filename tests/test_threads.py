@@ -310,3 +310,30 @@ def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning)
     np.testing.assert_allclose(_sparse_gram.sparse_cross(F, G, jitted=True),
                                (F @ G.T).toarray(), rtol=1e-12)
     assert calls
+
+
+def test_sparse_products_in_chunks_of_rows_equal_one_call(tuning, monkeypatch):
+    """The sparse part of a Gram product cut into calls of rows of
+    ``SPARSE_CHUNK_WORK`` (a Ctrl-C is answered between them) gives the
+    values of one call bit for bit, and the products are exact."""
+    import scipy.sparse as sp
+
+    from structk.algorithms import sparse_gram as _sparse_gram
+    from structk.algorithms.sparse_gram import _numba
+
+    rng = np.random.default_rng(2)
+    F = sp.random(50, 30, density=0.2, random_state=3, format="lil")
+    F[:, 7] = rng.integers(1, 4, (50, 1))  # a dense column: BLAS, the rest scattered
+    F = sp.csr_matrix(F)
+    G = sp.csr_matrix(F[:20] + sp.random(20, 30, density=0.1, random_state=4))
+    whole = _sparse_gram.sparse_gram(F, jitted=True), _sparse_gram.sparse_cross(F, G, jitted=True)
+    calls = []
+    real = _numba.add_row_products
+    monkeypatch.setattr(_numba, "add_row_products",
+                        lambda *args: (calls.append(args[-1] - args[-2]), real(*args))[1])
+    tuning.set(SPARSE_CHUNK_WORK=1e-9)  # every row with work a call of its own
+    cut = _sparse_gram.sparse_gram(F, jitted=True), _sparse_gram.sparse_cross(F, G, jitted=True)
+    assert len(calls) > 60 and max(calls) <= 50
+    for a, b, ref in zip(whole, cut, ((F @ F.T).toarray(), (F @ G.T).toarray())):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, ref, rtol=1e-12)

@@ -622,9 +622,10 @@ class WeightedDegree(_SequenceKernel):
 
     def _planes(self, P):
         """Bit planes of the sequences' codes and the words per plane."""
+        from .._threads import compiled_call
         from ..algorithms.weighted_degree._numba import wd_planes
 
-        return wd_planes(P, len(self._alphabet))
+        return compiled_call(wd_planes, P, len(self._alphabet))
 
     def _fill(self, P, Q, part, out):
         from .._threads import cost_bounds, run_chunks

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
+from ..._threads import compiled_call
 from ..dense import mirror_upper
 
 
@@ -99,13 +100,13 @@ def sparse_gram(F, jitted=False):
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
         return K
-    from ._numba import add_row_products, to_csc
+    from ._numba import to_csc
 
     indptr, indices, data = _csr_arrays(F)
     if data.size == 0:
         return np.zeros((n, n), dtype=np.float64)
     (cols,), n_cols = _compact([indices], F.shape[1])
-    csc = to_csc(indptr, cols, data, n_cols)
+    csc = compiled_call(to_csc, indptr, cols, data, n_cols)
     counts = np.diff(csc[0]).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     K = None
@@ -116,7 +117,7 @@ def sparse_gram(F, jitted=False):
             K += _product(D, D.T)
     if K is None:
         K = np.zeros((n, n), dtype=np.float64)
-    add_row_products(K, indptr, cols, data, *csc, dense, True)  # upper triangle
+    _row_products(K, indptr, cols, data, csc, counts, dense, True)  # upper triangle
     mirror_upper(K)
     return K
 
@@ -128,7 +129,7 @@ def sparse_cross(F, G, jitted=False):
     if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
-    from ._numba import add_row_products, to_csc
+    from ._numba import to_csc
 
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)
@@ -136,14 +137,35 @@ def sparse_cross(F, G, jitted=False):
     if fd.size == 0 or gd.size == 0:
         return K
     (fc, gc), n_cols = _compact([fi, gi], max(F.shape[1], G.shape[1]))
-    csc_f = to_csc(fp, fc, fd, n_cols)
-    csc_g = to_csc(gp, gc, gd, n_cols)
+    csc_f = compiled_call(to_csc, fp, fc, fd, n_cols)
+    csc_g = compiled_call(to_csc, gp, gc, gd, n_cols)
     cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
     dense = cost * _tuning.SPARSE_DENSE_RATIO > float(n) * m
-    add_row_products(K, fp, fc, fd, *csc_g, dense, False)
+    _row_products(K, fp, fc, fd, csc_g, np.diff(csc_f[0]), dense, False)
     for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
         K += _product(DF, DG.T)
     return K
+
+
+def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):
+    """:func:`._numba.add_row_products` over the rows of ``F`` in order, in
+    calls of about ``_tuning.SPARSE_CHUNK_WORK`` scattered multiply-adds
+    (estimated from each row's number of entries), so that a Ctrl-C is
+    answered between them (the same additions in the same order as one
+    call). ``f_counts``: the entries of ``F`` in each column."""
+    from ..._threads import cost_bounds
+    from ._numba import add_row_products
+
+    colptr = csc[0]
+    entries = np.diff(indptr).astype(np.float64)
+    work = float(np.dot(np.where(skip, 0.0, f_counts), np.diff(colptr)))
+    if upper:
+        work *= 0.5  # about half of each column lies above the diagonal
+    per_entry = work / max(1.0, float(entries.sum()))
+    start = colptr[:-1].copy()
+    bounds = cost_bounds(entries * per_entry, 1, _tuning.SPARSE_CHUNK_WORK)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        compiled_call(add_row_products, K, indptr, cols, data, *csc, skip, upper, start, lo, hi)
 
 
 def _product(A, B):

@@ -34,19 +34,22 @@ def to_csc(indptr, cols, vals, n_cols):
 
 
 @numba.njit(cache=True, nogil=True)
-def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper):
-    """``K[i, j] += sum_c F[i, c] G[j, c]`` over the columns not in ``skip``.
+def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper, start, i0, i1):
+    """``K[i, j] += sum_c F[i, c] G[j, c]`` over the columns not in ``skip``,
+    for the rows ``i0 <= i < i1``.
 
     ``F`` is given as CSR (``indptr, cols, vals``), ``G`` as CSC
     (``colptr, rows, cvals``, rows sorted) with the same column numbering;
     each update lands in row ``i`` of ``K``, so the writes stay in cache.
     With ``upper`` (``G`` is ``F``), only ``j >= i`` is computed: row ``i``
-    meets each of its columns at a cursor that advances as the rows are
-    processed in order, which leaves the lower triangle untouched (this
-    needs at most one stored entry per row and column, as canonical CSR).
+    meets each of its columns at a cursor ``start[c]`` (``colptr[:-1]``
+    before row 0) that advances as the rows are processed in order, which
+    leaves the lower triangle untouched (this needs at most one stored entry
+    per row and column, as canonical CSR). Calls over consecutive row
+    ranges in order, sharing ``start``, add what one call over their union
+    adds, in the same order.
     """
-    start = colptr[:-1].copy()
-    for i in range(indptr.shape[0] - 1):
+    for i in range(i0, i1):
         for e in range(indptr[i], indptr[i + 1]):
             c = cols[e]
             if skip[c]:
