@@ -35,3 +35,17 @@ def assert_matches_reference(k, X, R, rows, cols, split=3, tol=1e-12):
     close(k.diag(X), np.diag(R))
     P = k.prepare(X, "X")
     close(k.cross_prepared(k.take(P, rows), k.take(P, cols)), R[rows][:, cols])
+
+
+def random_labelled_graphs(n, seed, min_nodes, max_nodes, p, n_labels):
+    """``n`` networkx G(n, p) graphs of ``min_nodes .. max_nodes - 1`` nodes
+    with integer node labels below ``n_labels`` under ``"label"``."""
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in range(n):
+        G = nx.gnp_random_graph(int(rng.integers(min_nodes, max_nodes)), p, seed=s)
+        nx.set_node_attributes(G, {v: int(rng.integers(n_labels)) for v in G}, "label")
+        out.append(G)
+    return out

@@ -69,16 +69,20 @@ P = k.prepare(X)
 k.gram_prepared(P)
 """
 
-RANDOM_WALK = """
+# n random graphs of mean degree 3 with 3 node labels
+GRAPHS = """
 import numpy as np
 import networkx as nx
-from structk.kernels import RandomWalk
 rng = np.random.default_rng(0)
 G = []
-for s in range(600):
-    g = nx.gnp_random_graph(60, 3 / 59, seed=s)
-    nx.set_node_attributes(g, {{v: int(rng.integers(3)) for v in g}}, "label")
+for s in range({n}):
+    g = nx.fast_gnp_random_graph({nodes}, 3 / ({nodes} - 1), seed=s)
+    nx.set_node_attributes(g, {{{{v: int(rng.integers(3)) for v in g}}}}, "label")
     G.append(g)
+"""
+
+RANDOM_WALK = GRAPHS.format(n=600, nodes=60) + """
+from structk.kernels import RandomWalk
 k = RandomWalk(lam=0.01)
 k(G[:3])
 P = k.prepare(G)
@@ -123,6 +127,15 @@ P = k.prepare(X)
 k.gram_prepared(P)
 """
 
+SHORTEST_PATH = GRAPHS.format(n=60, nodes=4000) + """
+from structk.kernels import ShortestPath
+k = ShortestPath()
+k(G[:1])
+E = k._encode(G, "X")  # the graphs read: the breadth-first searches are left
+{ready}
+k._prepare_encoded(E, "X")
+"""
+
 SCRIPTS = {
     "mismatch-gram": GRAM,
     "svm-fit": SVM,
@@ -133,6 +146,7 @@ SCRIPTS = {
     "weighted-degree": WEIGHTED_DEGREE,
     "hmm-scores": HMM_SCORES,
     "spectrum-sparse-gram": SPECTRUM,
+    "shortest-path-counts": SHORTEST_PATH,
 }
 
 

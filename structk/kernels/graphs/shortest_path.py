@@ -13,12 +13,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import _tuning
 from ..._validation import check_scalar
 from ...algorithms.sparse_gram import sparse_cross, sparse_gram
 from ..base import Kernel
 from ._encoding import check_same_direction, dense_ids, parse_graphs, take_segments
 
 _LENGTH_KERNELS = ("delta", "brownian", "gaussian")
+
+
+def _by_graphs(fn, P, keys):
+    """``fn(node_ptr, adj_ptr, adj_idx, keys)`` (compiled, returning one
+    graph's ``(ptr, keys, counts)`` segments after another) on contiguous
+    groups of graphs of about ``_tuning.SP_CHUNK_WORK`` breadth-first-search
+    steps (nodes x (nodes + arcs) per graph) each, so that a Ctrl-C is
+    answered between calls; the segments joined. A graph's segment does not
+    depend on its group: the same as one call."""
+    from ..._threads import compiled_call, cost_bounds
+
+    nodes = np.diff(P.node_ptr).astype(np.float64)
+    arcs = np.diff(P.adj_ptr[P.node_ptr]).astype(np.float64)
+    bounds = cost_bounds(nodes * (nodes + arcs), 1, _tuning.SP_CHUNK_WORK)
+    parts = [compiled_call(fn, P.node_ptr[lo:hi + 1], P.adj_ptr, P.adj_idx, keys)
+             for lo, hi in zip(bounds[:-1], bounds[1:])]
+    if len(parts) == 1:
+        return parts[0]
+    ends = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
+    ptr = np.concatenate([[0]] + [part[0][1:] + end for part, end in zip(parts, ends)])
+    return (ptr, np.concatenate([part[1] for part in parts]),
+            np.concatenate([part[2] for part in parts]))
 
 
 @dataclass
@@ -152,8 +175,7 @@ class ShortestPath(Kernel):
         keys = (P.node_keys if P.node_keys is not None
                 else np.zeros(P.node_ptr[-1], dtype=np.uint64))
         if self.edge_weight is None and self.length_kernel == "delta":
-            return _Counts(*hop_path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, keys),
-                           P.directed)
+            return _Counts(*_by_graphs(hop_path_counts, P, keys), P.directed)
         if self.edge_weight is None:
             D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
         else:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from kernel_checks import feature_product
+from kernel_checks import feature_product, random_labelled_graphs
 
 import structk
 from structk import Normalize
@@ -196,12 +196,7 @@ def test_chunks_of_pairs_give_the_one_call_values(chunk_counts, tuning):
     """Pairs cut into chunks of ``WALK_CHUNK_WORK`` (so that Ctrl-C is
     answered between them) give exactly the values of one call, on the
     product-graph and the spectral path."""
-    rng = np.random.default_rng(5)
-    X = []
-    for s in range(12):
-        G = nx.gnp_random_graph(int(rng.integers(3, 12)), 0.4, seed=s)
-        nx.set_node_attributes(G, {v: int(rng.integers(2)) for v in G}, "label")
-        X.append(G)
+    X = random_labelled_graphs(12, 5, 3, 12, 0.4, 2)
     kernels = (RandomWalk(lam=0.01), RandomWalk(kind="exponential", beta=0.3),
                RandomWalk(lam=0.01, node_label=None))
 

@@ -6,7 +6,7 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
-from kernel_checks import assert_matches_reference
+from kernel_checks import assert_matches_reference, random_labelled_graphs
 
 from structk import Normalize
 from structk.kernels import ShortestPath
@@ -175,3 +175,23 @@ def test_parameters():
         k.features([random_graph(3, 1.0, 0)])
     assert repr(ShortestPath()) == "ShortestPath()"
     assert k.set_params(length_kernel="delta").has_features
+
+
+def test_path_counts_of_groups_of_graphs_equal_one_call(tuning, monkeypatch):
+    """Graphs' shortest paths counted in calls of ``SP_CHUNK_WORK`` (a
+    Ctrl-C is answered between them) give exactly the one-call features."""
+    from structk.algorithms.shortest_paths import _numba
+
+    X = random_labelled_graphs(9, 8, 1, 14, 0.3, 3)
+    kern = ShortestPath()
+    whole = kern(X), kern(X[:4], X[4:]), kern.diag(X)
+    calls = []
+    real = _numba.hop_path_counts
+    monkeypatch.setattr(_numba, "hop_path_counts",
+                        lambda node_ptr, *args: (calls.append(len(node_ptr) - 1),
+                                                 real(node_ptr, *args))[1])
+    tuning.set(SP_CHUNK_WORK=1e-9)  # every graph a call of its own
+    cut = kern(X), kern(X[:4], X[4:]), kern.diag(X)
+    assert calls == [1] * 27
+    for a, b in zip(whole, cut):
+        np.testing.assert_array_equal(a, b)
