@@ -189,11 +189,17 @@ def test_numpy_wl_labels_equal_numba(directed, edge_label):
 
     P = parse_graphs(_graphs(directed, 1), "X", "label", edge_label)
     edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, np.uint64)
+    n_graphs = len(P.node_ptr) - 1
     for h in (0, 1, 4):
+        whole = np.empty((h + 1, len(P.node_keys)), np.uint64)
+        wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, whole, 0, n_graphs)
         np.testing.assert_array_equal(
             numpy_relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx,
-                                           edges, h),
-            wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, h))
+                                           edges, h), whole)
+        cut = np.empty_like(whole)  # graph by graph: the same labels
+        for g in range(n_graphs):
+            wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, cut, g, g + 1)
+        np.testing.assert_array_equal(cut, whole)
 
 
 def test_wl_features_do_not_depend_on_the_path(tuning):
