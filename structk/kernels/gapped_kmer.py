@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _tuning
+from .._threads import compiled_call
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
 from ..algorithms.gapped_kmers import _numpy, weights
@@ -308,7 +309,7 @@ class GappedKmer(_SequenceKernel):
                           dtype=np.int64)
         kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos],
                         dtype=np.int64).reshape(len(combos), k)
-        indptr, ids, vals = count_features(P.keys, P.keys_rc, P.weights, P.ptr, kept,
+        indptr, ids, vals = compiled_call(count_features, P.keys, P.keys_rc, P.weights, P.ptr, kept,
                                            mirror, bool(self.reverse_complement))
         F = sp.csr_matrix((vals, ids, indptr), shape=(len(P), len(combos) * 4 ** k))
         if self.normalize:
@@ -338,7 +339,7 @@ class GappedKmer(_SequenceKernel):
             return LmerWindows(*_numpy.lmer_windows(*args))
         from ..algorithms.gapped_kmers._numba import lmer_windows
 
-        return LmerWindows(*lmer_windows(*args))
+        return LmerWindows(*compiled_call(lmer_windows, *args))
 
     def _take(self, P, index):
         return P.take(index)

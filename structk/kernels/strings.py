@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from .. import _tuning
+from .._threads import compiled_call
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
@@ -289,7 +290,7 @@ class Spectrum(_KmerKernel):
         c = 1
         while A ** (c + 1) <= MAX_SPACE:
             c += 1
-        chunks, ptr = kmer_chunks(P.codes, P.offsets, int(self.k), A, c)
+        chunks, ptr = compiled_call(kmer_chunks, P.codes, P.offsets, int(self.k), A, c)
         if chunks.shape[0] == 0:
             return sp.csr_matrix((len(P), 1))
         _, ids = np.unique(chunks, axis=0, return_inverse=True)
@@ -378,7 +379,6 @@ class Mismatch(_KmerKernel):
         return F
 
     def _expand(self, P):
-        from .._threads import compiled_call
         from ..algorithms.kmers._numba import mismatch_rows
 
         A, k, m = len(self._alphabet), int(self.k), int(self.m)
@@ -508,7 +508,7 @@ class GappyPair(_KmerKernel):
 
         from ..algorithms.kmers._numba import gappy_ids
 
-        ids, ptr = gappy_ids(P.codes, P.offsets, int(self.k), int(self.m),
+        ids, ptr = compiled_call(gappy_ids, P.codes, P.offsets, int(self.k), int(self.m),
                              len(self._alphabet))
         space = self._space()
         indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
@@ -622,7 +622,6 @@ class WeightedDegree(_SequenceKernel):
 
     def _planes(self, P):
         """Bit planes of the sequences' codes and the words per plane."""
-        from .._threads import compiled_call
         from ..algorithms.weighted_degree._numba import wd_planes
 
         return compiled_call(wd_planes, P, len(self._alphabet))

@@ -22,6 +22,7 @@ path.
 from __future__ import annotations
 
 from ... import _tuning
+from ..._threads import compiled_call
 from . import _numpy
 
 
@@ -33,7 +34,7 @@ def kmer_ids(codes, offsets, k, A):
         return _numpy.kmer_ids(codes, offsets, k, A)
     from ._numba import kmer_ids as compiled
 
-    return compiled(codes, offsets, k, A)
+    return compiled_call(compiled, codes, offsets, k, A)
 
 
 def count_kmers(ids, ptr, presence, space, jitted=False):
@@ -50,4 +51,4 @@ def count_kmers(ids, ptr, presence, space, jitted=False):
     from ._numba import count_rows
 
     direct = space <= max(_tuning.KMER_COUNTER_SPACE, ids.shape[0])
-    return count_rows(ids, ptr, presence, space, direct)
+    return compiled_call(count_rows, ids, ptr, presence, space, direct)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import _tuning
+from ..._threads import compiled_call
 from ..._validation import check_scalar
 from ...algorithms.sparse_gram import sparse_cross, sparse_gram
 from ..base import Kernel
@@ -29,7 +30,7 @@ def _by_graphs(fn, P, keys):
     steps (nodes x (nodes + arcs) per graph) each, so that a Ctrl-C is
     answered between calls; the segments joined. A graph's segment does not
     depend on its group: the same as one call."""
-    from ..._threads import compiled_call, cost_bounds
+    from ..._threads import cost_bounds
 
     nodes = np.diff(P.node_ptr).astype(np.float64)
     arcs = np.diff(P.adj_ptr[P.node_ptr]).astype(np.float64)
@@ -177,13 +178,13 @@ class ShortestPath(Kernel):
         if self.edge_weight is None and self.length_kernel == "delta":
             return _Counts(*_by_graphs(hop_path_counts, P, keys), P.directed)
         if self.edge_weight is None:
-            D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
+            D, dptr = compiled_call(hop_distances, P.node_ptr, P.adj_ptr, P.adj_idx)
         else:
-            D, dptr = weighted_distances(P.node_ptr, P.adj_ptr, P.adj_idx,
+            D, dptr = compiled_call(weighted_distances, P.node_ptr, P.adj_ptr, P.adj_idx,
                                          arc_weights(P, self.edge_weight, name))
-        paths = _Paths(*path_list(D, dptr, P.node_ptr, keys), P.directed)
+        paths = _Paths(*compiled_call(path_list, D, dptr, P.node_ptr, keys), P.directed)
         if self.length_kernel == "delta":
-            return _Counts(*segment_counts(paths.ptr, paths.labels, paths.lengths),
+            return _Counts(*compiled_call(segment_counts, paths.ptr, paths.labels, paths.lengths),
                            paths.directed)
         return paths
 

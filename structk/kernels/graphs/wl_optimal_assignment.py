@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._threads import compiled_call
 from .weisfeiler_lehman import WeisfeilerLehman, _Prepared
 
 
@@ -73,4 +74,5 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
         rows, keys = rows[order], keys[order]
         runs = np.ones(len(keys), dtype=bool)
         runs[1:] = (rows[1:] != rows[:-1]) | (keys[1:] != keys[:-1])
-        return _Prepared((rows, occurrence_keys(keys, runs), n)).with_direction(P.directed)
+        occurrences = compiled_call(occurrence_keys, keys, runs)
+        return _Prepared((rows, occurrences, n)).with_direction(P.directed)
