@@ -102,7 +102,8 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
 #: the values below are those of a Gram whose scale ``s`` rounds to 1.
 DEFAULT_GRIDS = {
     "KernelSVM": {"C": (0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)},
-    "KernelLogisticRegression": {"alpha": (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)},
+    "KernelLogisticRegression": {"alpha": (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0,
+                                           10.0, 100.0)},
     "KernelRidge": {"alpha": (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
 }
 
