@@ -305,9 +305,12 @@ PSD_FACTORISE_MAX_N = 500
 #: cost independent of n, against one pass of the necessary conditions.
 PSD_BLOCKS_CHECKED = 1
 #: Lanczos steps (one product with the Gram each) the learners spend on a
-#: Gram too large to factorise, after the principal submatrix: which
-#: isolated negative eigenvalues are found, against the fit's time.
-PSD_LANCZOS_STEPS = 12
+#: Gram too large to factorise, after the principal submatrix: how close to
+#: the near-zero eigenvalues a negative one is still found, against the
+#: fit's time (the log local alignment Gram of 1,600 synthetic proteins,
+#: lambda_min = -5.4e-4 ||K||_F, is first seen at step 15; a negative
+#: eigenvalue of -1e-4 ||K||_F in the same spectrum needs 33).
+PSD_LANCZOS_STEPS = 20
 #: Grams of at most this order are certified by one factorisation without
 #: the necessary pass and without a BLAS thread limit (the first limit of a
 #: process costs more than their factorisation).

@@ -24,10 +24,13 @@ n). A principal submatrix with
 an eigenvalue below ``-PSD_RTOL ||K||_F`` proves ``K`` clearly indefinite
 (its eigenvector padded with zeros is a witness for ``K``); the blocks
 passing proves nothing, but a negative part spread over many directions
-(the log of the local alignment kernel) shows in them; then
-:func:`lanczos_psd` spends ``_tuning.PSD_LANCZOS_STEPS`` products with ``K``
-on a Krylov space, which finds a negative eigenvalue standing out of the
-spectrum wherever its eigenvector lies. When a condition
+shows in them. Then :func:`lanczos_psd` spends
+``_tuning.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space, which
+finds a negative eigenvalue wherever its eigenvector lies, in fewer steps
+the further it stands out of the near-zero eigenvalues: the log local
+alignment Gram of 1,600 synthetic proteins (``lambda_min = -5.4e-4
+||K||_F``, while random principal submatrices of 1,200 of them are PSD,
+so no block sees it) is found at step 15. When a condition
 fails, the full :func:`~structk.psd.check_psd` runs to confirm and report
 (a failing block is reported from the block: the O(n^3) eigendecomposition
 of ``K`` is the cost the blocks avoid).
