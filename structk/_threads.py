@@ -155,6 +155,20 @@ def cost_bounds(costs, parts, chunk_cost):
     return [0, *(np.flatnonzero(chunk[1:] != chunk[:-1]) + 1).tolist(), n]
 
 
+def join_row_parts(parts):
+    """Join the results of a compiled call made on consecutive groups of
+    rows (see :func:`cost_bounds`), each ``(ptr, *values)`` with ``ptr``
+    starting at 0: the ``(ptr, *values)`` one call over all the rows gives.
+    For a call whose rows do not depend on each other."""
+    import numpy as np
+
+    if len(parts) == 1:
+        return parts[0]
+    ends = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
+    ptr = np.concatenate([[0]] + [part[0][1:] + end for part, end in zip(parts, ends)])
+    return (ptr, *(np.concatenate(values) for values in list(zip(*parts))[1:]))
+
+
 def interrupt_from(exc):
     """``KeyboardInterrupt`` if ``exc`` is the ``SystemError`` by which an
     interrupt during a compiled call surfaces, else ``None``.

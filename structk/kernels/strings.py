@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from .. import _tuning
-from .._threads import compiled_call
+from .._threads import compiled_call, cost_bounds, join_row_parts
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
@@ -386,21 +386,10 @@ class Mismatch(_KmerKernel):
         # rows in chunks of about MISMATCH_CHUNK_NEIGHBOURS neighbours, so that
         # a Ctrl-C is answered between them (the rows do not depend on each other)
         size = sum(math.comb(k, i) * (A - 1) ** i for i in range(m + 1))
-        per_row = np.diff(ptr) * size
-        step = _tuning.MISMATCH_CHUNK_NEIGHBOURS
-        ends = np.searchsorted(np.cumsum(per_row), np.arange(1, per_row.sum() // step + 1) * step,
-                               side="right")
-        bounds = np.unique(np.concatenate([[0], ends, [len(per_row)]]).astype(np.int64))
-        if len(bounds) == 1:  # no rows
-            bounds = np.zeros(2, dtype=np.int64)
-        parts = [compiled_call(mismatch_rows, ids[ptr[lo]:ptr[hi]], ptr[lo:hi + 1] - ptr[lo],
-                               k, A, m, A ** k) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        if len(parts) == 1:
-            return self._csr(*parts[0])
-        offsets = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
-        indptr = np.concatenate([[0]] + [part[0][1:] + o for part, o in zip(parts, offsets)])
-        return self._csr(indptr, np.concatenate([part[1] for part in parts]),
-                         np.concatenate([part[2] for part in parts]))
+        bounds = cost_bounds(np.diff(ptr) * float(size), 1, _tuning.MISMATCH_CHUNK_NEIGHBOURS)
+        return self._csr(*join_row_parts([
+            compiled_call(mismatch_rows, ids[ptr[lo]:ptr[hi]], ptr[lo:hi + 1] - ptr[lo],
+                          k, A, m, A ** k) for lo, hi in zip(bounds[:-1], bounds[1:])]))
 
     def _raw_features(self, P):
         return P

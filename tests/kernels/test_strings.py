@@ -144,6 +144,32 @@ def test_weighted_degree_in_chunks_of_rows_gives_the_one_call_values(length, tun
         np.testing.assert_array_equal(a, b)
 
 
+def test_mismatch_in_chunks_of_rows_gives_the_one_call_features(tuning, monkeypatch):
+    """Sequences cut into calls of ``MISMATCH_CHUNK_NEIGHBOURS`` neighbours
+    (a Ctrl-C is answered between them) give exactly the features of one
+    call, the calls' rows joined in order."""
+    import structk.kernels.strings as strings_module
+
+    rng = np.random.default_rng(7)
+    X = ["".join(rng.choice(list("ACGT"), n)) for n in (12, 3, 20, 9, 15)]  # one too short
+    kern = Mismatch(k=4, m=1)
+    whole = kern.features(X)
+    joined = []
+    real = strings_module.join_row_parts
+
+    def spy(parts):
+        joined.append(len(parts))
+        return real(parts)
+
+    monkeypatch.setattr(strings_module, "join_row_parts", spy)
+    tuning.set(MISMATCH_CHUNK_NEIGHBOURS=1)  # every sequence with k-mers a call of its own
+    cut = kern.features(X)
+    assert joined == [4]  # the sequence too short for a 4-mer costs nothing: it rides along
+    assert (cut != whole).nnz == 0
+    np.testing.assert_array_equal(cut.indptr, whole.indptr)
+    np.testing.assert_array_equal(kern(X), Mismatch(k=4, m=1)(X))
+
+
 def test_weighted_degree_weights_sum_to_one():
     # identical sequences of length 1: only k = 1 counts, weight 2d / (d (d + 1))
     assert WeightedDegree(d=4)(["A"])[0, 0] == pytest.approx(2 * 4 / 20)

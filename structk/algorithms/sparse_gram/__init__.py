@@ -153,7 +153,7 @@ def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):
     (estimated from each row's number of entries), so that a Ctrl-C is
     answered between them (the same additions in the same order as one
     call). ``f_counts``: the entries of ``F`` in each column."""
-    from ..._threads import cost_bounds
+    from ..._threads import cost_bounds, run_chunks
     from ._numba import add_row_products
 
     colptr = csc[0]
@@ -164,8 +164,8 @@ def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):
     per_entry = work / max(1.0, float(entries.sum()))
     start = colptr[:-1].copy()
     bounds = cost_bounds(entries * per_entry, 1, _tuning.SPARSE_CHUNK_WORK)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        compiled_call(add_row_products, K, indptr, cols, data, *csc, skip, upper, start, lo, hi)
+    run_chunks(lambda lo, hi: add_row_products(K, indptr, cols, data, *csc, skip, upper,
+                                               start, lo, hi), bounds, 1)  # in order
 
 
 def _product(A, B):

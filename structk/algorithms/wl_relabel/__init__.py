@@ -43,7 +43,7 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     _check_memory(h, keys0.shape[0])
     if adj_idx.shape[0] <= _tuning.WL_NUMPY_MAX_ENTRIES:
         return wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h)
-    from ..._threads import compiled_call, cost_bounds
+    from ..._threads import cost_bounds, run_chunks
     from ._numba import wl_relabel as compiled
 
     # graphs in calls of about WL_CHUNK_WORK node and edge visits, so that a
@@ -51,8 +51,8 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     keys = np.empty((int(h) + 1, keys0.shape[0]), np.uint64)
     visits = np.diff(node_ptr) + np.diff(adj_ptr[node_ptr])
     bounds = cost_bounds(visits * float(h), 1, _tuning.WL_CHUNK_WORK)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        compiled_call(compiled, keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys, lo, hi)
+    run_chunks(lambda lo, hi: compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys,
+                                       lo, hi), bounds, 1)
     return keys
 
 

@@ -30,19 +30,13 @@ def _by_graphs(fn, P, keys):
     steps (nodes x (nodes + arcs) per graph) each, so that a Ctrl-C is
     answered between calls; the segments joined. A graph's segment does not
     depend on its group: the same as one call."""
-    from ..._threads import cost_bounds
+    from ..._threads import cost_bounds, join_row_parts
 
     nodes = np.diff(P.node_ptr).astype(np.float64)
     arcs = np.diff(P.adj_ptr[P.node_ptr]).astype(np.float64)
     bounds = cost_bounds(nodes * (nodes + arcs), 1, _tuning.SP_CHUNK_WORK)
-    parts = [compiled_call(fn, P.node_ptr[lo:hi + 1], P.adj_ptr, P.adj_idx, keys)
-             for lo, hi in zip(bounds[:-1], bounds[1:])]
-    if len(parts) == 1:
-        return parts[0]
-    ends = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
-    ptr = np.concatenate([[0]] + [part[0][1:] + end for part, end in zip(parts, ends)])
-    return (ptr, np.concatenate([part[1] for part in parts]),
-            np.concatenate([part[2] for part in parts]))
+    return join_row_parts([compiled_call(fn, P.node_ptr[lo:hi + 1], P.adj_ptr, P.adj_idx, keys)
+                           for lo, hi in zip(bounds[:-1], bounds[1:])])
 
 
 @dataclass
