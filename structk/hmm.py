@@ -69,6 +69,8 @@ class ConvergenceMonitor:
     history: list
     converged: bool
     convergence: str
+
+
 _ALGORITHMS = ("em", "squarem")
 _CONVERGENCE = ("relative", "absolute")
 _INITS = ("random", "frequencies")

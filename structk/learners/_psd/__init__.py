@@ -146,11 +146,11 @@ def lanczos_psd(K, steps=None, scale=None):
     its Ritz vector is checked by one more product with ``K`` (the report
     gives that Rayleigh quotient, an upper bound on the smallest
     eigenvalue, and the vector as the witness). Nothing found proves
-    nothing: ``steps`` products find a negative eigenvalue standing out of
-    the spectrum (a few objects whose similarities contradict each other
-    strongly) and miss small ones hidden among the near-zero eigenvalues a
-    Gram has by the thousand (see :func:`principal_blocks_psd` for those).
-    Each step is one matrix-vector product (one read of ``K``), on one
+    nothing: the closer a negative eigenvalue sits to the near-zero
+    eigenvalues a Gram has by the thousand, the more steps it takes (the
+    module docstring's log-LA spectrum: 15 steps at ``-5.4e-4 ||K||_F``, 33
+    at ``-1e-4``, 52 at ``-2.3e-5``); only a factorisation decides every
+    case. Each step is one matrix-vector product (one read of ``K``), on one
     BLAS thread (:func:`structk._threads.one_blas_thread`).
 
     References
