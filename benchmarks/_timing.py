@@ -32,6 +32,20 @@ def median_wall_cpu(func, repeat=5, warmup=1):
     return statistics.median(walls), statistics.median(cpus)
 
 
+def alternating(funcs, repeat):
+    """Medians of each of ``funcs`` timed in turn ``repeat`` times (after one
+    warm-up call each), so that a change of load hits them alike."""
+    for f in funcs:
+        f()
+    times = [[] for _ in funcs]
+    for _ in range(repeat):
+        for f, t in zip(funcs, times):
+            t0 = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
+
+
 def print_table(rows, headers):
     """Print rows as an aligned plain-text table."""
     cells = [headers] + [[str(c) for c in row] for row in rows]

@@ -17,28 +17,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import median_time, print_table  # noqa: E402
-
-
-def alternating(funcs, repeat):
-    """Medians of each of ``funcs`` timed in turn ``repeat`` times (after one
-    warm-up call each), so that a change of load hits them alike."""
-    for f in funcs:
-        f()
-    times = [[] for _ in funcs]
-    for _ in range(repeat):
-        for f, t in zip(funcs, times):
-            t0 = time.perf_counter()
-            f()
-            t.append(time.perf_counter() - t0)
-    return [statistics.median(t) for t in times]
+from _timing import alternating, median_time, print_table  # noqa: E402
 
 
 def cases(quick):
