@@ -305,12 +305,23 @@ PSD_FACTORISE_MAX_N = 500
 #: cost independent of n, against one pass of the necessary conditions.
 PSD_BLOCKS_CHECKED = 1
 #: Lanczos steps (one product with the Gram each) the learners spend on a
-#: Gram too large to factorise, after the principal submatrix: how close to
-#: the near-zero eigenvalues a negative one is still found, against the
-#: fit's time (the log local alignment Gram of 1,600 synthetic proteins,
-#: lambda_min = -5.4e-4 ||K||_F, is first seen at step 15; a negative
-#: eigenvalue of -1e-4 ||K||_F in the same spectrum needs 33).
+#: Gram too large to factorise, after the principal submatrix, when they
+#: computed it with structk's own kernels (positive semi-definite by
+#: construction: the check guards against rounding and bugs, and its cost
+#: counts against the Gram's computation; 17 % of a spectrum-kernel fit on
+#: 3,190 UCI splice sequences, the cheapest kernel, at 20 steps). The log
+#: local alignment Gram of 1,600 synthetic proteins, lambda_min = -5.4e-4
+#: ||K||_F, is first seen at step 15.
 PSD_LANCZOS_STEPS = 20
+#: The same for a Gram the learner did not compute with structk's kernels:
+#: given (``kernel="precomputed"``) or computed by a kernel written outside
+#: structk (``FunctionKernel``, a user's ``Kernel`` subclass), where an
+#: indefinite Gram is most likely. The log-LA spectrum above shifted to
+#: lambda_min = -2.3e-5 ||K||_F (the figure of a SCOP family's training
+#: block) is first seen at step 42 from the fixed start (41 to 78 over
+#: nine starts), at -1e-5 at step 52; 60 steps of a 2,342 x 2,342 Gram
+#: take about 0.1 s on one core, its factorisation 0.15 s.
+PSD_LANCZOS_STEPS_USER = 60
 #: Grams of at most this order are certified by one factorisation without
 #: the necessary pass and without a BLAS thread limit (the first limit of a
 #: process costs more than their factorisation).

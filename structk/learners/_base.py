@@ -94,7 +94,8 @@ class KernelLearnerMixin:
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, psd_check, factorise=not eigenvalues_checked)
+        check_psd_policy(K, psd_check, factorise=not eigenvalues_checked,
+                         user_gram=user_gram(kernel))
         self.n_train_ = K.shape[0]
         self.kernel_ = kernel
         self._train_prepared = prepared
@@ -233,6 +234,22 @@ def takes_vectors(kernel):
         kids = [k for k in (kernel.k1, kernel.k2) if not isinstance(k, Constant)]
         return bool(kids) and all(takes_vectors(k) for k in kids)
     return False
+
+
+def user_gram(kernel):
+    """Whether a training Gram comes from outside structk's own kernels:
+    given (``"precomputed"``), or computed by a :class:`FunctionKernel` or a
+    ``Kernel`` subclass defined elsewhere, anywhere in the kernel's
+    expression. Such a Gram gets the longer PSD check
+    (``_tuning.PSD_LANCZOS_STEPS_USER``)."""
+    from ..kernels.function import FunctionKernel
+
+    if _is_precomputed(kernel):
+        return True
+    parts = [kernel, *(v for v in kernel.get_params(deep=True).values()
+                       if isinstance(v, Kernel))]
+    return any(isinstance(k, FunctionKernel)
+               or not type(k).__module__.startswith("structk.") for k in parts)
 
 
 def _is_precomputed(kernel):

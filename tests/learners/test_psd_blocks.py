@@ -101,7 +101,7 @@ def test_isolated_negative_direction_outside_the_block_is_found(tuning, learner)
     text = str(info.value)
     assert "Lanczos" in text and "the learners' 1e-6*||K||_F" in text
     # without the steps, the direction goes unseen: the steps found it
-    tuning.set(PSD_LANCZOS_STEPS=0)
+    tuning.set(PSD_LANCZOS_STEPS=0, PSD_LANCZOS_STEPS_USER=0)
     learner.fit(K, y)
 
 
@@ -138,3 +138,44 @@ def test_lanczos_passes_psd_grams(kind):
     lanczos_psd(np.ascontiguousarray(K), steps=40)
     lanczos_psd(np.asfortranarray(K), steps=40)
     lanczos_psd(K.astype(np.float32), steps=40)  # the plain product path
+
+
+def test_grams_from_outside_structk_get_the_longer_lanczos_check(tuning):
+    """A Gram the learner was given, or computed with a user's function,
+    gets ``PSD_LANCZOS_STEPS_USER`` steps: this one's negative eigenvalue
+    (-2.3e-5 ||K||_F, the figure of the issue's SCOP block) needs more than
+    the 20 steps structk's own kernels get."""
+    from structk.kernels import FunctionKernel
+    from structk.learners._psd import lanczos_psd
+
+    tuning.set(PSD_FACTORISE_MAX_N=60, PSD_SMALL_CERTIFICATE_MAX_N=60,
+               PSD_BLOCKS_CHECKED=0, PSD_LANCZOS_STEPS=20, PSD_LANCZOS_STEPS_USER=60)
+    K, y = gram_with_negative_part(240, 40, 2.3e-5)
+    assert np.linalg.eigvalsh(K)[0] < -2e-5 * np.linalg.norm(K)
+    lanczos_psd(K, steps=20)  # not seen in 20 steps
+    with pytest.raises(NotPSDError) as info:
+        KernelSVM(kernel="precomputed").fit(K, y)
+    assert info.value.report.method == "lanczos"
+    z = info.value.report.witness
+    assert z @ K @ z < -1e-6 * np.linalg.norm(K)  # checked independently
+    index = np.arange(240.0)[:, None]
+    user = FunctionKernel(lambda a, b: K[int(a[0]), int(b[0])], name="K lookup")
+    with pytest.raises(NotPSDError, match="Lanczos"):
+        KernelRidge(kernel=user).fit(index, y)
+
+
+def test_which_grams_count_as_from_outside_structk():
+    from structk.kernels import FunctionKernel, Gaussian, Linear, Normalize, Spectrum
+    from structk.kernels.base import Kernel
+    from structk.learners._base import user_gram
+
+    class Mine(Kernel):
+        def _cross(self, X, Y):
+            return np.asarray(X, float) @ np.asarray(Y, float).T
+
+    assert user_gram("precomputed")
+    assert user_gram(FunctionKernel(lambda a, b: 1.0))
+    assert user_gram(Normalize(Gaussian() + 2 * FunctionKernel(lambda a, b: 1.0)))
+    assert user_gram(Mine()) and user_gram(Linear() * Mine())
+    assert not user_gram(Spectrum(k=3))
+    assert not user_gram(Normalize(Gaussian(sigma=2.0) + Linear()) ** 2)

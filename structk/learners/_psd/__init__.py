@@ -25,7 +25,10 @@ an eigenvalue below ``-PSD_RTOL ||K||_F`` proves ``K`` clearly indefinite
 (its eigenvector padded with zeros is a witness for ``K``); the blocks
 passing proves nothing, but a negative part spread over many directions
 shows in them. Then :func:`lanczos_psd` spends
-``_tuning.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space, which
+``_tuning.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space
+(``_tuning.PSD_LANCZOS_STEPS_USER`` on a Gram the learner was given, or
+computed with a kernel written outside structk: there an indefinite Gram
+is most likely, and the check cannot be weighed against computing it), which
 finds a negative eigenvalue wherever its eigenvector lies, in fewer steps
 the further it stands out of the near-zero eigenvalues: the log local
 alignment Gram of 1,600 synthetic proteins (``lambda_min = -5.4e-4
@@ -71,12 +74,15 @@ PSD_RTOL = 1e-6
 PSD_CHECKS = ("auto", "full", "none")
 
 
-def check_psd_policy(K, psd_check, factorise=True):
+def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
     """Apply the ``psd_check`` policy (module docstring) to a training Gram.
 
     ``factorise=False`` (a learner that computes the eigenvalues of ``K``
     itself and raises on a clearly negative one) runs the necessary
-    conditions only.
+    conditions only. ``user_gram``: ``K`` was given, or computed by a
+    kernel written outside structk (``learners._base.user_gram``), and gets
+    ``_tuning.PSD_LANCZOS_STEPS_USER`` Lanczos steps instead of
+    ``_tuning.PSD_LANCZOS_STEPS``.
     """
     if psd_check not in PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {PSD_CHECKS}, got {psd_check!r}")
@@ -93,7 +99,9 @@ def check_psd_policy(K, psd_check, factorise=True):
             if factorise:
                 scale = _linalg.frobenius(K)
                 principal_blocks_psd(K, scale=scale)  # raise on a clearly
-                lanczos_psd(K, scale=scale)  # negative block or direction
+                steps = (_tuning.PSD_LANCZOS_STEPS_USER if user_gram
+                         else _tuning.PSD_LANCZOS_STEPS)
+                lanczos_psd(K, steps=steps, scale=scale)  # negative block or direction
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
             return
@@ -148,8 +156,10 @@ def lanczos_psd(K, steps=None, scale=None):
     eigenvalue, and the vector as the witness). Nothing found proves
     nothing: the closer a negative eigenvalue sits to the near-zero
     eigenvalues a Gram has by the thousand, the more steps it takes (the
-    module docstring's log-LA spectrum: 15 steps at ``-5.4e-4 ||K||_F``, 33
-    at ``-1e-4``, 52 at ``-2.3e-5``); only a factorisation decides every
+    module docstring's log-LA spectrum and its shifts: 15 steps at ``-5.4e-4
+    ||K||_F``, 31 at ``-1e-4``, 42 at ``-2.3e-5``, 52 at ``-1e-5``, from
+    the fixed start; 41 to 78 at ``-2.3e-5`` over nine starts); only
+    a factorisation decides every
     case. Each step is one matrix-vector product (one read of ``K``), on one
     BLAS thread (:func:`structk._threads.one_blas_thread`).
 
