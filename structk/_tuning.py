@@ -291,6 +291,20 @@ SVM_BLOCK_COPY_MAX_FRACTION = 0.15
 #: ~880 iterations each, spent 29 s of 34 s in the NumPy solver at load 4);
 #: loading the compiled solver (0.2-0.35 s) would not pay for one fit.
 SVM_SMALL_COMPILED = False
+#: Binary SVM problems of at most this many variables that SMO has not
+#: solved after ``SVM_IPM_AFTER`` iterations go to the dense interior-point
+#: method (``_smo.dense_ipm``; SMO then finishes from its point to the same
+#: tolerance). It trades O(n^3) per Newton step (~20 steps) against SMO's
+#: iterations, which grow with C. An ENZYMES one-vs-one machine (normalised
+#: random walk, 200 objects): SMO 0.5-1.0 s at C = 1e5 (0.9-2.1 million
+#: iterations), 1e7 iterations (44 s) without converging at 1e6; the
+#: interior point 12-25 ms at any C. One interior point on 600 objects
+#: takes 0.09 s (one BLAS thread), the bound keeps it well under 0.3 s.
+SVM_IPM_MAX_N = 600
+#: ... and SMO iterations spent first (an easy problem never reaches the
+#: interior point: the same model as without it, bit for bit); about the
+#: cost of one interior point in NumPy SMO iterations at 200 variables.
+SVM_IPM_AFTER = 1000
 #: Whether ``structk cv`` and ``fit``'s inner folds solve an SVM's ``C``
 #: grid as a path (increasing ``C``, each SMO started from the previous
 #: solution, scaled into the new box): the same optimum to ``tol``, in

@@ -58,7 +58,7 @@ def test_a_problem_beyond_the_budget_goes_on_in_numba(tuning):
     from sklearn.svm import SVC
 
     K, y, C = _problem(150, 5, 100.0)
-    tuning.set(SVM_NUMPY_BUDGET=25, SVM_NUMPY_WORK=0)
+    tuning.set(SVM_NUMPY_BUDGET=25, SVM_NUMPY_WORK=0, SVM_IPM_MAX_N=0)  # SMO, not the IPM
     alpha, rho, obj, it, converged = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
     assert converged and it > 25
     ref = SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, y)

@@ -6,6 +6,7 @@ module                        what
 :mod:`.numba_smo`             the solver with LIBSVM's shrinking (numba)
 :mod:`.numpy_smo`             the same iterates without shrinking (NumPy)
 :mod:`.step`                  the two-variable step both use (plain Python)
+:mod:`.dense_ipm`             an interior-point start for small, hard problems
 ============================  ===============================================
 
 :func:`solve` starts a binary problem of at most
@@ -17,6 +18,14 @@ hundreds of small problems (a cross-validation with a grid) sets
 ``_tuning.SVM_SMALL_COMPILED`` for their duration (``_tuning.override``),
 and the same first iterates run compiled. Both forms follow the same
 iterates, so the result does not depend on the path.
+
+SMO's iterations grow with ``C`` (millions at ``C = 1e6`` on a nearly
+hard-margin problem of 180 variables); an interior-point method's do not.
+A problem of at most ``_tuning.SVM_IPM_MAX_N`` variables that SMO has not
+solved after ``_tuning.SVM_IPM_AFTER`` iterations is solved by the dense
+interior-point method of :mod:`.dense_ipm`, and the compiled SMO finishes
+from its point to the same KKT tolerance ``eps`` as from zero: the model
+differs from a cold SMO's only within that tolerance.
 
 A problem may also start from a feasible point other than zero
 (``alpha0``): :func:`seed` turns the solution for one ``C`` into a start
@@ -35,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _tuning
-from ..._threads import stoppable
+from ..._threads import small_blas, stoppable
+from . import dense_ipm
 from .numpy_smo import objective, rho, smo_numpy
 
 
@@ -50,17 +60,36 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     compiled solver goes on from there (shrinking as asked). ``start``: a
     feasible ``(alpha, G)`` from :func:`seed`, where the compiled solver
     starts instead of zero.
+
+    A problem of at most ``SVM_IPM_MAX_N`` variables (finite ``C``) that
+    SMO has not solved in ``SVM_IPM_AFTER`` iterations (from zero or from
+    ``start``) is solved by the interior-point method of :mod:`.dense_ipm`
+    and finished by the compiled SMO from its point, to the same ``eps``
+    (``n_iter`` counts the SMO iterations only). Should the interior point
+    fail, SMO goes on from where it stopped, as without it.
     """
     n = K.shape[0]
+    ipm = _ipm_applies(n, C, max_iter)
     if start is not None:
-        alpha, _, rho_, obj, it, converged = _compiled(
-            K, y, C, eps, tau, shrinking, max_iter, *start)
-        return alpha, rho_, obj, it, converged
+        if not ipm:
+            alpha, _, rho_, obj, it, converged = _compiled(
+                K, y, C, eps, tau, shrinking, max_iter, *start)
+            return alpha, rho_, obj, it, converged
+        alpha, G, rho_, obj, it, converged = _compiled(
+            K, y, C, eps, tau, shrinking, _tuning.SVM_IPM_AFTER, *start)
+        if converged:
+            return alpha, rho_, obj, it, converged
+        return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
     if n > _tuning.SVM_NUMPY_MAX_N:
+        if ipm:
+            start = (np.zeros(n), -np.ones(n))
+            return solve(K, y, C, eps, tau, shrinking, max_iter, start)
         alpha, _, rho_, obj, it, converged = _compiled(
             K, y, C, eps, tau, shrinking, max_iter, np.zeros(n), -np.ones(n))
         return alpha, rho_, obj, it, converged
     budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
+    if ipm:
+        budget = min(budget, _tuning.SVM_IPM_AFTER)
     if not _tuning.SVM_SMALL_COMPILED:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     else:  # the NumPy iterates, compiled (without shrinking)
@@ -68,8 +97,36 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
                                                   np.zeros(n), -np.ones(n))
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
+    if ipm:
+        return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
     alpha, _, rho_, obj, more, converged = _compiled(
         K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
+    return alpha, rho_, obj, it + more, converged
+
+
+def _ipm_applies(n, C, max_iter):
+    """Whether a problem unsolved after ``SVM_IPM_AFTER`` SMO iterations goes
+    to the interior point (small, a finite box, room left in ``max_iter``)."""
+    return (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)
+            and max_iter > _tuning.SVM_IPM_AFTER)
+
+
+def _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it):
+    """The interior point of :mod:`.dense_ipm`, polished, and the compiled SMO
+    from there to ``eps``; SMO from ``(alpha, G)`` (after ``it`` iterations)
+    if the interior point fails."""
+    try:
+        with small_blas(len(y)):  # OpenBLAS's threads cost more than they gain here
+            inner, bounds, _ = dense_ipm.interior_point(K, y, C)
+            start = dense_ipm.polish(K, y, inner, bounds, C)
+    except dense_ipm.IPMFailure:
+        start = None
+    if start is None:
+        alpha, _, rho_, obj, more, converged = _compiled(
+            K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
+        return alpha, rho_, obj, it + more, converged
+    alpha, _, rho_, obj, more, converged = _compiled(
+        K, y, C, eps, tau, shrinking, max_iter - it, *start)
     return alpha, rho_, obj, it + more, converged
 
 
