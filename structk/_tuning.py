@@ -301,10 +301,18 @@ SVM_SMALL_COMPILED = False
 #: interior point 12-25 ms at any C. One interior point on 600 objects
 #: takes 0.09 s (one BLAS thread), the bound keeps it well under 0.3 s.
 SVM_IPM_MAX_N = 600
-#: ... and SMO iterations spent first (an easy problem never reaches the
-#: interior point: the same model as without it, bit for bit); about the
-#: cost of one interior point in NumPy SMO iterations at 200 variables.
-SVM_IPM_AFTER = 1000
+#: ... and SMO iterations spent first, compiled or in NumPy: about the cost
+#: of one interior point at 200 variables (10-15 ms; 2-3 us a compiled
+#: iteration, 30-80 us a NumPy one). An easy problem never reaches the
+#: interior point: the same model as without it, bit for bit.
+SVM_IPM_AFTER = 5000
+SVM_IPM_AFTER_NUMPY = 300
+#: ``structk cv`` and ``fit`` search ``KernelSVM``'s default ``C`` grid three
+#: decades further up (``cli.evaluation.DEFAULT_SVM_C_ABOVE``) on a Gram of
+#: at most this many objects: inner training parts of at most 600 (5 inner
+#: folds), machines the interior point solves (``SVM_IPM_MAX_N``) in
+#: milliseconds at any C. Above, SMO alone would take minutes per fit there.
+CV_SVM_WIDE_C_MAX_N = 750
 #: Whether ``structk cv`` and ``fit``'s inner folds solve an SVM's ``C``
 #: grid as a path (increasing ``C``, each SMO started from the previous
 #: solution, scaled into the new box): the same optimum to ``tol``, in

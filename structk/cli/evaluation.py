@@ -107,6 +107,14 @@ DEFAULT_GRIDS = {
     "KernelRidge": {"alpha": (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
 }
 
+#: ``KernelSVM``'s default ``C`` grid goes on with these (moved as it is) on
+#: a Gram of at most ``_tuning.CV_SVM_WIDE_C_MAX_N`` objects (hinge loss):
+#: there every inner fit is small enough for the interior point, which
+#: solves a large ``C`` as fast as a small one. (A normalised random walk on
+#: ENZYMES chose the top of 0.1 ... 1e5 on 10/10 folds; its inner losses are
+#: lowest at 1e6 or 1e7 and rise again at 1e8.)
+DEFAULT_SVM_C_ABOVE = (1e5, 1e6, 1e7)
+
 #: The penalties KernelRidgeCV chooses from by leave-one-out (one
 #: eigendecomposition for all) when the expression does not give ``alphas``
 #: (moved to the Gram's scale as the grids are).
@@ -179,8 +187,10 @@ def scaled_spec(spec, grams):
     ``s`` of the Gram matrices ``grams`` (:func:`gram_scale`, median over a
     kernel grid). The C-SVM on ``t K`` with ``C`` is the one on ``K`` with
     ``t C``, so ``C`` is searched in ``10**-round(log10 s)`` times 0.01 ...
-    1e4; kernel ridge and logistic regression on ``t K`` with ``alpha`` are
-    those on ``K`` with ``alpha / t``, so their penalties move the other
+    1e4 (... 1e7 on a Gram of at most ``_tuning.CV_SVM_WIDE_C_MAX_N``
+    objects, :data:`DEFAULT_SVM_C_ABOVE`); kernel ridge and logistic
+    regression on ``t K`` with ``alpha`` are those on ``K`` with
+    ``alpha / t``, so their penalties move the other
     way, ``10**round(log10 s)`` times their :data:`DEFAULT_GRIDS` (and
     KernelRidgeCV's :data:`DEFAULT_RIDGE_CV_ALPHAS`). The labels play no
     part. A normalised random walk on MUTAG (entries in [0.79, 1], s =
@@ -188,6 +198,11 @@ def scaled_spec(spec, grams):
     folds; the moved grid 0.1 ... 1e5 holds that optimum inside."""
     if not spec.scaled:
         return spec
+    if ("C" in spec.scaled and type(spec.estimator).__name__ == "KernelSVM"
+            and spec.estimator.get_params().get("loss") == "hinge"
+            and max(K.shape[0] for K in grams) <= _tuning.CV_SVM_WIDE_C_MAX_N):
+        spec = LearnerSpec(spec.estimator, {**spec.grid, "C": spec.grid["C"] + [
+            v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]}, "", spec.scaled)
     s = float(np.median([gram_scale(K) for K in grams]))
     if not (np.isfinite(s) and s > 0.0):
         return spec
@@ -489,6 +504,8 @@ def _nested_fold(spec, K, y, train, test, splits, task):
     # (a learner choosing its own penalty, KernelRidgeCV, picks a unique best)
     self_chosen = any(hasattr(model, attr) for attr in _SELF_CHOSEN)
     tied = {"ties": int(ties)} if spec.grid or self_chosen or kparams else {}
+    if spec.grid:
+        tied["same_above"] = _same_model_above(model)
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
@@ -504,6 +521,27 @@ def _nested_fold(spec, K, y, train, test, splits, task):
             "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
             "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
             "one_class": False}
+
+
+def _same_model_above(model):
+    """The parameters every larger value of which gives ``model`` itself:
+    ``C`` of a hinge-loss ``KernelSVM`` solved in the dual with no dual
+    variable at its bound ``C`` (a hard margin: the KKT conditions at any
+    larger ``C`` hold at the same solution)."""
+    if (type(model).__name__ != "KernelSVM" or getattr(model, "solver_", None) != "dual"
+            or model.loss != "hinge"):
+        return []
+    return ["C"] if float(np.abs(model.dual_coef_).max(initial=0.0)) < model.C else []
+
+
+def _edge_choice(fold, name, top):
+    """The value of ``name`` chosen on ``fold`` if it can tell where the
+    optimum lies: not chosen by the first-on-ties rule, and not the grid's
+    ``top`` when every larger value gives the same model; else ``None``."""
+    value = fold["params"].get(name)
+    if fold.get("ties", 1) != 0 or (value == top and name in fold.get("same_above", ())):
+        return None
+    return value
 
 
 # ------------------------------------------------------------------ results
@@ -553,14 +591,15 @@ class CVResult:
         point in the inner cross-validation (the optimum may lie outside the
         grid). A value chosen by the first-on-ties rule is not counted: on
         separable data every ``C`` from some value on has zero inner error,
-        which says nothing about a better ``C`` beyond the grid."""
+        which says nothing about a better ``C`` beyond the grid. Nor is the
+        top ``C`` of a fold whose SVM has no dual variable at ``C`` (a hard
+        margin, ``same_above``): every larger ``C`` gives that very model."""
         out = {}
         for name, values in self.grid.items():
             if len(values) < 3 or not all(isinstance(v, (int, float)) for v in values):
                 continue
             ends = (min(values), max(values))
-            n = sum(f["params"].get(name) in ends and f.get("ties", 1) == 0
-                    for f in self.folds)
+            n = sum(_edge_choice(f, name, ends[1]) in ends for f in self.folds)
             if n:
                 out[name] = n
         return out
@@ -743,7 +782,8 @@ def edge_notes(rows):
     of its grid, strictly better than every other grid point in the inner
     cross-validation, on most outer folds: the optimum may lie beyond the
     grid. (A value chosen only by the first-on-ties rule, e.g. when every
-    ``C`` predicts the majority class, says nothing about the direction.)
+    ``C`` predicts the majority class, says nothing about the direction; nor
+    does the top ``C`` of a hard-margin SVM, the same for every larger ``C``.)
 
     The note names the kernel, the learner's parameter, the end and the
     folds, and suggests a grid extended by two steps past that end (for a
@@ -756,7 +796,7 @@ def edge_notes(rows):
                                           and not isinstance(v, bool) for v in values):
                 continue
             grid = sorted(set(values))
-            chosen = [f["params"].get(name) for f in row.folds if f.get("ties", 1) == 0]
+            chosen = [_edge_choice(f, name, grid[-1]) for f in row.folds]
             ends = {"largest": (grid[-1], chosen.count(grid[-1])),
                     "smallest": (grid[0], chosen.count(grid[0]))}
             end = max(ends, key=lambda e: ends[e][1])

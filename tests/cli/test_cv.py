@@ -167,6 +167,42 @@ def test_edge_note_counts_only_untied_choices():
     assert edge_notes([row]) == []
 
 
+def test_top_C_of_a_hard_margin_svm_is_no_edge():
+    """A fold whose SVM at the top C has no dual variable at C (a hard
+    margin) would get the very same model from any larger C: its choice
+    says nothing about a better C above the grid (the bottom still does)."""
+    grid = {"C": [1, 10, 100]}
+    row = _row(grid, [[100]] * 4, learner="KernelSVM(C=[1, 10, 100])")
+    for f in row.folds[:3]:
+        f["same_above"] = ["C"]
+    assert row.edge_folds() == {"C": 1} and edge_notes([row]) == []
+    row = _row(grid, [[1]] * 4, learner="KernelSVM(C=[1, 10, 100])")
+    for f in row.folds:
+        f["same_above"] = ["C"]
+    assert row.edge_folds() == {"C": 4} and len(edge_notes([row])) == 1
+
+
+@pytest.mark.parametrize("gap, hard", [(3.0, True), (0.0, False)])
+def test_same_model_above_means_what_it_says(gap, hard):
+    """With ``same_above`` a larger C gives the same SVM; without it (here:
+    overlapping classes, a Gaussian kernel) a larger C changes it."""
+    from structk.cli.evaluation import _same_model_above
+    from structk.learners import KernelSVM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    X[:, 0] += gap * y  # separated by a margin, or overlapping
+    X[:, 0] += (gap == 0.0) * 0.8 * rng.normal(size=60)
+    K = X @ X.T if hard else np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    small = KernelSVM(C=1e3, tol=1e-6).fit(K, y)
+    large = KernelSVM(C=1e5, tol=1e-6).fit(K, y)
+    assert _same_model_above(small) == (["C"] if hard else [])
+    same = np.allclose(small.decision_function(K), large.decision_function(K), rtol=1e-4,
+                       atol=1e-4)
+    assert same == hard
+
+
 def test_one_class_predictions_are_flagged(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
@@ -297,10 +333,12 @@ def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
     row = json.loads(out)
     assert row["mean"] >= 0.85 and row["baseline"]["mean"] == pytest.approx(0.665, abs=0.01)
     assert row["one_class_folds"] == 0 and len(row["folds"]) == 10
-    # the default grid, moved to the Gram's scale (entries in [0.79, 1]),
-    # holds the optimum C = 1e4 inside: no edge, no note
-    assert [f["params"]["C"] for f in row["folds"]] == [1e4] * 10
-    assert row["grid"]["C"][-1] == 1e5 and not row["grid_edge_folds"] and "note" not in err
+    # the default grid, moved to the Gram's scale (entries in [0.79, 1]) and
+    # three decades wider on a small Gram, holds the optimum inside (C = 1e4
+    # on most folds): no edge, no note
+    chosen = [f["params"]["C"] for f in row["folds"]]
+    assert chosen.count(1e4) >= 5 and max(chosen) < 1e8
+    assert row["grid"]["C"][-1] == 1e8 and not row["grid_edge_folds"] and "note" not in err
     # the unmoved grid stops at C = 1e4, which wins on every fold: a note says so
     code, out, err = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
                          "--learner", "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000, 10000])",
@@ -439,6 +477,22 @@ def test_kernel_grid_is_chosen_with_the_learner_on_inner_folds(moons_csv, capsys
             search.score(Ks[sigmas.index(s)][np.ix_(te, tr)], labels[te]))
 
 
+def test_default_c_grid_goes_higher_on_small_grams(tuning):
+    """Three more decades of C where every inner fit is small enough for the
+    interior point; the shorter grid on larger Grams and other losses."""
+    from structk.cli.evaluation import learner_spec, scaled_spec
+    from structk.learners import KernelSVM
+
+    K = np.eye(40) + 1.0  # gram_scale = 1 - 1/40: no decade moved
+    wide = scaled_spec(learner_spec(KernelSVM(), {}, set()), [K])
+    assert wide.grid["C"] == [0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7]
+    assert "1e+07" in wide.name
+    squared = scaled_spec(learner_spec(KernelSVM(loss="squared_hinge"), {}, set()), [K])
+    assert squared.grid["C"][-1] == 1e4
+    tuning.set(CV_SVM_WIDE_C_MAX_N=39)
+    assert scaled_spec(learner_spec(KernelSVM(), {}, set()), [K]).grid["C"][-1] == 1e4
+
+
 def test_default_c_grid_moves_to_the_gram_scale():
     """The default C grid moves by decades with the Gram's scale (what C
     multiplies: the SVM on t K with C is the SVM on K with t C); a grid
@@ -453,9 +507,11 @@ def test_default_c_grid_moves_to_the_gram_scale():
     H = np.eye(40) - 1 / 40
     assert gram_scale(K) == pytest.approx(np.trace(H @ K @ H) / 40)
     base = learner_spec(KernelSVM(), {}, set())
-    assert scaled_spec(base, [K / gram_scale(K)]).grid == base.grid  # s = 1
+    wide = base.grid["C"] + [1e5, 1e6, 1e7]  # a small Gram (test above)
+    assert scaled_spec(base, [K / gram_scale(K)]).grid["C"] == wide  # s = 1
     moved = scaled_spec(base, [1e-3 * K / gram_scale(K)]).grid["C"]
-    assert moved == [10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7]
+    # (a Gram of 40 objects: three more decades, DEFAULT_SVM_C_ABOVE)
+    assert moved == [10.0, 100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10]
     assert scaled_spec(base, [0.05 * K / gram_scale(K)]).grid["C"][0] == 0.1  # 10^round(1.3)
     given = learner_spec(KernelSVM(), {"C": [1.0, 2.0]}, {"C"})
     assert scaled_spec(given, [1e-3 * K]).grid == {"C": [1.0, 2.0]}

@@ -129,7 +129,7 @@ def test_finished_solution_equals_cold_smo(tuning, C, tol):
     K, y = _problem(80, 4)
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1)  # every problem to the IPM
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)  # every problem to the IPM
     warm = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
     assert cold[4] and warm[4]
     f_cold, f_warm = _decisions(K, y, cold), _decisions(K, y, warm)
@@ -153,7 +153,7 @@ def test_a_failed_interior_point_falls_back_to_smo(tuning, monkeypatch, failure)
     C = 1e3
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**7)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=50)
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=50, SVM_IPM_AFTER_NUMPY=50)
     if failure == "raises":
         def broken(*args, **kwargs):
             raise dense_ipm.IPMFailure("forced")
@@ -187,7 +187,7 @@ def test_multiclass_models_agree_with_and_without_the_interior_point(tuning, mul
     tol = 1e-3
     tuning.set(SVM_IPM_MAX_N=0)
     cold = KernelSVM(C=1e3, tol=tol, multi_class=multi_class).fit(K, labels)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1)
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)
     warm = KernelSVM(C=1e3, tol=tol, multi_class=multi_class).fit(K, labels)
     d_cold = cold.decision_function(K)
     d_warm = warm.decision_function(K)
@@ -206,7 +206,7 @@ def test_a_small_cv_chooses_the_same_C(tuning):
     inner = _inner_splits(splits, train, y, "classification")
     out = {}
     for ipm in (False, True):
-        tuning.set(SVM_IPM_MAX_N=1000 if ipm else 0, SVM_IPM_AFTER=1)
+        tuning.set(SVM_IPM_MAX_N=1000 if ipm else 0, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)
         cands, losses, ok = _inner_losses(spec, K, y, train, inner, "classification")
         out[ipm] = (cands[min(ok, key=lambda c: losses[c])]["C"], losses)
     assert out[True][0] == out[False][0]

@@ -22,7 +22,8 @@ iterates, so the result does not depend on the path.
 SMO's iterations grow with ``C`` (millions at ``C = 1e6`` on a nearly
 hard-margin problem of 180 variables); an interior-point method's do not.
 A problem of at most ``_tuning.SVM_IPM_MAX_N`` variables that SMO has not
-solved after ``_tuning.SVM_IPM_AFTER`` iterations is solved by the dense
+solved after ``_tuning.SVM_IPM_AFTER`` iterations (``SVM_IPM_AFTER_NUMPY``
+in NumPy) is solved by the dense
 interior-point method of :mod:`.dense_ipm`, and the compiled SMO finishes
 from its point to the same KKT tolerance ``eps`` as from zero: the model
 differs from a cold SMO's only within that tolerance.
@@ -62,8 +63,9 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     starts instead of zero.
 
     A problem of at most ``SVM_IPM_MAX_N`` variables (finite ``C``) that
-    SMO has not solved in ``SVM_IPM_AFTER`` iterations (from zero or from
-    ``start``) is solved by the interior-point method of :mod:`.dense_ipm`
+    SMO has not solved in ``SVM_IPM_AFTER`` iterations (compiled, from zero
+    or from ``start``; ``SVM_IPM_AFTER_NUMPY`` in NumPy) is solved by the
+    interior-point method of :mod:`.dense_ipm`
     and finished by the compiled SMO from its point, to the same ``eps``
     (``n_iter`` counts the SMO iterations only). Should the interior point
     fail, SMO goes on from where it stopped, as without it.
@@ -89,7 +91,8 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
         return alpha, rho_, obj, it, converged
     budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
     if ipm:
-        budget = min(budget, _tuning.SVM_IPM_AFTER)
+        budget = min(budget, _tuning.SVM_IPM_AFTER if _tuning.SVM_SMALL_COMPILED
+                     else _tuning.SVM_IPM_AFTER_NUMPY)
     if not _tuning.SVM_SMALL_COMPILED:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     else:  # the NumPy iterates, compiled (without shrinking)
@@ -105,7 +108,7 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
 
 
 def _ipm_applies(n, C, max_iter):
-    """Whether a problem unsolved after ``SVM_IPM_AFTER`` SMO iterations goes
+    """Whether a problem SMO has not solved in its first iterations goes
     to the interior point (small, a finite box, room left in ``max_iter``)."""
     return (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)
             and max_iter > _tuning.SVM_IPM_AFTER)
