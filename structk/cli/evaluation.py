@@ -145,6 +145,10 @@ class LearnerSpec:
     name: str = ""
     #: parameters whose grid is the default, to be fitted to the Gram's scale
     scaled: tuple = ()
+    #: the last ``lazy`` values of a one-parameter grid are searched one at a
+    #: time, each only while the largest value searched so far is strictly
+    #: the best or all tie (:func:`_inner_losses`)
+    lazy: int = 0
 
     def __post_init__(self):
         self.grid = {k: list(v) for k, v in self.grid.items()}
@@ -201,8 +205,9 @@ def scaled_spec(spec, grams):
     if ("C" in spec.scaled and type(spec.estimator).__name__ == "KernelSVM"
             and spec.estimator.get_params().get("loss") == "hinge"
             and max(K.shape[0] for K in grams) <= _tuning.CV_SVM_WIDE_C_MAX_N):
-        spec = LearnerSpec(spec.estimator, {**spec.grid, "C": spec.grid["C"] + [
-            v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]}, "", spec.scaled)
+        above = [v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]
+        spec = LearnerSpec(spec.estimator, {**spec.grid, "C": spec.grid["C"] + above}, "",
+                           spec.scaled, lazy=len(above) if len(spec.grid) == 1 else 0)
     s = float(np.median([gram_scale(K) for K in grams]))
     if not (np.isfinite(s) and s > 0.0):
         return spec
@@ -218,7 +223,7 @@ def scaled_spec(spec, grams):
 
         estimator = clone(estimator).set_params(
             alphas=tuple(moved("alphas", estimator.alphas)))
-    return LearnerSpec(estimator, grid)
+    return LearnerSpec(estimator, grid, lazy=spec.lazy)
 
 
 def _learner_name(estimator, grid):
@@ -431,7 +436,33 @@ def _choose(spec, K, y, train, inner, task):
 
 def _inner_losses(spec, K, y, train, inner, task):
     """The learner's grid points, their summed inner losses on ``K`` and the
-    indices of those that did not fail (raises the first failure when all did)."""
+    indices of those that did not fail (raises the first failure when all did).
+
+    With ``spec.lazy`` (a one-parameter grid) its last ``lazy`` values are
+    searched one at a time, in order, while the largest value searched so
+    far has the smallest loss, strictly, or all have the same (every one
+    predicting the majority class, say): only the points searched are
+    returned. (``KernelSVM``'s default ``C`` grid on a small Gram goes on
+    upwards only where the inner folds ask for it.)
+    """
+    if spec.lazy:
+        (name, values), = spec.grid.items()
+        searched = LearnerSpec(spec.estimator, {name: values[: -spec.lazy]}, spec.name)
+        candidates, losses, ok = _inner_losses(searched, K, y, train, inner, task)
+        for value in values[-spec.lazy:]:
+            top = len(candidates) - 1
+            others = [losses[c] for c in ok if c != top]
+            flat = all(v == losses[top] for v in others)  # nothing learnt yet
+            if top not in ok or not (flat or all(v > losses[top] for v in others)):
+                break
+            try:
+                more, extra, _ = _inner_losses(LearnerSpec(spec.estimator, {name: [value]}),
+                                               K, y, train, inner, task)
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+                break  # as a failed grid point: not chosen
+            candidates, losses = candidates + more, np.append(losses, extra)
+            ok = ok + [top + 1]
+        return candidates, losses, ok
     from sklearn.base import clone
 
     names = list(spec.grid)
@@ -712,7 +743,8 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
             fixed = {"kernel": "precomputed"}
             if report.is_psd and "psd_check" in estimator.get_params(deep=False):
                 fixed["psd_check"] = "none"
-            spec = LearnerSpec(estimator.set_params(**fixed), spec.grid, spec.name)
+            spec = LearnerSpec(estimator.set_params(**fixed), spec.grid, spec.name,
+                               lazy=spec.lazy)
             jobs = (delayed(_fold)(spec, K, y, tr, te, splits, task) for tr, te in splits.folds)
             results = _run(jobs, n_jobs, len(splits.folds), progress,
                            f"{type(spec.estimator).__name__} folds")

@@ -127,7 +127,8 @@ def _choose_params(spec, kernel, objects, y, task, args):
     if check_psd(K).is_psd and "psd_check" in spec.estimator.get_params(deep=False):
         fixed["psd_check"] = "none"
     spec = scaled_spec(spec, [K])
-    inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name)
+    inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name,
+                        lazy=spec.lazy)
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))
     with warnings.catch_warnings(), _tuning.override(SVM_SMALL_COMPILED=True):

@@ -574,3 +574,37 @@ def test_logistic_alpha_at_its_edge_is_noted(flat_kernel_csv, capsys):
         "smallest value of its grid, was chosen on 4/4 outer folds; the best alpha may lie "
         "below the grid: try a wider grid, e.g. --learner "
         "'KernelLogisticRegression(alpha=[0.0001, 0.001, 0.01, 0.1, 1])'\n")
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1e-2, 1.0])
+def test_lazy_grid_values_are_searched_while_the_top_wins(scale):
+    """The last ``lazy`` values of a grid are searched one by one while the
+    largest searched so far is strictly best (or all tie): the losses are
+    those of the whole grid searched at once, cut where the rule says."""
+    from structk.cli.evaluation import (LearnerSpec, _inner_losses, _inner_splits,
+                                        make_splits)
+    from structk.learners import KernelSVM
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.4 * rng.normal(size=60) > 0, 1, -1)
+    K = scale * np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 3.0)
+    grid = [0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5]
+    splits = make_splits(3, y, "classification")
+    train = splits.folds[0][0]
+    inner = list(_inner_splits(splits, train, y, "classification"))
+    svm = KernelSVM(kernel="precomputed", psd_check="none")
+    _, full, _ = _inner_losses(LearnerSpec(svm, {"C": grid}), K, y, train, inner,
+                               "classification")
+    cands, lazy, ok = _inner_losses(LearnerSpec(svm, {"C": grid}, lazy=3), K, y, train, inner,
+                                    "classification")
+    m = len(cands)
+    assert [c["C"] for c in cands] == grid[:m] and ok == list(range(m)) and m >= 4
+    np.testing.assert_allclose(lazy, full[:m], atol=1e-12)
+    def asks_for_more(k):  # the top of the first k values strictly best, or all tie
+        return full[k - 1] < full[: k - 1].min() or np.all(full[:k] == full[0])
+
+    assert all(asks_for_more(k) for k in range(4, m))
+    assert m == len(grid) or not asks_for_more(m)
+    if scale == 1e-4:  # every C up to 1e3 predicts the majority class: up to 1e5
+        assert m == len(grid) and lazy[-1] < lazy[0]

@@ -40,7 +40,7 @@ vector machines", SIAM J. Optimization 13 (2002).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 #: Newton steps before the method gives up (it typically needs 10-25).
 MAX_ITER = 100
@@ -103,40 +103,41 @@ def interior_point(K, y, C, tol=TOL, max_iter=MAX_ITER):
                 and gap <= tol * (abs(primal) + float(np.max(np.abs(c))))):
             bounds = np.where(x < zl, -1, np.where(s < zu, 1, 0))
             return x * C, bounds, it
-        D = zl / x + zu / s
         M = H.copy()
-        M.flat[:: n + 1] += D + reg
-        try:
-            F = cho_factor(M, lower=True, check_finite=False)
-        except LinAlgError as e:
-            raise IPMFailure(f"Newton matrix not positive definite at step {it}") from e
-        v = cho_solve(F, y, check_finite=False)
-        yv = float(y @ v)
+        M.flat[:: n + 1] += zl / x + zu / s + reg
+        F, info = dpotrf(M.T, lower=1, clean=0, overwrite_a=1)  # M.T: Fortran order
+        if info != 0:
+            raise IPMFailure(f"Newton matrix not positive definite at step {it}")
 
-        def direction(rl, ru):
-            # (H + D) dx - y dnu = -rd + rl / x - ru / s,  y^T dx = -rp
-            u = cho_solve(F, -rd + rl / x - ru / s, check_finite=False)
-            dnu = (-rp - float(y @ u)) / yv
+        def direction(rl, ru, v=None):
+            # (H + D) dx - y dnu = -rd + rl / x - ru / s,  y^T dx = -rp, with
+            # v = (H + D)^-1 y (solved with the first right-hand side)
+            rhs = -rd + rl / x - ru / s
+            if v is None:
+                both, _ = dpotrs(F, np.column_stack((rhs, y)), lower=1)
+                u, v = both[:, 0], both[:, 1]
+            else:
+                u, _ = dpotrs(F, rhs, lower=1)
+            dnu = (-rp - float(y @ u)) / float(y @ v)
             dx = u + v * dnu
             dzl = (rl - zl * dx) / x
             dzu = (ru + zu * dx) / s
-            return dx, dnu, dzl, dzu
+            return dx, dnu, dzl, dzu, v
 
         def longest(dx, dzl, dzu):
-            step = 1.0
-            for val, d in ((x, dx), (s, -dx), (zl, dzl), (zu, dzu)):
-                neg = d < 0.0
-                if neg.any():
-                    step = min(step, float(np.min(-val[neg] / d[neg])))
-            return step
+            # the largest step in (0, 1] keeping x, 1 - x, zl, zu positive
+            val = np.concatenate((x, s, zl, zu))
+            d = np.concatenate((dx, -dx, dzl, dzu))
+            down = d < 0.0
+            return min(1.0, float(np.min(val[down] / -d[down]))) if down.any() else 1.0
 
         # predictor (affine scaling), then Mehrotra's centring and corrector
-        dx, dnu, dzl, dzu = direction(-x * zl, -s * zu)
+        dx, dnu, dzl, dzu, v = direction(-x * zl, -s * zu)
         a = longest(dx, dzl, dzu)
         mu_aff = float((x + a * dx) @ (zl + a * dzl) + (s - a * dx) @ (zu + a * dzu)) / (2 * n)
         sigma = min(1.0, (mu_aff / mu) ** 3)
-        dx, dnu, dzl, dzu = direction(-x * zl - dx * dzl + sigma * mu,
-                                      -s * zu + dx * dzu + sigma * mu)
+        dx, dnu, dzl, dzu, _ = direction(-x * zl - dx * dzl + sigma * mu,
+                                         -s * zu + dx * dzu + sigma * mu, v)
         a = min(1.0, STEP_FRACTION * longest(dx, dzl, dzu))
         x = x + a * dx
         zl = zl + a * dzl
