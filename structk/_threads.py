@@ -83,11 +83,15 @@ def small_matmul(A, B, largest=None):
     the shapes only; the result is the plain product.
     """
     work = A.size * (B.shape[-1] if B.ndim == 2 else 1)  # multiply-adds
+    with product_threads(work, largest):
+        return A @ B
+
+
+def product_threads(work, largest=None):
+    """Context manager for a BLAS product of ``work`` multiply-adds: one
+    BLAS thread when :func:`small_matmul` would use one, else no change."""
     upper = _tuning.SMALL_PRODUCT if largest is None else largest
-    if _tuning.THREADED_PRODUCT < work <= upper:
-        with _one_thread():
-            return A @ B
-    return A @ B
+    return _one_thread() if _tuning.THREADED_PRODUCT < work <= upper else nullcontext()
 
 
 # ------------------------------------------------------------ chunked loops

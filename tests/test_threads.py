@@ -288,14 +288,21 @@ def test_the_product_rule_ignores_the_process_history(monkeypatch, limits_set, t
 
 
 @pytest.mark.blas_threads
-def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning):
-    """Columns shared by most rows are multiplied as a dense block by BLAS;
-    up to SPARSE_THREADED_FROM multiply-adds on one thread (on a busy core
+def test_sparse_gram_dense_columns_go_through_small_blas(matmul_calls, tuning, monkeypatch):
+    """Columns shared by most rows are multiplied as a dense block by BLAS
+    (a Gram's in place by dsyrk, a cross-Gram's by small_matmul); up to
+    SPARSE_THREADED_FROM multiply-adds on one thread (on a busy core
     OpenBLAS's hand-over costs more than the product)."""
     import scipy.sparse as sp
 
+    from structk import _threads
     from structk.algorithms import sparse_gram as _sparse_gram
 
+    works = []
+    original = _threads.product_threads
+    monkeypatch.setattr(_threads, "product_threads",
+                        lambda work, largest=None: (works.append((work, largest)),
+                                                    original(work, largest))[1])
     calls = matmul_calls
     rng = np.random.default_rng(0)
     F = sp.random(60, 40, density=0.1, random_state=1, format="lil")
@@ -303,13 +310,34 @@ def test_sparse_gram_dense_columns_go_through_small_matmul(matmul_calls, tuning)
     F = sp.csr_matrix(F)
     K = _sparse_gram.sparse_gram(F, jitted=True)
     np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=1e-12)
-    assert calls and all(a[0] == 60 and largest == tuning.SPARSE_THREADED_FROM
-                         for a, _, largest in calls)
-    calls.clear()
+    # one block of the dense columns (column 3 and any other held by most rows)
+    assert len(works) == 1 and works[0][1] == tuning.SPARSE_THREADED_FROM
+    assert works[0][0] % (60 * 60 // 2) == 0 and works[0][0] > 0
     G = sp.csr_matrix(F[:25])
     np.testing.assert_allclose(_sparse_gram.sparse_cross(F, G, jitted=True),
                                (F @ G.T).toarray(), rtol=1e-12)
-    assert calls
+    assert calls and all(a[0] == 60 and largest == tuning.SPARSE_THREADED_FROM
+                         for a, _, largest in calls)
+
+
+def test_sparse_gram_dense_blocks_add_in_place_exactly(tuning):
+    """Integer counts with many dense columns, gathered one column per
+    block: the in-place dsyrk sums give F F^T exactly, symmetric, the same
+    bit for bit as one block of all the columns."""
+    import scipy.sparse as sp
+
+    from structk.algorithms import sparse_gram as _sparse_gram
+
+    rng = np.random.default_rng(5)
+    dense = rng.integers(0, 6, (70, 12))  # held by almost every row
+    rare = sp.random(70, 50, density=0.05, random_state=6) * 7
+    F = sp.csr_matrix(sp.hstack([sp.csr_matrix(dense), rare.astype(np.int64)]))
+    reference = (F @ F.T).toarray().astype(np.float64)
+    whole = _sparse_gram.sparse_gram(F, jitted=True)
+    tuning.set(SPARSE_BLOCK_BYTES=8 * 70)  # one column per block
+    cut = _sparse_gram.sparse_gram(F, jitted=True)
+    np.testing.assert_array_equal(whole, reference)
+    np.testing.assert_array_equal(cut, reference)
 
 
 def test_sparse_products_in_chunks_of_rows_equal_one_call(tuning, monkeypatch):

@@ -8,8 +8,10 @@ at a time. Here the columns are split by occupancy:
 
 * *dense* columns (held by ``c`` rows with ``c^2 SPARSE_DENSE_RATIO > n^2``) are
   gathered, a bounded block at a time, into a dense matrix and multiplied
-  by BLAS (``D @ D.T``), which does the same arithmetic tens of times
-  faster per product;
+  by BLAS, which does the same arithmetic tens of times faster per
+  product (``F G^T``: ``D_F @ D_G.T``; ``F F^T``: ``dsyrk`` adding the
+  triangle of ``D D^T`` into the result in place, with no n x n
+  temporary per block);
 * *rare* columns add their few products ``K[i, j] += F[i, c] F[j, c]``
   directly into the dense result in a jitted loop, row by row of ``K`` so
   that the writes stay in cache, with no sparse intermediate.
@@ -109,14 +111,9 @@ def sparse_gram(F, jitted=False):
     csc = compiled_call(to_csc, indptr, cols, data, n_cols)
     counts = np.diff(csc[0]).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
-    K = None
+    K = np.zeros((n, n), dtype=np.float64)
     for (D,) in _dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
-        if K is None:
-            K = _product(D, D.T)  # the first block's product becomes the result
-        else:
-            K += _product(D, D.T)
-    if K is None:
-        K = np.zeros((n, n), dtype=np.float64)
+        _add_upper_gram(K, D)
     _row_products(K, indptr, cols, data, csc, counts, dense, True)  # upper triangle
     mirror_upper(K)
     return K
@@ -166,6 +163,24 @@ def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):
     bounds = cost_bounds(entries * per_entry, 1, _tuning.SPARSE_CHUNK_WORK)
     run_chunks(lambda lo, hi: add_row_products(K, indptr, cols, data, *csc, skip, upper,
                                                start, lo, hi), bounds, 1)  # in order
+
+
+def _add_upper_gram(K, D):
+    """Add the upper triangle of ``D @ D.T`` to that of ``K`` (C order), in
+    place: BLAS ``dsyrk`` on the lower triangle of ``K.T`` (Fortran order),
+    half the arithmetic of the product and no temporary (against ``D @
+    D.T`` plus an addition: 1.40 against 2.04 s for 12,000 rows and 349
+    columns). One BLAS thread up to ``_tuning.SPARSE_THREADED_FROM``
+    multiply-adds, as :func:`_product`."""
+    from scipy.linalg import blas
+
+    from ..._threads import product_threads
+
+    n, width = D.shape
+    with product_threads(n * n * width // 2, largest=_tuning.SPARSE_THREADED_FROM):
+        out = blas.dsyrk(1.0, D, beta=1.0, c=K.T, lower=1, overwrite_c=1)
+    if not np.shares_memory(out, K):  # SciPy copied the output after all
+        K[...] = out.T
 
 
 def _product(A, B):
