@@ -317,6 +317,8 @@ CV_SVM_WIDE_C_MAX_N = 750
 #: grid as a path (increasing ``C``, each SMO started from the previous
 #: solution, scaled into the new box): the same optimum to ``tol``, in
 #: fewer iterations at large ``C``. Off: every grid point from zero.
+#: Machines of at most ``SVM_IPM_MAX_N`` objects start from zero anyway
+#: (the interior point: the start saved 2-3 % on ENZYMES' inner folds).
 CV_SVM_C_PATH = True
 #: Training Grams of at most this order are factorised by ``psd_check="auto"``
 #: (an O(n^3) certificate); larger ones get the O(n^2) necessary conditions

@@ -198,7 +198,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         (:func:`structk.learners._smo.seed`), instead of from zero: the same
         optimum to ``tol``, in fewer iterations. Ignored (a cold start) when
         it does not fit this problem (other classes or size, another loss,
-        another solver) and with ``probability=True``.
+        another solver) and with ``probability=True``; and for a machine
+        small enough for the interior-point start
+        (``_tuning.SVM_IPM_MAX_N``, hinge loss), which is as fast from zero.
         """
         C = check_scalar(self.C, "C", lower=0.0, lower_inclusive=False)
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)

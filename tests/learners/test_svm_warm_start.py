@@ -40,7 +40,10 @@ def problems():
 @pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
 @pytest.mark.parametrize("name, K, y", list(problems()), ids=lambda v: v if isinstance(v, str)
                          else "")
-def test_path_reaches_the_cold_optimum(name, K, y, multi_class):
+def test_path_reaches_the_cold_optimum(name, K, y, multi_class, tuning):
+    # machines this small take no start (the interior point is as fast
+    # from zero): the start is tested here with the interior point off
+    tuning.set(SVM_IPM_MAX_N=0)
     tol = 1e-3
     Kt = K[::3]
     previous, fewer = None, 0
@@ -82,6 +85,18 @@ def test_init_that_does_not_fit_is_a_cold_start():
         np.testing.assert_array_equal(seeded.dual_coef_, plain.dual_coef_)
 
 
+def test_a_machine_small_enough_for_the_interior_point_takes_no_start(tuning):
+    X, y = blobs(90, noise=2.0, seed=11)
+    K = rbf_gram(X)
+    init = KernelSVM(C=10.0).fit(K, y)
+    cold = KernelSVM(C=1e3).fit(K, y)
+    warm = KernelSVM(C=1e3).fit(K, y, init=init)
+    np.testing.assert_array_equal(warm.dual_coef_, cold.dual_coef_)
+    tuning.set(SVM_IPM_MAX_N=0)
+    seeded = KernelSVM(C=1e3).fit(K, y, init=init)
+    assert seeded.n_iter_.sum() < KernelSVM(C=1e3).fit(K, y).n_iter_.sum()
+
+
 def test_path_order_sorts_C_within_the_other_parameters():
     cands = [{"C": c, "tol": t} for t in (1e-3, 1e-2) for c in (100.0, 1.0, 10.0)]
     order, seeds = _path_order(KernelSVM(), cands)
@@ -94,9 +109,12 @@ def test_path_order_sorts_C_within_the_other_parameters():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_inner_cv_along_the_path_chooses_as_cold(seed, tuning):
+@pytest.mark.parametrize("ipm_max_n", [0, 600])
+def test_inner_cv_along_the_path_chooses_as_cold(seed, ipm_max_n, tuning):
     """The inner losses of every C, and so the chosen C, with and without the
-    path (one-vs-one on three classes, and a binary problem)."""
+    path (one-vs-one on three classes, and a binary problem); with the
+    interior point off (every machine seeded) and on (none is)."""
+    tuning.set(SVM_IPM_MAX_N=ipm_max_n)
     K, y = flat_gram(150, 20 + seed)
     if seed:
         y = (y == 0).astype(int)

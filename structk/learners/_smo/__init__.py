@@ -60,11 +60,13 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     iterations (see :mod:`structk._tuning`); beyond, the
     compiled solver goes on from there (shrinking as asked). ``start``: a
     feasible ``(alpha, G)`` from :func:`seed`, where the compiled solver
-    starts instead of zero.
+    starts instead of zero -- unless the interior point may solve the
+    problem (below): it starts from zero then (on ENZYMES' inner folds,
+    0.1 ... 1e8, a start from the previous ``C`` saved 2-3 %).
 
     A problem of at most ``SVM_IPM_MAX_N`` variables (finite ``C``) that
-    SMO has not solved in ``SVM_IPM_AFTER`` iterations (compiled, from zero
-    or from ``start``; ``SVM_IPM_AFTER_NUMPY`` in NumPy) is solved by the
+    SMO has not solved from zero in ``SVM_IPM_AFTER`` iterations (compiled;
+    ``SVM_IPM_AFTER_NUMPY`` in NumPy) is solved by the
     interior-point method of :mod:`.dense_ipm`
     and finished by the compiled SMO from its point, to the same ``eps``
     (``n_iter`` counts the SMO iterations only). Should the interior point
@@ -72,20 +74,17 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     """
     n = K.shape[0]
     ipm = _ipm_applies(n, C, max_iter)
-    if start is not None:
-        if not ipm:
-            alpha, _, rho_, obj, it, converged = _compiled(
-                K, y, C, eps, tau, shrinking, max_iter, *start)
-            return alpha, rho_, obj, it, converged
-        alpha, G, rho_, obj, it, converged = _compiled(
-            K, y, C, eps, tau, shrinking, _tuning.SVM_IPM_AFTER, *start)
-        if converged:
-            return alpha, rho_, obj, it, converged
-        return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
+    if start is not None and not ipm:
+        alpha, _, rho_, obj, it, converged = _compiled(
+            K, y, C, eps, tau, shrinking, max_iter, *start)
+        return alpha, rho_, obj, it, converged
     if n > _tuning.SVM_NUMPY_MAX_N:
         if ipm:
-            start = (np.zeros(n), -np.ones(n))
-            return solve(K, y, C, eps, tau, shrinking, max_iter, start)
+            alpha, G, rho_, obj, it, converged = _compiled(
+                K, y, C, eps, tau, shrinking, _tuning.SVM_IPM_AFTER, np.zeros(n), -np.ones(n))
+            if converged:
+                return alpha, rho_, obj, it, converged
+            return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
         alpha, _, rho_, obj, it, converged = _compiled(
             K, y, C, eps, tau, shrinking, max_iter, np.zeros(n), -np.ones(n))
         return alpha, rho_, obj, it, converged
