@@ -18,7 +18,7 @@ The problem is solved in the scaled variables ``u = alpha / C`` in
 steps (Mehrotra, 1992; Wright, 1997, ch. 11 and 16). The Newton matrix
 ``H + D`` (``D`` the barrier's diagonal) is positive definite at every
 interior point even for a rank-deficient ``Q``; a regularisation of
-``1e-12 max(diag H)`` on its diagonal keeps the factorisation defined when
+``1e-12 max |H_ij|`` on its diagonal keeps the factorisation defined when
 ``D`` underflows. The stopping rule asks for relative residuals and a
 relative duality gap below ``tol``.
 
@@ -54,7 +54,7 @@ BALANCE_TOL = 1e-14
 
 class IPMFailure(RuntimeError):
     """The interior-point method did not converge (or met a non-finite
-    number): the caller solves the problem by SMO from zero instead."""
+    number): the caller goes on with SMO alone."""
 
 
 def interior_point(K, y, C, tol=TOL, max_iter=MAX_ITER):
@@ -153,8 +153,8 @@ def polish(K, y, alpha, bounds, C):
     The variables guessed at a bound (``bounds`` from
     :func:`interior_point`) go to it (the barrier never puts them there
     exactly); the free ones solve the equality-constrained problem with the
-    bounded ones fixed (one symmetric indefinite solve, least squares for a
-    singular ``Q``), unless that leaves the box, when they keep the interior
+    bounded ones fixed (one least-squares solve of its KKT system, defined
+    for a singular ``Q`` too), unless that leaves the box, when they keep the interior
     point's values. ``y^T alpha0 = 0`` is restored on the variables with the
     most room, and ``G0 = Q alpha0 - 1`` computed anew.
     """
