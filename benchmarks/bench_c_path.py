@@ -8,10 +8,14 @@ grid (moved to the Gram's scale, as ``cv`` does) are computed both ways,
 interleaved, and timed (wall and this process's CPU); medians over the
 folds and their ratio are printed, with the chosen C of each way (they must
 agree). Default: ENZYMES, ``Normalize(RandomWalk(lam=0.01))`` (its Gram
-takes ~30 s). Usage::
+takes ~30 s). Machines of at most ``_tuning.SVM_IPM_MAX_N`` objects (all of
+ENZYMES') take no start from the previous C (the interior point solves
+them as fast from zero), so both ways then run the same fits:
+``--ipm-max-n 0`` turns the interior point off to time the path on them
+(the comparison it was measured by). Usage::
 
     STRUCTK_DATA=/path/to/data python benchmarks/bench_c_path.py \\
-        [--dataset ENZYMES] [--folds 3] [--grid 0.1,1,...]
+        [--dataset ENZYMES] [--folds 3] [--grid 0.1,1,...] [--ipm-max-n 0]
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def main(argv=None):
     parser.add_argument("--dataset", default="ENZYMES", help="a TU dataset in $STRUCTK_DATA/graphs")
     parser.add_argument("--folds", type=int, default=3, help="outer folds timed (of 10)")
     parser.add_argument("--grid", help="C values, comma-separated (default: cv's moved grid)")
+    parser.add_argument("--ipm-max-n", type=int, default=None,
+                        help="_tuning.SVM_IPM_MAX_N for the run (0: no interior point)")
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -61,7 +67,8 @@ def main(argv=None):
         inner = _inner_splits(splits, train, y, "classification")
         chosen = {}
         for path in (True, False):
-            with _tuning.override(SVM_SMALL_COMPILED=True, CV_SVM_C_PATH=path):
+            ipm = {} if args.ipm_max_n is None else {"SVM_IPM_MAX_N": args.ipm_max_n}
+            with _tuning.override(SVM_SMALL_COMPILED=True, CV_SVM_C_PATH=path, **ipm):
                 w0, c0 = time.perf_counter(), time.process_time()
                 cands, losses, ok = _inner_losses(spec, K, y, train, inner, "classification")
                 times[path][0].append(time.perf_counter() - w0)
