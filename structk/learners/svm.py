@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from contextlib import nullcontext
 from itertools import combinations
 
 import numpy as np
@@ -15,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _tuning
 from .._linalg import FrontBlocks, take_block
-from .._threads import run_chunks, small_matmul, threads_for
+from .._threads import run_chunks, small_blas, small_matmul, threads_for
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
 from . import _smo
@@ -294,8 +295,16 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                     platt.append(fit_sigmoid(_cv_decision_values(Ks, signs, solve, rng),
                                              signs))
 
+        # the interior point factorises on one BLAS thread (small_blas); that
+        # limit is process-wide and each holder restores what it saw on
+        # entry, so with machines on threads the calling thread sets it for
+        # all of them (else one machine leaving could lift it under another,
+        # or one entering under another restore "one thread" for good)
+        shared_limit = (small_blas(largest) if threads > 1
+                        and largest <= _tuning.SVM_IPM_MAX_N else nullcontext())
         try:
-            run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
+            with shared_limit:
+                run_chunks(solve_machines, list(range(len(machines) + 1)), threads)
         finally:
             if front is not None and objects is None:
                 front.restore()  # the caller's Gram, back in its order

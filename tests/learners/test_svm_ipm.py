@@ -9,6 +9,7 @@ where the interior point fails.
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 import pytest
@@ -211,3 +212,52 @@ def test_a_small_cv_chooses_the_same_C(tuning):
         out[ipm] = (cands[min(ok, key=lambda c: losses[c])]["C"], losses)
     assert out[True][0] == out[False][0]
     np.testing.assert_allclose(out[True][1], out[False][1], atol=0.02)
+
+
+@pytest.mark.blas_threads
+def test_machines_on_threads_share_the_callers_blas_limit(tuning, monkeypatch):
+    """The interior point factorises on one BLAS thread, a process-wide
+    limit each holder restores on leaving: with one-vs-one machines on
+    threads the calling thread holds it around all of them, so no machine
+    lifts it under another, and the user's pool is back afterwards."""
+    import scipy.linalg  # noqa: F401 - load SciPy's BLAS as the learners do
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from structk import _threads
+    from structk.learners import svm
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+                if lib["user_api"] == "blas"}
+
+    events = []
+    real = _threads._one_thread
+
+    class Spy:
+        def __enter__(self):
+            self.inner = real()
+            self.inner.__enter__()
+            events.append(("enter", threading.current_thread()))
+
+        def __exit__(self, *exc):
+            events.append(("exit", threading.current_thread()))
+            return self.inner.__exit__(*exc)
+
+    monkeypatch.setattr(_threads, "_one_thread", Spy)
+    monkeypatch.setattr(svm, "threads_for", lambda work, min_work: 2)
+    # machines of ~60 objects count as large (compiled, on threads) and all
+    # go to the interior point
+    tuning.set(SVM_NUMPY_MAX_N=20, SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1,
+               SVM_BLOCK_COPY_MAX_FRACTION=10.0)  # each thread copies its blocks
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(90, 4))
+    labels = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=90), [-0.6, 0.6])
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 4.0)
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        KernelSVM(C=1e3).fit(K, labels)
+        assert blas_threads() == before
+    main = threading.current_thread()
+    workers = [t for kind, t in events if t is not main]
+    assert workers, "the machines' interior points ran on threads"
+    assert events[0] == ("enter", main) and events[-1] == ("exit", main)
