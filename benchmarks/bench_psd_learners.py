@@ -36,6 +36,8 @@ def cases(quick):
         X = rng.normal(size=(n, 10))
         y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
         yield f"Gaussian Gram, precomputed, n={n}", "precomputed", (Gaussian(sigma=3.0), X), y
+        if n == 5000:  # the same Gram computed by the fit (a structk kernel)
+            yield f"Gaussian(sigma=3.0) in the fit, n={n}", Gaussian(sigma=3.0), X, y
     root = os.environ.get("STRUCTK_DATA")
     if root and not quick:
         from structk.datasets import load_splice

@@ -332,7 +332,7 @@ PSD_BLOCKS_CHECKED = 1
 #: Gram too large to factorise, after the principal submatrix, when they
 #: computed it with structk's own kernels (positive semi-definite by
 #: construction: the check guards against rounding and bugs, and its cost
-#: counts against the Gram's computation; 17 % of a spectrum-kernel fit on
+#: counts against the Gram's computation; 17-21 % of a spectrum-kernel fit on
 #: 3,190 UCI splice sequences, the cheapest kernel, at 20 steps). The log
 #: local alignment Gram of 1,600 synthetic proteins, lambda_min = -5.4e-4
 #: ||K||_F, is first seen at step 15.
