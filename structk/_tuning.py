@@ -330,13 +330,14 @@ PSD_FACTORISE_MAX_N = 500
 PSD_BLOCKS_CHECKED = 1
 #: Lanczos steps (one product with the Gram each) the learners spend on a
 #: Gram too large to factorise, after the principal submatrix, when they
-#: computed it with structk's own kernels (positive semi-definite by
-#: construction: the check guards against rounding and bugs, and its cost
-#: counts against the Gram's computation; 17-21 % of a spectrum-kernel fit on
-#: 3,190 UCI splice sequences, the cheapest kernel, at 20 steps). The log
-#: local alignment Gram of 1,600 synthetic proteins, lambda_min = -5.4e-4
-#: ||K||_F, is first seen at step 15.
-PSD_LANCZOS_STEPS = 20
+#: computed it with structk's own kernels. Those are positive semi-definite
+#: by construction, so the check guards against bugs, which show as gross
+#: negative directions (one at -1e-2 ||K||_F on 60 objects outside the
+#: submatrix: step 5 to 8), while each step reads a triangle of a Gram that
+#: may have cost little more to compute (a Gaussian Gram of 5,000 x 10
+#: vectors: 20 steps were 25-30 % of the fit, the spectrum kernel on 3,190
+#: UCI splice sequences 15-21 %).
+PSD_LANCZOS_STEPS = 10
 #: The same for a Gram the learner did not compute with structk's kernels:
 #: given (``kernel="precomputed"``) or computed by a kernel written outside
 #: structk (``FunctionKernel``, a user's ``Kernel`` subclass), where an

@@ -144,7 +144,7 @@ def test_grams_from_outside_structk_get_the_longer_lanczos_check(tuning):
     """A Gram the learner was given, or computed with a user's function,
     gets ``PSD_LANCZOS_STEPS_USER`` steps: this one's negative eigenvalue
     (-2.3e-5 ||K||_F, the figure of the issue's SCOP block) needs more than
-    the 20 steps structk's own kernels get."""
+    20 steps (structk's own kernels get 10)."""
     from structk.kernels import FunctionKernel
     from structk.learners._psd import lanczos_psd
 

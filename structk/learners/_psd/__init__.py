@@ -26,14 +26,16 @@ an eigenvalue below ``-PSD_RTOL ||K||_F`` proves ``K`` clearly indefinite
 passing proves nothing, but a negative part spread over many directions
 shows in them. Then :func:`lanczos_psd` spends
 ``_tuning.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space
-(``_tuning.PSD_LANCZOS_STEPS_USER`` on a Gram the learner was given, or
-computed with a kernel written outside structk: there an indefinite Gram
-is most likely, and the check cannot be weighed against computing it), which
-finds a negative eigenvalue wherever its eigenvector lies, in fewer steps
-the further it stands out of the near-zero eigenvalues: the log local
-alignment Gram of 1,600 synthetic proteins (``lambda_min = -5.4e-4
-||K||_F``, while random principal submatrices of 1,200 of them are PSD,
-so no block sees it) is found at step 15. When a condition
+when structk's own kernels computed it (PSD by construction: the check
+looks for bugs), ``_tuning.PSD_LANCZOS_STEPS_USER`` on a Gram the learner
+was given, or computed with a kernel written outside structk (there an
+indefinite Gram is most likely, and the check cannot be weighed against
+computing it). The steps find a negative eigenvalue wherever its
+eigenvector lies, in fewer steps the further it stands out of the
+near-zero eigenvalues: the log local alignment Gram of 1,600 synthetic
+proteins (``lambda_min = -5.4e-4 ||K||_F``, while random principal
+submatrices of 1,200 of them are PSD, so no block sees it) is found at
+step 15. When a condition
 fails, the full :func:`~structk.psd.check_psd` runs to confirm and report
 (a failing block is reported from the block: the O(n^3) eigendecomposition
 of ``K`` is the cost the blocks avoid).
