@@ -236,7 +236,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
         def solve(Ks, signs, t=None):
             start = None
-            if starts is not None and t is not None:
+            if (starts is not None and t is not None
+                    and _smo.uses_start(len(signs), C, max_iter)):
                 rows = machines[t][0]
                 start = _smo.seed(Ks, signs, starts[t] if rows is None else starts[t][rows], C)
             alpha, rho, obj, it, converged = _smo.solve(

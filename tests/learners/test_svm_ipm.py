@@ -95,11 +95,13 @@ def test_one_class_has_only_the_zero_solution():
     np.testing.assert_array_equal(alpha, np.zeros(5))
 
 
-def test_every_variable_at_its_bound_gives_the_cold_offset():
+def test_every_variable_at_its_bound_gives_the_cold_offset(tuning):
     """Balanced classes and a tiny C: every alpha at C, the offset in the
     middle of its interval, exactly as from zero (no variable left a hair
     inside the box by the interior point)."""
     K, y = _problem(40, 2)
+    tuning.set(SVM_IPM_MAX_N=0)  # SMO alone, and from the given start
+    assert _smo.uses_start(40, 1e-3, 10**6)
     cold = _smo.solve(K, y, 1e-3, 1e-3, 1e-12, True, 10**6)
     x, bounds, _ = dense_ipm.interior_point(K, y, 1e-3)
     alpha0, G0 = dense_ipm.polish(K, y, x, bounds, 1e-3)

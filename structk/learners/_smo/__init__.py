@@ -73,7 +73,7 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     fail, SMO goes on from where it stopped, as without it.
     """
     n = K.shape[0]
-    ipm = _ipm_applies(n, C, max_iter)
+    ipm = not uses_start(n, C, max_iter)
     if start is not None and not ipm:
         alpha, _, rho_, obj, it, converged = _compiled(
             K, y, C, eps, tau, shrinking, max_iter, *start)
@@ -106,11 +106,14 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
     return alpha, rho_, obj, it + more, converged
 
 
-def _ipm_applies(n, C, max_iter):
-    """Whether a problem SMO has not solved in its first iterations goes
-    to the interior point (small, a finite box, room left in ``max_iter``)."""
-    return (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)
-            and max_iter > _tuning.SVM_IPM_AFTER)
+def uses_start(n, C, max_iter):
+    """Whether :func:`solve` starts a problem of ``n`` variables from a
+    given ``start``: not when a problem SMO has not solved in its first
+    iterations goes to the interior point (small, a finite box, room left
+    in ``max_iter``), which solves it from zero. A caller builds the start
+    (:func:`seed`, ``O(n^2)``) only when it is used."""
+    return not (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)
+                and max_iter > _tuning.SVM_IPM_AFTER)
 
 
 def _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it):
