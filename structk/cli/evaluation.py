@@ -26,7 +26,7 @@ import re
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 
 import numpy as np
@@ -206,8 +206,8 @@ def scaled_spec(spec, grams):
             and spec.estimator.get_params().get("loss") == "hinge"
             and max(K.shape[0] for K in grams) <= _tuning.CV_SVM_WIDE_C_MAX_N):
         above = [v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]
-        spec = LearnerSpec(spec.estimator, {**spec.grid, "C": spec.grid["C"] + above}, "",
-                           spec.scaled, lazy=len(above) if len(spec.grid) == 1 else 0)
+        spec = replace(spec, grid={**spec.grid, "C": spec.grid["C"] + above}, name="",
+                       lazy=len(above) if len(spec.grid) == 1 else 0)
     s = float(np.median([gram_scale(K) for K in grams]))
     if not (np.isfinite(s) and s > 0.0):
         return spec
@@ -743,8 +743,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
             fixed = {"kernel": "precomputed"}
             if report.is_psd and "psd_check" in estimator.get_params(deep=False):
                 fixed["psd_check"] = "none"
-            spec = LearnerSpec(estimator.set_params(**fixed), spec.grid, spec.name,
-                               lazy=spec.lazy)
+            spec = replace(spec, estimator=estimator.set_params(**fixed))
             jobs = (delayed(_fold)(spec, K, y, tr, te, splits, task) for tr, te in splits.folds)
             results = _run(jobs, n_jobs, len(splits.folds), progress,
                            f"{type(spec.estimator).__name__} folds")

@@ -113,11 +113,12 @@ def _choose_params(spec, kernel, objects, y, task, args):
     ``(fitted kernel, prepared objects, Gram)`` for the final fit
     (:func:`~structk.learners._base.fit_with_gram`), which then prepares
     nothing and computes no Gram again."""
+    from dataclasses import replace
+
     from sklearn.base import clone
 
     from ..psd import check_psd
-    from .evaluation import (LearnerSpec, Splits, _choose, _inner_splits, compute_gram,
-                             scaled_spec)
+    from .evaluation import Splits, _choose, _inner_splits, compute_gram, scaled_spec
 
     fitted = clone(kernel).fit(objects)
     prepared = fitted.prepare(objects, "X")
@@ -127,8 +128,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     if check_psd(K).is_psd and "psd_check" in spec.estimator.get_params(deep=False):
         fixed["psd_check"] = "none"
     spec = scaled_spec(spec, [K])
-    inner = LearnerSpec(clone(spec.estimator).set_params(**fixed), spec.grid, spec.name,
-                        lazy=spec.lazy)
+    inner = replace(spec, estimator=clone(spec.estimator).set_params(**fixed))
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))
     with warnings.catch_warnings(), _tuning.override(SVM_SMALL_COMPILED=True):
