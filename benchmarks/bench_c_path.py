@@ -68,7 +68,7 @@ def main(argv=None):
         chosen = {}
         for path in (True, False):
             ipm = {} if args.ipm_max_n is None else {"SVM_IPM_MAX_N": args.ipm_max_n}
-            with _tuning.override(SVM_SMALL_COMPILED=True, CV_SVM_C_PATH=path, **ipm):
+            with _tuning.override(CV_SVM_C_PATH=path, **ipm):  # _fit_predict: compiled_small
                 w0, c0 = time.perf_counter(), time.process_time()
                 cands, losses, ok = _inner_losses(spec, K, y, train, inner, "classification")
                 times[path][0].append(time.perf_counter() - w0)

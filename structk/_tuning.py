@@ -284,13 +284,20 @@ SVM_NUMPY_WORK = 2_000_000
 #: on the block of the Gram itself, permuted in place (an exact fit then
 #: peaks near the Gram's own bytes).
 SVM_BLOCK_COPY_MAX_FRACTION = 0.15
-#: Whether those small problems run the very same iterates compiled instead
-#: (identical results). A caller that solves many small problems turns it on
-#: for their duration with :func:`override`: ``structk cv`` and ``fit``'s
-#: inner folds (on the 200 bundled motif sequences 360 fits of ~144 objects,
-#: ~880 iterations each, spent 29 s of 34 s in the NumPy solver at load 4);
-#: loading the compiled solver (0.2-0.35 s) would not pay for one fit.
-SVM_SMALL_COMPILED = False
+#: Binary SVM problems of at most this many variables start in the NumPy
+#: SMO (no compiled code to load in a fresh process) ...
+SVM_NUMPY_MAX_N = 400
+#: ... for at most ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)`` iterations
+#: before the compiled solver goes on (bounds the slower NumPy iterations).
+SVM_NUMPY_BUDGET = 1000
+SVM_NUMPY_WORK = 2_000_000
+#: One-vs-one SVM machines copy their pair of classes' block of the Gram
+#: into a buffer per thread (and run on threads) while the buffers hold at
+#: most this fraction of the Gram's bytes, else into one buffer (one thread)
+#: while that one does; with fewer, larger classes they run one at a time
+#: on the block of the Gram itself, permuted in place (an exact fit then
+#: peaks near the Gram's own bytes).
+SVM_BLOCK_COPY_MAX_FRACTION = 0.15
 #: Binary SVM problems of at most this many variables that SMO has not
 #: solved after ``SVM_IPM_AFTER`` iterations go to the dense interior-point
 #: method (``_smo.dense_ipm``; SMO then finishes from its point to the same
@@ -300,17 +307,26 @@ SVM_SMALL_COMPILED = False
 #: iterations), 1e7 iterations (44 s) without converging at 1e6; the
 #: interior point 12-25 ms at any C. One interior point on 600 objects
 #: takes 0.09 s (one BLAS thread), the bound keeps it well under 0.3 s.
-SVM_IPM_MAX_N = 600
+SVM_IPM_EAGER_MAX_N = 600
 #: ... and SMO iterations spent first, compiled or in NumPy: about the cost
 #: of one interior point at 200 variables (10-15 ms; 2-3 us a compiled
 #: iteration, 30-80 us a NumPy one). An easy problem never reaches the
 #: interior point: the same model as without it, bit for bit.
 SVM_IPM_AFTER = 5000
 SVM_IPM_AFTER_NUMPY = 300
+#: Larger problems, up to this many variables (0: no interior point at
+#: all), go to the interior point too, after ``n^2 / SVM_IPM_WORK_DIVISOR``
+#: SMO iterations (each O(n), against the interior point's ~20 O(n^3)
+#: steps on one dense n x n matrix): without it a hard problem one variable
+#: above the eager bound ran to ``max_iter`` (10^7 iterations, 16.7 s)
+#: with a worse model (accuracy 0.879 against 0.988 at 600 objects). The bound
+#: keeps the interior point's dense matrices (a few n x n) small.
+SVM_IPM_MAX_N = 3000
+SVM_IPM_WORK_DIVISOR = 16
 #: ``structk cv`` and ``fit`` search ``KernelSVM``'s default ``C`` grid three
 #: decades further up (``cli.evaluation.DEFAULT_SVM_C_ABOVE``) on a Gram of
 #: at most this many objects: inner training parts of at most 600 (5 inner
-#: folds), machines the interior point solves (``SVM_IPM_MAX_N``) in
+#: folds), machines the interior point solves (``SVM_IPM_EAGER_MAX_N``) in
 #: milliseconds at any C. Above, SMO alone would take minutes per fit there.
 CV_SVM_WIDE_C_MAX_N = 750
 #: Whether ``structk cv`` and ``fit``'s inner folds solve an SVM's ``C``

@@ -82,17 +82,13 @@ def test_svm_results_do_not_depend_on_the_solver_path(tuning):
 
 @pytest.mark.parametrize("budget", [10**6, 40])
 def test_small_problems_compiled_follow_the_same_iterates(tuning, budget):
-    """With ``SVM_SMALL_COMPILED`` (a cross-validation's hundreds of small
-    fits) small problems are solved compiled, with the very same result (also
+    """With ``compiled_small`` (a cross-validation's hundreds of small fits)
+    small problems are solved compiled, with the very same result (also
     when they need more than the NumPy budget and go on with shrinking)."""
-    from structk import _tuning
-
     K, y, C = _problem(120, 9, 10.0)
     tuning.set(SVM_NUMPY_BUDGET=budget, SVM_NUMPY_WORK=0)
     numpy_path = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
-    with _tuning.override(SVM_SMALL_COMPILED=True):
-        compiled = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
-    assert _tuning.SVM_SMALL_COMPILED is False  # restored
+    compiled = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6, compiled_small=True)
     np.testing.assert_array_equal(compiled[0], numpy_path[0])
     assert compiled[1:] == numpy_path[1:]
 
@@ -100,9 +96,10 @@ def test_small_problems_compiled_follow_the_same_iterates(tuning, budget):
 def test_override_restores_on_error_and_refuses_unknown_names():
     from structk import _tuning
 
-    with pytest.raises(ZeroDivisionError), _tuning.override(SVM_SMALL_COMPILED=True):
+    before = _tuning.SVM_NUMPY_BUDGET
+    with pytest.raises(ZeroDivisionError), _tuning.override(SVM_NUMPY_BUDGET=before + 1):
         1 / 0
-    assert _tuning.SVM_SMALL_COMPILED is False
+    assert _tuning.SVM_NUMPY_BUDGET == before
     with pytest.raises(AttributeError, match="NO_SUCH"), _tuning.override(NO_SUCH=1):
         pass
 

@@ -367,17 +367,22 @@ def _inner_splits(splits, train, y, task):
 # -------------------------------------------------------------------- folds
 def _fit_predict(learner, K, y, train, test, init=None):
     """Fit on ``train``, predict ``test``; ``init``: a model fitted on the
-    same ``train`` whose solution seeds this one (see :func:`_path_order`)."""
+    same ``train`` whose solution seeds this one (see :func:`_path_order`).
+    A fold solves many small problems: a learner whose ``fit`` takes
+    ``compiled_small`` (:class:`~structk.learners.KernelSVM`) runs them
+    compiled from the start (the same iterates), an argument of this fit
+    alone."""
+    import inspect
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
+    options = {} if init is None else {"init": init}
+    if "compiled_small" in inspect.signature(learner.fit).parameters:
+        options["compiled_small"] = True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if init is None:
-            learner.fit(take_block(K, train), y[train])
-        else:
-            learner.fit(take_block(K, train), y[train], init=init)
+        learner.fit(take_block(K, train), y[train], **options)
     return learner.predict(take_block(K, test, train))
 
 
@@ -508,14 +513,8 @@ def _fold(spec, K, y, train, test, splits, task):
     """Nested evaluation of one outer fold: choose the grid point on the
     training part, refit there, score the test part beside the baseline.
     ``K`` is a Gram, or a list of ``(kernel params, Gram)`` whose kernel
-    parameters are chosen with the learner's on the inner folds. A fold
-    solves many small problems: their SVMs run compiled from the start
-    (the same iterates, ``_tuning.SVM_SMALL_COMPILED``)."""
-    with _tuning.override(SVM_SMALL_COMPILED=True):
-        return _nested_fold(spec, K, y, train, test, splits, task)
-
-
-def _nested_fold(spec, K, y, train, test, splits, task):
+    parameters are chosen with the learner's on the inner folds (each fit
+    by :func:`_fit_predict`)."""
     from sklearn.base import clone
 
     inner = _inner_splits(splits, train, y, task)

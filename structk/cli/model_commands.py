@@ -131,7 +131,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     inner = replace(spec, estimator=clone(spec.estimator).set_params(**fixed))
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))
-    with warnings.catch_warnings(), _tuning.override(SVM_SMALL_COMPILED=True):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         chosen, ties = _choose(inner, K, y, everything,
                                _inner_splits(splits, everything, y, task), task)

@@ -290,6 +290,23 @@ def _as_finite_float(K, name, check_finite=True):
     return K
 
 
+def owns_gram(K, X):
+    """Whether the training Gram ``K`` that :meth:`KernelLearnerMixin._train_gram`
+    returned for ``X`` is the fit's own: computed from objects, or a copy of
+    a precomputed ``X`` (converted, densified). A fit may then work in it in
+    place; a Gram the caller passed (``K`` a view of ``X``) is only read --
+    nothing structk does writes into an array it does not own, even for a
+    moment (another thread may be reading it)."""
+    if isinstance(X, np.ndarray):
+        return not np.may_share_memory(K, X)
+    if hasattr(X, "toarray") or isinstance(X, (list, tuple)):
+        return True  # a sparse Gram was densified, a list converted
+    try:  # a DataFrame, a memmap, anything with an array interface
+        return not np.may_share_memory(K, np.asarray(X))
+    except (TypeError, ValueError):  # pragma: no cover - not array-like
+        return False
+
+
 def check_gram(K, name="K", check_finite=True):
     """Return a training Gram matrix as a square, C-contiguous float64 array.
 

@@ -270,47 +270,49 @@ def decision_values(learner, X):
 
 
 # ---------------------------------------------------------------- solvers
-def fit_svm(svm, X, codes, n_classes, solver, C, tol, max_iter):
-    """Primal (or Nyström) SVM: one LIBLINEAR machine per binary problem of
-    ``svm._machines``; sets ``coef_``, ``intercept_``, ``n_iter_``."""
+def fit_svm(svm, X, codes, n_classes, solver, options):
+    """Primal (or Nyström) SVM: one linear machine per binary problem of
+    ``svm._machines`` on the feature rows; sets ``coef_``, ``intercept_``,
+    ``n_iter_``. The squared hinge is solved exactly, with the bias
+    unpenalised, by :func:`structk.learners._l2svm.l2svm` (the dual's
+    optimum); the hinge by LIBLINEAR's dual coordinate descent with a
+    scaled bias feature (see the module docstring). Returns the number of
+    machines that stopped at their iteration limit and that limit."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
+    from ._l2svm import l2svm
+    from ._smo.platt import fit_sigmoid
+
     _, F = training_features(svm, X, solver)
     loss = getattr(svm, "loss", "hinge")
+    C, tol = options.C, options.tol
+    iters = options.max_iter if options.max_iter != -1 else 100_000
     scaling = INTERCEPT_SCALING[loss] * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
     machines = list(svm._machines(codes, n_classes))
-    iters = max_iter if max_iter != -1 else 100_000
-    coefs, intercepts, n_iter = [], [], []
-
     def solve(rows, signs):
-        model = LinearSVC(loss=loss, C=C, tol=tol, max_iter=iters,
-                          dual=loss == "hinge", intercept_scaling=scaling)
         Fm = F if rows is None else F[rows]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            model.fit(Fm, signs)
-        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-            warnings.warn(f"LIBLINEAR stopped after max_iter={iters} iterations before "
-                          f"reaching tol={tol}; the solution may be inaccurate",
-                          ConvergenceWarning, stacklevel=4)
-        return model
+        if loss == "squared_hinge":
+            w, b, n_iter, converged = l2svm(Fm, signs, C, tol=tol, max_iter=iters)
+        else:
+            model = LinearSVC(loss=loss, C=C, tol=tol, max_iter=iters, dual=True,
+                              intercept_scaling=scaling)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                model.fit(Fm, signs)
+            converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+            w, b, n_iter = model.coef_[0], float(model.intercept_[0]), int(np.max(model.n_iter_))
+        return w, b, n_iter, converged
 
-    platt = []
-    rng = None
-    if svm.probability:
-        from sklearn.utils import check_random_state
-
-        rng = check_random_state(svm.random_state)
+    coefs, intercepts, n_iter, platt, unconverged = [], [], [], [], 0
     for rows, signs in machines:
-        model = solve(rows, signs)
-        coefs.append(model.coef_[0])
-        intercepts.append(float(model.intercept_[0]))
-        n_iter.append(int(np.max(model.n_iter_)))
+        w, b, it, converged = solve(rows, signs)
+        unconverged += not converged
+        coefs.append(w)
+        intercepts.append(b)
+        n_iter.append(it)
         if svm.probability:
-            from .svm import fit_sigmoid
-
-            platt.append(fit_sigmoid(_cv_values(F, rows, signs, solve, rng), signs))
+            platt.append(fit_sigmoid(_cv_values(F, rows, signs, solve, options.rng), signs))
     svm.coef_ = np.array(coefs)
     svm.intercept_ = np.array(intercepts)
     svm.n_iter_ = np.array(n_iter)
@@ -320,19 +322,19 @@ def fit_svm(svm, X, codes, n_classes, solver, C, tol, max_iter):
         svm.probA_, svm.probB_ = (np.array(v) for v in zip(*platt))
     else:
         svm.probA_ = svm.probB_ = np.empty(0)
-    return svm
+    return unconverged, iters
 
 
 def _cv_values(F, rows, signs, solve, rng):
     """Out-of-fold decision values of one machine for Platt scaling (the
     dual solver's folds, :func:`structk.learners.svm.out_of_fold`)."""
-    from .svm import out_of_fold
+    from ._smo.platt import out_of_fold
 
     Fm = F if rows is None else F[rows]
 
     def fit_predict(train, test, side):
-        model = solve(train if rows is None else rows[train], side)
-        return np.asarray(Fm[test] @ model.coef_[0]) + model.intercept_[0]
+        w, b, _, _ = solve(train if rows is None else rows[train], side)
+        return np.asarray(Fm[test] @ w) + b
 
     return out_of_fold(signs, rng, fit_predict)
 

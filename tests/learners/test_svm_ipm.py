@@ -226,7 +226,7 @@ def test_machines_on_threads_share_the_callers_blas_limit(tuning, monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from structk import _threads
-    from structk.learners import svm
+    from structk.learners._smo import machines as svm
 
     def blas_threads():
         return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()

@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 
 from structk.learners import KernelSVM
-from structk.learners.svm import fit_sigmoid, pairwise_coupling, platt_objective
+from structk.learners._smo.platt import fit_sigmoid, pairwise_coupling, platt_objective
 
 
 def _data(n_classes, n=400, seed=0):

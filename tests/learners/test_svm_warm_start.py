@@ -124,7 +124,7 @@ def test_inner_cv_along_the_path_chooses_as_cold(seed, ipm_max_n, tuning):
         inner = _inner_splits(splits, train, y, "classification")
         out = {}
         for path in (True, False):
-            tuning.set(CV_SVM_C_PATH=path, SVM_SMALL_COMPILED=True)
+            tuning.set(CV_SVM_C_PATH=path)  # _fit_predict: compiled_small
             cands, losses, ok = _inner_losses(spec, K, y, train, inner, "classification")
             out[path] = losses
         # a prediction may flip only where a decision value is within tol of 0

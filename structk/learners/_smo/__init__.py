@@ -9,24 +9,39 @@ module                        what
 :mod:`.dense_ipm`             an interior-point start for small, hard problems
 ============================  ===============================================
 
-:func:`solve` starts a binary problem of at most
-``_tuning.SVM_NUMPY_MAX_N`` variables in
-NumPy, which needs nothing compiled, for a budget of iterations; a problem
-that needs more goes on in the compiled solver from where NumPy stopped.
-Larger problems go to the compiled solver directly. A caller that solves
-hundreds of small problems (a cross-validation with a grid) sets
-``_tuning.SVM_SMALL_COMPILED`` for their duration (``_tuning.override``),
-and the same first iterates run compiled. Both forms follow the same
-iterates, so the result does not depend on the path.
+The solver is chosen per problem by :func:`solve`, from its size alone:
+
+=================================  =========================================
+problem                            path
+=================================  =========================================
+``n <= SVM_NUMPY_MAX_N``           NumPy iterates for a budget, then the
+                                   compiled solver from where NumPy stopped
+                                   (``compiled_small=True``: the same first
+                                   iterates, compiled)
+larger                             the compiled solver
+not solved after ``ipm_after(n)``  the interior point (:mod:`.dense_ipm`),
+iterations, ``n <= SVM_IPM_MAX_N``  then the compiled solver to ``eps``
+=================================  =========================================
+
+Both SMO forms follow the same iterates, so the result does not depend on
+the path. A caller that solves hundreds of small problems (a
+cross-validation with a grid) passes ``compiled_small=True``: loading the
+compiled solver once then pays for itself. It is an argument, never a
+process-wide switch, so two fits in two threads never see each other's
+choice.
 
 SMO's iterations grow with ``C`` (millions at ``C = 1e6`` on a nearly
 hard-margin problem of 180 variables); an interior-point method's do not.
-A problem of at most ``_tuning.SVM_IPM_MAX_N`` variables that SMO has not
+A problem of at most ``_tuning.SVM_IPM_EAGER_MAX_N`` variables that SMO has not
 solved after ``_tuning.SVM_IPM_AFTER`` iterations (``SVM_IPM_AFTER_NUMPY``
-in NumPy) is solved by the dense
-interior-point method of :mod:`.dense_ipm`, and the compiled SMO finishes
-from its point to the same KKT tolerance ``eps`` as from zero: the model
-differs from a cold SMO's only within that tolerance.
+in NumPy) goes to the dense interior point; so does a problem of up to
+``_tuning.SVM_IPM_MAX_N`` variables after SMO has spent about what
+the interior point costs (``n^2 / SVM_IPM_WORK_DIVISOR`` iterations of
+``O(n)`` each against its ``O(n^3)`` steps), so the solver's quality does
+not fall off at a size threshold: a hard problem never ends at ``max_iter``
+with a worse model merely for being one variable larger. The compiled SMO
+finishes from the interior point to the same KKT tolerance ``eps`` as from
+zero: the model differs from a cold SMO's only within that tolerance.
 
 A problem may also start from a feasible point other than zero
 (``alpha0``): :func:`seed` turns the solution for one ``C`` into a start
@@ -50,70 +65,89 @@ from . import dense_ipm
 from .numpy_smo import objective, rho, smo_numpy
 
 
-def solve(K, y, C, eps, tau, shrinking, max_iter, start=None):
+def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=False):
     """Solve the C-SVM dual ``min 1/2 a^T Q a - e^T a``, ``0 <= a <= C``,
-    ``y^T a = 0``, ``Q_ij = y_i y_j K_ij``.
+    ``y^T a = 0``, ``Q_ij = y_i y_j K_ij`` (``K`` is only read).
 
     Returns ``(alpha, rho, objective, n_iter, converged)``. A problem of at
     most ``SVM_NUMPY_MAX_N`` variables follows the no-shrinking iterates in
-    NumPy for up to ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)``
-    iterations (see :mod:`structk._tuning`); beyond, the
-    compiled solver goes on from there (shrinking as asked). ``start``: a
-    feasible ``(alpha, G)`` from :func:`seed`, where the compiled solver
-    starts instead of zero -- unless the interior point may solve the
-    problem (below): it starts from zero then (on ENZYMES' inner folds,
-    0.1 ... 1e8, a start from the previous ``C`` saved 2-3 %).
+    NumPy (compiled with ``compiled_small``) for up to
+    ``max(SVM_NUMPY_BUDGET, SVM_NUMPY_WORK // n)`` iterations (see
+    :mod:`structk._tuning`); beyond, the compiled solver goes on from there
+    (shrinking as asked). ``start``: a feasible ``(alpha, G)`` from
+    :func:`seed`, where the compiled solver starts instead of zero -- unless
+    the interior point may solve the problem (:func:`uses_start`): it starts
+    from zero then.
 
-    A problem of at most ``SVM_IPM_MAX_N`` variables (finite ``C``) that
-    SMO has not solved from zero in ``SVM_IPM_AFTER`` iterations (compiled;
-    ``SVM_IPM_AFTER_NUMPY`` in NumPy) is solved by the
-    interior-point method of :mod:`.dense_ipm`
-    and finished by the compiled SMO from its point, to the same ``eps``
-    (``n_iter`` counts the SMO iterations only). Should the interior point
-    fail, SMO goes on from where it stopped, as without it.
+    A problem the interior point may solve (:func:`ipm_after`) that SMO has
+    not solved from zero in that many iterations is solved by the
+    interior-point method of :mod:`.dense_ipm` and finished by the compiled
+    SMO from its point, to the same ``eps`` (``n_iter`` counts the SMO
+    iterations only). Should the interior point fail, SMO goes on from
+    where it stopped, as without it.
     """
     n = K.shape[0]
-    ipm = not uses_start(n, C, max_iter)
-    if start is not None and not ipm:
-        alpha, _, rho_, obj, it, converged = _compiled(
-            K, y, C, eps, tau, shrinking, max_iter, *start)
-        return alpha, rho_, obj, it, converged
+    after = ipm_after(n, C, max_iter, compiled=compiled_small or n > _tuning.SVM_NUMPY_MAX_N)
+    if start is not None and after is None:
+        return _finish(K, y, C, eps, tau, shrinking, max_iter, *start, done=0)
     if n > _tuning.SVM_NUMPY_MAX_N:
-        if ipm:
-            alpha, G, rho_, obj, it, converged = _compiled(
-                K, y, C, eps, tau, shrinking, _tuning.SVM_IPM_AFTER, np.zeros(n), -np.ones(n))
-            if converged:
-                return alpha, rho_, obj, it, converged
-            return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
-        alpha, _, rho_, obj, it, converged = _compiled(
-            K, y, C, eps, tau, shrinking, max_iter, np.zeros(n), -np.ones(n))
-        return alpha, rho_, obj, it, converged
+        alpha, G, rho_, obj, it, converged = _compiled(
+            K, y, C, eps, tau, shrinking, max_iter if after is None else after,
+            np.zeros(n), -np.ones(n))
+        if converged or after is None:
+            return alpha, rho_, obj, it, converged
+        return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
     budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
-    if ipm:
-        budget = min(budget, _tuning.SVM_IPM_AFTER if _tuning.SVM_SMALL_COMPILED
-                     else _tuning.SVM_IPM_AFTER_NUMPY)
-    if not _tuning.SVM_SMALL_COMPILED:
+    if after is not None:
+        budget = min(budget, after)
+    if not compiled_small:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     else:  # the NumPy iterates, compiled (without shrinking)
         alpha, G, _, _, it, converged = _compiled(K, y, C, eps, tau, False, budget,
                                                   np.zeros(n), -np.ones(n))
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
-    if ipm:
+    if after is not None:
         return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
-    alpha, _, rho_, obj, more, converged = _compiled(
-        K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
-    return alpha, rho_, obj, it + more, converged
+    return _finish(K, y, C, eps, tau, shrinking, max_iter, alpha, G, done=it)
+
+
+def ipm_after(n, C, max_iter, compiled=True):
+    """SMO iterations after which a problem of ``n`` variables goes to the
+    interior point, or ``None`` when it never does (an infinite box -- the
+    squared hinge --, too large a problem, or no room left in ``max_iter``).
+
+    Up to ``SVM_IPM_EAGER_MAX_N`` variables: ``SVM_IPM_AFTER`` compiled
+    iterations (``SVM_IPM_AFTER_NUMPY`` in NumPy). Up to ``SVM_IPM_MAX_N``: the
+    iterations whose cost matches the interior point's (``n^2 /
+    SVM_IPM_WORK_DIVISOR``), at most half of ``max_iter`` -- a hard problem
+    reaches the interior point well before SMO's iteration limit.
+    """
+    if not (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)):
+        return None
+    if n <= _tuning.SVM_IPM_EAGER_MAX_N:
+        after = _tuning.SVM_IPM_AFTER if compiled else _tuning.SVM_IPM_AFTER_NUMPY
+    else:
+        after = max(_tuning.SVM_IPM_AFTER, n * n // _tuning.SVM_IPM_WORK_DIVISOR)
+        after = min(after, max_iter // 2)
+    return after if max_iter > after else None
 
 
 def uses_start(n, C, max_iter):
     """Whether :func:`solve` starts a problem of ``n`` variables from a
     given ``start``: not when a problem SMO has not solved in its first
-    iterations goes to the interior point (small, a finite box, room left
-    in ``max_iter``), which solves it from zero. A caller builds the start
-    (:func:`seed`, ``O(n^2)``) only when it is used."""
-    return not (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)
-                and max_iter > _tuning.SVM_IPM_AFTER)
+    iterations goes to the interior point (:func:`ipm_after`), which solves
+    it from zero. A caller builds the start (:func:`seed`, ``O(n^2)``) only
+    when it is used."""
+    return ipm_after(n, C, max_iter) is None
+
+
+def _finish(K, y, C, eps, tau, shrinking, max_iter, alpha, G, done):
+    """The compiled SMO from the feasible ``(alpha, G)``, reached after
+    ``done`` iterations, to ``eps`` or ``max_iter`` iterations in all."""
+    alpha, _, rho_, obj, more, converged = _compiled(
+        K, y, C, eps, tau, shrinking, max_iter - done, alpha, G)
+    return alpha, rho_, obj, done + more, converged
 
 
 def _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it):
@@ -127,12 +161,8 @@ def _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it):
     except dense_ipm.IPMFailure:
         start = None
     if start is None:
-        alpha, _, rho_, obj, more, converged = _compiled(
-            K, y, C, eps, tau, shrinking, max_iter - it, alpha, G)
-        return alpha, rho_, obj, it + more, converged
-    alpha, _, rho_, obj, more, converged = _compiled(
-        K, y, C, eps, tau, shrinking, max_iter - it, *start)
-    return alpha, rho_, obj, it + more, converged
+        return _finish(K, y, C, eps, tau, shrinking, max_iter, alpha, G, done=it)
+    return _finish(K, y, C, eps, tau, shrinking, max_iter, *start, done=it)
 
 
 def seed(K, y, alpha, C):
