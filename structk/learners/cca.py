@@ -83,7 +83,7 @@ class KernelCCA(BaseEstimator):
     Computation 16 (2004) 2639-2664.
     """
 
-    def __init__(self, kernel_x="precomputed", kernel_y="precomputed", n_components=2,
+    def __init__(self, kernel_x="precomputed", kernel_y="precomputed", *, n_components=2,
                  reg=0.1, psd_check="auto"):
         self.kernel_x = kernel_x
         self.kernel_y = kernel_y

@@ -43,7 +43,7 @@ class KernelCenterer(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, Transf
     a kernel eigenvalue problem", Neural Computation 10 (1998).
     """
 
-    def __init__(self, kernel="precomputed", psd_check="auto"):
+    def __init__(self, kernel="precomputed", *, psd_check="auto"):
         self.kernel = kernel
         self.psd_check = psd_check
 

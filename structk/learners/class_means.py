@@ -49,7 +49,7 @@ class NearestClassMean(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     section 1.2.
     """
 
-    def __init__(self, kernel="precomputed", psd_check="auto"):
+    def __init__(self, kernel="precomputed", *, psd_check="auto"):
         self.kernel = kernel
         self.psd_check = psd_check
 

@@ -95,7 +95,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     chapter 7 (L-BFGS).
     """
 
-    def __init__(self, kernel="precomputed", alpha=1.0, tol=1e-6, max_iter=1000,
+    def __init__(self, kernel="precomputed", *, alpha=1.0, tol=1e-6, max_iter=1000,
                  psd_check="auto", solver="auto", n_components=None, landmarks="uniform",
                  random_state=None, n_jobs=None, client=None, progress=False):
         self.kernel = kernel

@@ -71,7 +71,7 @@ class KernelPCA(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, Transformer
     Analysis", Cambridge University Press (2004), section 6.2.
     """
 
-    def __init__(self, kernel="precomputed", n_components=2, psd_check="auto"):
+    def __init__(self, kernel="precomputed", *, n_components=2, psd_check="auto"):
         self.kernel = kernel
         self.n_components = n_components
         self.psd_check = psd_check

@@ -65,7 +65,7 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     Machines", Cambridge University Press (2000), section 2.1.1.
     """
 
-    def __init__(self, kernel="precomputed", max_iter=100, shuffle=True,
+    def __init__(self, kernel="precomputed", *, max_iter=100, shuffle=True,
                  random_state=None, psd_check="auto"):
         self.kernel = kernel
         self.max_iter = max_iter

@@ -12,9 +12,11 @@ the ``n x n`` Gram matrix, and is solved by scikit-learn's solvers:
 =========================  ============================================
 learner                    primal problem and solver
 =========================  ============================================
-``KernelSVM``              hinge: LIBLINEAR's dual coordinate descent;
-                           squared hinge: LIBLINEAR's trust-region Newton
-                           (``LinearSVC``), one machine per pair or class
+``KernelSVM``              hinge: LIBLINEAR's dual coordinate descent
+                           (``LinearSVC``); squared hinge: exactly, bias
+                           unpenalised, by a finite Newton method
+                           (:mod:`structk.learners._l2svm`); one machine
+                           per pair or class
 ``KernelLogisticRegression``  ``LogisticRegression(C=1/alpha,
                            fit_intercept=False)`` by L-BFGS (multinomial)
 ``KernelRidge``            ``Ridge(alpha, fit_intercept=False)``
@@ -41,17 +43,18 @@ learners keep it as ``feature_map_`` with the weights ``coef_`` and
   ``progress``: a tqdm bar (or a callback) over the blocks
   (:mod:`structk.scale.columns`).
 
-**The intercept.** The dual SVM's bias ``b`` is not penalised; LIBLINEAR
+**The intercept.** The dual SVM's bias ``b`` is not penalised, nor is it
+in the squared hinge's primal (:mod:`structk.learners._l2svm`, exact).
+For the hinge, LIBLINEAR
 appends a constant feature ``s`` to every row and penalises its weight, so
 the bias costs ``b^2 / (2 s^2)``. The solvers here set ``s =
-INTERCEPT_SCALING[loss] * max_i ||phi(x_i)||``: the bias penalty is then
-``1e-4`` (squared hinge) or ``1e-2`` (hinge) of a weight of the data's own
+HINGE_INTERCEPT_SCALING * max_i ||phi(x_i)||``: the bias penalty is then
+``1e-2`` (hinge) of a weight of the data's own
 scale, and the decision values agree with the unpenalised dual's to about
 1e-3 of their scale, the difference shrinking as ``1/s^2`` (the tests
-compare them with the SMO solution of the same ``C``). LIBLINEAR's
-trust-region Newton method (squared hinge) is hardly slowed by a large
-``s``; its coordinate descent for the hinge loss is (epochs grow about as
-``s^2``), which is why ``solver="auto"`` keeps hinge-loss SVMs on the dual
+compare them with the SMO solution of the same ``C``). Its coordinate
+descent for the hinge loss is slowed by a large ``s`` (epochs grow about
+as ``s^2``), which is why ``solver="auto"`` keeps hinge-loss SVMs on the dual
 solver longer (``_tuning.PRIMAL_HINGE_MIN_N``) and why the squared hinge is the
 loss for millions of objects.
 
@@ -77,12 +80,11 @@ from ..kernels.base import Kernel
 
 SOLVERS = ("auto", "dual", "primal", "nystroem")
 
-#: Bias feature of LIBLINEAR, relative to the largest feature-row norm:
-#: 100 for the trust-region Newton method (squared hinge), 10 for the
-#: coordinate descent of the hinge loss, whose epochs grow about as the
-#: square of it (agreement with the dual then about 1e-3 of the decision
-#: values' scale).
-INTERCEPT_SCALING = {"squared_hinge": 100.0, "hinge": 10.0}
+#: Bias feature of LIBLINEAR's hinge-loss coordinate descent, relative to
+#: the largest feature-row norm: its epochs grow about as the square of it
+#: (agreement with the dual then about 1e-3 of the decision values' scale).
+#: The squared hinge needs none (its bias is exact and unpenalised).
+HINGE_INTERCEPT_SCALING = 10.0
 
 
 # ------------------------------------------------------------- the choice
@@ -288,7 +290,7 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
     loss = getattr(svm, "loss", "hinge")
     C, tol = options.C, options.tol
     iters = options.max_iter if options.max_iter != -1 else 100_000
-    scaling = INTERCEPT_SCALING[loss] * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
+    scaling = HINGE_INTERCEPT_SCALING * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
     machines = list(svm._machines(codes, n_classes))
     def solve(rows, signs):
         Fm = F if rows is None else F[rows]

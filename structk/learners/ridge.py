@@ -83,7 +83,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     algorithm in dual variables", ICML (1998).
     """
 
-    def __init__(self, kernel="precomputed", alpha=1.0, psd_check="auto", solver="auto",
+    def __init__(self, kernel="precomputed", *, alpha=1.0, psd_check="auto", solver="auto",
                  n_components=None, landmarks="uniform", random_state=None, n_jobs=None,
                  client=None, progress=False):
         self.kernel = kernel
@@ -203,7 +203,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
     MIT-CSAIL-TR-2007-025 (2007).
     """
 
-    def __init__(self, kernel="precomputed", alphas=(0.1, 1.0, 10.0), psd_check="auto"):
+    def __init__(self, kernel="precomputed", *, alphas=(0.1, 1.0, 10.0), psd_check="auto"):
         self.kernel = kernel
         self.alphas = alphas
         self.psd_check = psd_check

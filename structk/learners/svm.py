@@ -101,9 +101,14 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     loss : {"hinge", "squared_hinge"}, default="hinge"
         ``C sum_i max(0, 1 - y_i f_i)`` or its square. The dual solver
         solves the squared hinge as the hinge with ``K + I / (2C)`` and no
-        upper bound on ``alpha``; in the primal it is LIBLINEAR's fast
-        trust-region Newton method (the hinge loss is its slower coordinate
-        descent).
+        upper bound on ``alpha`` (on a copy of a precomputed Gram: the
+        caller's is never written); in the primal it is solved exactly,
+        bias unpenalised, by a finite Newton method
+        (:mod:`structk.learners._l2svm`). The hinge in the primal is
+        LIBLINEAR's coordinate descent with a scaled bias feature: within
+        about 1e-3 of the decision values' scale when it converges, slower
+        at large ``C``, where it may stop at ``max_iter`` (with a
+        ``ConvergenceWarning``).
     solver : {"auto", "dual", "primal", "nystroem"}, default="auto"
         "dual": SMO; "primal": on the kernel's features; "nystroem": on
         Nyström features of any kernel; "auto" picks by kernel and size.
@@ -164,7 +169,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    def __init__(self, kernel="precomputed", C=1.0, tol=1e-3, multi_class="ovo",
+    def __init__(self, kernel="precomputed", *, C=1.0, tol=1e-3, multi_class="ovo",
                  decision_function_shape="ovr", shrinking=True, max_iter=-1,
                  psd_check="auto", probability=False, random_state=None, loss="hinge",
                  solver="auto", n_components=None, landmarks="uniform", n_jobs=None,
