@@ -10,13 +10,14 @@ machines' loop in :mod:`structk.learners._smo.machines`, Platt scaling in
 from __future__ import annotations
 
 import warnings
+from functools import update_wrapper
 from itertools import combinations
+from types import MethodType
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _tuning
@@ -29,6 +30,27 @@ from ._svm_paths import PATHS, FitOptions
 from .primal import decision_values, resolve_solver
 
 __all__ = ["KernelSVM", "TAU"]
+
+
+class _needs_probability:
+    """A method that exists only on a ``KernelSVM(probability=True)``:
+    ``hasattr(svm, "predict_proba")`` is False otherwise (as scikit-learn's
+    ``available_if``, so meta-estimators see no probabilities), and calling
+    it says what to do instead of a bare "has no attribute"."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        if not obj.probability:
+            raise AttributeError(
+                f"{self.fn.__name__} needs a model fitted with KernelSVM(probability=True) "
+                "(Platt scaling, five more fits per machine); this one has "
+                "probability=False: refit with probability=True, or use decision_function")
+        return MethodType(self.fn, obj)
 
 
 class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -281,12 +303,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             confidence[:, b] -= D[:, p]
         return votes, confidence
 
-    def _check_probability(self):
-        if not self.probability:
-            raise AttributeError("predict_proba needs KernelSVM(probability=True)")
-        return True
-
-    @available_if(_check_probability)
+    @_needs_probability
     def predict_proba(self, X):
         """Class probabilities (n, n_classes), columns in ``classes_`` order;
         only with ``probability=True`` (see its description)."""
@@ -302,7 +319,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             return P / P.sum(axis=1, keepdims=True)
         return pairwise_coupling(P, n_classes)
 
-    @available_if(_check_probability)
+    @_needs_probability
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`; for two classes computed in log
         space, so that a probability that rounds to 0 keeps a finite log."""
