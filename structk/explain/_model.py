@@ -47,29 +47,24 @@ def readout(model):
     precomputed Gram matrix (no kernel, no training objects) and for
     learners whose prediction is not a kernel expansion.
     """
-    from sklearn.utils.validation import check_is_fitted
 
     name = type(model).__name__
-    if not hasattr(model, "dual_coef_"):
-        if hasattr(model, "fit") and hasattr(model, "kernel"):
-            check_is_fitted(model, "dual_coef_")  # NotFittedError naming the call
-        raise TypeError(
-            f"{name} is not a kernel expansion f(x) = sum_i c_i k(x, s_i) + b "
-            "(explain needs a fitted KernelSVM, KernelRidge, KernelRidgeCV, "
-            "KernelLogisticRegression or KernelPerceptron)"
-        )
-    kernel = getattr(model, "kernel_", None)
-    if kernel is None or isinstance(getattr(model, "kernel", None), str):
-        raise TypeError(
-            f"{name} was fitted on a precomputed Gram matrix: it holds neither "
-            "its kernel nor its training objects, so there is nothing to explain; "
-            "fit it with kernel=<a structk kernel> on the objects"
-        )
+    _check_explainable(model, name)
+    kernel = model.kernel_
     coef = np.asarray(model.dual_coef_, dtype=np.float64)
     if hasattr(model, "support_vectors_"):  # SVM, perceptron: rows are machines
         objects = model.support_vectors_
         coef = np.atleast_2d(coef)
         intercept = np.asarray(model.intercept_, dtype=np.float64).ravel()
+    elif hasattr(model, "centerer_"):  # KernelPCA: the centred cross-Gram
+        # f_o(x) = sum_i a_io (k(x, x_i) - mean_j k(x, x_j) - r_i + m), r the
+        # training Gram's column means, m their mean: a kernel expansion with
+        # coefficients a_o - sum(a_o) / n and intercept sum(a_o) m - a_o . r
+        objects = model.X_fit_
+        rows, mean = model.centerer_.K_fit_rows_, model.centerer_.K_fit_all_
+        total = coef.sum(axis=0)
+        intercept = total * mean - rows @ coef
+        coef = (coef - total / coef.shape[0]).T
     elif hasattr(model, "X_fit_"):
         objects = model.X_fit_
         if hasattr(model, "classes_"):  # logistic: (n_outputs, n_train)
@@ -85,7 +80,44 @@ def readout(model):
                    _output_names(model, coef.shape[0]))
 
 
+def _check_explainable(model, name):
+    """A ``TypeError`` (or scikit-learn's ``NotFittedError``) saying why
+    ``model`` cannot be read out as a kernel expansion, naming the model."""
+    from sklearn.utils.validation import check_is_fitted
+
+    module = type(model).__module__ or ""
+    if not module.startswith("structk."):
+        raise TypeError(
+            f"{name} (from {module.split('.')[0] or 'unknown'}) is not a structk learner: "
+            "explain reads a structk model's kernel and training objects; fit "
+            "structk.learners.KernelSVM (or KernelRidge, KernelLogisticRegression, ...) "
+            "with kernel=<a structk kernel> instead")
+    if hasattr(model, "fit") and not any(k.endswith("_") and not k.startswith("__")
+                                         for k in vars(model)):
+        check_is_fitted(model)  # NotFittedError naming the model
+    solver = getattr(model, "solver_", "dual")
+    if solver in ("primal", "nystroem"):
+        raise TypeError(
+            f"{name} was fitted by solver={solver!r}: it holds weights on "
+            f"{'the kernel' if solver == 'primal' else 'Nystroem'} features, not a kernel "
+            "expansion f(x) = sum_i c_i k(x, s_i) + b over training objects; refit it "
+            "with solver='dual' to explain it")
+    if not hasattr(model, "dual_coef_"):
+        raise TypeError(
+            f"{name} is not a kernel expansion f(x) = sum_i c_i k(x, s_i) + b "
+            "(explain needs a fitted KernelSVM, KernelRidge, KernelRidgeCV, "
+            "KernelLogisticRegression, KernelPerceptron or KernelPCA)")
+    if getattr(model, "kernel_", None) is None or isinstance(getattr(model, "kernel", None),
+                                                              str):
+        raise TypeError(
+            f"{name} was fitted on a precomputed Gram matrix: it holds neither "
+            "its kernel nor its training objects, so there is nothing to explain; "
+            "fit it with kernel=<a structk kernel> on the objects")
+
+
 def _output_names(model, n):
+    if hasattr(model, "centerer_"):
+        return [f"component {o + 1}" for o in range(n)]
     classes = getattr(model, "classes_", None)
     if classes is None:
         return [f"output {o}" for o in range(n)]
