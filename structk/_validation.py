@@ -101,6 +101,17 @@ def as_vectors(X, name="X"):
             f"{name}[{i}] holds a non-finite value ({A[i, j]}) at feature {j}; "
             "NaN and inf are not allowed"
         )
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", A, A)
+    if not np.isfinite(sq).all():
+        i = int(np.flatnonzero(~np.isfinite(sq))[0])
+        j = int(np.argmax(np.abs(A[i])))
+        raise ValueError(
+            f"{name}[{i}] is too large for float64 arithmetic: its squared norm "
+            f"overflows (its largest entry is {A[i, j]:.3g}, at feature {j}); every "
+            "vector kernel computes dot products or squared distances, so rescale "
+            f"the features (e.g. divide {name} by its largest absolute value)"
+        )
     return np.ascontiguousarray(A)
 
 

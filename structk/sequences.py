@@ -180,6 +180,7 @@ def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X",
             f"an alphabet has at most {min(max_symbols, 65535)} symbols, got {len(symbols)}"
         )
     dtype = np.uint8 if len(symbols) <= 255 else np.uint16
+    _check_one_column(X, name)
     X = check_objects(X, name)
     table = _symbol_table(symbols, ignore_case)
     lut = _byte_table(table, dtype)
@@ -239,7 +240,27 @@ def _latin1(x):
         return None
 
 
+def _check_one_column(X, name):
+    """Refuse a table of sequences (an (n, 1) array, a one-column DataFrame):
+    its rows would be read as sequences of one multi-letter symbol."""
+    shape = getattr(X, "shape", None)
+    dtypes = getattr(X, "dtypes", None)  # a DataFrame's, else the array's dtype
+    kinds = ({d.kind for d in dtypes} if dtypes is not None
+             else {getattr(getattr(X, "dtype", None), "kind", None)})
+    if shape is not None and len(shape) == 2 and shape[1] == 1 and kinds & set("OUS"):
+        kind = "DataFrame" if hasattr(X, "columns") else "array"
+        raise ValueError(
+            f"{name} is a 2-d {kind} of shape {tuple(shape)}; sequence kernels take a list "
+            f"or a 1-d array of sequences: pass {name}.ravel() (an array) or "
+            f"{name}[column].tolist() (a DataFrame)")
+
+
 def _as_sequence(x, where):
+    if hasattr(x, "nodes") and hasattr(x, "edges") and hasattr(x, "adj"):
+        raise TypeError(
+            f"{where} is a graph ({type(x).__name__}), not a sequence: this kernel takes "
+            "strings (str, bytes, Bio.Seq); graphs need a graph kernel (WeisfeilerLehman, "
+            "ShortestPath, RandomWalk, ...)")
     if type(x).__module__.startswith("Bio."):  # Seq, SeqRecord, MutableSeq
         return str(getattr(x, "seq", x))
     if isinstance(x, (bytearray, memoryview)):

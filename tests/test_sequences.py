@@ -167,3 +167,18 @@ def test_proteins_given_a_nucleotide_alphabet_get_the_protein_advice():
         with pytest.raises(ValueError) as info:
             Spectrum(k=3)(dna)
         assert "protein" not in str(info.value)
+
+
+def test_a_column_of_strings_or_a_graph_is_named_for_what_it_is():
+    """An (n, 1) table of strings is not n sequences of one symbol, and a
+    graph is not a sequence of nodes: both refused naming what to pass."""
+    import networkx as nx
+
+    from structk.sequences import encode
+
+    with pytest.raises(ValueError, match=r"X is a 2-d array of shape \(2, 1\).*X\.ravel\(\)"):
+        encode(np.array([["ACGT"], ["TTGA"]], dtype=object))
+    with pytest.raises(TypeError, match=r"X\[1\] is a graph \(Graph\).*graph kernel"):
+        encode(["ACGT", nx.path_graph(3)])
+    # a 2-d array of integer symbols is still a collection of sequences
+    assert len(encode(np.array([[0, 1, 2], [2, 1, 0]]), alphabet=[0, 1, 2]).offsets) == 3

@@ -178,3 +178,17 @@ def test_laplace_matches_direct_differences(offset):
     A = offset + rng.normal(size=(40, 3))
     ref = np.exp(-cdist(A, A, "cityblock") / 2.0)
     assert _max_rel_err(Laplace(sigma=2.0)(A), ref) <= 1e-12
+
+
+def test_a_vector_whose_square_overflows_is_named():
+    """1e200 is finite, its square is not: the row and feature are named
+    before any Gram entry turns NaN."""
+    import re
+
+    from structk.kernels import Gaussian, Linear
+
+    X = np.ones((6, 3))
+    X[4, 1] = 1e200
+    for k in (Gaussian(sigma=1.0), Linear()):
+        with pytest.raises(ValueError, match=re.escape("X[4] is too large") + ".*feature 1"):
+            k(X)
