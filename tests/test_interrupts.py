@@ -180,14 +180,14 @@ def test_ctrl_c_in_compiled_code_is_a_prompt_keyboard_interrupt(case):
 def test_the_stoppable_solver_runs_on_when_not_stopped():
     """The compiled solver on its own thread gives the direct call's result."""
     from structk.learners._smo import _compiled
-    from structk.learners._smo.numba_smo import smo
+    from structk.learners._smo.numba_smo import smo_stoppable
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(450, 3))
     y = np.where(X[:, 0] + rng.normal(size=450) > 0, 1.0, -1.0)
     K = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
     args = (K, y, 100.0, 1e-3, 1e-12, True, 10**7, np.zeros(450), -np.ones(450))
-    whole = smo(*args)
+    whole = smo_stoppable(*args, np.zeros(1, dtype=np.int64))  # never stopped
     assert whole[4] > 3000 and whole[5]  # several shrinking checkpoints passed
     for a, b in zip(whole, _compiled(*args)):
         np.testing.assert_array_equal(a, b)

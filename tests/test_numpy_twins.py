@@ -41,12 +41,13 @@ def _problem(n, seed, C):
 @pytest.mark.parametrize("n, seed, C", [(2, 0, 1.0), (15, 1, 0.1), (60, 2, 1.0),
                                         (120, 3, 100.0), (200, 4, 10.0)])
 def test_numpy_smo_follows_the_numba_iterates(n, seed, C):
-    from structk.learners._smo.numba_smo import smo
+    from structk.learners._smo.numba_smo import smo_stoppable
 
     K, y, C = _problem(n, seed, C)
     alpha, G, it, converged = numpy_smo.smo_numpy(K, y, C, 1e-3, 1e-12, 10**6)
-    a2, G2, rho2, obj2, it2, conv2 = smo(K, y, C, 1e-3, 1e-12, False, 10**6,
-                                         np.zeros(n), -np.ones(n))
+    a2, G2, rho2, obj2, it2, conv2 = smo_stoppable(K, y, C, 1e-3, 1e-12, False, 10**6,
+                                                   np.zeros(n), -np.ones(n),
+                                                   np.zeros(1, dtype=np.int64))
     assert converged and conv2 and it == it2
     np.testing.assert_array_equal(alpha, a2)  # same choices, same arithmetic
     np.testing.assert_array_equal(G, G2)

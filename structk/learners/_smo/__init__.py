@@ -191,7 +191,7 @@ def seed(K, y, alpha, C):
 
 
 def _compiled(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
-    """:func:`.numba_smo.smo` through :func:`structk._threads.stoppable`:
+    """:func:`.numba_smo.smo_stoppable` through :func:`structk._threads.stoppable`:
     a Ctrl-C (or the cancelling of the chunk that runs this) stops the
     solver at its next checkpoint (milliseconds) and raises
     ``KeyboardInterrupt``. Uninterrupted, the result is that of the direct

@@ -237,13 +237,6 @@ _two_variable_step = numba.njit(cache=True)(two_variable_step)
 
 
 @numba.njit(cache=True, nogil=True)
-def smo(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0):
-    """Solve the C-SVM dual; see the module docstring and :func:`smo_stoppable`."""
-    return smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0,
-                         np.zeros(1, dtype=np.int64))
-
-
-@numba.njit(cache=True, nogil=True)
 def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
     """Solve the C-SVM dual; see the module docstring.
 
