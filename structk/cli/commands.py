@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .outputs import atomic_output, naming_path, refuse_overwrites
+from .outputs import atomic_output, is_special, naming_path, refuse_overwrites
 
 EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 
@@ -159,7 +159,9 @@ def _cmd_gram(args):
 
     data = _read(args)
     kernel = _kernel(args.kernel, data)
-    out = args.output if str(args.output).endswith(".npy") else None
+    # a .npy file is filled tile by tile (memory-mapped) and renamed into place
+    out = args.output if str(args.output).endswith(".npy") and \
+        not is_special(args.output) else None
     with naming_path(args.output, "the Gram matrix"):  # written atomically
         K, seconds = compute_gram(kernel, data.objects, progress=_show_progress(args),
                                   out=out, block_size=args.block_size)
@@ -230,6 +232,14 @@ def _learners(args, task):
                 "transformer (use it from Python, e.g. in a Pipeline); cv needs a "
                 "classifier such as KernelSVM(C=1.0)"
             )
+        solver = estimator.get_params(deep=False).get("solver")
+        if isinstance(solver, str) and solver in ("primal", "nystroem"):
+            kernels = " and ".join(f"--kernel {k!r}" for k in args.kernel)
+            raise ValueError(
+                f"learner {text!r}: cv computes the Gram matrix of {kernels} once and "
+                f"fits every learner on slices of it, where only the exact dual solver "
+                f"applies, not solver={solver!r} (which computes features of the "
+                "objects): drop solver= here, or fit the learner with structk fit")
         if args.no_nested:
             grid, given = {}, set(estimator.get_params(deep=False))
         specs.append(learner_spec(estimator, grid, given))

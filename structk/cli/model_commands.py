@@ -42,7 +42,7 @@ from .commands import (
     task_and_targets,
 )
 from .evaluation import inner_folds_text
-from .outputs import _same_file, atomic_output, naming_path
+from .outputs import _same_file, atomic_output, naming_path, refuse_special
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
@@ -156,6 +156,7 @@ def _cmd_fit(args):
     from ..model_file import save
     from .evaluation import LearnerSpec
 
+    refuse_special(args.output, "the model")
     data = training_data(args)
     task, y = task_and_targets(data, args.task)
     kernel = _kernel(args.kernel, data)

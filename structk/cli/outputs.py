@@ -5,7 +5,10 @@ file a library function writes itself, inside :func:`naming_path`): the
 content goes to a temporary ``.NAME.PID.XXXX.partial`` file in the same
 folder, renamed over the final name only once it is complete, so that a
 failed write (a full disk, an interrupt, a crash) never leaves a truncated
-file under the final name, and the error names the path.
+file under the final name, and the error names the path. A device or a
+named pipe (``-o /dev/stdout``) is written directly: renaming over it would
+replace the device; a model file or a memory-mapped Gram matrix, which are
+only written by renaming, is refused there (:func:`refuse_special`).
 
 :func:`refuse_overwrites` runs on the parsed arguments of every command
 before it does any work: an output option naming the same file as an
@@ -53,7 +56,7 @@ def refuse_overwrites(args):
                     f"{option} {out} is {what} ({path}): writing it would destroy it; "
                     "give another output file")
         for other, path in outputs[:i]:
-            if _same_file(out, path):
+            if _same_file(out, path) and not is_special(out):  # /dev/null twice is fine
                 raise ValueError(f"{option} {out} and {other} {path} are the same file: "
                                  "give each output its own file")
 
@@ -94,6 +97,10 @@ def atomic_output(path, what, mode="w"):
     """
     from ..scale._tiling import partial_file, remove_partial_files
 
+    if is_special(path):  # /dev/stdout, /dev/null, a named pipe: no name to protect
+        with naming_path(path, what), open(path, mode) as fh:
+            yield fh
+        return
     tmp = partial_file(path, what)
     try:
         with naming_path(path, what):
@@ -102,6 +109,22 @@ def atomic_output(path, what, mode="w"):
             os.replace(tmp, path)
     finally:
         remove_partial_files({str(tmp)})
+
+
+def is_special(path):
+    """Whether ``path`` exists and is not a regular file or a folder (a
+    device such as /dev/null, a named pipe): renaming a temporary file over
+    it would replace the device, so it is written directly."""
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
+
+
+def refuse_special(path, what):
+    """Refuse to write ``what`` (a file written under a temporary name and
+    renamed, such as a model file) to a device or a pipe."""
+    if is_special(path):
+        raise ValueError(f"cannot write {what} to {path}: it is not a regular file (a "
+                         "device or a pipe), and the file is written under a temporary "
+                         "name then renamed; give a file name")
 
 
 def write_text(path, text, what):
