@@ -241,45 +241,59 @@ def _tied(ties, shown=4):
             f"({points}{more}), the first in grid order is kept")
 
 
-#: Parameters printed in every model's summary, even at their defaults:
-#: those that change what the model computes the most.
-KEY_PARAMS = {
-    "KernelSVM": ("C",), "KernelRidge": ("alpha",), "KernelLogisticRegression": ("alpha",),
-    "GappedKmer": ("l", "k", "d", "kind"), "Spectrum": ("k",), "Mismatch": ("k", "m"),
-    "GappyPair": ("k", "m"), "WeightedDegree": ("d",), "WeisfeilerLehman": ("h",),
-    "WeisfeilerLehmanOptimalAssignment": ("h",), "RandomWalk": ("kind", "lam"),
-    "Gaussian": ("sigma",), "Laplace": ("sigma",), "LocalAlignment": ("beta",),
-}
+#: Parameters printed in every model's summary even at their defaults,
+#: beyond those a kernel's own repr always shows: the learner's
+#: regularisation, the gapped k-mer kernel's ``kind`` (LS-GKM's ``-t``).
+KEY_PARAMS = {"KernelSVM": ("C",), "KernelRidge": ("alpha",),
+              "KernelLogisticRegression": ("alpha",), "GappedKmer": ("kind",)}
+
+
+@contextlib.contextmanager
+def _showing_key_params():
+    """Kernel reprs that show :data:`KEY_PARAMS` too (for the duration)."""
+    from .. import kernels
+
+    saved = {}
+    for name, extra in KEY_PARAMS.items():
+        cls = getattr(kernels, name, None)
+        if cls is not None and isinstance(cls.__dict__.get("_repr_always"), tuple):
+            saved[cls] = cls.__dict__["_repr_always"]
+            cls._repr_always = saved[cls] + tuple(p for p in extra if p not in saved[cls])
+    try:
+        yield
+    finally:
+        for cls, value in saved.items():
+            cls._repr_always = value
 
 
 def describe(estimator):
-    """``repr`` of an estimator showing the parameters that differ from
-    their defaults (as scikit-learn prints them) and the ones of
-    :data:`KEY_PARAMS` even at their defaults:
-    ``KernelSVM(C=1.0, kernel=GappedKmer(l=11, k=7, d=3, kind='truncated'))``."""
+    """``repr`` of a learner or kernel that shows the parameters that
+    differ from their defaults and those of :data:`KEY_PARAMS` even at their
+    defaults: ``KernelSVM(C=1.0, kernel=GappedKmer(l=11, k=7, d=3, kind='truncated'))``."""
     import inspect
 
-    if not hasattr(estimator, "get_params"):
-        return repr(estimator)
-    params = estimator.get_params(deep=False)
-    try:
-        defaults = {name: p.default for name, p in
-                    inspect.signature(type(estimator)).parameters.items()}
-    except (TypeError, ValueError):
-        return repr(estimator)
-    keep = KEY_PARAMS.get(type(estimator).__name__, ())
-    shown = []
-    for name, value in params.items():
-        default = defaults.get(name, inspect.Parameter.empty)
+    from ..kernels.base import Kernel
+
+    with _showing_key_params():
+        if isinstance(estimator, Kernel) or not hasattr(estimator, "get_params"):
+            return repr(estimator)
         try:
-            same = bool(value == default) if not hasattr(value, "get_params") else \
-                value is default
-        except (TypeError, ValueError):  # arrays
-            same = False
-        if name in keep or not same:
-            text = describe(value) if hasattr(value, "get_params") else repr(_plain(value))
-            shown.append(f"{name}={text}")
-    return f"{type(estimator).__name__}({', '.join(shown)})"
+            defaults = {name: p.default for name, p in
+                        inspect.signature(type(estimator)).parameters.items()}
+        except (TypeError, ValueError):
+            return repr(estimator)
+        keep = KEY_PARAMS.get(type(estimator).__name__, ())
+        shown = []
+        for name, value in estimator.get_params(deep=False).items():
+            default = defaults.get(name, inspect.Parameter.empty)
+            try:
+                same = value is default or (not isinstance(value, Kernel)
+                                            and bool(value == default))
+            except (TypeError, ValueError):  # arrays
+                same = False
+            if name in keep or not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(estimator).__name__}({', '.join(shown)})"
 
 
 # ------------------------------------------------------------------ predict
