@@ -42,7 +42,7 @@ from .commands import (
     task_and_targets,
 )
 from .evaluation import inner_folds_text
-from .outputs import _same_file, atomic_output, naming_path, refuse_special
+from .outputs import same_file, atomic_output, naming_path, refuse_special
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
@@ -64,7 +64,7 @@ def training_data(args):
         if args.positive is None:
             raise ValueError("--negative needs --positive: the FASTA file of positive "
                              "sequences")
-        if Path(args.positive).exists() and _same_file(args.positive, args.negative):
+        if Path(args.positive).exists() and same_file(args.positive, args.negative):
             raise ValueError(f"--positive {args.positive} and --negative {args.negative} "
                              "are the same file: give the positive and the negative "
                              "sequences in two files")

@@ -34,7 +34,7 @@ OUTPUTS = (("output", "-o/--output"), ("tsv", "--tsv"), ("plot", "--plot"),
            ("ism", "--ism"), ("out_old", "--out"))
 
 
-def _same_file(a, b):
+def same_file(a, b):
     """Whether the paths ``a`` and ``b`` name one file (or one folder)."""
     try:
         return os.path.samefile(a, b)
@@ -51,12 +51,12 @@ def refuse_overwrites(args):
                if isinstance(getattr(args, name, None), (str, os.PathLike))]
     for i, (option, out) in enumerate(outputs):
         for what, path in inputs:
-            if os.path.exists(path) and _same_file(out, path):
+            if os.path.exists(path) and same_file(out, path):
                 raise ValueError(
                     f"{option} {out} is {what} ({path}): writing it would destroy it; "
                     "give another output file")
         for other, path in outputs[:i]:
-            if _same_file(out, path) and not is_special(out):  # /dev/null twice is fine
+            if same_file(out, path) and not is_special(out):  # /dev/null twice is fine
                 raise ValueError(f"{option} {out} and {other} {path} are the same file: "
                                  "give each output its own file")
 
