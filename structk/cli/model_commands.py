@@ -42,7 +42,7 @@ from .commands import (
     task_and_targets,
 )
 from .evaluation import inner_folds_text
-from .outputs import same_file, atomic_output, naming_path, refuse_special
+from .outputs import atomic_output, naming_path, refuse_special, same_file
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
