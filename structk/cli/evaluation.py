@@ -367,13 +367,16 @@ def _inner_splits(splits, train, y, task):
 def inner_fold_counts(splits, y, task):
     """The number of inner folds each outer fold's training part allows
     (at most ``splits.inner_folds``; fewer when a class, the objects or the
-    groups are fewer)."""
+    groups are fewer), by the rules of :func:`_inner_splits`."""
     counts = []
     for train, _ in splits.folds:
-        try:
-            counts.append(len(_inner_splits(splits, np.asarray(train), y, task)))
-        except ValueError:  # said when the inner CV runs
-            counts.append(splits.inner_folds)
+        k = min(splits.inner_folds, len(train))
+        if splits.groups is not None and len(np.unique(splits.groups[train])) >= 2:
+            k = min(k, len(np.unique(splits.groups[train])))
+        elif task == "classification":
+            smallest = int(np.unique(y[train], return_counts=True)[1].min())
+            k = min(k, smallest) if smallest >= 2 else k
+        counts.append(k)
     return counts
 
 

@@ -416,3 +416,20 @@ def test_cv_takes_positive_and_negative_as_fit_does(tmp_path, capsys):
     assert code == 0
     strip = [line.split("\t")[:7] for line in pair.splitlines()]
     assert strip == [line.split("\t")[:7] for line in single.splitlines()]
+
+
+@pytest.mark.parametrize("task,grouped", [("classification", False), ("regression", False),
+                                          ("classification", True)])
+def test_inner_fold_counts_are_the_folds_made(task, grouped):
+    """The count printed in cv's header is the number of inner splits that
+    _inner_splits makes, on every outer fold."""
+    from structk.cli.evaluation import _inner_splits, inner_fold_counts, make_splits
+
+    rng = np.random.default_rng(3)
+    y = np.array(["a"] * 9 + ["b"] * 23) if task == "classification" else rng.normal(size=32)
+    groups = rng.integers(0, 4, size=32).astype(str) if grouped else None
+    splits = make_splits("grouped" if grouped else "4", y, task, groups=groups,
+                         inner_folds=100)
+    made = [len(_inner_splits(splits, np.asarray(train), y, task))
+            for train, _ in splits.folds]
+    assert inner_fold_counts(splits, y, task) == made
