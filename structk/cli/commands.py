@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .outputs import atomic_output, is_special, naming_path, refuse_overwrites
+
 EXIT_OK, EXIT_NOT_PSD, EXIT_ERROR = 0, 1, 2
 
 
@@ -157,11 +159,15 @@ def _cmd_gram(args):
 
     data = _read(args)
     kernel = _kernel(args.kernel, data)
-    out = args.output if str(args.output).endswith(".npy") else None
-    K, seconds = compute_gram(kernel, data.objects, progress=_show_progress(args),
-                              out=out, block_size=args.block_size)
-    if out is None:
-        np.save(args.output, np.asarray(K))
+    # a .npy file is filled tile by tile (memory-mapped) and renamed into place
+    out = args.output if str(args.output).endswith(".npy") and \
+        not is_special(args.output) else None
+    with naming_path(args.output, "the Gram matrix"):  # written atomically
+        K, seconds = compute_gram(kernel, data.objects, progress=_show_progress(args),
+                                  out=out, block_size=args.block_size)
+    if out is None:  # .npy content under exactly the name given (np.save adds .npy)
+        with atomic_output(args.output, "the Gram matrix", "wb") as fh:
+            np.save(fh, np.asarray(K))
     if args.tsv:
         _write_tsv(args.tsv, K, data.names)
     report = check_psd(K)
@@ -186,7 +192,7 @@ def _or_dash(value):
 
 
 def _write_tsv(path, K, names):
-    with open(path, "w") as fh:
+    with atomic_output(path, "the TSV matrix") as fh:
         fh.write("\t" + "\t".join(names) + "\n")
         fh.writelines(name + "\t" + "\t".join(f"{v:.17g}" for v in row) + "\n"
                       for name, row in zip(names, K))
@@ -226,6 +232,14 @@ def _learners(args, task):
                 "transformer (use it from Python, e.g. in a Pipeline); cv needs a "
                 "classifier such as KernelSVM(C=1.0)"
             )
+        solver = estimator.get_params(deep=False).get("solver")
+        if isinstance(solver, str) and solver in ("primal", "nystroem"):
+            kernels = " and ".join(f"--kernel {k!r}" for k in args.kernel)
+            raise ValueError(
+                f"learner {text!r}: cv computes the Gram matrix of {kernels} once and "
+                f"fits every learner on slices of it, where only the exact dual solver "
+                f"applies, not solver={solver!r} (which computes features of the "
+                "objects): drop solver= here, or fit the learner with structk fit")
         if args.no_nested:
             grid, given = {}, set(estimator.get_params(deep=False))
         specs.append(learner_spec(estimator, grid, given))
@@ -253,10 +267,14 @@ def _cmd_cv(args):
         edge_notes,
         format_table,
         format_tsv,
+        inner_fold_counts,
+        inner_folds_text,
         make_splits,
     )
 
-    data = _read(args, need_labels=True)
+    from .model_commands import training_data
+
+    data = training_data(args)
     task, y = task_and_targets(data, args.task)
     kernels = [_kernel_or_grid(text, data) for text in args.kernel]
     learners = _learners(args, task)
@@ -266,10 +284,13 @@ def _cmd_cv(args):
         what = f"classes {sorted(set(y.tolist()))}"
     else:
         what = f"regression, targets in [{y.min():.3g}, {y.max():.3g}]"
-    inner = (f", parameters chosen by inner {args.inner_folds}-fold CV"
-             if any(s.grid for s in learners) or any(isinstance(k, KernelGrid) for k in kernels)
-             else "")
-    header = f"{args.input}: {len(data.objects)} objects, {what}, {splits.description}{inner}"
+    inner = ""
+    if any(s.grid for s in learners) or any(isinstance(k, KernelGrid) for k in kernels):
+        counts = inner_fold_counts(splits, y, task)
+        inner = ", parameters chosen by " + inner_folds_text(
+            args.inner_folds, counts, y, len(splits.folds), task, splits.groups)
+    source = args.input if args.input is not None else f"{args.positive} + {args.negative}"
+    header = f"{source}: {len(data.objects)} objects, {what}, {splits.description}{inner}"
     if args.format == "table":
         print(header)
         _print_notes(data)
@@ -279,7 +300,7 @@ def _cmd_cv(args):
                                 kernel_names=args.kernel)
     if args.format == "json":
         for row in rows:
-            _emit_json({"input": str(args.input), "n": len(data.objects), "cv": splits.description,
+            _emit_json({"input": str(source), "n": len(data.objects), "cv": splits.description,
                         "notes": data.notes, **row.as_dict()})
     elif args.format == "tsv":
         print(format_tsv(rows))
@@ -318,6 +339,13 @@ def _add_input(p, groups=False, optional=False):
         p.add_argument("--groups", metavar="REGEX|FILE|COL",
                        help="groups for --cv grouped: a regex on FASTA headers (first group), "
                             "a file (one group per line, or name<TAB>group), or a CSV column")
+
+
+def add_pair_options(p):
+    """--positive/--negative (of ``fit`` and ``cv``), instead of INPUT."""
+    p.add_argument("--positive", metavar="POS.fa",
+                   help="FASTA file of positive sequences (with --negative, instead of INPUT)")
+    p.add_argument("--negative", metavar="NEG.fa", help="FASTA file of negative sequences")
 
 
 def add_inner_cv_options(p, what):
@@ -420,7 +448,8 @@ def build_parser():
                "      --target-column 'measured log solubility in mols per litre' \\\n"
                "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()'",
     )
-    _add_input(p, groups=True)
+    _add_input(p, groups=True, optional=True)
+    add_pair_options(p)
     p.add_argument("--kernel", action="append", required=True, metavar="EXPR",
                    help="kernel expression (repeat for several)")
     p.add_argument("--learner", action="append", metavar="EXPR",
@@ -444,6 +473,10 @@ def build_parser():
     check_kernel.add_parser(sub, formatter)
     model_commands.add_parsers(sub, formatter)
     explain.add_parsers(sub, formatter)
+    for command in sub.choices.values():  # one vocabulary: --quiet everywhere
+        if "--quiet" not in command._option_string_actions:
+            command.add_argument("--quiet", action="store_true",
+                                 help="no progress bars or notices")
     return parser
 
 
@@ -462,7 +495,12 @@ def main(argv=None):
     token = _share_compile_notice()
     _quiet_resource_tracker()
     try:
-        return _run_interruptible(args.func, args)
+        refuse_overwrites(args)  # before any work
+        code = _run_interruptible(args.func, args)
+        sys.stdout.flush()  # a closed pipe is seen here, not at the exit
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except (KeyboardInterrupt, _Terminated) as exc:
         _stop_now(args, exc)
     except SystemError as exc:
@@ -475,6 +513,20 @@ def main(argv=None):
         return _error(args, exc)
     finally:
         _remove_token(token)
+
+
+def _reader_gone():
+    """The reader of standard output stopped (``structk explain ... | head -1``):
+    stop quietly with status 0, as other command-line tools do, with standard
+    output pointed at /dev/null so that Python's own flush at the exit does
+    not complain again."""
+    import contextlib
+    import os
+
+    # (standard output is not a file descriptor in in-process tests)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_OK
 
 
 #: The first-compilation notice's token (``structk._jit.TOKEN_VARIABLE``).

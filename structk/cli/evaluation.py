@@ -364,6 +364,39 @@ def _inner_splits(splits, train, y, task):
     return list(KFold(k, shuffle=True, random_state=splits.seed).split(dummy))
 
 
+def inner_fold_counts(splits, y, task):
+    """The number of inner folds each outer fold's training part allows
+    (at most ``splits.inner_folds``; fewer when a class, the objects or the
+    groups are fewer), by the rules of :func:`_inner_splits`."""
+    counts = []
+    for train, _ in splits.folds:
+        k = min(splits.inner_folds, len(train))
+        if splits.groups is not None and len(np.unique(splits.groups[train])) >= 2:
+            k = min(k, len(np.unique(splits.groups[train])))
+        elif task == "classification":
+            smallest = int(np.unique(y[train], return_counts=True)[1].min())
+            k = min(k, smallest) if smallest >= 2 else k
+        counts.append(k)
+    return counts
+
+
+def inner_folds_text(requested, counts, y, train_parts, task, groups=None):
+    """``"inner 5-fold CV"``, or, when the data allow fewer folds than
+    ``--inner-folds`` asked for, the number used and why."""
+    lo, hi = min(counts), max(counts)
+    used = f"{lo}" if lo == hi else f"{lo}-{hi}"
+    if hi >= requested:
+        return f"inner {requested}-fold CV"
+    part = "the training data" if train_parts == 1 else "a training part"
+    if groups is not None:
+        why = f"the number of groups in {part}"
+    elif task == "classification" and len(np.unique(y)) > 1:
+        why = f"the size of the smallest class in {part}"
+    else:
+        why = f"the number of objects in {part}"
+    return f"inner {used}-fold CV (--inner-folds {requested} clamped to {why})"
+
+
 # -------------------------------------------------------------------- folds
 def _fit_predict(learner, K, y, train, test, init=None):
     """Fit on ``train``, predict ``test``; ``init``: a model fitted on the
@@ -432,11 +465,19 @@ def _choose(spec, K, y, train, inner, task):
     one on ties) and how many other points tied with it; ``({}, 0)`` without
     a grid."""
 
+    best, tied = choose_with_ties(spec, K, y, train, inner, task)
+    return best, len(tied)
+
+
+def choose_with_ties(spec, K, y, train, inner, task):
+    """The grid point :func:`_choose` chooses and the other grid points whose
+    inner loss equals its own (``({}, [])`` without a grid)."""
     if not spec.grid:
-        return {}, 0
+        return {}, []
     candidates, losses, ok = _inner_losses(spec, K, y, train, inner, task)
     best = min(ok, key=lambda c: losses[c])
-    return candidates[best], sum(losses[c] == losses[best] for c in ok) - 1
+    return candidates[best], [candidates[c] for c in ok
+                              if c != best and losses[c] == losses[best]]
 
 
 def _inner_losses(spec, K, y, train, inner, task):
@@ -786,7 +827,7 @@ def _chosen_text(row):
 
 def _cells(row):
     base = row.baselines
-    cells = {"kernel": row.kernel, "learner": row.learner,
+    cells = {"kernel": row.kernel, "learner": compact_learner(row.learner, row.grid),
              row.metric: f"{row.mean:.3f} ± {row.std:.3f}"}
     if row.task == "regression":
         r2 = row.as_dict()["r2"]
@@ -794,17 +835,62 @@ def _cells(row):
         cells["mean predictor"] = f"{np.mean(base):.3f}"
     else:
         cells["majority class"] = f"{np.mean(base):.3f}"
-    cells["chosen"] = _chosen_text(row)
+    cells["chosen"] = _chosen_cell(row)
     cells["Gram s"] = f"{row.gram_seconds:.2f}"
     cells["PSD"] = "yes" if row.is_psd else "NO"
+    return cells
+
+
+def _row_notes(row):
+    """What the table's rows need said: a learner predicting one class on
+    some folds, a choice at the edge of its grid."""
     notes = []
     if row.one_class_folds:
         notes.append(f"predicts one class on {row.one_class_folds}/{len(row.folds)} folds")
     for name, n in row.edge_folds().items():
         notes.append(f"{name} at the grid's edge on {n}/{len(row.folds)} folds")
-    if notes:
-        cells["note"] = "; ".join(notes)
-    return cells
+    return notes
+
+
+def _chosen_cell(row, shown=2):
+    """The ``shown`` values chosen most often (and on how many folds), and
+    how many other values were chosen; the TSV and JSON list them all."""
+    chosen = row.chosen()
+    if not chosen:
+        return "-"
+    text = ", ".join(" ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
+                     + (f" ({n})" if len(chosen) > 1 else "") for p, n in chosen[:shown])
+    rest = len(chosen) - shown
+    return text + (f", +{rest} other{'s' if rest > 1 else ''}" if rest > 0 else "")
+
+
+def grid_summary(values):
+    """A grid in a few characters: ``10^-2..10^4 (7)`` for consecutive
+    decades, ``0.5..8 (4)`` for other numbers, the values themselves when
+    there are at most three of them or they are not all numbers."""
+    values = list(values)
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if len(values) <= 3 or not numbers:
+        return "[" + ", ".join(_fmt_value(v) for v in values) + "]"
+    grid = sorted(set(values))
+    if grid[0] > 0:
+        logs = np.log10(grid)
+        if np.allclose(logs, np.round(logs), atol=1e-9) and \
+                np.all(np.diff(np.round(logs)) == 1):
+            return f"10^{round(logs[0])}..10^{round(logs[-1])} ({len(grid)})"
+    return f"{_fmt_value(grid[0])}..{_fmt_value(grid[-1])} ({len(grid)})"
+
+
+def compact_learner(learner, grid):
+    """``learner`` (as :func:`_learner_name` writes it) with each grid of
+    ``grid`` summarised by :func:`grid_summary`: ``KernelSVM(C∈10^-4..10^5 (10))``."""
+    for name, values in grid.items():
+        # a list the user wrote, or KernelRidgeCV's own candidates (a tuple)
+        key = name if re.search(rf"\b{re.escape(name)}=\[", learner) else name + "s"
+        pattern = rf"\b{re.escape(key)}=[\[(][^\])]*[\])]"
+        learner = re.sub(pattern, lambda m: f"{key}∈{grid_summary(values)}", learner,
+                         count=1)
+    return learner
 
 
 def edge_notes(rows):
@@ -873,9 +959,12 @@ def _tidy(x):
 
 
 def format_table(rows):
-    """A plain-text table: kernel, learner, score ± std over folds, the
-    baseline, the chosen hyper-parameters (how many folds chose each), Gram
-    time, PSD status and a note when a learner predicts one class on a fold."""
+    """A plain-text table: kernel, learner (its grids summarised), score ±
+    std over folds, the baseline, the hyper-parameters chosen most often
+    (how many folds chose each), Gram time and PSD status; then a note line
+    for each row whose learner predicts one class on a fold or chose the
+    edge of its grid. (The TSV and JSON forms hold every grid point and
+    every choice.)"""
     cells = [_cells(r) for r in rows]
     headers = list(dict.fromkeys(h for c in cells for h in c))
     table = [[c.get(h, "") for h in headers] for c in cells]
@@ -883,6 +972,9 @@ def format_table(rows):
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
+    for row, cell in zip(rows, cells):
+        for note in _row_notes(row):
+            lines.append(f"note: {row.kernel}, {cell['learner']}: {note}")
     return "\n".join(lines)
 
 

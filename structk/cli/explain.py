@@ -3,11 +3,17 @@ says what it says (see :mod:`structk.explain`)."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import sys
+
+from .outputs import atomic_output
 
 
 def add_parsers(sub, formatter):
     """Register the ``explain`` and ``score-variants`` subcommands."""
+    from .commands import _int_at_least
+
     p = sub.add_parser(
         "explain", help="feature weights and per-position / per-node contributions of a model",
         formatter_class=formatter,
@@ -20,15 +26,18 @@ def add_parsers(sub, formatter):
                     "alignment, Fisher) cannot be decomposed: use --ism for sequences.",
         epilog="examples:\n"
                "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
-               "  structk explain nfe2.model test.fa --tsv contributions.tsv\n"
+               "  structk explain nfe2.model test.fa --tsv contributions.tsv -o report.txt\n"
                "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
                "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
-               "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv",
+               "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv\n"
+               "  structk explain esol.model mols.csv --smiles-column smiles --id-column name",
     )
     _add_model(p)
     p.add_argument("input", help="objects to explain: FASTA, TU folder or CSV")
     p.add_argument("--smiles-column", metavar="COL", help="CSV column of SMILES strings")
-    p.add_argument("--top", type=int, default=10,
+    p.add_argument("--id-column", metavar="COL",
+                   help="CSV column holding each row's id (default row0, row1, ...)")
+    p.add_argument("--top", type=_int_at_least(1), default=10,
                    help="features and positions/nodes listed (default 10)")
     p.add_argument("--tsv", metavar="FILE", help="write every contribution: object, unit, "
                                                  "symbol or node, score")
@@ -36,17 +45,20 @@ def add_parsers(sub, formatter):
                    help="graph models: split each feature over the nodes and edges it is made "
                         "of (WL: its unfolding tree; shortest path: end nodes and path edges), "
                         "list the top edges, write them to --tsv and colour them in --plot")
-    p.add_argument("--index", type=int, default=0,
+    p.add_argument("--index", type=_int_at_least(0), default=0,
                    help="the object --plot and --ism use (default 0, the first)")
-    p.add_argument("--plot", metavar="FILE.png",
+    p.add_argument("--plot", metavar="FILE.png", type=_plot_file,
                    help="draw the contributions of object --index (a logo for a sequence, "
-                        "the molecule or graph otherwise)")
+                        "the molecule or graph otherwise); needs matplotlib "
+                        "(pip install 'structk[plot]')")
     p.add_argument("--hypothetical", action="store_true",
                    help="with --plot on a sequence: draw the hypothetical contributions "
                         "of every symbol at every position (GkmExplain)")
     p.add_argument("--ism", metavar="FILE",
                    help="write the change of the decision value for every single-symbol "
                         "substitution of sequence --index (TSV: position, ref, alt, delta)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the report here instead of standard output")
     p.set_defaults(func=run_explain)
 
     p = sub.add_parser(
@@ -57,24 +69,88 @@ def add_parsers(sub, formatter):
                     "or a variant table (tab-separated: name, chrom, pos (1-based), ref, "
                     "alt; '#' comments) with the reference FASTA holding the records "
                     "'chrom' names. A reference allele that differs from the FASTA is an "
-                    "error naming the line. Writes TSV: name, ref_score, alt_score, delta.",
+                    "error naming the line; a multi-allelic alt (A,T) is scored one allele "
+                    "per row (name:A, name:T). Writes TSV: name, ref_score, alt_score, "
+                    "delta.",
         epilog="examples:\n"
                "  structk score-variants nfe2.model ref.fa alt.fa -o scores.tsv\n"
-               "  structk score-variants nfe2.model variants.tsv genome.fa --flank 100",
+               "  structk score-variants nfe2.model variants.tsv genome.fa --flank 100\n"
+               "  structk score-variants three_classes.model variants.tsv genome.fa "
+               "--class enhancer",
     )
     _add_model(p)
     p.add_argument("variants", help="reference FASTA, or a variant table")
     p.add_argument("sequences", help="alternative FASTA, or (with a table) the reference FASTA")
-    p.add_argument("--flank", type=int, default=None,
-                   help="with a table: score the N bases either side of each variant only")
-    p.add_argument("-o", "--out", metavar="FILE", help="TSV file (default: standard output)")
+    p.add_argument("--flank", type=_int_at_least(0), default=None,
+                   help="with a table: score the N bases either side of each variant only "
+                        "(at least the kernel's feature length minus 1)")
+    p.add_argument("-o", "--output", metavar="FILE", help="TSV file (default: standard output)")
+    p.add_argument("--out", dest="out_old", metavar="FILE", help=argparse.SUPPRESS)
     p.set_defaults(func=run_score_variants)
 
 
 def _add_model(p):
     p.add_argument("model", help="a model file written by structk.save")
-    p.add_argument("--output", dest="output_index", type=int, default=None, metavar="INDEX",
-                   help="which decision function of a model with several")
+    p.add_argument("--class", dest="output_class", default=None, metavar="CLASS",
+                   help="which decision function of a model with several: a class (one "
+                        "versus the rest), a pair 'a vs b' (one versus one) or its index")
+
+
+def _importable(name):
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+def _plot_file(text):
+    """An argparse type: the --plot file, refused at once when matplotlib,
+    which draws it, is missing (not after the work is done)."""
+    if not _importable("matplotlib"):
+        raise argparse.ArgumentTypeError(
+            "drawing needs matplotlib, which is not installed: "
+            "pip install 'structk[plot]' (or pip install matplotlib)")
+    return text
+
+
+def _old_output(args):
+    """``--output INDEX`` named the decision function before ``--class``; a
+    whole number there is refused rather than written to as a file."""
+    if args.output is not None and str(args.output).lstrip("-").isdigit():
+        raise ValueError(f"-o/--output names the output file now (as in every command); "
+                         f"choose the decision function with --class {args.output}")
+
+
+def _class_index(model, text, names):
+    """The index of ``--class TEXT`` among the decision functions ``names``
+    (``None`` when not given)."""
+    if text is None:
+        return None
+    if text in names:
+        return names.index(text)
+    classes = [str(c) for c in getattr(model, "classes_", [])]
+    if len(names) == 1 and len(classes) == 2 and text in classes:
+        if text == classes[1]:
+            return 0
+        raise ValueError(f"--class {text}: the model has one decision function "
+                         f"({names[0]}); positive values favour {classes[1]}, negative "
+                         f"ones {classes[0]}: give --class {classes[1]}, or no --class")
+    if text.lstrip("-").isdigit() and 0 <= int(text) < len(names):
+        return int(text)
+    listed = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
+    raise ValueError(f"--class {text!r} is not a decision function of the model; "
+                     f"give one of {listed}")
+
+
+def _favours(model, name):
+    """What a positive contribution favours, for a classifier's output."""
+    classes = [str(c) for c in getattr(model, "classes_", [])]
+    if len(classes) == 2:
+        return f"{classes[1]} (negative ones {classes[0]})"
+    if name in classes:
+        return f"{name} (against the other classes)"
+    return None
 
 
 def _load(path):
@@ -83,62 +159,63 @@ def _load(path):
     return load(path)
 
 
+def _learner(model, path, what):
+    """Refuse a model file holding something else than a fitted learner."""
+    if not (hasattr(model, "decision_function") or hasattr(model, "predict")):
+        raise ValueError(
+            f"{path} holds a {type(model).__name__}, not a fitted learner: {what} needs the "
+            "model file of structk fit (or structk.save of a fitted KernelSVM, "
+            "KernelRidge, ...)")
+    return model
+
+
+def _report(path, what="the report"):
+    """Standard output, or ``path`` written atomically."""
+    if path is None:
+        return contextlib.nullcontext(sys.stdout)
+    return atomic_output(path, what)
+
+
 def run_explain(args):
     from ..explain import Explainer, NoExplicitFeaturesError, ism
+    from ..explain._model import readout
     from ..explain.api import ism_symbols
+    from ..explain.variants import output_names
     from .inputs import read_objects
 
-    model = _load(args.model)
-    data = read_objects(args.input, smiles_column=args.smiles_column)
+    _old_output(args)
+    if args.plot and args.smiles_column and not _importable("rdkit"):
+        raise ImportError("--plot of molecules needs RDKit: pip install 'structk[chem]'")
+    model = _learner(_load(args.model), args.model, "explain")
+    try:
+        names = readout(model).output_names
+    except TypeError:
+        names = output_names(model)
+    output = _class_index(model, args.output_class, names)
+    data = read_objects(args.input, smiles_column=args.smiles_column, id_column=args.id_column)
     objects, names = data.objects, data.names
     if not 0 <= args.index < len(objects):
         raise ValueError(f"--index {args.index} is outside 0..{len(objects) - 1}")
     try:
-        explainer = Explainer(model, args.output_index)
+        explainer = Explainer(model, output)
     except (NoExplicitFeaturesError, NotImplementedError) as exc:
         reason = str(exc).split(". For sequence models")[0]
         if args.ism and data.format == "fasta":
             print(f"note: {reason}; writing in-silico mutagenesis only")
             _write_ism(args.ism, objects[args.index],
-                       ism(model, objects[args.index], args.output_index),
-                       ism_symbols(model))
+                       ism(model, objects[args.index], output), ism_symbols(model))
             return 0
         hint = " (--ism FILE gives in-silico mutagenesis)" if data.format == "fasta" else ""
         raise ValueError(reason + hint) from None
-    print(f"model: {type(model).__name__} with {explainer.kernel!r} "
-          f"({explainer.output_name})")
-    print(f"features with the largest weights (top {args.top} each way):")
-    for name, w in explainer.feature_weights(args.top):
-        print(f"  {w:+.6g}  {name}")
     if args.edges and explainer.unit != "node":
         raise ValueError("--edges is for graph models; this model explains "
                          f"{explainer.unit}s")
     E = explainer.contributions(objects, edges=args.edges)
-    print(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
-          f"top {explainer.unit}s (symbol@index, 0-based)")
-    for name, obj, e in zip(names, objects, E):
-        order = [int(i) for i in _top(e.scores, min(args.top, 5))]
-        shown = _unit_labels(obj, e)
-        tops = ", ".join(f"{shown[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
-        print(f"{str(name)[:24]:<24} {e.decision:>10.5g} {e.bias:>10.5g}  {tops}")
-        if args.edges and len(e.edge_scores):
-            order = [int(i) for i in _top(e.edge_scores, min(args.top, 5))]
-            ends = _edge_labels(obj, e)
-            tops = ", ".join(f"{ends[i]}:{e.edge_scores[i]:+.3g}" for i in order)
-            print(f"{'':<24} {'':>10} {'':>10}  top edges: {tops}")
+    with _report(args.output) as out:
+        _print_report(out, args, model, explainer, objects, names, E)
     if args.tsv:
-        with open(args.tsv, "w") as f:
-            if args.edges:
-                f.write("object\tkind\tindex\tunit\tscore\n")
-            else:
-                f.write(f"object\t{explainer.unit}\tunit\tscore\n")
-            kind = "node\t" if args.edges else ""
-            for name, e in zip(names, E):
-                for i, (u, s) in enumerate(zip(e.units, e.scores.tolist())):
-                    f.write(f"{name}\t{kind}{i}\t{u}\t{s!r}\n")
-                if args.edges:
-                    for i, s in enumerate(e.edge_scores.tolist()):
-                        f.write(f"{name}\tedge\t{i}\t{e.edges[i][0]}-{e.edges[i][1]}\t{s!r}\n")
+        with atomic_output(args.tsv, "the contributions") as f:
+            _write_contributions(f, args, explainer, names, E)
     if args.ism:
         if data.format != "fasta":
             raise ValueError("--ism is for sequences (FASTA input)")
@@ -146,7 +223,51 @@ def run_explain(args):
                    [str(s) for s in explainer._sequence_leaves().symbols])
     if args.plot:
         _plot(args, explainer, objects[args.index], E[args.index], names[args.index])
+    if args.output is not None:
+        print(f"report written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _print_report(out, args, model, explainer, objects, names, E):
+    from .model_commands import describe
+
+    def say(text=""):
+        print(text, file=out)
+
+    say(f"model: {type(model).__name__} with {describe(explainer.kernel)} "
+        f"({explainer.output_name})")
+    favours = _favours(model, explainer.output_name)
+    if favours is not None:
+        say(f"positive weights and contributions favour {favours}")
+    say(f"features with the largest weights (top {args.top} each way):")
+    for name, w in explainer.feature_weights(args.top):
+        say(f"  {w:+.6g}  {name}")
+    say(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
+        f"top {explainer.unit}s (symbol@index, 0-based)")
+    for name, obj, e in zip(names, objects, E):
+        order = [int(i) for i in _top(e.scores, min(args.top, 5))]
+        shown = _unit_labels(obj, e)
+        tops = ", ".join(f"{shown[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
+        say(f"{str(name)[:24]:<24} {e.decision:>10.5g} {e.bias:>10.5g}  {tops}")
+        if args.edges and len(e.edge_scores):
+            order = [int(i) for i in _top(e.edge_scores, min(args.top, 5))]
+            ends = _edge_labels(obj, e)
+            tops = ", ".join(f"{ends[i]}:{e.edge_scores[i]:+.3g}" for i in order)
+            say(f"{'':<24} {'':>10} {'':>10}  top edges: {tops}")
+
+
+def _write_contributions(f, args, explainer, names, E):
+    if args.edges:
+        f.write("object\tkind\tindex\tunit\tscore\n")
+    else:
+        f.write(f"object\t{explainer.unit}\tunit\tscore\n")
+    kind = "node\t" if args.edges else ""
+    for name, e in zip(names, E):
+        for i, (u, s) in enumerate(zip(e.units, e.scores.tolist())):
+            f.write(f"{name}\t{kind}{i}\t{u}\t{s!r}\n")
+        if args.edges:
+            for i, s in enumerate(e.edge_scores.tolist()):
+                f.write(f"{name}\tedge\t{i}\t{e.edges[i][0]}-{e.edges[i][1]}\t{s!r}\n")
 
 
 def _unit_labels(obj, explanation):
@@ -171,7 +292,7 @@ def _top(scores, n):
 
 
 def _write_ism(path, sequence, delta, symbols):
-    with open(path, "w") as f:
+    with atomic_output(path, "the in-silico mutagenesis") as f:
         f.write("position\tref\talt\tdelta\n")
         for p in range(delta.shape[0]):
             for a, alt in enumerate(symbols):
@@ -180,6 +301,8 @@ def _write_ism(path, sequence, delta, symbols):
 
 
 def _plot(args, explainer, obj, explanation, name):
+    import os
+
     from ..explain import plots
 
     title = f"{name}: f = {explanation.decision:.4g}"
@@ -189,30 +312,61 @@ def _plot(args, explainer, obj, explanation, name):
              else plots.contribution_matrix(explanation, symbols))
         fig = plots.plot_logo(M, symbols, title=title)
     elif args.smiles_column and obj.graph.get("smiles"):
-        plots.plot_molecule(obj.graph["smiles"], explanation.scores, args.plot,
-                            bond_scores=explanation.edge_scores, edges=explanation.edges)
+        png = plots.plot_molecule(obj.graph["smiles"], explanation.scores, None,
+                                  bond_scores=explanation.edge_scores, edges=explanation.edges)
+        with atomic_output(args.plot, "the picture", "wb") as f:
+            f.write(png)
         print(f"wrote {args.plot}")
         return
     else:
         fig = plots.plot_graph(obj, explanation.scores, title=title,
                                edge_scores=explanation.edge_scores)
-    fig.savefig(args.plot, dpi=150, bbox_inches="tight")
+    kind = os.path.splitext(str(args.plot))[1].lstrip(".").lower() or "png"
+    with atomic_output(args.plot, "the picture", "wb") as f:
+        fig.savefig(f, format=kind, dpi=150, bbox_inches="tight")
+    plots.close(fig)
     print(f"wrote {args.plot}")
 
 
 def run_score_variants(args):
-    from ..explain.variants import read_variants, score_variants
+    from ..explain.variants import (
+        check_sequence_model,
+        min_flank,
+        output_names,
+        read_variants,
+        score_variants,
+    )
 
-    model = _load(args.model)
-    names, ref, alt = read_variants(args.variants, args.sequences, flank=args.flank)
-    f_ref, f_alt, delta = score_variants(model, ref, alt, args.output_index)
+    _old_output(args)
+    if args.out_old is not None:
+        if args.output is not None:
+            raise ValueError("give -o/--output only (--out is its old spelling)")
+        print("structk score-variants: note: --out is deprecated, write -o/--output",
+              file=sys.stderr)
+        args.output = args.out_old
+    model = _learner(_load(args.model), args.model, "score-variants")
+    try:
+        check_sequence_model(model)
+    except TypeError as exc:
+        raise ValueError(f"{args.model}: {exc}") from None
+    names = output_names(model)
+    output = _class_index(model, args.output_class, names)
+    if output is None and len(names) > 1:
+        listed = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
+        raise ValueError(f"{args.model} has {len(names)} decision functions: choose one "
+                         f"with --class, one of {listed}")
+    if args.flank is not None:
+        need, kernel = min_flank(model)
+        if args.flank < need:
+            raise ValueError(
+                f"--flank {args.flank} is too short for {kernel}: its features are "
+                f"{need + 1} symbols long, so a variant changes features up to {need} "
+                f"bases either side of it; give --flank {need} or more")
+    ids, ref, alt = read_variants(args.variants, args.sequences, flank=args.flank)
+    f_ref, f_alt, delta = score_variants(model, ref, alt, output)
     lines = ["name\tref_score\talt_score\tdelta"]
-    for row in zip(names, f_ref.tolist(), f_alt.tolist(), delta.tolist()):
+    for row in zip(ids, f_ref.tolist(), f_alt.tolist(), delta.tolist()):
         lines.append("\t".join([row[0]] + [repr(v) for v in row[1:]]))
-    text = "\n".join(lines) + "\n"
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    with _report(args.output, "the variant scores") as out:
+        out.write("\n".join(lines) + "\n")
     return 0

@@ -14,7 +14,9 @@ Formats
     A TU Dortmund graph dataset folder; labels are its graph labels.
 ``csv``
     Numeric vectors, one per row, comma separated (quoted fields as the
-    ``csv`` module reads them), an optional header line, ``#`` comment lines;
+    ``csv`` module reads them; gzipped or not, UTF-8 text: a byte that is not
+    UTF-8 is refused naming its line and column), an optional header line,
+    ``#`` comment lines;
     ``--label-column`` names or numbers the column holding labels (without
     it, a non-numeric last column is taken as the labels, and said so). With
     ``--smiles-column`` the objects are the molecular graphs of a column of
@@ -65,6 +67,33 @@ class Objects:
     has_header: bool = False
 
 
+def text_lines(path):
+    """The lines of a text file, gzipped or not (told by its first bytes,
+    whatever its name), decoded as UTF-8 one at a time; a byte that is not
+    UTF-8 (a latin-1 file, a binary file) is a ``ValueError`` naming the
+    file, line and column."""
+    import gzip
+
+    with open(path, "rb") as raw:
+        zipped = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if zipped else open
+    try:
+        with opener(path, "rb") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                try:
+                    yield line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    column = len(line[:exc.start].decode("utf-8", "replace")) + 1
+                    raise ValueError(
+                        f"{str(path)!r} line {lineno}, column {column}: byte "
+                        f"0x{line[exc.start]:02x} is not UTF-8 text; save the file as "
+                        "UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    except (OSError, EOFError) as exc:  # a damaged gzip stream
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ValueError(f"{str(path)!r} cannot be read: {exc}") from None
+
+
 def guess_format(path):
     """Guess the input format from the path (a folder is a TU dataset)."""
     path = Path(path)
@@ -85,9 +114,9 @@ def guess_format(path):
 
 def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_column=None,
                  alphabet=None, smiles_column=None, target_column=None, groups=None,
-                 need_labels=False):
+                 need_labels=False, id_column=None):
     """Read objects (and labels, targets and groups where the options say
-    where they are)."""
+    where they are; a CSV's object names from ``id_column``)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
@@ -101,7 +130,8 @@ def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_col
     if fmt != "csv":
         for option, value in (("--label-column", label_column),
                               ("--smiles-column", smiles_column),
-                              ("--target-column", target_column)):
+                              ("--target-column", target_column),
+                              ("--id-column", id_column)):
             if value is not None:
                 raise ValueError(f"{option} applies to CSV input only")
     headers = None
@@ -113,7 +143,7 @@ def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_col
         data = _read_tu(path)
     else:
         data = _read_csv(path, label_column, smiles_column, target_column,
-                         need_labels and labels is None, groups)
+                         need_labels and labels is None, groups, id_column)
     if labels is not None:
         data.labels = read_labels(labels, data.names)
     if groups is not None and data.groups is None:
@@ -274,11 +304,10 @@ def _read_fasta(path, label_pattern, alphabet):
 def iter_sets(path):
     """``(name, frozenset of tokens)`` for each line of a token-set file,
     one at a time (names ``line<N>``; ``#`` lines are comments)."""
-    with open(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if line.startswith("#"):
-                continue
-            yield f"line{lineno}", frozenset(t for t in re.split(r"[\s,]+", line.strip()) if t)
+    for lineno, line in enumerate(text_lines(path), start=1):
+        if line.startswith("#"):
+            continue
+        yield f"line{lineno}", frozenset(t for t in re.split(r"[\s,]+", line.strip()) if t)
 
 
 def _read_sets(path):
@@ -298,12 +327,12 @@ def _read_tu(path):
     return Objects(graphs, [f"graph{i}" for i in range(len(graphs))], np.asarray(y), "tu")
 
 
-def _read_csv(path, label_column, smiles_column, target_column, need_labels, groups):
+def _read_csv(path, label_column, smiles_column, target_column, need_labels, groups,
+              id_column=None):
     import csv
 
-    with open(path, newline="") as fh:
-        lines = (line for line in fh if not line.lstrip().startswith("#"))
-        rows = [row for row in csv.reader(lines) if row and any(c.strip() for c in row)]
+    lines = (line for line in text_lines(path) if not line.lstrip().startswith("#"))
+    rows = [row for row in csv.reader(lines) if row and any(c.strip() for c in row)]
     if not rows:
         raise ValueError(f"{str(path)!r} holds no rows")
     has_header = not all(_is_number(f) for f in rows[0] if f.strip())
@@ -333,6 +362,13 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
     if groups is not None and not Path(groups).is_file():
         group_col = column("--groups", groups)
         group_values = np.char.strip(table[:, group_col])
+    if id_column is not None:  # names, not features
+        id_col = column("--id-column", id_column)
+        names = [str(v) for v in np.char.strip(table[:, id_col])]
+        table = np.delete(table, id_col, axis=1)
+        header = [h for j, h in enumerate(header) if j != id_col]
+        if group_col is not None and group_col > id_col:
+            group_col -= 1
 
     if smiles_column is not None:
         from ..datasets.chem import from_smiles
@@ -345,8 +381,9 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
                        columns=[header[column("--smiles-column", smiles_column)]],
                        has_header=has_header)
         if target is not None:
-            data.labels, data.task = _targets(table[:, column("--target-column", target)],
-                                              label_column is not None)
+            col = column("--target-column", target)
+            data.labels, data.task = _targets(table[:, col], label_column is not None,
+                                              path, header[col])
         return data
 
     if label_column is not None and target_column is not None:
@@ -359,13 +396,13 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
     if target is not None:
         col = column("--target-column" if target_column is not None else "--label-column",
                      target)
-        labels, task = _targets(table[:, col], label_column is not None)
+        labels, task = _targets(table[:, col], label_column is not None, path, header[col])
         table = np.delete(table, col, axis=1)
         del header[col]
     elif table.shape[1] > 1 and not any(_is_number(v) for v in table[:, -1]):
         # a last column of words only is a label column; one mixing numbers
         # and words is more likely a typo, reported below
-        labels = np.char.strip(table[:, -1])
+        labels, _ = _targets(table[:, -1], True, path, header[-1])
         notes.append(f"labels taken from the last column {header[-1]!r} (not numeric); "
                      "give --label-column to choose another")
         table = table[:, :-1]
@@ -398,11 +435,17 @@ def _smiles_graphs(from_smiles, column):
                          f"{str(exc).split('= ', 1)[-1]}") from None
 
 
-def _targets(values, classes):
+def _targets(values, classes, path, name):
     """Targets of a column: class labels, or floats for regression when
     every value is a number and there are more than 10 distinct ones or a
-    non-integer one (unless ``classes`` says they are class labels)."""
+    non-integer one (unless ``classes`` says they are class labels). An
+    empty cell is refused (it would be a class of its own)."""
     values = np.char.strip(values)
+    empty = np.flatnonzero(values == "")
+    if len(empty):
+        raise ValueError(f"{str(path)!r} row {int(empty[0])} has an empty label in column "
+                         f"{name!r} ({len(empty)} empty in all): fill it in or remove the "
+                         "row")
     if classes or not all(_is_number(v) for v in values):
         return values, "classification"
     numbers = values.astype(np.float64)
@@ -424,13 +467,16 @@ def _is_number(text):
 
 def read_labels(path, names, option="--labels"):
     """Labels from a file: one per line in order, or ``name<TAB>label`` lines."""
-    with open(path) as fh:
-        lines = [line.rstrip("\n") for line in fh if line.strip()]
+    lines = [line.rstrip("\r\n") for line in text_lines(path) if line.strip()]
     if lines and all("\t" in line for line in lines):
         table = dict(line.split("\t", 1) for line in lines)
         missing = [n for n in names if n not in table]
         if missing:
             raise ValueError(f"{option} {str(path)!r} has no entry for {missing[0]!r}")
+        blank = [n for n in names if not table[n].strip()]
+        if blank:
+            raise ValueError(f"{option} {str(path)!r}: the entry of {blank[0]!r} is empty; "
+                             "give every object a value")
         return np.array([table[n].strip() for n in names])
     if len(lines) != len(names):
         raise ValueError(

@@ -20,6 +20,7 @@ with a message naming it.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 import warnings
@@ -37,8 +38,11 @@ from .commands import (
     _read,
     _show_progress,
     add_inner_cv_options,
+    add_pair_options,
     task_and_targets,
 )
+from .evaluation import inner_folds_text
+from .outputs import atomic_output, naming_path, refuse_special, same_file
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
@@ -47,8 +51,9 @@ _WHAT = {"sequences": "sequences", "sets": "token sets", "graphs": "graphs",
 
 
 # ---------------------------------------------------------------------- fit
-def _training_data(args):
-    """The labelled objects of INPUT, or of the --positive/--negative pair."""
+def training_data(args):
+    """The labelled objects of INPUT, or of the --positive/--negative pair
+    (``fit`` and ``cv``)."""
     pair = (args.positive, args.negative)
     if any(p is not None for p in pair):
         if args.input is not None:
@@ -59,6 +64,10 @@ def _training_data(args):
         if args.positive is None:
             raise ValueError("--negative needs --positive: the FASTA file of positive "
                              "sequences")
+        if Path(args.positive).exists() and same_file(args.positive, args.negative):
+            raise ValueError(f"--positive {args.positive} and --negative {args.negative} "
+                             "are the same file: give the positive and the negative "
+                             "sequences in two files")
         return _read_pair(args)
     if args.input is None:
         raise ValueError("give the training data: INPUT, or --positive pos.fa "
@@ -70,8 +79,8 @@ def _read_pair(args):
     from .inputs import Objects, detect_alphabet, read_objects
 
     for option in ("label_pattern", "labels", "label_column", "smiles_column",
-                   "target_column"):
-        if getattr(args, option) is not None:
+                   "target_column", "groups"):
+        if getattr(args, option, None) is not None:
             raise ValueError(f"--{option.replace('_', '-')} does not apply to "
                              "--positive/--negative (their files are the labels)")
     parts = [read_objects(path, "fasta", alphabet=args.alphabet or "protein")
@@ -109,7 +118,9 @@ def _learner(args, task):
 
 def _choose_params(spec, kernel, objects, y, task, args):
     """The grid point of the inner cross-validation on the whole training set
-    (one Gram matrix, sliced per fold), how many others tied with it, and
+    (one Gram matrix, sliced per fold), the other grid points that tied with
+    it, the number of inner folds (``--inner-folds``, or fewer when the
+    smallest class is smaller), and
     ``(fitted kernel, prepared objects, Gram)`` for the final fit
     (:func:`~structk.learners._base.fit_with_gram`), which then prepares
     nothing and computes no Gram again."""
@@ -118,7 +129,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     from sklearn.base import clone
 
     from ..psd import check_psd
-    from .evaluation import Splits, _choose, _inner_splits, compute_gram, scaled_spec
+    from .evaluation import Splits, _inner_splits, choose_with_ties, compute_gram, scaled_spec
 
     fitted = clone(kernel).fit(objects)
     prepared = fitted.prepare(objects, "X")
@@ -131,11 +142,11 @@ def _choose_params(spec, kernel, objects, y, task, args):
     inner = replace(spec, estimator=clone(spec.estimator).set_params(**fixed))
     splits = Splits([], "", "kfold", None, args.inner_folds, args.seed)
     everything = np.arange(len(y))
+    folds = _inner_splits(splits, everything, y, task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        chosen, ties = _choose(inner, K, y, everything,
-                               _inner_splits(splits, everything, y, task), task)
-    return chosen, ties, (fitted, prepared, K)
+        chosen, ties = choose_with_ties(inner, K, y, everything, folds, task)
+    return chosen, ties, len(folds), (fitted, prepared, K)
 
 
 def _cmd_fit(args):
@@ -145,7 +156,8 @@ def _cmd_fit(args):
     from ..model_file import save
     from .evaluation import LearnerSpec
 
-    data = _training_data(args)
+    refuse_special(args.output, "the model")
+    data = training_data(args)
     task, y = task_and_targets(data, args.task)
     kernel = _kernel(args.kernel, data)
     spec, explicit = _learner(args, task)
@@ -157,9 +169,10 @@ def _cmd_fit(args):
             f"({next(iter(spec.grid))}=[...])) to search one anyway")
         spec = LearnerSpec(spec.estimator)
     t0 = time.perf_counter()
-    chosen, ties, trained = ({}, 0, None)
+    chosen, ties, folds, trained = ({}, [], args.inner_folds, None)
     if spec.grid:
-        chosen, ties, trained = _choose_params(spec, kernel, data.objects, y, task, args)
+        chosen, ties, folds, trained = _choose_params(spec, kernel, data.objects, y, task,
+                                                      args)
     model = clone(spec.estimator).set_params(kernel=kernel, **chosen)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -178,7 +191,8 @@ def _cmd_fit(args):
         "task": task, "kernel": args.kernel, "learner": spec.name,
         "chosen": {k: _plain(v) for k, v in chosen.items()}, "n_train": len(y),
     }
-    save(model, args.output, metadata=meta)
+    with naming_path(args.output, "the model"):  # save writes atomically
+        save(model, args.output, metadata=meta)
     size = Path(args.output).stat().st_size
     summary = {"output": str(args.output), "bytes": size, "estimator": repr(model),
                "n_train": len(y), "task": task, "seconds": seconds, **meta}
@@ -197,12 +211,10 @@ def _cmd_fit(args):
     for note in data.notes:
         print(f"note: {note}")
     if chosen:
-        shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
-                          for k, v in chosen.items())
-        tied = f"; {ties} other grid points tied" if ties else ""
-        print(f"chosen by inner {args.inner_folds}-fold CV: {shown}{tied}")
+        print(f"chosen by {inner_folds_text(args.inner_folds, [folds], y, 1, task)}: "
+              f"{_point(chosen)}{_tied(ties)}")
     extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
-    print(f"fitted {repr(model)} in {seconds:.2f} s{extra}")
+    print(f"fitted {describe(model)} in {seconds:.2f} s{extra}")
     print(f"model written to {args.output}")
     for message in summary["warnings"]:
         print(f"warning: {message}", file=sys.stderr)
@@ -211,6 +223,77 @@ def _cmd_fit(args):
 
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _point(params):
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
+                     for k, v in params.items())
+
+
+def _tied(ties, shown=4):
+    """``; tied with C=100, C=1000`` (the chosen point is the first of equal
+    inner loss in grid order)."""
+    if not ties:
+        return ""
+    points = "; ".join(_point(p) for p in ties[:shown])
+    more = f" and {len(ties) - shown} more" if len(ties) > shown else ""
+    return (f"; {len(ties)} other grid point{'s' if len(ties) > 1 else ''} tied "
+            f"({points}{more}), the first in grid order is kept")
+
+
+#: Parameters printed in every model's summary even at their defaults,
+#: beyond those a kernel's own repr always shows: the learner's
+#: regularisation, the gapped k-mer kernel's ``kind`` (LS-GKM's ``-t``).
+KEY_PARAMS = {"KernelSVM": ("C",), "KernelRidge": ("alpha",),
+              "KernelLogisticRegression": ("alpha",), "GappedKmer": ("kind",)}
+
+
+@contextlib.contextmanager
+def _showing_key_params():
+    """Kernel reprs that show :data:`KEY_PARAMS` too (for the duration)."""
+    from .. import kernels
+
+    saved = {}
+    for name, extra in KEY_PARAMS.items():
+        cls = getattr(kernels, name, None)
+        if cls is not None and isinstance(cls.__dict__.get("_repr_always"), tuple):
+            saved[cls] = cls.__dict__["_repr_always"]
+            cls._repr_always = saved[cls] + tuple(p for p in extra if p not in saved[cls])
+    try:
+        yield
+    finally:
+        for cls, value in saved.items():
+            cls._repr_always = value
+
+
+def describe(estimator):
+    """``repr`` of a learner or kernel that shows the parameters that
+    differ from their defaults and those of :data:`KEY_PARAMS` even at their
+    defaults: ``KernelSVM(C=1.0, kernel=GappedKmer(l=11, k=7, d=3, kind='truncated'))``."""
+    import inspect
+
+    from ..kernels.base import Kernel
+
+    with _showing_key_params():
+        if isinstance(estimator, Kernel) or not hasattr(estimator, "get_params"):
+            return repr(estimator)
+        try:
+            defaults = {name: p.default for name, p in
+                        inspect.signature(type(estimator)).parameters.items()}
+        except (TypeError, ValueError):
+            return repr(estimator)
+        keep = KEY_PARAMS.get(type(estimator).__name__, ())
+        shown = []
+        for name, value in estimator.get_params(deep=False).items():
+            default = defaults.get(name, inspect.Parameter.empty)
+            try:
+                same = value is default or (not isinstance(value, Kernel)
+                                            and bool(value == default))
+            except (TypeError, ValueError):  # arrays
+                same = False
+            if name in keep or not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(estimator).__name__}({', '.join(shown)})"
 
 
 # ------------------------------------------------------------------ predict
@@ -310,55 +393,54 @@ def _csv_chunks(args, model_input, size):
     its SMILES column as molecular graphs; ids from ``--id-column``."""
     import csv
 
-    from .inputs import _is_number
+    from .inputs import _is_number, text_lines
 
     path = args.input
-    with open(path, newline="") as fh:
-        lines = (line for line in fh if not line.lstrip().startswith("#"))
-        rows = (row for row in csv.reader(lines) if row and any(c.strip() for c in row))
-        first = next(rows, None)
-        if first is None:
-            raise ValueError(f"{str(path)!r} holds no rows")
-        has_header = not all(_is_number(f) for f in first if f.strip())
-        header = [f.strip() for f in first] if has_header else \
-            [str(i) for i in range(len(first))]
-        pending = [] if has_header else [first]
-        smiles = args.smiles_column or (model_input.get("columns") or [None])[0] \
-            if model_input.get("smiles") or args.smiles_column else None
-        wanted = [smiles] if smiles is not None else model_input.get("columns")
-        if wanted is None:  # a model saved from Python: every column is a feature
-            wanted = header if args.id_column is None else \
-                [h for h in header if h != args.id_column]
-        if smiles is None and not model_input.get("has_header", has_header) and \
-                not has_header and len(header) != len(wanted):
-            raise ValueError(f"{str(path)!r} has {len(header)} columns; the model was fitted "
-                             f"on {len(wanted)} unnamed columns")
-        index = []
-        for name in wanted:
-            if name not in header:
-                what = "SMILES column" if smiles is not None else "column"
-                raise ValueError(
-                    f"{str(path)!r} has no {what} {name!r}, which the model was fitted on "
-                    f"(its columns: {', '.join(header)}; the model's: {', '.join(wanted)})")
-            index.append(header.index(name))
-        id_col = None
-        if args.id_column is not None:
-            if args.id_column not in header:
-                raise ValueError(f"--id-column {args.id_column!r} is not a column of "
-                                 f"{str(path)!r} (columns: {', '.join(header)})")
-            id_col = header.index(args.id_column)
-        chunk, numbers = [], []
-        for row_no, row in enumerate(_chain(pending, rows)):
-            if len(row) != len(header):
-                raise ValueError(f"{str(path)!r} row {row_no + int(has_header) + 1} has "
-                                 f"{len(row)} fields, the header {len(header)}")
-            chunk.append(row)
-            numbers.append(row_no)
-            if len(chunk) == size:
-                yield _csv_objects(path, chunk, numbers, index, id_col, header, smiles)
-                chunk, numbers = [], []
-        if chunk:
+    lines = (line for line in text_lines(path) if not line.lstrip().startswith("#"))
+    rows = (row for row in csv.reader(lines) if row and any(c.strip() for c in row))
+    first = next(rows, None)
+    if first is None:
+        raise ValueError(f"{str(path)!r} holds no rows")
+    has_header = not all(_is_number(f) for f in first if f.strip())
+    header = [f.strip() for f in first] if has_header else \
+        [str(i) for i in range(len(first))]
+    pending = [] if has_header else [first]
+    smiles = args.smiles_column or (model_input.get("columns") or [None])[0] \
+        if model_input.get("smiles") or args.smiles_column else None
+    wanted = [smiles] if smiles is not None else model_input.get("columns")
+    if wanted is None:  # a model saved from Python: every column is a feature
+        wanted = header if args.id_column is None else \
+            [h for h in header if h != args.id_column]
+    if smiles is None and not model_input.get("has_header", has_header) and \
+            not has_header and len(header) != len(wanted):
+        raise ValueError(f"{str(path)!r} has {len(header)} columns; the model was fitted "
+                         f"on {len(wanted)} unnamed columns")
+    index = []
+    for name in wanted:
+        if name not in header:
+            what = "SMILES column" if smiles is not None else "column"
+            raise ValueError(
+                f"{str(path)!r} has no {what} {name!r}, which the model was fitted on "
+                f"(its columns: {', '.join(header)}; the model's: {', '.join(wanted)})")
+        index.append(header.index(name))
+    id_col = None
+    if args.id_column is not None:
+        if args.id_column not in header:
+            raise ValueError(f"--id-column {args.id_column!r} is not a column of "
+                             f"{str(path)!r} (columns: {', '.join(header)})")
+        id_col = header.index(args.id_column)
+    chunk, numbers = [], []
+    for row_no, row in enumerate(_chain(pending, rows)):
+        if len(row) != len(header):
+            raise ValueError(f"{str(path)!r} row {row_no + int(has_header) + 1} has "
+                             f"{len(row)} fields, the header {len(header)}")
+        chunk.append(row)
+        numbers.append(row_no)
+        if len(chunk) == size:
             yield _csv_objects(path, chunk, numbers, index, id_col, header, smiles)
+            chunk, numbers = [], []
+    if chunk:
+        yield _csv_objects(path, chunk, numbers, index, id_col, header, smiles)
 
 
 def _chain(first, rest):
@@ -471,7 +553,6 @@ def _text(value):
 
 def _cmd_predict(args):
     from ..model_file import load, load_metadata
-    from ..scale._tiling import remove_partial_files
     from .evaluation import progress_bar
     from .inputs import guess_format
 
@@ -491,56 +572,33 @@ def _cmd_predict(args):
                          "predict")
     check = _sequence_check(model, model_input) if fmt == "fasta" else None
     rows = _Rows(model)
-    out, tmp = _open_output(args.output)
     bar = progress_bar(_show_progress(args), "predict", "obj")
     done = 0
+    where = contextlib.nullcontext(sys.stdout) if args.output is None else \
+        atomic_output(args.output, "the predictions")
     try:
-        if args.format == "tsv":
-            out.write("\t".join(rows.columns()) + "\n")
-        for names, objects in _chunks(args, fmt, model_input):
-            if check is not None:
-                check(objects, names, done, args.input)
-            try:
-                result = rows.compute(objects)
-            except ValueError as exc:
-                raise ValueError(f"{args.input} records {done}-{done + len(names) - 1}: "
-                                 f"{str(exc).splitlines()[0]}") from None
-            out.write((rows.tsv if args.format == "tsv" else rows.json)(names, *result))
-            out.flush()
-            done += len(names)
-            if bar is not None:
-                bar.update(len(names))
-        if tmp is not None:
-            out.close()
-            tmp.replace(args.output)
-    except BrokenPipeError:
-        # the reader stopped (``structk predict ... | head``): stop quietly,
-        # as other command-line tools do, with stdout pointed at /dev/null so
-        # that Python's own flush at exit does not complain again
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        with where as out:
+            if args.format == "tsv":
+                out.write("\t".join(rows.columns()) + "\n")
+            for names, objects in _chunks(args, fmt, model_input):
+                if check is not None:
+                    check(objects, names, done, args.input)
+                try:
+                    result = rows.compute(objects)
+                except ValueError as exc:
+                    raise ValueError(f"{args.input} records {done}-{done + len(names) - 1}: "
+                                     f"{str(exc).splitlines()[0]}") from None
+                out.write((rows.tsv if args.format == "tsv" else rows.json)(names, *result))
+                out.flush()
+                done += len(names)
+                if bar is not None:
+                    bar.update(len(names))
     finally:
         if bar is not None:
             bar.close()
-        if tmp is not None:
-            out.close()
-            remove_partial_files({str(tmp)})
     if args.output is not None:
         print(f"{done} predictions written to {args.output}", file=sys.stderr)
     return EXIT_OK
-
-
-def _open_output(path):
-    """Standard output, or a temporary file beside ``path`` renamed into
-    place once every row is written."""
-    from ..scale._tiling import partial_file
-
-    if path is None:
-        return sys.stdout, None
-    tmp = partial_file(path, "the predictions")
-    return open(tmp, "w"), tmp
 
 
 # ------------------------------------------------------------------- parser
@@ -563,9 +621,7 @@ def add_parsers(sub, formatter):
                "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()' -o esol.structk",
     )
     _add_input(p, optional=True)
-    p.add_argument("--positive", metavar="POS.fa",
-                   help="FASTA file of positive sequences (with --negative, instead of INPUT)")
-    p.add_argument("--negative", metavar="NEG.fa", help="FASTA file of negative sequences")
+    add_pair_options(p)
     p.add_argument("--kernel", required=True, metavar="EXPR", help="kernel expression")
     p.add_argument("--learner", metavar="EXPR",
                    help="learner expression (default KernelSVM() with C chosen by inner CV, "

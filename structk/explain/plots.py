@@ -15,7 +15,7 @@
 
 Colours are symmetric around 0 (red positive, blue negative) so that the
 sign of a contribution reads at a glance. matplotlib is needed
-(``pip install matplotlib``); every function draws into ``ax`` when given
+(``pip install 'structk[plot]'``); every function draws into ``ax`` when given
 and returns the matplotlib figure.
 """
 
@@ -32,8 +32,14 @@ def _plt():
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("plots need matplotlib: pip install matplotlib") from None
+        raise ImportError("plots need matplotlib: pip install 'structk[plot]' "
+                          "(or pip install matplotlib)") from None
     return plt
+
+
+def close(fig):
+    """Release ``fig`` (pyplot keeps every figure it made until closed)."""
+    _plt().close(fig)
 
 
 def _axes(ax, size):
