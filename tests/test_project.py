@@ -74,3 +74,25 @@ def test_changelog_keeps_a_changelog_up_to_this_version():
     assert set(re.findall(r"^### (.+)$", text, re.M)) <= CHANGELOG_SECTIONS
     for body in re.split(r"^## .*$", text, flags=re.M)[1:]:
         assert re.search(r"^### ", body, re.M), "a release without a section"
+
+
+def test_the_wheel_ships_py_typed_and_the_sdist_the_changelog(tmp_path):
+    """Built as pip builds them (hatchling, the build backend): the wheel
+    holds the py.typed marker beside every module, and this version."""
+    import subprocess
+    import sys
+    import tarfile
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-d", str(tmp_path)],
+                   cwd=ROOT, check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("*.whl")
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "structk/py.typed" in names
+    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "structk").rglob("*.py")}
+    assert modules <= names
+    assert wheel.name.startswith(f"structk-{structk.__version__}-")
+    with tarfile.open(sdist) as tar:
+        top = f"structk-{structk.__version__}"
+        assert {f"{top}/CHANGELOG.md", f"{top}/structk/py.typed"} <= set(tar.getnames())

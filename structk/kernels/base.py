@@ -87,9 +87,10 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validation import check_objects
 from ..algorithms.dense import mirror_upper
@@ -97,6 +98,20 @@ from ..exceptions import KernelOverflowError
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
+    from typing_extensions import Self
+
+#: A collection of objects a kernel takes: a sequence of objects (strings,
+#: sets, graphs, vectors), a 2-D array whose rows are vectors, or a
+#: scipy.sparse matrix of rows.
+Objects: TypeAlias = "Sequence[Any] | np.ndarray | sp.spmatrix | sp.sparray"
+#: A Gram or cross-Gram matrix: float64, shape (len(X), len(Y)).
+Gram: TypeAlias = "NDArray[np.float64]"
+#: An explicit feature matrix: dense, or scipy.sparse CSR.
+Features: TypeAlias = "np.ndarray | sp.csr_matrix | sp.csr_array"
+#: Which objects of a prepared collection: a slice with step 1 or integer positions.
+Index: TypeAlias = "slice | np.ndarray | Sequence[int]"
+#: Where a block sits in a larger matrix: ``((row_start, row_stop), (col_start, col_stop))``.
+Block: TypeAlias = "tuple[tuple[int, int], tuple[int, int]]"
 
 #: Largest argument of ``exp`` that does not overflow float64.
 LOG_MAX = float(np.log(np.finfo(np.float64).max))
@@ -138,7 +153,7 @@ class Kernel:
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
     #: Parameters the repr always shows; the others only when not at their default.
-    _repr_always = ()
+    _repr_always: tuple[str, ...] = ()
 
     # ------------------------------------------------------------ parameters
     @classmethod
@@ -158,7 +173,7 @@ class Kernel:
             names.append(p.name)
         return names
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters of this kernel, as in scikit-learn.
 
         With ``deep=True`` the parameters of kernel-valued parameters are
@@ -174,10 +189,10 @@ class Kernel:
             out[name] = value
         return out
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set parameters (nested ones as ``name__param``); returns ``self``."""
         valid = self.get_params(deep=True)
-        nested = {}
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
             name, sep, sub = key.partition("__")
             if name not in valid:
@@ -214,12 +229,12 @@ class Kernel:
     _needs_fit = False
 
     @property
-    def needs_fit(self):
+    def needs_fit(self) -> bool:
         """Whether :meth:`fit` learns something (here or in a part) that
         evaluation needs."""
         return self._needs_fit or any(p.needs_fit for p in self._kernel_params())
 
-    def fit(self, X, y=None):
+    def fit(self, X: Objects, y: Any = None) -> Self:
         """Learn what evaluation needs from the objects ``X``; returns ``self``.
 
         Most kernels learn nothing (``needs_fit`` is False) and ``fit`` only
@@ -239,7 +254,7 @@ class Kernel:
     def _check_fitted(self):
         """Raise ``NotFittedError`` if evaluation needs a call to fit (override)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """``Name(param=value, ...)``: the defining parameters (``_repr_always``)
         and those that differ from their defaults."""
         defaults = {
@@ -413,7 +428,7 @@ class Kernel:
         return _signed_log(self._diag(P))
 
     # ----------------------------------------------------------- public API
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Objects, Y: Objects | None = None) -> Gram:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted).
 
         Parameters
@@ -459,7 +474,7 @@ class Kernel:
         _check_finite(d, self)
         return d
 
-    def diag(self, X):
+    def diag(self, X: Objects) -> NDArray[np.float64]:
         """``k(x, x)`` for each object, without building the Gram matrix.
 
         Returns
@@ -469,7 +484,7 @@ class Kernel:
         self._validate()
         return self._checked_diag(self._prepare(X, "X"))
 
-    def features(self, X):
+    def features(self, X: Objects) -> Features:
         """Explicit feature matrix ``F(X)``: ``k(X) = F(X) @ F(X).T``.
 
         Only for kernels with ``has_features``; dense or ``scipy.sparse``
@@ -508,7 +523,7 @@ class Kernel:
     # features of prepared data. Learners, structk.scale and Nystroem use
     # only these; a kernel author implements the hooks listed in the
     # module's docstring.
-    def validate(self):
+    def validate(self) -> Self:
         """Raise if a parameter is invalid, here or in a part, or if the
         kernel needs :meth:`fit` first (``NotFittedError``); returns ``self``.
 
@@ -518,7 +533,7 @@ class Kernel:
         self._validate()
         return self
 
-    def prepare(self, X, name="X"):
+    def prepare(self, X: Objects, name: str = "X") -> Any:
         """Validate ``X`` once and encode it for evaluation.
 
         Parameters
@@ -538,7 +553,7 @@ class Kernel:
         self._validate()
         return self._prepare(X, name)
 
-    def take(self, P, index):
+    def take(self, P: Any, index: Index) -> Any:
         """Prepared data of the objects ``index`` selects (a slice with step
         1 or an integer array), without preparing them again.
 
@@ -547,7 +562,7 @@ class Kernel:
         """
         return self._take(P, index)
 
-    def gram_prepared(self, P, *, block=None):
+    def gram_prepared(self, P: Any, *, block: Block | None = None) -> Gram:
         """The Gram matrix of prepared objects, as ``k(X)`` returns it.
 
         ``block=((row_start, row_stop), (col_start, col_stop))``: where this
@@ -556,16 +571,16 @@ class Kernel:
         """
         return self._checked_gram(P, block)
 
-    def cross_prepared(self, P, Q, *, block=None):
+    def cross_prepared(self, P: Any, Q: Any, *, block: Block | None = None) -> Gram:
         """The cross-Gram matrix of prepared objects, as ``k(X, Y)`` returns
         it (``block`` as for :meth:`gram_prepared`)."""
         return self._checked_cross(P, Q, block)
 
-    def diag_prepared(self, P):
+    def diag_prepared(self, P: Any) -> NDArray[np.float64]:
         """``k(x, x)`` of prepared objects, as :meth:`diag` returns it."""
         return self._checked_diag(P)
 
-    def features_prepared(self, P):
+    def features_prepared(self, P: Any) -> Features:
         """The explicit feature matrix of prepared objects, as :meth:`features`
         returns it (kernels with ``has_features`` only)."""
         if not self.has_features:
@@ -575,7 +590,7 @@ class Kernel:
             )
         return self._features(P)
 
-    def feature_keys_prepared(self, P):
+    def feature_keys_prepared(self, P: Any) -> np.ndarray | None:
         """What each column of :meth:`features_prepared` stands for (kernels
         with ``keyed_feature_columns`` only): an array of one key per
         column, equal keys meaning the same column in any two collections,
@@ -589,7 +604,7 @@ class Kernel:
         return None
 
     # -------------------------------------------------------------- algebra
-    def __add__(self, other):
+    def __add__(self, other: Kernel | float) -> Kernel:
         from .algebra import Constant, Sum
 
         if isinstance(other, Kernel):
@@ -598,14 +613,14 @@ class Kernel:
             return Sum(self, _checked(Constant(other)))
         return NotImplemented
 
-    def __radd__(self, other):
+    def __radd__(self, other: float) -> Kernel:
         from .algebra import Constant, Sum
 
         if _is_number(other):
             return Sum(_checked(Constant(other)), self)
         return NotImplemented
 
-    def __mul__(self, other):
+    def __mul__(self, other: Kernel | float) -> Kernel:
         from .algebra import Product, Scaled
 
         if isinstance(other, Kernel):
@@ -614,14 +629,14 @@ class Kernel:
             return _checked(Scaled(self, other))
         return NotImplemented
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: float) -> Kernel:
         from .algebra import Scaled
 
         if _is_number(other):
             return _checked(Scaled(self, other))
         return NotImplemented
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: float) -> Kernel:
         from .algebra import Scaled
 
         if _is_number(other):
@@ -632,12 +647,12 @@ class Kernel:
             return _checked(Scaled(self, 1.0 / other))
         return NotImplemented
 
-    def __pow__(self, exponent):
+    def __pow__(self, exponent: int) -> Kernel:
         from .algebra import Power
 
         return _checked(Power(self, exponent))
 
-    def __sub__(self, other):
+    def __sub__(self, other: object) -> NoReturn:
         raise TypeError(
             "the difference of two kernels is not a kernel in general "
             "(it need not be positive semi-definite); use +, *, c * k with c >= 0, "
@@ -646,7 +661,7 @@ class Kernel:
 
     __rsub__ = __sub__
 
-    def __neg__(self):
+    def __neg__(self) -> NoReturn:
         raise TypeError(
             "-k is not a kernel (it is negative semi-definite); scale factors "
             "must be >= 0"
@@ -662,7 +677,7 @@ def _checked(kernel):
     return kernel
 
 
-def aligned_features(kernel: Kernel, X: Sequence[Any], Y: Sequence[Any]
+def aligned_features(kernel: Kernel, X: Objects, Y: Objects
                      ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Feature matrices of ``X`` and ``Y`` on one shared, compact set of columns.
 
@@ -727,7 +742,8 @@ def aligned_features(kernel: Kernel, X: Sequence[Any], Y: Sequence[Any]
     return _compact(F, G, kernel.feature_keys_prepared(P), kernel.feature_keys_prepared(Q))
 
 
-def _compact(F, G, keys_F, keys_G):
+def _compact(F: sp.csr_matrix, G: sp.csr_matrix, keys_F: np.ndarray | None,
+             keys_G: np.ndarray | None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """CSR ``F`` and ``G`` renumbered onto the columns (or keys: ``keys_F[c]``
     names column ``c`` of ``F``; ``None``: ``c`` itself) that either uses."""
     import scipy.sparse as sp
@@ -765,14 +781,14 @@ def _concatenated(X, Y):
     return list(X) + list(Y)
 
 
-def take_prepared(kernel, objects, P, index, name):
+def take_prepared(kernel: Kernel, objects: Objects, P: Any, index: Index, name: str) -> Any:
     """``kernel.take(P, index)``, or ``objects[index]`` prepared anew when
     the kernel cannot slice its prepared data."""
     try:
         return kernel.take(P, index)
     except TakeNotImplemented:
         if isinstance(index, slice) or hasattr(objects, "shape"):
-            subset = objects[index]
+            subset = cast(Any, objects)[index]
         else:
             subset = [objects[i] for i in np.asarray(index).tolist()]
         return kernel.prepare(subset, name)
