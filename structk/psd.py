@@ -34,8 +34,10 @@ eigenpair computed, to report ``lambda_min`` and its eigenvector as a witness
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _linalg, _tuning
 from ._validation import check_scalar
@@ -88,10 +90,10 @@ class PSDReport:
     method: str = "cholesky"
     tol_rule: str = "given"
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.is_psd)
 
-    def __str__(self):
+    def __str__(self) -> str:
         lines = []
         if self.is_psd:
             lines.append(f"K ({self.n} x {self.n}) is positive semi-definite")
@@ -193,7 +195,8 @@ def _smallest_eigenpair(K):
     return float(w[0]), v[:, 0]
 
 
-def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
+def check_psd(K: ArrayLike, tol: float | None = None, *, method: str = "auto",
+              sym_rtol: float = 1e-10) -> PSDReport:
     """Check whether a Gram matrix is positive semi-definite.
 
     Parameters
@@ -236,29 +239,29 @@ def check_psd(K, tol=None, *, method="auto", sym_rtol=1e-10):
     """
     if method not in ("auto", "eigh"):
         raise ValueError(f"method must be 'auto' or 'eigh', got {method!r}")
-    K, eps = _as_square(K)
+    S, eps = _as_square(K)
     if tol is not None:
         tol = check_scalar(tol, "tol", lower=0.0)
     check_scalar(sym_rtol, "sym_rtol", lower=0.0)
-    K, asym = _symmetric_part(K, sym_rtol)
-    n = K.shape[0]
-    scale = _linalg.frobenius(K)
+    S, asym = _symmetric_part(S, sym_rtol)
+    n = S.shape[0]
+    scale = _linalg.frobenius(S)
     rule = "given"
     if tol is None:
         tol = 10.0 * n * eps * scale
         rule = "default 10*n*eps*||K||_F"
 
-    if method == "auto" and _linalg.cholesky_ok(K, tol):
+    if method == "auto" and _linalg.cholesky_ok(S, tol):
         return PSDReport(True, n, tol, scale, asym, None, None, "cholesky", rule)
     from ._threads import small_blas
 
     with small_blas(n):
-        lam, z = _smallest_eigenpair(K)
+        lam, z = _smallest_eigenpair(S)
     ok = lam >= -tol
     return PSDReport(ok, n, tol, scale, asym, lam, None if ok else z, "eigh", rule)
 
 
-def assert_psd(K, tol=None, **kwargs):
+def assert_psd(K: ArrayLike, tol: float | None = None, **kwargs: Any) -> PSDReport:
     """Like :func:`check_psd` but raise :class:`NotPSDError` when ``K`` is not PSD.
 
     Returns the report when ``K`` is PSD.
@@ -272,7 +275,8 @@ def assert_psd(K, tol=None, **kwargs):
 _REPAIRS = ("clip", "flip", "shift")
 
 
-def nearest_psd(K, method="clip", *, sym_rtol=1e-10):
+def nearest_psd(K: ArrayLike, method: str = "clip", *, sym_rtol: float = 1e-10
+                ) -> NDArray[np.float64]:
     """Repair a symmetric similarity matrix into a PSD one, by its spectrum.
 
     With ``K = V diag(lambda) V^T`` (``K`` symmetrised first):

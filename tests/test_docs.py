@@ -69,3 +69,65 @@ def test_kernel_method_figures_are_committed():
     """Made from $STRUCTK_DATA by make_figures.py (minutes each): only check they exist."""
     for name in ["kernel_pca", "kernel_cca", "kernel_tests", "class_fisher"]:
         assert (DOCS / "figures" / f"{name}.png").stat().st_size > 10_000
+
+
+# ------------------------------------------------- names the docs give
+PROSE = sorted(DOCS.glob("*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+#: what the repository holds at its top: a backticked path starting with one
+#: of these is a path of this repository (``K.npy``, ``seqs.fa``, ``kmers/``
+#: are a user's files or paths relative to a folder named beside them)
+TOP = sorted(p.name for p in ROOT.iterdir() if p.name != ".git")
+
+
+def _repository_paths():
+    found = []
+    for page in PROSE:
+        for text in re.findall(r"`([\w.][\w./-]*)`", page.read_text()):
+            first = text.split("/")[0]
+            if first in TOP and ("/" in text or text == first):
+                found.append((page.relative_to(ROOT).as_posix(), text))
+    return found
+
+
+def test_every_repository_path_the_docs_name_exists():
+    paths = _repository_paths()
+    assert len(paths) > 100  # the pattern finds the paths the pages name
+    assert ("docs/fisher.md", "tests/kernels/test_fisher_showcase.py") in paths
+    missing = [(page, path) for page, path in paths if not (ROOT / path).exists()]
+    assert not missing, f"paths named in the docs that do not exist: {missing}"
+
+
+def _resolves(name):
+    """Whether the dotted name is a module of structk or an attribute of one."""
+    import importlib
+
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_every_structk_name_the_docs_and_docstrings_give_exists():
+    """Backticked ``structk.x.y`` in the pages and Sphinx roles
+    (``:mod:`structk.x```) in the package's docstrings name real modules or
+    attributes (one named ``structk.learners.beyond``, which never existed)."""
+    names = set()
+    for page in PROSE:
+        names |= {(page.name, n) for n in re.findall(r"`(structk(?:\.\w+)+)`", page.read_text())}
+    role = r":(?:mod|class|func|meth|attr|data|exc):`~?(structk(?:\.\w+)+)`"
+    for source in sorted((ROOT / "structk").rglob("*.py")):
+        names |= {(source.relative_to(ROOT).as_posix(), n)
+                  for n in re.findall(role, source.read_text())}
+    assert len(names) > 100
+    assert not _resolves("structk.learners.beyond")
+    missing = sorted((where, name) for where, name in names if not _resolves(name))
+    assert not missing, f"names of structk that do not exist: {missing}"

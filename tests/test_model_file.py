@@ -292,7 +292,7 @@ def test_tampered_values_are_refused(saved):
         h["root"]["object"]["state"]["dual_coef_"] = {"array": "../../etc/passwd"}
 
     cases = [(unknown_tag, "unknown tag 'pickle'"), (bad_param, "Spectrum is not valid"),
-             (lost_param, "Spectrum was saved (by structk 0.1.0) with the parameter(s) ['bogus']"), (missing_array, "arrays/99.npy"),
+             (lost_param, f"Spectrum was saved (by structk {structk.__version__}) with the parameter(s) ['bogus']"), (missing_array, "arrays/99.npy"),
              (escaping_array, "passwd")]
     for edit, words in cases:
         with pytest.raises(ModelFileError, match=re.escape(words)) as info:

@@ -3,7 +3,9 @@
 =================  ========================================================
 module             kernels
 =================  ========================================================
-``base``           :class:`Kernel`, the interface
+``base``           :class:`Kernel`, the interface, and
+                   :func:`aligned_features` (two collections' features on
+                   shared columns)
 ``algebra``        Sum, Product, Scaled, Constant, Power, Exp, Normalize,
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
@@ -30,7 +32,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        ".base": ["Kernel"],
+        ".base": ["Kernel", "aligned_features"],
         ".algebra": [
             "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
             "Scaled", "Sum",

@@ -36,11 +36,15 @@ Cambridge University Press, 2004, Proposition 3.22 and Section 3.4.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_objects, check_scalar
 from ..exceptions import KernelOverflowError
-from .base import LOG_MAX, Kernel, _is_number, _repr_value, _row_sq_norms
+from .base import LOG_MAX, Features, Kernel, _is_number, _repr_value, _row_sq_norms
 
 
 def _wrap(kernel, precedence):
@@ -59,7 +63,9 @@ def _check_kernel(value, name):
 class _Binary(Kernel):
     """Shared plumbing of :class:`Sum` and :class:`Product`."""
 
-    def __init__(self, k1, k2):
+    _symbol: str  # the operator, set by Sum and Product
+
+    def __init__(self, k1: Kernel, k2: Kernel) -> None:
         self.k1 = k1
         self.k2 = k2
 
@@ -68,7 +74,7 @@ class _Binary(Kernel):
         _check_kernel(self.k2, "k2")
 
     @property
-    def _has_log_form(self):
+    def _has_log_form(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.k1._has_log_form or self.k2._has_log_form
 
     def _prepare(self, X, name):
@@ -118,7 +124,7 @@ class _Binary(Kernel):
         return self._signed_op(self.k1._signed_log_diag(P[0]),
                                self.k2._signed_log_diag(P[1]))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         p = self._precedence
         return f"{_wrap(self.k1, p)} {self._symbol} {_wrap(self.k2, p + 1)}"
 
@@ -145,11 +151,11 @@ class Sum(_Binary):
         return _signed_logaddexp(*a, *b)
 
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.k1.has_features and self.k2.has_features
 
     @property
-    def fixed_feature_columns(self):
+    def fixed_feature_columns(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.k1.fixed_feature_columns and self.k2.fixed_feature_columns
 
     def _features(self, P):
@@ -187,6 +193,8 @@ class Product(_Binary):
 class _Unary(Kernel):
     """A kernel computed from one inner ``kernel`` on the same prepared data."""
 
+    kernel: Kernel  # set by each subclass's constructor
+
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
 
@@ -208,15 +216,16 @@ class _SameColumns(_Unary):
     same columns, so the same feature properties and keys."""
 
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel.has_features
 
     @property
-    def fixed_feature_columns(self):
+    def fixed_feature_columns(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel.fixed_feature_columns
 
+    # the part's columns, rescaled
     @property
-    def keyed_feature_columns(self):  # the part's columns, rescaled
+    def keyed_feature_columns(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel.keyed_feature_columns
 
     def _feature_keys(self, P):
@@ -232,7 +241,7 @@ class Scaled(_SameColumns):
 
     _precedence = 2
 
-    def __init__(self, kernel, factor):
+    def __init__(self, kernel: Kernel, factor: float) -> None:
         self.kernel = kernel
         self.factor = factor
 
@@ -247,7 +256,7 @@ class Scaled(_SameColumns):
             )
 
     @property
-    def _has_log_form(self):
+    def _has_log_form(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel._has_log_form
 
     def _features(self, P):
@@ -284,7 +293,7 @@ class Scaled(_SameColumns):
         sign, L = signed
         return sign * (float(self.factor) > 0), _log_factor(self.factor) + L
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{_repr_value(self.factor)} * {_wrap(self.kernel, 2)}"
 
 
@@ -302,7 +311,7 @@ class Constant(Kernel):
 
     has_features = True
 
-    def __init__(self, value=1.0):
+    def __init__(self, value: float = 1.0) -> None:
         self.value = value
 
     def _check_params(self):
@@ -329,7 +338,7 @@ class Constant(Kernel):
     def _diag(self, n):
         return np.full(n, float(self.value))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return _repr_value(self.value)
 
 
@@ -342,7 +351,7 @@ class Power(_Unary):
 
     _precedence = 3
 
-    def __init__(self, kernel, exponent):
+    def __init__(self, kernel: Kernel, exponent: int) -> None:
         self.kernel = kernel
         self.exponent = exponent
 
@@ -358,7 +367,7 @@ class Power(_Unary):
         check_scalar(self.exponent, "exponent", lower=1, integer=True)
 
     @property
-    def _has_log_form(self):
+    def _has_log_form(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel._has_log_form
 
     def _gram(self, P):
@@ -393,11 +402,11 @@ class Power(_Unary):
         p = int(self.exponent)
         return sign ** p, p * L
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{_wrap(self.kernel, 4)} ** {self.exponent!r}"
 
 
-def exp_checked(L, kernel):
+def exp_checked(L: ArrayLike, kernel: object) -> NDArray[np.float64]:
     """``exp(L)`` elementwise, raising a clear error instead of overflowing.
 
     Parameters
@@ -407,17 +416,16 @@ def exp_checked(L, kernel):
     kernel : Kernel
         The exponentiated kernel, named in the error message.
     """
-    L = np.asarray(L, dtype=np.float64)
-    if L.size and np.nanmax(L) > LOG_MAX:
-        idx = np.unravel_index(int(np.nanargmax(L)), L.shape)
-        idx = tuple(int(i) for i in idx)
+    E = np.asarray(L, dtype=np.float64)
+    if E.size and np.nanmax(E) > LOG_MAX:
+        idx = tuple(int(i) for i in np.unravel_index(int(np.nanargmax(E)), E.shape))
         where = f"entry {idx}" if len(idx) == 2 else f"object {idx[0]}"
         raise KernelOverflowError(
-            f"{kernel!r} overflows float64 at {where}: exp({L[idx]:.6g}) exceeds "
+            f"{kernel!r} overflows float64 at {where}: exp({E[idx]:.6g}) exceeds "
             f"the largest float64 (exp({LOG_MAX:.2f})). Use Normalize({kernel!r}), "
             "which is computed in log space, or scale the inner kernel down."
         )
-    return np.exp(L)
+    return np.exp(E)
 
 
 class LogForm:
@@ -450,7 +458,7 @@ class Exp(LogForm, _Unary):
     ``Normalize(Exp(k))`` never overflows: it is computed in log space.
     """
 
-    def __init__(self, kernel):
+    def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
 
     def _log_gram(self, P):
@@ -462,7 +470,7 @@ class Exp(LogForm, _Unary):
     def _log_diag(self, P):
         return np.asarray(self.kernel._diag(P), dtype=np.float64)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Exp({self.kernel!r})"
 
     def _normalised_exponent(self, P, Q):
@@ -507,13 +515,13 @@ class Normalize(_SameColumns):
     overflow.
     """
 
-    def __init__(self, kernel):
+    def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
 
     def _features(self, P):
         return normalized_features(self.kernel._features(P))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Normalize({self.kernel!r})"
 
     def _diag(self, P):
@@ -550,31 +558,32 @@ class Normalize(_SameColumns):
 
 # cosine normalisation of values already computed (Normalize's and the
 # ``normalize=True`` flags' arithmetic, outside log space)
-def normalized_gram(K):
+def normalized_gram(K: ArrayLike) -> NDArray[np.float64]:
     """``K[i, j] / sqrt(K[i, i] K[j, j])``, with zero rows and columns (unit
     diagonal excepted: 0 there too) for objects of zero norm."""
-    K = np.asarray(K, dtype=np.float64)
-    d = np.diag(K).copy()
+    N = np.asarray(K, dtype=np.float64)
+    d = np.diag(N).copy()
     s = _inv_sqrt(d)
-    if not (K.flags.owndata and K.flags.writeable):
-        K = K.copy()  # never scale an array the inner kernel may hold
-    K *= s[:, None]  # in place: no n x n temporary
-    K *= s[None, :]
-    np.fill_diagonal(K, (d > 0).astype(np.float64))
-    return K
+    if not (N.flags.owndata and N.flags.writeable):
+        N = N.copy()  # never scale an array the inner kernel may hold
+    N *= s[:, None]  # in place: no n x n temporary
+    N *= s[None, :]
+    np.fill_diagonal(N, (d > 0).astype(np.float64))
+    return N
 
 
-def normalized_cross(K, dx, dy):
+def normalized_cross(K: NDArray[np.float64], dx: ArrayLike, dy: ArrayLike
+                      ) -> NDArray[np.float64]:
     """``K[i, j] / sqrt(dx[i] dy[j])`` (0 where a norm is 0)."""
     return K * _inv_sqrt(dx)[:, None] * _inv_sqrt(dy)[None, :]
 
 
-def normalized_diag(d):
+def normalized_diag(d: ArrayLike) -> NDArray[np.float64]:
     """The normalised diagonal: 1, or 0 for an object of zero norm."""
     return (np.asarray(d, dtype=np.float64) > 0).astype(np.float64)
 
 
-def normalized_features(F):
+def normalized_features(F: Features) -> Features:
     """Rows of a feature matrix (dense or sparse) scaled to unit norm (zero
     rows stay zero)."""
     scale = _inv_sqrt(_row_sq_norms(F))  # k(x, x), from the same features
@@ -677,7 +686,7 @@ class FunctionScaled(Kernel):
         Maps one object to a finite real number.
     """
 
-    def __init__(self, kernel, func):
+    def __init__(self, kernel: Kernel, func: Callable[[Any], float]) -> None:
         self.kernel = kernel
         self.func = func
 
@@ -687,11 +696,11 @@ class FunctionScaled(Kernel):
             raise TypeError(f"func must be callable, got {self.func!r}")
 
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel.has_features
 
     @property
-    def fixed_feature_columns(self):
+    def fixed_feature_columns(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.kernel.fixed_feature_columns
 
     def _prepare(self, X, name):

@@ -19,6 +19,11 @@ sequence, the position and the symbol.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
 import difflib
 import functools
 
@@ -28,7 +33,7 @@ from .. import _tuning
 from .._validation import check_objects, check_scalar
 from ..sequences import UNKNOWN, encode
 from .algebra import LogForm
-from .base import Kernel, mirror_upper
+from .base import Kernel, Objects, mirror_upper
 
 
 @functools.lru_cache(maxsize=32)
@@ -222,8 +227,8 @@ class LocalAlignment(LogForm, Kernel):
 
     _repr_always = ("beta",)
 
-    def __init__(self, beta=0.5, matrix="BLOSUM62", gap_open=11, gap_extend=1,
-                 ignore_case=True):
+    def __init__(self, beta: float = 0.5, matrix: Any = "BLOSUM62", gap_open: float = 11,
+                 gap_extend: float = 1, ignore_case: bool = True) -> None:
         self.beta = beta
         self.matrix = matrix
         self.gap_open = gap_open
@@ -276,7 +281,7 @@ class LocalAlignment(LogForm, Kernel):
         return _run(la_log_diag, lengths ** 2, np.empty(len(P)),
                     P.codes, P.offsets, *self._tables())
 
-    def log_kernel(self, X, Y=None):
+    def log_kernel(self, X: Objects, Y: Objects | None = None) -> NDArray[np.float64]:
         """``log k(x, y) / beta``: the LA kernel on the scale of alignment scores.
 
         Finite for sequences of any length. It is at least the
@@ -299,8 +304,9 @@ class LocalAlignment(LogForm, Kernel):
         return L / float(self.beta)
 
 
-def smith_waterman(X, Y=None, *, matrix="BLOSUM62", gap_open=11, gap_extend=1,
-                   ignore_case=True):
+def smith_waterman(X: Sequence[Any], Y: Sequence[Any] | None = None, *,
+                   matrix: Any = "BLOSUM62", gap_open: float = 11, gap_extend: float = 1,
+                   ignore_case: bool = True) -> NDArray[np.float64]:
     """Smith-Waterman local alignment scores (affine gaps), pair by pair.
 
     The best score of a local alignment, a gap of length ``n`` costing

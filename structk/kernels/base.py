@@ -30,7 +30,11 @@ implement at most these (``docs/custom_kernels.md`` has runnable examples):
 ``_features(P)``
     With ``has_features = True``: the explicit feature matrix (dense array
     or scipy.sparse) of prepared objects; Gram, cross-Gram and diagonal
-    then follow as matrix products.
+    then follow as matrix products. Set ``fixed_feature_columns = True``
+    when a column means the same in every collection (then
+    ``features(X) @ features(Y).T == k(X, Y)``), or ``keyed_feature_columns``
+    with ``_feature_keys``; :meth:`Kernel.features` states the contract and
+    :func:`aligned_features` aligns any two collections' features.
 ``_feature_keys(P)``
     With ``keyed_feature_columns = True``: what each column of
     ``_features(P)`` stands for, one key per column (an array; ``None``
@@ -82,12 +86,32 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validation import check_objects
 from ..algorithms.dense import mirror_upper
 from ..exceptions import KernelOverflowError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from typing_extensions import Self
+
+#: A collection of objects a kernel takes: a sequence of objects (strings,
+#: sets, graphs, vectors), a 2-D array whose rows are vectors, or a
+#: scipy.sparse matrix of rows.
+Objects: TypeAlias = "Sequence[Any] | np.ndarray | sp.spmatrix | sp.sparray"
+#: A Gram or cross-Gram matrix: float64, shape (len(X), len(Y)).
+Gram: TypeAlias = "NDArray[np.float64]"
+#: An explicit feature matrix: dense, or scipy.sparse CSR.
+Features: TypeAlias = "np.ndarray | sp.csr_matrix | sp.csr_array"
+#: Which objects of a prepared collection: a slice with step 1 or integer positions.
+Index: TypeAlias = "slice | np.ndarray | Sequence[int]"
+#: Where a block sits in a larger matrix: ``((row_start, row_stop), (col_start, col_stop))``.
+Block: TypeAlias = "tuple[tuple[int, int], tuple[int, int]]"
 
 #: Largest argument of ``exp`` that does not overflow float64.
 LOG_MAX = float(np.log(np.finfo(np.float64).max))
@@ -129,7 +153,7 @@ class Kernel:
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
     #: Parameters the repr always shows; the others only when not at their default.
-    _repr_always = ()
+    _repr_always: tuple[str, ...] = ()
 
     # ------------------------------------------------------------ parameters
     @classmethod
@@ -149,7 +173,7 @@ class Kernel:
             names.append(p.name)
         return names
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters of this kernel, as in scikit-learn.
 
         With ``deep=True`` the parameters of kernel-valued parameters are
@@ -165,10 +189,10 @@ class Kernel:
             out[name] = value
         return out
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set parameters (nested ones as ``name__param``); returns ``self``."""
         valid = self.get_params(deep=True)
-        nested = {}
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
             name, sep, sub = key.partition("__")
             if name not in valid:
@@ -205,12 +229,12 @@ class Kernel:
     _needs_fit = False
 
     @property
-    def needs_fit(self):
+    def needs_fit(self) -> bool:
         """Whether :meth:`fit` learns something (here or in a part) that
         evaluation needs."""
         return self._needs_fit or any(p.needs_fit for p in self._kernel_params())
 
-    def fit(self, X, y=None):
+    def fit(self, X: Objects, y: Any = None) -> Self:
         """Learn what evaluation needs from the objects ``X``; returns ``self``.
 
         Most kernels learn nothing (``needs_fit`` is False) and ``fit`` only
@@ -230,7 +254,7 @@ class Kernel:
     def _check_fitted(self):
         """Raise ``NotFittedError`` if evaluation needs a call to fit (override)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """``Name(param=value, ...)``: the defining parameters (``_repr_always``)
         and those that differ from their defaults."""
         defaults = {
@@ -244,6 +268,37 @@ class Kernel:
             or not _is_default(getattr(self, name), defaults.get(name, inspect.Parameter.empty))
         )
         return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when of the same class with equal parameters.
+
+        As scikit-learn's Gaussian-process kernels compare: the class and
+        :meth:`get_params` (``deep=False``), kernel-valued parameters
+        compared the same way (so composites compare structurally), arrays
+        by shape and values, floats with NaN equal to NaN, lists, tuples
+        and dicts element by element, anything else (an HMM, a function) by
+        its own ``==``. Fitted state is not compared: ``RandomWalk(lam="auto")``
+        equals itself before and after :meth:`fit`.
+        """
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        if type(self) is not type(other):
+            return False
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        return mine.keys() == theirs.keys() and all(
+            _param_equal(mine[name], theirs[name]) for name in mine
+        )
+
+    def __hash__(self) -> int:
+        """The hash of the class and a canonical tuple of the parameters,
+        consistent with ``==`` (arrays hashed by their shape and values).
+
+        A kernel is mutable (:meth:`set_params`): do not change one while it
+        is a key of a dict or a member of a set.
+        """
+        params = self.get_params(deep=False)
+        return hash((type(self).__qualname__,
+                     tuple((name, _param_key(params[name])) for name in sorted(params))))
 
     # --------------------------------------------------------------- hooks
     def _prepare(self, X, name):
@@ -373,7 +428,7 @@ class Kernel:
         return _signed_log(self._diag(P))
 
     # ----------------------------------------------------------- public API
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Objects, Y: Objects | None = None) -> Gram:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted).
 
         Parameters
@@ -419,7 +474,7 @@ class Kernel:
         _check_finite(d, self)
         return d
 
-    def diag(self, X):
+    def diag(self, X: Objects) -> NDArray[np.float64]:
         """``k(x, x)`` for each object, without building the Gram matrix.
 
         Returns
@@ -429,11 +484,30 @@ class Kernel:
         self._validate()
         return self._checked_diag(self._prepare(X, "X"))
 
-    def features(self, X):
-        """Explicit feature matrix ``F`` with ``k(X, Y) = F(X) @ F(Y).T``.
+    def features(self, X: Objects) -> Features:
+        """Explicit feature matrix ``F(X)``: ``k(X) = F(X) @ F(X).T``.
 
-        Only for kernels with ``has_features``; may be dense or
-        ``scipy.sparse`` (CSR).
+        Only for kernels with ``has_features``; dense or ``scipy.sparse``
+        (CSR). The rows of one call share their columns. Between two calls,
+        what a column means depends on the kernel:
+
+        * ``fixed_feature_columns``: the same in every call (vector
+          coordinates, k-mer indices, Fisher scores), so
+          ``k.features(X) @ k.features(Y).T == k(X, Y)``;
+        * ``keyed_feature_columns``: column ``c`` stands for the key
+          ``k.feature_keys_prepared(k.prepare(X))[c]`` (set tokens,
+          shortest-path triples, numbered per call), or for ``c`` itself
+          when that is ``None`` (the Weisfeiler-Lehman kernels: ``c`` is a
+          label's hash, among 2^62 columns, too many for SciPy's product);
+        * neither (sums of such kernels, GraphHopper): numbered per call.
+
+        :func:`aligned_features` puts the features of ``X`` and ``Y`` on
+        one shared, compact set of columns for every kernel, so that
+        ``F @ G.T == k(X, Y)`` (up to floating-point rounding).
+
+        Returns
+        -------
+        F : ndarray or scipy.sparse.csr_matrix, shape (len(X), d)
         """
         self._validate()
         if not self.has_features:
@@ -449,7 +523,7 @@ class Kernel:
     # features of prepared data. Learners, structk.scale and Nystroem use
     # only these; a kernel author implements the hooks listed in the
     # module's docstring.
-    def validate(self):
+    def validate(self) -> Self:
         """Raise if a parameter is invalid, here or in a part, or if the
         kernel needs :meth:`fit` first (``NotFittedError``); returns ``self``.
 
@@ -459,7 +533,7 @@ class Kernel:
         self._validate()
         return self
 
-    def prepare(self, X, name="X"):
+    def prepare(self, X: Objects, name: str = "X") -> Any:
         """Validate ``X`` once and encode it for evaluation.
 
         Parameters
@@ -479,7 +553,7 @@ class Kernel:
         self._validate()
         return self._prepare(X, name)
 
-    def take(self, P, index):
+    def take(self, P: Any, index: Index) -> Any:
         """Prepared data of the objects ``index`` selects (a slice with step
         1 or an integer array), without preparing them again.
 
@@ -488,7 +562,7 @@ class Kernel:
         """
         return self._take(P, index)
 
-    def gram_prepared(self, P, *, block=None):
+    def gram_prepared(self, P: Any, *, block: Block | None = None) -> Gram:
         """The Gram matrix of prepared objects, as ``k(X)`` returns it.
 
         ``block=((row_start, row_stop), (col_start, col_stop))``: where this
@@ -497,16 +571,16 @@ class Kernel:
         """
         return self._checked_gram(P, block)
 
-    def cross_prepared(self, P, Q, *, block=None):
+    def cross_prepared(self, P: Any, Q: Any, *, block: Block | None = None) -> Gram:
         """The cross-Gram matrix of prepared objects, as ``k(X, Y)`` returns
         it (``block`` as for :meth:`gram_prepared`)."""
         return self._checked_cross(P, Q, block)
 
-    def diag_prepared(self, P):
+    def diag_prepared(self, P: Any) -> NDArray[np.float64]:
         """``k(x, x)`` of prepared objects, as :meth:`diag` returns it."""
         return self._checked_diag(P)
 
-    def features_prepared(self, P):
+    def features_prepared(self, P: Any) -> Features:
         """The explicit feature matrix of prepared objects, as :meth:`features`
         returns it (kernels with ``has_features`` only)."""
         if not self.has_features:
@@ -516,7 +590,7 @@ class Kernel:
             )
         return self._features(P)
 
-    def feature_keys_prepared(self, P):
+    def feature_keys_prepared(self, P: Any) -> np.ndarray | None:
         """What each column of :meth:`features_prepared` stands for (kernels
         with ``keyed_feature_columns`` only): an array of one key per
         column, equal keys meaning the same column in any two collections,
@@ -530,7 +604,7 @@ class Kernel:
         return None
 
     # -------------------------------------------------------------- algebra
-    def __add__(self, other):
+    def __add__(self, other: Kernel | float) -> Kernel:
         from .algebra import Constant, Sum
 
         if isinstance(other, Kernel):
@@ -539,14 +613,14 @@ class Kernel:
             return Sum(self, _checked(Constant(other)))
         return NotImplemented
 
-    def __radd__(self, other):
+    def __radd__(self, other: float) -> Kernel:
         from .algebra import Constant, Sum
 
         if _is_number(other):
             return Sum(_checked(Constant(other)), self)
         return NotImplemented
 
-    def __mul__(self, other):
+    def __mul__(self, other: Kernel | float) -> Kernel:
         from .algebra import Product, Scaled
 
         if isinstance(other, Kernel):
@@ -555,14 +629,14 @@ class Kernel:
             return _checked(Scaled(self, other))
         return NotImplemented
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: float) -> Kernel:
         from .algebra import Scaled
 
         if _is_number(other):
             return _checked(Scaled(self, other))
         return NotImplemented
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: float) -> Kernel:
         from .algebra import Scaled
 
         if _is_number(other):
@@ -573,12 +647,12 @@ class Kernel:
             return _checked(Scaled(self, 1.0 / other))
         return NotImplemented
 
-    def __pow__(self, exponent):
+    def __pow__(self, exponent: int) -> Kernel:
         from .algebra import Power
 
         return _checked(Power(self, exponent))
 
-    def __sub__(self, other):
+    def __sub__(self, other: object) -> NoReturn:
         raise TypeError(
             "the difference of two kernels is not a kernel in general "
             "(it need not be positive semi-definite); use +, *, c * k with c >= 0, "
@@ -587,7 +661,7 @@ class Kernel:
 
     __rsub__ = __sub__
 
-    def __neg__(self):
+    def __neg__(self) -> NoReturn:
         raise TypeError(
             "-k is not a kernel (it is negative semi-definite); scale factors "
             "must be >= 0"
@@ -603,14 +677,118 @@ def _checked(kernel):
     return kernel
 
 
-def take_prepared(kernel, objects, P, index, name):
+def aligned_features(kernel: Kernel, X: Objects, Y: Objects
+                     ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Feature matrices of ``X`` and ``Y`` on one shared, compact set of columns.
+
+    ``F, G = aligned_features(k, X, Y)`` gives ``F @ G.T == k(X, Y)`` (up to
+    floating-point rounding) for every kernel with an explicit feature map
+    (``k.has_features``), whatever its columns are (see
+    :meth:`Kernel.features`):
+
+    * fixed columns (``fixed_feature_columns``: vector coordinates, k-mer
+      indices, Fisher scores): ``k.features(X)`` and ``k.features(Y)``;
+    * columns named by keys (``keyed_feature_columns``: set tokens,
+      shortest-path triples, the Weisfeiler-Lehman kernels' 2^62 label
+      hashes): each collection's columns are put where their keys fall in
+      the union of both collections' keys;
+    * columns numbered per call (sums of the above, GraphHopper): the
+      features of ``X`` and ``Y`` computed in one call, then split.
+
+    Only the columns that ``X`` or ``Y`` use are kept, so ``F`` and ``G``
+    have at most as many columns as they have stored entries, and SciPy can
+    multiply them (a product over the Weisfeiler-Lehman kernels' 2^62
+    columns needs arrays as long as the column space). The columns' order
+    is unspecified: align the features of three collections with one call
+    on two of them concatenated.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel with ``has_features``.
+    X, Y : sequence of objects
+
+    Returns
+    -------
+    F : scipy.sparse.csr_matrix of float64, shape (len(X), d)
+    G : scipy.sparse.csr_matrix of float64, shape (len(Y), d)
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from structk.kernels import WeisfeilerLehman, aligned_features
+    >>> X, Y = [nx.path_graph(3), nx.cycle_graph(4)], [nx.star_graph(3)]
+    >>> k = WeisfeilerLehman(h=1, node_label=None)
+    >>> F, G = aligned_features(k, X, Y)
+    >>> bool(((F @ G.T).toarray() == k(X, Y)).all())
+    True
+    """
+    import scipy.sparse as sp
+
+    if not kernel.has_features:
+        raise TypeError(f"{kernel!r} has no explicit feature map; compute its "
+                        "cross-Gram with k(X, Y) instead")
+    if not kernel.fixed_feature_columns and not kernel.keyed_feature_columns:
+        X, Y = check_objects(X, "X"), check_objects(Y, "Y")
+        both = kernel.features(_concatenated(X, Y))
+        F, G = sp.csr_matrix(both[:len(X)]), sp.csr_matrix(both[len(X):])
+        return _compact(F, G, None, None)
+    P, Q = kernel.prepare(X, "X"), kernel.prepare(Y, "Y")
+    kernel._check_pair(P, Q)
+    F = sp.csr_matrix(kernel.features_prepared(P))
+    G = sp.csr_matrix(kernel.features_prepared(Q))
+    if kernel.fixed_feature_columns:
+        return _compact(F, G, None, None)
+    return _compact(F, G, kernel.feature_keys_prepared(P), kernel.feature_keys_prepared(Q))
+
+
+def _compact(F: sp.csr_matrix, G: sp.csr_matrix, keys_F: np.ndarray | None,
+             keys_G: np.ndarray | None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """CSR ``F`` and ``G`` renumbered onto the columns (or keys: ``keys_F[c]``
+    names column ``c`` of ``F``; ``None``: ``c`` itself) that either uses."""
+    import scipy.sparse as sp
+
+    named_F = F.indices.astype(np.int64) if keys_F is None else np.asarray(keys_F)[F.indices]
+    named_G = G.indices.astype(np.int64) if keys_G is None else np.asarray(keys_G)[G.indices]
+    named = np.concatenate([named_F, named_G])
+    if named.dtype.kind == "O":  # any hashable keys (set tokens): numbered by a dict
+        index: dict = {}
+        cols = np.array([index.setdefault(key, len(index)) for key in named.tolist()],
+                        dtype=np.int64)
+        width = len(index)
+    else:
+        keys, cols = np.unique(named, return_inverse=True)
+        cols, width = cols.ravel(), len(keys)
+    width = max(width, 1)  # a column even when no object has a feature
+    out = []
+    for M, part in ((F, cols[:F.nnz]), (G, cols[F.nnz:])):
+        # new arrays throughout: the kernel's own (prepared data) stay untouched
+        M = sp.csr_matrix((np.array(M.data, dtype=np.float64), part, M.indptr.copy()),
+                          shape=(M.shape[0], width))
+        M.sum_duplicates()
+        out.append(M)
+    return out[0], out[1]
+
+
+def _concatenated(X, Y):
+    """``X`` followed by ``Y`` (validated collections), as one collection."""
+    if isinstance(X, np.ndarray) and isinstance(Y, np.ndarray):
+        return np.concatenate([X, Y])
+    if hasattr(X, "tocsr") and hasattr(Y, "tocsr"):
+        import scipy.sparse as sp
+
+        return sp.vstack([X, Y], format="csr")
+    return list(X) + list(Y)
+
+
+def take_prepared(kernel: Kernel, objects: Objects, P: Any, index: Index, name: str) -> Any:
     """``kernel.take(P, index)``, or ``objects[index]`` prepared anew when
     the kernel cannot slice its prepared data."""
     try:
         return kernel.take(P, index)
     except TakeNotImplemented:
         if isinstance(index, slice) or hasattr(objects, "shape"):
-            subset = objects[index]
+            subset = cast(Any, objects)[index]
         else:
             subset = [objects[i] for i in np.asarray(index).tolist()]
         return kernel.prepare(subset, name)
@@ -652,6 +830,64 @@ def _is_default(value, default):
         return bool(value == default)
     except (TypeError, ValueError):  # arrays and other objects without a plain ==
         return False
+
+
+def _param_equal(a, b):
+    """Whether two parameter values are equal, as :meth:`Kernel.__eq__` says."""
+    if a is b:
+        return True
+    if isinstance(a, Kernel) or isinstance(b, Kernel):
+        return isinstance(a, Kernel) and isinstance(b, Kernel) and a == b
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if type(a) is not type(b) or a.shape != b.shape:
+            return False
+        # a labelled array (a Biopython substitution matrix) names its rows
+        if not _param_equal(getattr(a, "alphabet", None), getattr(b, "alphabet", None)):
+            return False
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:  # object or string arrays: NaN is not theirs
+            return bool(np.array_equal(a, b))
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(_param_equal(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+                and all(_param_equal(a[key], b[key]) for key in a))
+    if _is_nan(a) and _is_nan(b):
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _param_key(value):
+    """A hashable stand-in for a parameter value: equal values (as
+    :func:`_param_equal` says) give equal keys."""
+    if isinstance(value, Kernel):
+        return hash(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuf":
+            # equal values of any numeric dtype give the same bytes: as float64,
+            # -0.0 made 0.0 and every NaN the same NaN
+            canon = np.where(np.isnan(value), np.nan, value.astype(np.float64) + 0.0)
+            return ("ndarray", value.shape, canon.tobytes())
+        return ("ndarray", value.shape, tuple(_param_key(v) for v in value.ravel().tolist()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_param_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((_param_key(k), _param_key(v)) for k, v in value.items()))
+    if _is_nan(value):
+        return "nan"
+    try:
+        return hash(value)
+    except TypeError:  # compared by its own ==, which the hash cannot follow
+        return type(value).__qualname__
+
+
+def _is_nan(x):
+    return isinstance(x, (float, np.floating)) and bool(np.isnan(x))
 
 
 def _repr_value(value):

@@ -33,10 +33,20 @@ discriminative classifiers", NIPS 11, 1998.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ..hmm import DiscreteHMM
+
 import numpy as np
 
 from .._validation import check_objects, check_scalar
-from .base import Kernel
+from .base import Kernel, Objects
 from .fisher import (
     _check_hmm,
     _check_parts,
@@ -102,8 +112,9 @@ class ClassConditionalFisherKernel(Kernel):
     has_features = True
     fixed_feature_columns = True
 
-    def __init__(self, hmms, priors=None, information="empirical", reg=1e-3,
-                 parts=("emission",)):
+    def __init__(self, hmms: Sequence[DiscreteHMM], priors: ArrayLike | None = None,
+                 information: str = "empirical", reg: float = 1e-3,
+                 parts: Sequence[str] = ("emission",)) -> None:
         self.hmms = hmms
         self.priors = priors
         self.information = information
@@ -111,7 +122,8 @@ class ClassConditionalFisherKernel(Kernel):
         self.parts = parts
 
     @classmethod
-    def from_labelled(cls, X, y, hmm=None, **kwargs):
+    def from_labelled(cls, X: Objects, y: ArrayLike, hmm: DiscreteHMM | None = None,
+                      **kwargs: Any) -> ClassConditionalFisherKernel:
         """Fit a copy of ``hmm`` to the sequences of each class of ``y``, with
         priors the class frequencies.
 
@@ -218,7 +230,7 @@ class ClassConditionalFisherKernel(Kernel):
             )
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X: Objects, y: Any = None) -> Self:
         """Copy the models and priors and estimate ``F`` on sequences ``X``."""
         self._check_params()
         priors = self._check_models()
@@ -251,7 +263,7 @@ class ClassConditionalFisherKernel(Kernel):
             return G
         return G @ whitening(self._eigen, self.reg)
 
-    def posteriors(self, X):
+    def posteriors(self, X: Sequence[Any]) -> NDArray[np.float64]:
         """``p(y = k | x)`` of each sequence under the mixture, shape (len(X), n_classes)."""
         params, priors, alphabet, _ = self._state()
         return _posteriors(params, priors, alphabet, X, "X")

@@ -16,10 +16,13 @@ its ``m`` similarities to the landmarks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .._validation import check_objects
-from .base import Kernel
+from .base import Kernel, Objects
 
 
 class EmpiricalKernelMap(Kernel):
@@ -72,7 +75,8 @@ class EmpiricalKernelMap(Kernel):
     fixed_feature_columns = True
     _repr_always = ("similarity",)
 
-    def __init__(self, similarity, landmarks):
+    def __init__(self, similarity: Kernel | Callable[[Any, Any], float],
+                 landmarks: Objects) -> None:
         self.similarity = similarity
         self.landmarks = landmarks
 
@@ -222,7 +226,8 @@ class SpectrumRepair(Kernel):
     _needs_fit = True
     _repr_always = ("similarity",)
 
-    def __init__(self, similarity, method="clip", rcond=1e-10):
+    def __init__(self, similarity: Kernel | Callable[[Any, Any], float], method: str = "clip",
+                 rcond: float = 1e-10) -> None:
         self.similarity = similarity
         self.method = method
         self.rcond = rcond

@@ -44,16 +44,27 @@ detecting remote protein homologies", J. Comput. Biol. 7(1-2), 2000.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ..hmm import DiscreteHMM
+
 import numpy as np
 
 from .._validation import check_scalar
-from .base import Kernel
+from .base import Kernel, Objects
 
 #: The parts of the score, in the order their columns appear.
 PARTS = ("initial", "transition", "emission")
 
 
-def fisher_scores(hmm, X, parts=("emission",)):
+def fisher_scores(hmm: DiscreteHMM, X: Sequence[Any], parts: Sequence[str] = ("emission",)
+                  ) -> NDArray[np.float64]:
     """Fisher scores of sequences under a fitted :class:`~structk.DiscreteHMM`.
 
     Parameters
@@ -190,7 +201,8 @@ class FisherKernel(Kernel):
     has_features = True
     fixed_feature_columns = True
 
-    def __init__(self, hmm, information="empirical", reg=1e-3, parts=("emission",)):
+    def __init__(self, hmm: DiscreteHMM, information: str = "empirical", reg: float = 1e-3,
+                 parts: Sequence[str] = ("emission",)) -> None:
         self.hmm = hmm
         self.information = information
         self.reg = reg
@@ -244,7 +256,7 @@ class FisherKernel(Kernel):
             )
 
     # ------------------------------------------------------------- fitting
-    def fit(self, X, y=None):
+    def fit(self, X: Objects, y: Any = None) -> Self:
         """Copy the HMM's parameters and estimate ``F`` on sequences ``X``.
 
         Parameters

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .base import Kernel, mirror_upper
@@ -31,7 +34,7 @@ class FunctionKernel(Kernel):
            [1., 1.]])
     """
 
-    def __init__(self, func, name=None):
+    def __init__(self, func: Callable[[Any, Any], float], name: str | None = None) -> None:
         self.func = func
         self.name = name
 

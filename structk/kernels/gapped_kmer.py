@@ -6,6 +6,10 @@ See :class:`GappedKmer`; the algorithm and its weights are in
 
 from __future__ import annotations
 
+from typing import Any
+
+from numpy.typing import NDArray
+
 import itertools
 from dataclasses import dataclass
 
@@ -17,7 +21,7 @@ from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
 from ..algorithms.gapped_kmers import _numpy, weights
 from ..sequences import NUCLEOTIDES
-from .base import mirror_upper
+from .base import Features, Objects, mirror_upper
 from .strings import _check_bool, _SequenceKernel
 
 #: Longest l-mers: two bits a base in an int64.
@@ -185,9 +189,11 @@ class GappedKmer(_SequenceKernel):
 
     _repr_always = ("l", "k", "d")
 
-    def __init__(self, l=11, k=7, d=3, kind="truncated", reverse_complement=True,
-                 center_weighted=False, M=50, H=50.0, gamma=None, normalize=True,
-                 alphabet="dna", ignore_case=True, unknown="skip", algorithm="auto"):
+    def __init__(self, l: int = 11, k: int = 7, d: int = 3, kind: str = "truncated",
+                 reverse_complement: bool = True, center_weighted: bool = False, M: int = 50,
+                 H: float = 50.0, gamma: float | None = None, normalize: bool = True,
+                 alphabet: str = "dna", ignore_case: bool = True, unknown: str = "skip",
+                 algorithm: str = "auto") -> None:
         self.l = l
         self.k = k
         self.d = d
@@ -248,7 +254,7 @@ class GappedKmer(_SequenceKernel):
 
     # ------------------------------------------------------------- features
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         """An explicit feature map exists for the gapped k-mer count kernel
         with every pair sharing a gapped k-mer counted (``kind="count"``,
         ``d = l - k``, no ``gamma``)."""
@@ -268,7 +274,7 @@ class GappedKmer(_SequenceKernel):
             "matrix with k(X) instead"
         )
 
-    def features(self, X):
+    def features(self, X: Objects) -> Features:
         """Gapped k-mer count features, CSR (``kind="count"``, ``d = l - k``).
 
         Column ``s 4^k + c``: the gapped k-mer with informative positions
@@ -282,7 +288,7 @@ class GappedKmer(_SequenceKernel):
         self._no_features()
         return super().features(X)
 
-    def features_prepared(self, P):
+    def features_prepared(self, P: Any) -> Features:
         self._no_features()
         return super().features_prepared(P)
 
@@ -318,7 +324,7 @@ class GappedKmer(_SequenceKernel):
             F = sp.csr_matrix(sp.diags(scale) @ F)
         return F
 
-    def mismatch_weights(self):
+    def mismatch_weights(self) -> NDArray[np.float64]:
         """``w[0..d]``: the weight of a pair of l-mers ``m`` mismatches apart."""
         self._check_params()
         return weights.mismatch_weights(int(self.l), int(self.k), int(self.d), self.kind)

@@ -192,7 +192,7 @@ class ExpIntersection(LogForm, _SetKernel):
 
     _repr_always = ('scale',)
 
-    def __init__(self, scale=1.0):
+    def __init__(self, scale: float = 1.0) -> None:
         self.scale = scale
 
     def _check_params(self):

@@ -31,6 +31,8 @@ searches (``kernel__normalize``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import math
 
 import numpy as np
@@ -237,8 +239,9 @@ class Spectrum(_KmerKernel):
 
     _repr_always = ('k',)
 
-    def __init__(self, k=3, alphabet="dna", presence=False, normalize=False,
-                 ignore_case=True, unknown="error", reverse_complement=False):
+    def __init__(self, k: int = 3, alphabet: str | Sequence[str] = "dna",
+                 presence: bool = False, normalize: bool = False, ignore_case: bool = True,
+                 unknown: str = "error", reverse_complement: bool = False) -> None:
         self.k = k
         self.alphabet = alphabet
         self.presence = presence
@@ -348,8 +351,9 @@ class Mismatch(_KmerKernel):
 
     _repr_always = ('k', 'm')
 
-    def __init__(self, k=5, m=1, alphabet="dna", normalize=False, ignore_case=True,
-                 unknown="error", reverse_complement=False):
+    def __init__(self, k: int = 5, m: int = 1, alphabet: str | Sequence[str] = "dna",
+                 normalize: bool = False, ignore_case: bool = True, unknown: str = "error",
+                 reverse_complement: bool = False) -> None:
         self.k = k
         self.m = m
         self.alphabet = alphabet
@@ -462,8 +466,9 @@ class GappyPair(_KmerKernel):
 
     _repr_always = ('k', 'm')
 
-    def __init__(self, k=2, m=2, alphabet="dna", presence=False, normalize=False,
-                 ignore_case=True, unknown="error", reverse_complement=False):
+    def __init__(self, k: int = 2, m: int = 2, alphabet: str | Sequence[str] = "dna",
+                 presence: bool = False, normalize: bool = False, ignore_case: bool = True,
+                 unknown: str = "error", reverse_complement: bool = False) -> None:
         self.k = k
         self.m = m
         self.alphabet = alphabet
@@ -568,8 +573,9 @@ class WeightedDegree(_SequenceKernel):
 
     _repr_always = ('d',)
 
-    def __init__(self, d=5, alphabet="dna", normalize=False, ignore_case=True,
-                 unknown="error", shift=0):
+    def __init__(self, d: int = 5, alphabet: str | Sequence[str] = "dna",
+                 normalize: bool = False, ignore_case: bool = True, unknown: str = "error",
+                 shift: int = 0) -> None:
         self.d = d
         self.shift = shift
         self.alphabet = alphabet

@@ -63,7 +63,7 @@ class Polynomial(_VectorKernel):
 
     _repr_always = ('degree',)
 
-    def __init__(self, degree=2, coef0=1.0, gamma=1.0):
+    def __init__(self, degree: int = 2, coef0: float = 1.0, gamma: float = 1.0) -> None:
         self.degree = degree
         self.coef0 = coef0
         self.gamma = gamma
@@ -129,7 +129,7 @@ class Gaussian(_VectorKernel):
 
     _repr_always = ('sigma',)
 
-    def __init__(self, sigma=1.0):
+    def __init__(self, sigma: float = 1.0) -> None:
         self.sigma = sigma
 
     def _check_params(self):
@@ -223,7 +223,7 @@ class Laplace(_VectorKernel):
 
     _repr_always = ('sigma',)
 
-    def __init__(self, sigma=1.0):
+    def __init__(self, sigma: float = 1.0) -> None:
         self.sigma = sigma
 
     def _check_params(self):

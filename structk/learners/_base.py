@@ -162,13 +162,6 @@ class KernelLearnerMixin:
                 self._train_prepared = P
         return kernel, P
 
-    def _test_diag(self, X):
-        """``k(x, x)`` of test objects (kernel mode only)."""
-        kernel = getattr(self, "kernel_", self.kernel)
-        Q = kernel.prepare(check_objects(X, "X"), "X")
-        self._check_input(X, reset=False)
-        return kernel.diag_prepared(Q)
-
 
 # ---------------------------------------------------------------- helpers
 def fit_with_gram(learner, X, y, kernel, prepared, K):

@@ -1,6 +1,7 @@
 """Feature matrices of many objects, block by block: on threads or on Dask.
 
-The learners past the Gram matrix (:mod:`structk.learners.beyond`) and
+The learners past the Gram matrix (the primal and Nyström solvers of
+:mod:`structk.learners.primal` and :mod:`structk.learners.falkon`) and
 :class:`~structk.scale.Nystroem` need, for ``n`` objects, either a kernel's
 own feature map or the landmark features ``k(X, landmarks) @ V`` of the
 Nyström method: ``n x d`` numbers, never the ``n x n`` Gram. Both are

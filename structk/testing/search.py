@@ -36,6 +36,9 @@ left; the clock is read between evaluations.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import math
 import os
 import random
@@ -44,9 +47,15 @@ from contextlib import contextmanager
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+    from ..kernels.base import Kernel
+
 from .shrink import reduce_indices, simplify_objects
 from .verdict import (
     NEGATIVE_EIGENVALUE,
+    Counterexample,
     InconclusiveCheckError,
     KernelCheck,
     KernelError,
@@ -69,7 +78,7 @@ SHRINK_SECONDS = 30.0
 
 
 # ------------------------------------------------------------------ drawing
-def object_key(x):
+def object_key(x: Any) -> Hashable:
     """A hashable identity for an object, to drop repeats from a pool."""
     import networkx as nx
 
@@ -87,7 +96,7 @@ def object_key(x):
     return ("value", type(x).__name__, x)
 
 
-def draw_objects(objects, n, seed):
+def draw_objects(objects: SearchStrategy[Any], n: int, seed: int) -> list[Any]:
     """Draw ``n`` objects from a hypothesis strategy, reproducibly for ``seed``.
 
     hypothesis runs a test drawing one object per example, with a fixed seed
@@ -180,7 +189,8 @@ def _distinct(objs, n):
 
 
 # --------------------------------------------------------------- evaluation
-def as_kernel(kernel, name=None):
+def as_kernel(kernel: Kernel | Callable[[Any, Any], float], name: str | None = None
+              ) -> Kernel:
     """A structk kernel as is; any other callable of two objects wrapped as a kernel.
 
     Parameters
@@ -489,8 +499,9 @@ def _noun(objs):
     return "objects"
 
 
-def check_kernel(kernel, objects, *, pool_sizes=POOL_SIZES, seed=0, time_limit=60.0,
-                 shrink=True):
+def check_kernel(kernel: Kernel | Callable[[Any, Any], float], objects: SearchStrategy[Any], *,
+                 pool_sizes: Sequence[int] = POOL_SIZES, seed: int = 0,
+                 time_limit: float | None = 60.0, shrink: bool = True) -> KernelCheck:
     """Search for a counterexample to the validity of a kernel.
 
     Parameters
@@ -653,7 +664,8 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
     return result
 
 
-def find_psd_counterexample(kernel, objects, **kwargs):
+def find_psd_counterexample(kernel: Kernel | Callable[[Any, Any], float],
+                            objects: SearchStrategy[Any], **kwargs: Any) -> Counterexample | None:
     """The shrunk counterexample found by :func:`check_kernel`, or ``None``.
 
     ``None`` is evidence, not proof, that the kernel is valid; errors the
@@ -683,7 +695,9 @@ def find_psd_counterexample(kernel, objects, **kwargs):
     return result.counterexample
 
 
-def assert_kernel_psd(kernel, objects, *, allow_errors=False, **kwargs):
+def assert_kernel_psd(kernel: Kernel | Callable[[Any, Any], float],
+                      objects: SearchStrategy[Any], *, allow_errors: bool = False,
+                      **kwargs: Any) -> KernelCheck:
     """Assert that :func:`check_kernel` finds no counterexample (and no errors).
 
     For use in a pytest test of your own kernel::

@@ -22,6 +22,9 @@ Two steps, both keeping the failure beyond the tolerance it was found with:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 import time
 
 import numpy as np
@@ -39,7 +42,7 @@ def _lam(K, idx):
     return min_eigenvalue(K[np.ix_(idx, idx)])
 
 
-def reduce_indices(K, tol):
+def reduce_indices(K: np.ndarray, tol: float) -> list[int]:
     """Indices of a small subset of ``K`` whose smallest eigenvalue stays below ``-tol``.
 
     Parameters
@@ -86,7 +89,7 @@ def reduce_indices(K, tol):
     return [int(i) for i in idx]
 
 
-def simpler(x):
+def simpler(x: Any) -> Iterator[Any]:
     """Candidate simplifications of one object (possibly none)."""
     import networkx as nx
 
@@ -102,13 +105,13 @@ def simpler(x):
         for e in sorted(x, key=repr):
             yield type(x)(x - {e})
     elif isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind == "f":
-        for i in np.flatnonzero(x):
+        for j in np.flatnonzero(x):
             y = x.copy()
-            y[i] = 0.0
+            y[j] = 0.0
             yield y
-        for i in np.flatnonzero(x != np.round(x)):
+        for j in np.flatnonzero(x != np.round(x)):
             y = x.copy()
-            y[i] = np.round(x[i])
+            y[j] = np.round(x[j])
             yield y
     elif isinstance(x, nx.Graph):
         for v in list(x.nodes):
@@ -121,7 +124,9 @@ def simpler(x):
             yield g
 
 
-def simplify_objects(objects, accept, *, key, time_limit=10.0):
+def simplify_objects(objects: list[Any], accept: Callable[[list[Any], int], bool], *,
+                     key: Callable[[Any], Any], time_limit: float = 10.0
+                     ) -> tuple[list[Any], bool]:
     """Replace objects by simpler ones while ``accept`` says the failure persists.
 
     Parameters

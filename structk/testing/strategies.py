@@ -8,14 +8,21 @@ two-element set, a three-node graph. Lists of objects are built by
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ..alphabets import resolve_alphabet
 
+if TYPE_CHECKING:
+    import networkx as nx
 
-def vectors(dim, *, min_value=-10.0, max_value=10.0):
+
+def vectors(dim: int, *, min_value: float = -10.0, max_value: float = 10.0
+            ) -> st.SearchStrategy[np.ndarray]:
     """Real vectors of length ``dim`` with finite entries in ``[min_value, max_value]``.
 
     Returns
@@ -32,7 +39,8 @@ def vectors(dim, *, min_value=-10.0, max_value=10.0):
     return hnp.arrays(np.float64, (int(dim),), elements=elements)
 
 
-def token_sets(tokens="abcdefgh", *, min_size=0, max_size=6):
+def token_sets(tokens: Iterable[Hashable] | st.SearchStrategy[Any] = "abcdefgh", *,
+               min_size: int = 0, max_size: int = 6) -> st.SearchStrategy[frozenset[Any]]:
     """Finite sets (``frozenset``) of hashable tokens.
 
     Parameters
@@ -46,7 +54,8 @@ def token_sets(tokens="abcdefgh", *, min_size=0, max_size=6):
     return st.frozensets(tokens, min_size=min_size, max_size=max_size)
 
 
-def strings(alphabet="dna", *, min_size=0, max_size=8):
+def strings(alphabet: str | Sequence[str] = "dna", *, min_size: int = 0, max_size: int = 8
+            ) -> st.SearchStrategy[str]:
     """Strings over an alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or given symbols.
 
     Shrinks towards short strings of the alphabet's first symbol.
@@ -84,8 +93,11 @@ def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
     return G
 
 
-def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
-           directed=False, node_label="label", edge_label="label"):
+def graphs(*, min_nodes: int = 0, max_nodes: int = 6,
+           node_labels: Sequence[Any] | None = None,
+           edge_labels: Sequence[Any] | None = None,
+           directed: bool = False, node_label: Hashable = "label",
+           edge_label: Hashable = "label") -> st.SearchStrategy[nx.Graph]:
     """networkx graphs with optional node and edge labels.
 
     Shrinks towards few nodes, no edges and the first label.
@@ -112,6 +124,7 @@ def graphs(*, min_nodes=0, max_nodes=6, node_labels=None, edge_labels=None,
                    node_label, edge_label)
 
 
-def object_lists(objects, *, min_size=1, max_size=6):
+def object_lists(objects: st.SearchStrategy[Any], *, min_size: int = 1, max_size: int = 6
+                 ) -> st.SearchStrategy[list[Any]]:
     """Lists of objects drawn from ``objects`` (the input of one Gram matrix)."""
     return st.lists(objects, min_size=min_size, max_size=max_size)

@@ -36,9 +36,16 @@ counterexample: it is a :class:`KernelError`, reported on its own.
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from ..kernels.base import Kernel
 
 ASYMMETRY = "asymmetry"
 NEGATIVE_SELF = "negative self-similarity"
@@ -48,7 +55,7 @@ INCONSISTENT = "inconsistent evaluation"
 SHOW_GRAM = 10
 
 
-def machine_eps(K):
+def machine_eps(K: ArrayLike) -> float:
     """Machine epsilon of the Gram matrix's dtype (float64 for non-float dtypes)."""
     dtype = np.asarray(K).dtype
     if dtype.kind == "f":
@@ -56,14 +63,14 @@ def machine_eps(K):
     return float(np.finfo(np.float64).eps)
 
 
-def entry_tolerance(K):
+def entry_tolerance(K: ArrayLike) -> float:
     """``sqrt(eps) * max|K|``: differences between entries below this are rounding."""
     K = np.asarray(K)
     scale = float(np.abs(K).max()) if K.size else 0.0
     return float(np.sqrt(machine_eps(K))) * scale
 
 
-def eigenvalue_tolerance(K, noise=0.0):
+def eigenvalue_tolerance(K: ArrayLike, noise: float = 0.0) -> float:
     """``max(10 n eps ||K||_F, n * noise)``: eigenvalues above ``-tol`` are not evidence."""
     K = np.asarray(K)
     n = K.shape[0]
@@ -91,12 +98,12 @@ def _eigvalsh(K):
     return np.linalg.eigvalsh(np.asarray(K, dtype=np.float64))
 
 
-def min_eigenvalue(K):
+def min_eigenvalue(K: np.ndarray) -> float:
     """Smallest eigenvalue of the symmetric ``K``."""
     return float(_eigvalsh(K)[0])
 
 
-def smallest_eigenspace(K):
+def smallest_eigenspace(K: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Smallest eigenvalue of the symmetric ``K`` and the weights of its eigenspace.
 
     The weights are the diagonal of the orthogonal projector onto the
@@ -120,7 +127,7 @@ def smallest_eigenspace(K):
     return float(w[0]), np.einsum("ij,ij->i", basis, basis), basis
 
 
-def smallest_eigenpair(K):
+def smallest_eigenpair(K: np.ndarray) -> tuple[float, np.ndarray]:
     """Smallest eigenvalue of the symmetric ``K`` and a canonical unit eigenvector.
 
     The eigenvector is the projection onto the eigenspace of the first
@@ -136,7 +143,7 @@ def smallest_eigenpair(K):
     return lam, z / np.linalg.norm(z)
 
 
-def tie_order(values, tie):
+def tie_order(values: ArrayLike, tie: float) -> np.ndarray:
     """Indices sorting ``values`` ascending, values within ``tie`` of the previous
     counting as equal (kept in index order): the same order for any rounding
     below ``tie``."""
@@ -189,12 +196,12 @@ class Counterexample:
     detail: str = ""
     entry: tuple | None = None
 
-    @property
-    def witness(self):
+    @builtins.property  # the field ``property`` shadows the builtin here
+    def witness(self) -> np.ndarray | None:
         """Alias of :attr:`z`."""
         return self.z
 
-    def __str__(self):
+    def __str__(self) -> str:
         head = (f"{self.kernel!r} is not a valid kernel: {self.property} on these "
                 f"{len(self.objects)} objects")
         lines = [head]
@@ -244,7 +251,7 @@ class KernelError:
     error: str
     call: str = ""
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.call:
             return f"{self.call} -> {self.error}"
         shown = ", ".join(show(x) for x in self.objects)
@@ -317,16 +324,16 @@ class KernelCheck:
                                  f"{self.n_left_out} of {drawn} objects drawn{first}")
 
     @property
-    def found(self):
+    def found(self) -> bool:
         """Whether a counterexample was found."""
         return self.counterexample is not None
 
     @property
-    def conclusive(self):
+    def conclusive(self) -> bool:
         """False when the search evaluated nothing, or too little, to say anything."""
         return self.inconclusive is None
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.counterexample is not None:
             lines = [str(self.counterexample)]
             if self.time_limited:
@@ -356,17 +363,17 @@ class InconclusiveCheckError(ValueError):
     :class:`KernelCheck`.
     """
 
-    def __init__(self, result):
+    def __init__(self, result: KernelCheck) -> None:
         super().__init__(f"{result.kernel!r}: {result.inconclusive}")
         self.result = result
 
 
-def show(x):
+def show(x: Any) -> str:
     """A short readable form of one object."""
     import networkx as nx
 
     if isinstance(x, nx.Graph):
-        nodes = dict(x.nodes(data=True))
+        nodes: Any = dict(x.nodes(data=True))
         if all(not d for d in nodes.values()):
             nodes = list(nodes)
         edges = [(u, v, d) if d else (u, v) for u, v, d in x.edges(data=True)]
@@ -378,13 +385,14 @@ def show(x):
     return repr(x)
 
 
-def error_text(exc):
+def error_text(exc: BaseException) -> str:
     """``"Type: first line of the message"``."""
     message = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def judge(kernel, objects, K, K_full, diag, noise=0.0):
+def judge(kernel: Kernel, objects: Sequence[Any], K: np.ndarray, K_full: np.ndarray,
+          diag: np.ndarray | None, noise: float = 0.0) -> Counterexample | None:
     """Decide which property, if any, fails on ``objects``.
 
     Parameters
@@ -414,7 +422,7 @@ def judge(kernel, objects, K, K_full, diag, noise=0.0):
                               entry)
 
     if asym > etol:
-        i, j = np.unravel_index(int(D.argmax()), D.shape)
+        i, j = (int(v) for v in np.unravel_index(int(D.argmax()), D.shape))
         return make(ASYMMETRY, etol,
                     f"k(x[{i}], x[{j}]) = {float(K_full[i, j])!r} but k(x[{j}], x[{i}]) = "
                     f"{float(K_full[j, i])!r} (difference {asym:.3g} > tolerance {etol:.3g})",

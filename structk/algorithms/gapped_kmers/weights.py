@@ -105,20 +105,6 @@ def mismatch_weights(l, k, d, kind, b=4):
     raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
 
 
-def level_coefficients(l, w):
-    """``beta[0..d]`` with ``sum_m w[m] N_m = sum_t beta[t] M_t``.
-
-    ``M_t`` counts the pairs of l-mers that agree outside a set of ``t``
-    deleted positions, summed over the ``C(l, t)`` such sets; a pair ``m``
-    apart is counted ``C(l - m, t - m)`` times (the sets holding its ``m``
-    mismatches), so ``M = A N`` with a unit lower-triangular ``A``.
-    """
-    d = len(w) - 1
-    A = np.array([[comb(l - m, t - m) if m <= t else 0 for m in range(d + 1)]
-                  for t in range(d + 1)], dtype=np.float64)
-    return np.linalg.solve(A.T, np.asarray(w, dtype=np.float64))
-
-
 def lmer_eigenvalues(l, w, b=4):
     """Eigenvalues of the l-mer matrix ``[w(mm(u, v))]`` (``w`` padded with 0
     to length ``l + 1``), one per eigenspace ``V_j`` of the Hamming scheme.

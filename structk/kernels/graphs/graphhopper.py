@@ -9,6 +9,8 @@ Neural Information Processing Systems 26 (NeurIPS), 216-224, 2013.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numbers
 from dataclasses import dataclass
 
@@ -84,13 +86,14 @@ class GraphHopper(Kernel):
     (Section 3).
     """
 
-    def __init__(self, node_attr="attributes", node_kernel="linear", gamma=1.0):
+    def __init__(self, node_attr: Hashable = "attributes", node_kernel: str = "linear",
+                 gamma: float = 1.0) -> None:
         self.node_attr = node_attr
         self.node_kernel = node_kernel
         self.gamma = gamma
 
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.node_kernel == "linear"
 
     def _check_params(self):

@@ -58,6 +58,9 @@ S. V. N. Vishwanathan, N. N. Schraudolph, R. Kondor and K. M. Borgwardt,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ... import _tuning
@@ -162,8 +165,11 @@ class RandomWalk(Kernel):
         defining = {"geometric": "lam", "exponential": "beta", "truncated": "weights"}
         return ("kind", defining.get(self.kind, "lam"))
 
-    def __init__(self, kind="geometric", lam=0.01, beta=1.0, weights=None,
-                 node_label="label", edge_label=None, start=None, stop=None):
+    def __init__(self, kind: str = "geometric", lam: float | str = 0.01, beta: float = 1.0,
+                 weights: Sequence[float] | np.ndarray | None = None,
+                 node_label: Hashable | None = "label",
+                 edge_label: Hashable | None = None, start: str | Callable[..., Any] | None = None,
+                 stop: str | Callable[..., Any] | None = None) -> None:
         self.kind = kind
         self.lam = lam
         self.beta = beta

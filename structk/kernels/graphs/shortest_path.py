@@ -9,6 +9,8 @@ Proceedings of the Fifth IEEE International Conference on Data Mining
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,19 +136,19 @@ class ShortestPath(Kernel):
     ICDM 2005, 74-81 (Section 4).
     """
 
-    def __init__(self, node_label="label", length_kernel="delta", length_scale=2.0,
-                 edge_weight=None):
+    def __init__(self, node_label: Hashable | None = "label", length_kernel: str = "delta",
+                 length_scale: float = 2.0, edge_weight: Hashable | None = None) -> None:
         self.node_label = node_label
         self.length_kernel = length_kernel
         self.length_scale = length_scale
         self.edge_weight = edge_weight
 
     @property
-    def has_features(self):
+    def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.length_kernel == "delta"
 
     @property
-    def keyed_feature_columns(self):
+    def keyed_feature_columns(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
         return self.has_features
 
     def _check_params(self):

@@ -9,6 +9,8 @@ Learning Research 12:2539-2561, 2011.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from ..._validation import check_scalar
@@ -82,7 +84,8 @@ class WeisfeilerLehman(Kernel):
     #: the columns are label hashes (``_feature_keys``: the index is the key)
     keyed_feature_columns = True
 
-    def __init__(self, h=5, node_label="label", edge_label=None):
+    def __init__(self, h: int = 5, node_label: Hashable | None = "label",
+                 edge_label: Hashable | None = None) -> None:
         self.h = h
         self.node_label = node_label
         self.edge_label = edge_label
