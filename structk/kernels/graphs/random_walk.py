@@ -45,7 +45,8 @@ scratch arrays; jobs below 5e5 product vertices run inline on one thread,
 since starting threads costs more); a value depends only on its pair, so
 the Gram is the same bit for bit whatever the thread count. Per-graph work
 (parsing, label encoding, eigendecompositions, spectral radii) is done once
-per graph.
+per graph, here; the pairs' walks, their chunks and threads are
+:func:`structk.algorithms.random_walk.pair_values`.
 
 References
 ----------
