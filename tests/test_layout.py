@@ -57,7 +57,17 @@ def _structk_imports(path):
             else:
                 continue
             for a in node.names:  # "from pkg import module" names a module
-                yield f"{base}.{a.name}" if not node.module else base
+                name = f"{base}.{a.name}"
+                if not node.module or _is_module(name):
+                    yield name
+                if node.module:
+                    yield base
+
+
+def _is_module(name):
+    """``name`` is a module or package of structk (not a function or class)."""
+    path = ROOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
 def _uses_numba(path):
