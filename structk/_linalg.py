@@ -1,6 +1,6 @@
 """Small dense linear algebra shared by the PSD check, the learners and the
-command line: the Frobenius norm, the Cholesky certificate and blocks of a
-Gram matrix.
+command line: the Frobenius norm, the Cholesky certificate, and blocks of a
+Gram matrix (:func:`take_block`, from :mod:`structk.algorithms.gram_blocks`).
 
 Kept apart from :mod:`structk.psd` so that a learner's first fit loads only
 this, not the report machinery.
@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from . import _tuning
+from .algorithms.gram_blocks import take_block  # noqa: F401 - the learners' and cv's import
 
 
 def frobenius(K):
@@ -149,36 +150,6 @@ def _dorgtr():
                                  pointer(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p,
                                  pointer(ctypes.c_int), pointer(ctypes.c_int))
     return prototype(_lapack_address("dorgtr"))
-
-
-def take_block(K, rows, cols=None, out=None):
-    """``K[np.ix_(rows, cols)]`` (``cols`` defaults to ``rows``) as a new
-    C-ordered float64 array, or written into ``out``.
-
-    Large blocks are copied by a compiled row gather
-    (:func:`structk._jit.gram.take_block`), faster than NumPy's fancy
-    indexing; small ones (``_tuning.GRAM_BLOCK_NUMPY_MAX``) by NumPy. The
-    indices must be valid and
-    non-negative: the compiled gather does not check them (its callers pass
-    indices they made themselves: folds, classes, support vectors).
-    """
-    rows = np.asarray(rows, dtype=np.intp)
-    cols = rows if cols is None else np.asarray(cols, dtype=np.intp)
-    shape = (len(rows), len(cols))
-    K = np.asarray(K)
-    if (K.dtype != np.float64 or not K.flags.c_contiguous or K.ndim != 2
-            or shape[0] * shape[1] <= _tuning.GRAM_BLOCK_NUMPY_MAX):
-        block = K[np.ix_(rows, cols)]
-        if out is None:
-            return np.ascontiguousarray(block, dtype=np.float64)
-        out[...] = block
-        return out
-    from ._jit.gram import take_block as gather
-
-    if out is None:
-        out = np.empty(shape)
-    gather(K, rows, cols, out)
-    return out
 
 
 def restore_lower(K, d, rows=None):

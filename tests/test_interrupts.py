@@ -241,7 +241,7 @@ def _compiling_structk():
     """numba's event for a compilation of a structk function."""
     from numba.core import event
 
-    from structk._jit.gram import take_block
+    from structk.algorithms.gram_blocks._numba import take_block
 
     return event.trigger_event("numba:compile", data={"dispatcher": take_block})
 

@@ -1,9 +1,18 @@
 """The layers call down, never up.
 
-Every numba module (``_numba.py``, ``*_numba.py``, ``numba_*.py``) may import only numba,
-NumPy, the first-compilation notice (``structk._jit``), other numba modules
-and the numba-free leaves they compile (the labels' hash, the SMO step):
-never a kernel, learner or orchestration module, which call down into it.
+A compiled module is one that uses numba (imports it at module level, or
+compiles with ``njit``), found by reading the code, whatever its name. Each
+lives in the folder of its algorithm (``_numba.py`` or ``numba_*.py`` in a
+package under :mod:`structk.algorithms` or :mod:`structk.learners`) and is
+imported only by that folder (its ``__init__.py``, which holds the
+orchestration and the public functions, and its siblings) and by other
+compiled modules; a kernel, a learner's estimator module or an explanation
+calls the folder's public functions, never a compiled module. A compiled
+module may import only numba, NumPy, the first-compilation notice
+(``structk._jit``), other compiled modules and the numba-free leaves they
+compile (the labels' hash, the SMO step): never a kernel, learner,
+explanation, command-line, scale or orchestration module, which call down
+into it. Importing an algorithm's folder imports no numba.
 The algorithms (:mod:`structk.algorithms`) import only each other and the
 leaves below them (``_tuning``, ``_threads``, ``_memory``, ``_jit``), never a
 kernel, learner, scale or command-line module. Code outside
@@ -12,6 +21,7 @@ kernel, learner, scale or command-line module. Code outside
 """
 
 import ast
+import functools
 from pathlib import Path
 
 import structk
@@ -25,11 +35,17 @@ def _module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
+def _parse(path):
+    """The syntax tree of a module (each file is read once per session)."""
+    return ast.parse(path.read_text())
+
+
 def _structk_imports(path):
     """Absolute names of the structk modules (or packages) ``path`` imports."""
     module = _module_name(path)
     package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names if a.name.startswith("structk"))
         elif isinstance(node, ast.ImportFrom):
@@ -41,38 +57,142 @@ def _structk_imports(path):
             else:
                 continue
             for a in node.names:  # "from pkg import module" names a module
-                yield f"{base}.{a.name}" if not node.module else base
+                name = f"{base}.{a.name}"
+                if not node.module or _is_module(name):
+                    yield name
+                if node.module:
+                    yield base
+
+
+def _is_module(name):
+    """``name`` is a module or package of structk (not a function or class)."""
+    path = ROOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _uses_numba(path):
+    """True if ``path`` imports numba at module level or compiles with
+    ``njit`` / ``jit`` (a module that imports numba inside a function only,
+    to read a setting, compiles nothing)."""
+    for node in _parse(path).body:
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba"
+                                                for a in node.names):
+            return True
+        if (isinstance(node, ast.ImportFrom) and not node.level and node.module
+                and node.module.split(".")[0] == "numba"):
+            return True
+    return _compiles(path)
 
 
 def _compiled_modules():
+    """The modules that use numba, but the first-compilation notice itself."""
     return [p for p in ROOT.rglob("*.py")
-            if p.stem.endswith("_numba") or p.stem.startswith("numba_")]
+            if _uses_numba(p) and _module_name(p) not in LEAVES]
+
+
+def _compiled_names():
+    return {_module_name(p) for p in _compiled_modules()}
+
+
+def _is_compiled_name(name, compiled):
+    """``name`` is a compiled module, or is named like one (``_numba``,
+    ``numba_*``: a module that does not exist yet is still refused)."""
+    leaf = name.rsplit(".", 1)[-1]
+    return name in compiled or leaf == "_numba" or leaf.startswith("numba_")
 
 
 def test_compiled_modules_exist_where_the_layout_says():
-    names = {_module_name(p) for p in _compiled_modules()}
+    names = _compiled_names()
     assert {f"structk.algorithms.{topic}._numba" for topic in (
         "kmers", "weighted_degree", "sparse_gram", "wl_relabel", "random_walk",
-        "shortest_paths", "alignment", "hmm")} <= names
+        "shortest_paths", "alignment", "hmm", "gram_blocks")} <= names
+    assert {"structk.learners._perceptron._numba", "structk.learners._ridge_loo._numba",
+            "structk.learners._smo.numba_smo", "structk.learners._psd.numba_pass"} <= names
 
 
-def test_algorithms_table_lists_every_folder():
-    """structk.algorithms' docstring names each algorithm folder."""
-    import structk.algorithms
-
-    folders = {p.name for p in (ROOT / "algorithms").iterdir()
-               if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders and all(f"``{f}``" in structk.algorithms.__doc__ for f in folders)
+def test_every_compiled_loop_lives_in_the_folder_of_its_algorithm():
+    """``_numba.py`` / ``numba_*.py`` in a package one level under
+    structk/algorithms or structk/learners, beside the ``__init__.py`` that
+    calls it (found by its use of numba, so a loop in a module of another
+    name is found too)."""
+    bad = []
+    for path in _compiled_modules():
+        parts = path.relative_to(ROOT).parts
+        named = path.stem == "_numba" or path.stem.startswith("numba_")
+        if not (named and len(parts) == 3 and parts[0] in ("algorithms", "learners")
+                and (path.parent / "__init__.py").exists()):
+            bad.append(str(path.relative_to(ROOT.parent)))
+    assert not bad, bad
 
 
 def test_compiled_modules_import_nothing_above_them():
+    compiled = _compiled_names()
+    upward = tuple(f"structk.{layer}" for layer in ("kernels", "learners", "explain", "cli",
+                                                       "scale"))
     bad = []
     for path in _compiled_modules():
         for name in _structk_imports(path):
-            leaf = name.rsplit(".", 1)[-1]
-            if name in LEAVES or leaf.endswith("_numba") or leaf.startswith("numba_"):
+            if name in LEAVES or name in compiled:
                 continue
-            bad.append(f"{_module_name(path)} imports {name}")
+            what = "upward: " if name.startswith(upward) else ""
+            bad.append(f"{_module_name(path)} imports {what}{name}")
+    assert not bad, bad
+
+
+def _callers():
+    """The kernels, the learners' estimator modules and the explanations."""
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT).parts
+        if parts[0] in ("kernels", "explain") or (
+                parts[0] == "learners" and len(parts) == 2
+                and (path.stem == "__init__" or not path.stem.startswith("_"))):
+            yield path
+
+
+def test_kernels_learners_and_explanations_never_import_compiled_modules():
+    """They call one public function of the algorithm's folder (its
+    ``__init__.py``), which picks the form, threads and chunks."""
+    compiled = _compiled_names()
+    bad = []
+    for path in _callers():
+        if _module_name(path) in compiled:
+            bad.append(f"{_module_name(path)} is itself compiled")
+        bad += [f"{_module_name(path)} imports {name}" for name in set(_structk_imports(path))
+                if _is_compiled_name(name, compiled)]
+    assert not bad, sorted(bad)
+
+
+def test_compiled_modules_are_imported_only_from_their_own_folder():
+    """Outside its folder (and other compiled modules) no module imports a
+    compiled one: the folder's ``__init__.py`` is its one entry."""
+    compiled = _compiled_names()
+    bad = []
+    for path in ROOT.rglob("*.py"):
+        module = _module_name(path)
+        if module in compiled or module in LEAVES:
+            continue
+        here = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
+        for name in set(_structk_imports(path)):
+            if _is_compiled_name(name, compiled) and name.rsplit(".", 1)[0] != here:
+                bad.append(f"{module} imports {name}")
+    assert not bad, sorted(bad)
+
+
+def test_importing_an_algorithm_folder_imports_no_numba():
+    """The ``__init__.py`` beside a compiled module imports numba and the
+    compiled modules inside its functions only, when a rule picks them."""
+    compiled = _compiled_names()
+    bad = []
+    for init in {p.parent / "__init__.py" for p in _compiled_modules()}:
+        module = _module_name(init)
+        for node in _parse(init).body:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [f"{module}.{a.name}" for a in node.names] if node.level == 1 and not node.module
+                else [f"{module}.{node.module}" if node.level == 1 else node.module or ""])
+            bad += [f"{module} imports {n} when imported" for n in names
+                    if n.split(".")[0] == "numba" or _is_compiled_name(n, compiled)]
     assert not bad, bad
 
 
@@ -113,13 +233,11 @@ HOOKS = {
 def test_code_outside_the_kernels_uses_only_the_public_seam():
     """No ``obj._prepare(...)``, ``kernel._validate()`` and the like outside
     structk/kernels (an object's own ``self._fit`` is its own business)."""
-    import ast
-
     bad = []
     for path in ROOT.rglob("*.py"):
         if path.relative_to(ROOT).parts[0] == "kernels":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_parse(path)):
             if not (isinstance(node, ast.Attribute) and node.attr in HOOKS):
                 continue
             owner = node.value
@@ -149,7 +267,7 @@ def test_every_size_rule_says_what_it_trades():
 
 def _compiles(path):
     """True if ``path`` compiles something with ``numba.njit``."""
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Attribute) and node.attr == "njit":
             return True
         if isinstance(node, ast.Name) and node.id == "njit":

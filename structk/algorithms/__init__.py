@@ -17,10 +17,12 @@ rules' numbers are in :mod:`structk._tuning`.
 ``sparse_gram``      the Gram of sparse non-negative features: SciPy for small
                      results, else BLAS for common columns and a compiled
                      loop for rare ones
-``wl_relabel``       Weisfeiler-Lehman labels (NumPy / numba), occurrence keys
-``random_walk``      random walks on product graphs (numba)
-``shortest_paths``   distances, path keys and counts, GraphHopper weights
-                     (numba)
+``gram_blocks``      blocks ``K[rows][:, cols]`` of a Gram (NumPy / numba)
+``wl_relabel``       Weisfeiler-Lehman labels (NumPy / numba) and the optimal
+                     assignment's (label, rank) features (NumPy)
+``random_walk``      random walks on product graphs, on threads (numba)
+``shortest_paths``   shortest paths with their feature keys, their counts,
+                     GraphHopper weights (numba)
 ``alignment``        the LA kernel and Smith-Waterman (numba)
 ``hmm``              forward-backward, Viterbi, E-step (numba)
 ``hashing``          splitmix64, the graph labels' hash (a module, no numba)
@@ -28,6 +30,15 @@ rules' numbers are in :mod:`structk._tuning`.
 ===================  ========================================================
 
 The learners' hot algorithms sit beside their estimators in the same way:
-:mod:`structk.learners._smo` (the SVM solver) and :mod:`structk.learners._psd`
-(the training Gram's PSD check).
+:mod:`structk.learners._smo` (the SVM solver), :mod:`structk.learners._psd`
+(the training Gram's PSD check), :mod:`structk.learners._perceptron` (the
+perceptron's epochs) and :mod:`structk.learners._ridge_loo` (ridge
+leave-one-out for many penalties).
+
+A kernel, a learner or an explanation calls the public functions of a
+folder's ``__init__.py``, never its ``_numba.py`` (``tests/test_layout.py``):
+the explanations of graph models take their features from the same
+functions as the kernels (:func:`.wl_relabel.wl_relabel`,
+:func:`.wl_relabel.assignment_occurrences`,
+:func:`.shortest_paths.path_list`), so a feature is defined once.
 """

@@ -10,24 +10,22 @@
   feature ``(label u, label v, d)`` occurs once for every ordered pair of
   nodes at distance ``d``, covering both endpoints (half each).
 
-Nodes are numbered in the order of ``G.nodes``.
+Nodes are numbered in the order of ``G.nodes``. The features and where
+they occur come from the functions the kernels compute their features
+with, :func:`structk.algorithms.wl_relabel.wl_relabel`,
+:func:`~structk.algorithms.wl_relabel.assignment_occurrences` and
+:func:`structk.algorithms.shortest_paths.path_list`: a feature key is
+defined once, there.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.hashing import GOLD as _GOLD
-from ..algorithms.hashing import mix
+from ..algorithms.shortest_paths import path_list
+from ..algorithms.wl_relabel import assignment_occurrences, wl_relabel
 from ..kernels.graphs._encoding import parse_graphs
 from ._occurrences import Occurrences
-
-
-
-def _mix(z):
-    """:func:`structk.algorithms.hashing.mix` of a uint64 array (wrapping)."""
-    with np.errstate(over="ignore"):
-        return mix(np.asarray(z, dtype=np.uint64))
 
 
 class GraphLeaf:
@@ -90,12 +88,9 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         return parse_graphs(X, name, self.kernel.node_label, self.kernel.edge_label)
 
     def occurrences(self, enc):
-        from ..algorithms.wl_relabel import wl_relabel
-
         n = int(enc.node_ptr[-1])
-        keys0 = enc.node_keys if enc.node_keys is not None else np.zeros(n, np.uint64)
-        edges = enc.edge_keys if enc.edge_keys is not None else np.zeros(0, np.uint64)
-        keys = wl_relabel(keys0, enc.node_ptr, enc.adj_ptr, enc.adj_idx, edges, self.h)
+        keys = wl_relabel(enc.node_keys, enc.node_ptr, enc.adj_ptr, enc.adj_idx, enc.edge_keys,
+                          self.h)
         owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), enc.sizes())
         local = np.arange(n, dtype=np.int64) - enc.node_ptr[owner]
         # the iteration is kept beside the hash so names can recover it
@@ -192,27 +187,22 @@ class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
 
     def occurrences(self, enc):
         wl = super().occurrences(enc)
-        n = int(enc.node_ptr[-1])
-        level = np.repeat(np.arange(self.h + 1, dtype=np.int64), n)
-        # runs of equal (graph, iteration, label)
-        order = np.lexsort((wl.units[:, 0], wl.keys, level, wl.owner))
-        key, own, lev = wl.keys[order], wl.owner[order], level[order]
-        start = np.ones(len(key), dtype=bool)
-        start[1:] = (key[1:] != key[:-1]) | (own[1:] != own[:-1]) | (lev[1:] != lev[:-1])
+        features = assignment_occurrences(wl.owner, wl.keys.view(np.uint64))
+        order, rank = features.order, features.rank
+        own, lev = wl.owner[order], wl.level[order]
+        start = rank == 0  # a run of equal (graph, label) begins
         run = np.cumsum(start) - 1
         first = np.flatnonzero(start)
-        size = np.diff(np.append(first, len(key)))
-        rank = np.arange(len(key)) - first[run]
+        size = np.diff(np.append(first, len(order)))
         width = int(size.max(initial=1))
-        units = np.full((len(key), width), -1, dtype=np.int64)
+        units = np.full((len(order), width), -1, dtype=np.int64)
         nodes = wl.units[order, 0]
         for r in range(width):  # every member of a run covers the run's nodes
             ok = r < size[run]
             units[ok, r] = nodes[first[run][ok] + r]
-        with np.errstate(over="ignore"):
-            ranked = _mix(key.view(np.uint64) ^ _mix(rank.astype(np.uint64) * _GOLD + _GOLD))
-        self._levels.update(zip(ranked.view(np.int64).tolist(), zip(lev.tolist(), rank.tolist())))
-        return Occurrences(ranked.view(np.int64), own, units, np.ones(len(key)), lev)
+        keys = features.keys.view(np.int64)
+        self._levels.update(zip(keys.tolist(), zip(lev.tolist(), rank.tolist())))
+        return Occurrences(keys, own, units, np.ones(len(order)), lev)
 
     def names(self, keys, enc, occ, limit=120):
         out = []
@@ -256,41 +246,18 @@ class ShortestPathLeaf(GraphLeaf):
         """``k(x, x)`` of a smooth length kernel (not a sum of squared counts)."""
         return enc.cache["explain_diag"] if self.smooth else None
 
-    def _distances(self, enc):
-        from ..algorithms.shortest_paths._numba import hop_distances, weighted_distances
+    def occurrences(self, enc):
         from ..kernels.graphs.shortest_path import arc_weights
 
-        if self.weighted:
-            return weighted_distances(enc.node_ptr, enc.adj_ptr, enc.adj_idx,
-                                      arc_weights(enc, self.kernel.edge_weight, "X"))
-        return hop_distances(enc.node_ptr, enc.adj_ptr, enc.adj_idx)
-
-    def occurrences(self, enc):
-        n_all = int(enc.node_ptr[-1])
-        labels = enc.node_keys if enc.node_keys is not None else np.zeros(n_all, np.uint64)
-        dist, dptr = self._distances(enc)
-        parts = []
-        for g in range(enc.n_graphs):
-            a, b = int(enc.node_ptr[g]), int(enc.node_ptr[g + 1])
-            n = b - a
-            if n < 2:
-                continue
-            D = dist[dptr[g]:dptr[g + 1]].reshape(n, n)
-            u, v = np.nonzero(np.isfinite(D) & ~np.eye(n, dtype=bool))
-            length = D[u, v]
-            lab = labels[a:b]
-            bits = (length.view(np.uint64) if self.weighted
-                    else length.astype(np.uint64))  # hop lengths: the integer
-            with np.errstate(over="ignore"):
-                pair = _mix(_mix(lab[u]) + lab[v] * _GOLD)
-                key = _mix(pair + bits * _GOLD).view(np.int64)
-            if self.smooth or self.weighted:
-                self._meta.update(zip(key.tolist(), zip(pair.view(np.int64).tolist(),
-                                                        length.tolist())))
-            parts.append(Occurrences(key, np.full(len(u), g, np.int64),
-                                     np.stack([u, v], axis=1).astype(np.int64),
-                                     np.ones(len(u))))
-        return Occurrences.concat(parts) if parts else Occurrences.empty(2)
+        weights = arc_weights(enc, self.kernel.edge_weight, "X") if self.weighted else None
+        paths = path_list(enc.node_ptr, enc.adj_ptr, enc.adj_idx, enc.node_keys, weights)
+        key = paths.keys.view(np.int64)
+        if self.smooth or self.weighted:
+            self._meta.update(zip(key.tolist(), zip(paths.labels.view(np.int64).tolist(),
+                                                    paths.lengths.tolist())))
+        owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), np.diff(paths.ptr))
+        return Occurrences(key, owner, np.stack([paths.source, paths.target], axis=1),
+                           np.ones(len(key)))
 
     def weights_at(self, sv_keys, W, keys):
         """``W`` at ``keys`` from the support vectors' collapsed counts

@@ -75,7 +75,7 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run the perceptron on objects ``X`` (or a Gram ``K``) and labels ``y``."""
-        from ._perceptron_numba import perceptron_epoch
+        from ._perceptron import perceptron_epoch
 
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))

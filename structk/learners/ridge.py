@@ -261,7 +261,7 @@ class KernelRidgeCV(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, Base
         and one ``L D L^T`` factorisation of ``T + a I`` per penalty."""
         from scipy.linalg import eigvalsh_tridiagonal
 
-        from ._ridge_loo_numba import tridiagonal_loo
+        from ._ridge_loo import tridiagonal_loo
 
         n = K.shape[0]
         d, e, Q = _tridiagonalise(K)

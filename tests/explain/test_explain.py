@@ -256,6 +256,55 @@ def test_graph_contributions_sum_to_the_decision_value(graphs, kernel):
     assert E[0].units == list(G[1].nodes)
 
 
+def test_graph_explanations_take_the_kernels_own_features(graphs, monkeypatch):
+    """One feature map per kernel: the explanations of graph models find
+    their features with the very functions the kernels compute theirs with
+    (identity, and the kernels call them), so each graph's occurrence keys
+    are its feature keys: the columns of ``features`` (WL, WL-OA) and the
+    (label pair, length) keys the shortest-path kernel counts."""
+    from collections import Counter
+
+    import structk.algorithms.shortest_paths as sp
+    import structk.algorithms.wl_relabel as wl
+    from structk.explain import _graphs
+
+    assert _graphs.wl_relabel is wl.wl_relabel
+    assert _graphs.assignment_occurrences is wl.assignment_occurrences
+    assert _graphs.path_list is sp.path_list
+    G = graphs[0][:12]
+    called = Counter()
+    for module, name in [(wl, "wl_relabel"), (wl, "assignment_occurrences"),
+                         (sp, "path_counts"), (sp, "path_list")]:
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, name=name: (
+            called.update([name]), real(*a))[1])
+
+    def per_graph(occ, transform=lambda k: k):
+        out = [Counter() for _ in G]
+        for g, key in zip(occ.owner.tolist(), transform(occ.keys.view(np.uint64)).tolist()):
+            out[g][key] += 1
+        return out
+
+    for kernel, leaf in [(WeisfeilerLehman(h=2), _graphs.WeisfeilerLehmanLeaf),
+                         (WeisfeilerLehmanOptimalAssignment(h=2),
+                          _graphs.WLOptimalAssignmentLeaf)]:
+        F = kernel.features(G)
+        L = leaf(kernel)
+        occ = L.occurrences(L.encode(G))
+        assert per_graph(occ, lambda k: (k >> np.uint64(2)).astype(np.int64)) == [
+            Counter(dict(zip(F[g].indices.tolist(), F[g].data.tolist()))) for g in range(len(G))]
+    kernel = ShortestPath()
+    counts = kernel.prepare(G)
+    L = _graphs.ShortestPathLeaf(kernel)
+    occ = L.occurrences(L.encode(G))
+    assert per_graph(occ) == [
+        Counter(dict(zip(counts.keys[a:b].tolist(), counts.counts[a:b].tolist())))
+        for a, b in zip(counts.ptr[:-1], counts.ptr[1:])]
+    assert set(called) == {"wl_relabel", "assignment_occurrences", "path_counts"}
+    ShortestPath(length_kernel="gaussian")(G)
+    assert called["path_list"] >= 1
+
+
 def test_wl_names_are_unfolding_trees():
     import networkx as nx
 

@@ -159,7 +159,7 @@ def test_tridiagonalisation_reproduces_the_gram():
 
 
 def test_tridiagonal_loo_reports_the_first_penalty_with_a_bad_pivot():
-    from structk.learners._ridge_loo_numba import tridiagonal_loo
+    from structk.learners._ridge_loo._numba import tridiagonal_loo
 
     d, e = np.array([1.0, 1.0]), np.array([2.0])  # eigenvalues 3 and -1
     alphas = np.array([5.0, 0.5, 2.0])

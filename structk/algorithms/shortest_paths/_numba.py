@@ -113,9 +113,10 @@ def _pair_hash(source, key):
 def path_list(dist, dptr, node_ptr, keys):
     """The shortest paths as a list: one entry per ordered pair of distinct
     nodes ``(u, v)`` with ``v`` reachable from ``u`` (``0 < dist < inf``),
-    graph by graph. Returns the pointer (graph g owns ``ptr[g]:ptr[g+1]``),
-    the 64-bit hash of the ordered label pair ``(keys[u], keys[v])`` and the
-    length of each path."""
+    graph by graph, ``u`` then ``v`` ascending. Returns the pointer (graph
+    g owns ``ptr[g]:ptr[g+1]``), the local ``u`` and ``v`` of each path,
+    the 64-bit hash of its ordered label pair ``(keys[u], keys[v])`` and
+    its length."""
     n_graphs = node_ptr.shape[0] - 1
     ptr = np.zeros(n_graphs + 1, np.int64)
     for g in range(n_graphs):
@@ -124,6 +125,8 @@ def path_list(dist, dptr, node_ptr, keys):
             if dist[p] > 0 and dist[p] < np.inf:
                 c += 1
         ptr[g + 1] = ptr[g] + c
+    source = np.empty(ptr[n_graphs], np.int64)
+    target = np.empty(ptr[n_graphs], np.int64)
     labels = np.empty(ptr[n_graphs], np.uint64)
     lengths = np.empty(ptr[n_graphs], np.float64)
     for g in range(n_graphs):
@@ -136,10 +139,12 @@ def path_list(dist, dptr, node_ptr, keys):
             for v in range(n):
                 d = dist[row + v]
                 if d > 0 and d < np.inf:
+                    source[i] = u
+                    target[i] = v
                     labels[i] = _pair_hash(zu, keys[base + v])
                     lengths[i] = d
                     i += 1
-    return ptr, labels, lengths
+    return ptr, source, target, labels, lengths
 
 
 @njit(cache=True)
@@ -150,15 +155,22 @@ def _path_key(pair, length_bits):
 
 
 @njit(cache=True)
-def segment_counts(ptr, labels, lengths):
-    """Distinct (label pair, length) keys of each segment with their counts
-    (the sparse feature rows; keys from :func:`_path_key`). Returns
-    (pointer, keys, counts), keys sorted within each segment."""
-    n_seg = ptr.shape[0] - 1
-    keys = np.empty(ptr[n_seg], np.uint64)
+def path_keys(labels, lengths):
+    """The feature key of each path (:func:`_path_key`) from its label-pair
+    hash and its length."""
+    keys = np.empty(labels.shape[0], np.uint64)
     bits = lengths.view(np.uint64)
     for i in range(keys.shape[0]):
         keys[i] = _path_key(labels[i], bits[i])
+    return keys
+
+
+@njit(cache=True)
+def segment_counts(ptr, keys):
+    """Distinct keys of each segment with their counts (the sparse feature
+    rows). Returns (pointer, keys, counts), keys sorted within each
+    segment."""
+    n_seg = ptr.shape[0] - 1
     out_ptr = np.zeros(n_seg + 1, np.int64)
     out_keys = np.empty(keys.shape[0], np.uint64)
     counts = np.empty(keys.shape[0], np.float64)
@@ -222,7 +234,8 @@ def _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
 def hop_path_counts(node_ptr, adj_ptr, adj_idx, keys):
     """The sparse (label pair, hop length) counts of each graph, straight
     from one breadth-first search per node: the same (pointer, keys,
-    counts) as ``segment_counts(*path_list(*hop_distances(...)))`` without
+    counts) as :func:`segment_counts` of the :func:`path_keys` of
+    :func:`path_list` of :func:`hop_distances`, without
     the all-pairs distance matrix or the list of paths. Each graph's paths
     are counted in a hash table; its distinct keys are then sorted."""
     n_graphs = node_ptr.shape[0] - 1

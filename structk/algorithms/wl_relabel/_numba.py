@@ -1,4 +1,4 @@
-"""Weisfeiler-Lehman relabelling and occurrence keys (numba).
+"""Weisfeiler-Lehman relabelling (numba).
 
 Graphs cross in as flat arrays: ``node_ptr`` per graph, a CSR adjacency over
 all nodes with *local* successor indices, and one edge-label hash per CSR
@@ -52,16 +52,3 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys, g0, g1):
                     z = _mix(z + nb[k] * _GOLD)
                 keys[it, v] = _mix(z ^ np.uint64(deg))
     return keys
-
-
-@njit(cache=True)
-def occurrence_keys(keys, runs):
-    """``keys`` sorted so that equal (graph, label) entries are adjacent, and
-    ``runs[i]`` true where a new (graph, label) run starts: the hash of
-    (label, rank of the entry within its run), one per entry."""
-    out = np.empty(keys.shape[0], np.uint64)
-    t = 0
-    for i in range(keys.shape[0]):
-        t = 0 if runs[i] else t + 1
-        out[i] = _mix(_mix(keys[i] ^ _GOLD) + np.uint64(t) * _GOLD)
-    return out

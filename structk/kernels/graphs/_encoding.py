@@ -30,7 +30,7 @@ from ..._validation import check_objects
 @dataclass
 class Graphs:
     """A batch of graphs as flat arrays (the layout the compiled loops read, see
-    :mod:`structk.algorithms.random_walk._numba`)."""
+    :mod:`structk.algorithms`)."""
 
     directed: bool
     node_ptr: np.ndarray          # (n_graphs + 1,)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._threads import compiled_call
 from ..._validation import check_scalar
 from ..base import Kernel
 from ._encoding import parse_graphs, take_segments
@@ -113,20 +112,14 @@ class GraphHopper(Kernel):
         return parse_graphs(X, name)
 
     def _prepare_encoded(self, P, name):
-        from ...algorithms.shortest_paths._numba import hop_distances, hopper_weights
+        from ...algorithms.shortest_paths import hopper_weights
 
         if P.directed:
             raise ValueError(
                 f"{name} holds directed graphs; GraphHopper takes undirected graphs "
                 "(convert with G.to_undirected())"
             )
-        D, dptr = compiled_call(hop_distances, P.node_ptr, P.adj_ptr, P.adj_idx)
-        depths = np.zeros(P.n_graphs, dtype=np.int64)
-        finite = np.flatnonzero(np.isfinite(D))
-        graph = np.searchsorted(dptr, finite, side="right") - 1
-        np.maximum.at(depths, graph, D[finite].astype(np.int64))
-        depth = int(depths.max(initial=0))
-        M = compiled_call(hopper_weights, P.node_ptr, P.adj_ptr, P.adj_idx, depth)
+        M, depths = hopper_weights(P.node_ptr, P.adj_ptr, P.adj_idx)
         width = (depths + 1) * (depths + 2) // 2
         return _Hopper(P.node_ptr, M, _node_attributes(P, self.node_attr, name), width)
 

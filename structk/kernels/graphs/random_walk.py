@@ -45,7 +45,8 @@ scratch arrays; jobs below 5e5 product vertices run inline on one thread,
 since starting threads costs more); a value depends only on its pair, so
 the Gram is the same bit for bit whatever the thread count. Per-graph work
 (parsing, label encoding, eigendecompositions, spectral radii) is done once
-per graph.
+per graph, here; the pairs' walks, their chunks and threads are
+:func:`structk.algorithms.random_walk.pair_values`.
 
 References
 ----------
@@ -66,15 +67,12 @@ import numpy as np
 from ... import _tuning
 from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
+from ...algorithms.random_walk import KINDS
 from ..base import Kernel
 from ._encoding import (check_same_direction, dense_ids, pairs_all, pairs_upper, parse_graphs,
                         sorted_by_label)
 
-_KINDS = ("geometric", "exponential", "truncated")
 _PER_GRAPH = ("rho", "col")  # cached per graph; the other cached arrays are per node
-#: Relative residual at which the conjugate-gradient solve stops, and its step limit.
-_TOL = 1e-13
-_MAXITER = 10000
 #: ``lam="auto"`` is this fraction of the convergence limit 1 / rho^2.
 _AUTO_FRACTION = 0.5
 
@@ -181,8 +179,8 @@ class RandomWalk(Kernel):
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):
-        if self.kind not in _KINDS:
-            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if not _is_auto(self.lam):
             if isinstance(self.lam, str):
                 raise ValueError(f"lam must be a positive number or 'auto', got {self.lam!r}")
@@ -362,100 +360,51 @@ class RandomWalk(Kernel):
         return float(lam)
 
     def _values(self, P, Q, i, j, name_p, name_q):
-        from ...algorithms.random_walk import _numba as jit
+        from ...algorithms.random_walk import MAXITER, pair_values
 
-        kind = _KINDS.index(self.kind)
         lam = self._decay(P, Q, name_p, name_q) if self.kind == "geometric" else 0.0
-        beta = float(self.beta)
-        weights = self._weights() if self.kind == "truncated" else np.zeros(1)
-        out = np.empty(len(i))
-        # product vertices to visit; not np.dot, whose threaded BLAS call
-        # leaves an OpenBLAS thread spinning on the core the walks need
-        work = P.sizes()[i].astype(np.float64) * Q.sizes()[j]  # per pair
-        if self._spectral and not P.directed:
-            mu_p, w_p, mu_q, w_q = P.cache["mu"], P.cache["w"], Q.cache["mu"], Q.cache["w"]
-
-            def spectral(lo, hi):
-                jit.spectral_pairs(i, j, P.node_ptr, mu_p, w_p, Q.node_ptr, mu_q, w_q,
-                                   kind, lam, beta, weights, lo, hi, out)
-
-            _run_pairs(spectral, work / _tuning.WALK_SPECTRAL_COST)
-            return out
-        if P.node_keys is None:
-            cls_p = np.zeros(P.node_ptr[-1], np.int64)
-            cls_q = np.zeros(Q.node_ptr[-1], np.int64)
-        else:
-            cls_p, cls_q = dense_ids(P.node_keys, Q.node_keys)
-        if P.edge_keys is None:
-            el_p = np.zeros(len(P.adj_idx), np.int64)
-            el_q = np.zeros(len(Q.adj_idx), np.int64)
-            n_el = 1
-        else:
-            el_p, el_q = dense_ids(P.edge_keys, Q.edge_keys)
-            n_el = max(1, int(max(el_p.max(initial=0), el_q.max(initial=0))) + 1)
-        n_cls = int(max(cls_p.max(initial=0), cls_q.max(initial=0))) + 1
-        arcs_p = _sorted_arcs(P, cls_p, el_p, n_el, n_cls)
-        arcs_q = arcs_p if Q is P else _sorted_arcs(Q, cls_q, el_q, n_el, n_cls)
-        A = _walk_graphs(jit, P, el_p, cls_p, arcs_p)
-        B = A if Q is P else _walk_graphs(jit, Q, el_q, cls_q, arcs_q)
-        settings = jit.WalkSettings(kind, float(lam), beta, weights, n_el, not P.directed,
-                                    bool(self.start == self.stop), _TOL, _MAXITER,
-                                    _tuning.WALK_PRODUCT_LAYOUT)
-        iters = np.empty(len(i), np.int64)
-        max_p, max_q = int(P.sizes().max(initial=0)), int(Q.sizes().max(initial=0))
-
-        def walks(lo, hi):
-            jit.walk_pairs(i, j, A, B, settings, max_p, max_q, lo, hi, out, iters)
-
-        _run_pairs(walks, work)
-        if (iters < 0).any():
-            t = int(np.argmax(iters < 0))
+        weights = self._weights() if self.kind == "truncated" else None
+        A, B = _walk_batches(P, Q, spectral=self._spectral and not P.directed)
+        out, failed = pair_values(i, j, A, B, self.kind, lam, self.beta, weights,
+                                  not P.directed, self.start == self.stop)
+        if failed >= 0:
             raise RuntimeError(
-                f"{self!r}: the iteration for the pair ({name_p}[{i[t]}], "
-                f"{name_q}[{j[t]}]) did not converge in {_MAXITER} steps "
+                f"{self!r}: the iteration for the pair ({name_p}[{i[failed]}], "
+                f"{name_q}[{j[failed]}]) did not converge in {MAXITER} steps "
                 "(lam is very close to the convergence limit, or beta is very "
                 "large); use a smaller lam / beta"
             )
         return out
 
 
-def _walk_graphs(jit, P, elab, cls, arcs):
-    """A parsed collection packed as the random-walk loops read it."""
-    c = P.cache
-    return jit.WalkGraphs(P.node_ptr, P.adj_ptr, P.adj_idx, elab, cls, c["p"], c["q"],
-                          c["rho"], c["col"], *arcs)
+def _walk_batches(P, Q, spectral):
+    """Two prepared collections as :class:`structk.algorithms.random_walk.WalkBatch`
+    (the same object twice when ``Q`` is ``P``), with node and edge labels
+    numbered in common."""
+    from ...algorithms.random_walk import WalkBatch
+
+    if P.node_keys is None:
+        cls_p = np.zeros(P.node_ptr[-1], np.int64)
+        cls_q = np.zeros(Q.node_ptr[-1], np.int64)
+    else:
+        cls_p, cls_q = dense_ids(P.node_keys, Q.node_keys)
+    if P.edge_keys is None:
+        el_p = np.zeros(len(P.adj_idx), np.int64)
+        el_q = np.zeros(len(Q.adj_idx), np.int64)
+    else:
+        el_p, el_q = dense_ids(P.edge_keys, Q.edge_keys)
+
+    def batch(R, cls, el):
+        c = R.cache
+        return WalkBatch(R.node_ptr, R.adj_ptr, R.adj_idx, cls, el, c["p"], c["q"], c["rho"],
+                         c["col"], c["mu"] if spectral else None, c["w"] if spectral else None)
+
+    A = batch(P, cls_p, el_p)
+    return A, A if Q is P else batch(Q, cls_q, el_q)
 
 
 def _is_auto(lam):
     return isinstance(lam, str) and lam == "auto"
-
-
-def _sorted_arcs(P, cls, el, n_el, n_cls):
-    """Each graph's arcs sorted by the key (class of source, edge label,
-    class of target), kept within the graph's CSR range: (keys, local
-    sources, local targets)."""
-    src_global = np.repeat(np.arange(P.node_ptr[-1], dtype=np.int64), np.diff(P.adj_ptr))
-    graph = np.repeat(np.arange(P.n_graphs, dtype=np.int64), np.diff(P.adj_ptr[P.node_ptr]))
-    base = P.node_ptr[graph]
-    key = (cls[src_global] * n_el + el) * n_cls + cls[base + P.adj_idx]
-    order = np.lexsort((key, graph))
-    return (np.ascontiguousarray(key[order]), src_global[order] - base[order],
-            np.ascontiguousarray(P.adj_idx[order]))
-
-
-def _run_pairs(fn, work):
-    """``fn(lo, hi)`` over chunks of the pairs, whose costs (product
-    vertices) are ``work``: inline below ``_tuning.WALK_PARALLEL_WORK`` in
-    all, else on :func:`structk._threads.num_threads` threads,
-    ``WALK_CHUNKS_PER_THREAD`` chunks each or more so that pairs of unequal
-    cost keep the threads balanced; and no chunk of much more than
-    ``WALK_CHUNK_WORK``, so that a Ctrl-C is answered between chunks. Every
-    value depends only on its pair: the same for any chunks and thread count."""
-    from ..._threads import cost_bounds, run_chunks, threads_for
-
-    threads = threads_for(float(work.sum()), _tuning.WALK_PARALLEL_WORK)
-    parts = 1 if threads == 1 else _tuning.WALK_CHUNKS_PER_THREAD * threads
-    run_chunks(fn, cost_bounds(work, parts, _tuning.WALK_CHUNK_WORK), threads)
 
 
 def _spectral_radii(P):

@@ -15,30 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import _tuning
-from ..._threads import compiled_call
 from ..._validation import check_scalar
 from ...algorithms.sparse_gram import sparse_cross, sparse_gram
 from ..base import Kernel
 from ._encoding import check_same_direction, dense_ids, parse_graphs, take_segments
 
 _LENGTH_KERNELS = ("delta", "brownian", "gaussian")
-
-
-def _by_graphs(fn, P, keys):
-    """``fn(node_ptr, adj_ptr, adj_idx, keys)`` (compiled, returning one
-    graph's ``(ptr, keys, counts)`` segments after another) on contiguous
-    groups of graphs of about ``_tuning.SP_CHUNK_WORK`` breadth-first-search
-    steps (nodes x (nodes + arcs) per graph) each, so that a Ctrl-C is
-    answered between calls; the segments joined. A graph's segment does not
-    depend on its group: the same as one call."""
-    from ..._threads import cost_bounds, join_row_parts
-
-    nodes = np.diff(P.node_ptr).astype(np.float64)
-    arcs = np.diff(P.adj_ptr[P.node_ptr]).astype(np.float64)
-    bounds = cost_bounds(nodes * (nodes + arcs), 1, _tuning.SP_CHUNK_WORK)
-    return join_row_parts([compiled_call(fn, P.node_ptr[lo:hi + 1], P.adj_ptr, P.adj_idx, keys)
-                           for lo, hi in zip(bounds[:-1], bounds[1:])])
 
 
 @dataclass
@@ -166,23 +148,14 @@ class ShortestPath(Kernel):
         return parse_graphs(X, name, self.node_label)
 
     def _prepare_encoded(self, P, name):
-        from ...algorithms.shortest_paths._numba import (hop_distances, hop_path_counts, path_list,
-                                         segment_counts, weighted_distances)
+        from ...algorithms.shortest_paths import path_counts, path_list
 
-        keys = (P.node_keys if P.node_keys is not None
-                else np.zeros(P.node_ptr[-1], dtype=np.uint64))
-        if self.edge_weight is None and self.length_kernel == "delta":
-            return _Counts(*_by_graphs(hop_path_counts, P, keys), P.directed)
-        if self.edge_weight is None:
-            D, dptr = compiled_call(hop_distances, P.node_ptr, P.adj_ptr, P.adj_idx)
-        else:
-            D, dptr = compiled_call(weighted_distances, P.node_ptr, P.adj_ptr, P.adj_idx,
-                                         arc_weights(P, self.edge_weight, name))
-        paths = _Paths(*compiled_call(path_list, D, dptr, P.node_ptr, keys), P.directed)
+        weights = None if self.edge_weight is None else arc_weights(P, self.edge_weight, name)
         if self.length_kernel == "delta":
-            return _Counts(*compiled_call(segment_counts, paths.ptr, paths.labels, paths.lengths),
-                           paths.directed)
-        return paths
+            return _Counts(*path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys, weights),
+                           P.directed)
+        paths = path_list(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys, weights)
+        return _Paths(paths.ptr, paths.labels, paths.lengths, P.directed)
 
     def _take(self, P, index):
         return P.take(index)

@@ -102,12 +102,9 @@ class WeisfeilerLehman(Kernel):
         return parse_graphs(X, name, self.node_label, self.edge_label)
 
     def _prepare_encoded(self, P, name):
-        keys0 = (P.node_keys if P.node_keys is not None
-                 else np.zeros(P.node_ptr[-1], dtype=np.uint64))
         from ...algorithms.wl_relabel import wl_relabel
 
-        edges = P.edge_keys if P.edge_keys is not None else np.zeros(0, dtype=np.uint64)
-        keys = wl_relabel(keys0, P.node_ptr, P.adj_ptr, P.adj_idx, edges, int(self.h))
+        keys = wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, P.edge_keys, int(self.h))
         rows = np.repeat(np.arange(P.n_graphs, dtype=np.int64), P.sizes())
         return _Prepared((rows, keys.ravel(), P.n_graphs)).with_direction(P.directed)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._threads import compiled_call
 from .weisfeiler_lehman import WeisfeilerLehman, _Prepared
 
 
@@ -65,14 +64,10 @@ class WeisfeilerLehmanOptimalAssignment(WeisfeilerLehman):
     """
 
     def _prepare_encoded(self, E, name):
-        from ...algorithms.wl_relabel._numba import occurrence_keys
+        from ...algorithms.wl_relabel import assignment_occurrences
 
         P = super()._prepare_encoded(E, name)
         rows, keys, n = P
         rows = np.tile(rows, len(keys) // max(len(rows), 1))
-        order = np.lexsort((keys, rows))
-        rows, keys = rows[order], keys[order]
-        runs = np.ones(len(keys), dtype=bool)
-        runs[1:] = (rows[1:] != rows[:-1]) | (keys[1:] != keys[:-1])
-        occurrences = compiled_call(occurrence_keys, keys, runs)
-        return _Prepared((rows, occurrences, n)).with_direction(P.directed)
+        features = assignment_occurrences(rows, keys)
+        return _Prepared((rows[features.order], features.keys, n)).with_direction(P.directed)

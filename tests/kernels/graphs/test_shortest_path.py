@@ -73,8 +73,8 @@ def test_path_counts_with_a_growing_table_equal_the_path_list():
     # at 1024 slots and its output in arrays that start at 1024 entries: a
     # 60-node path with 60 distinct labels has 3540 distinct (label pair,
     # length) keys and forces both to grow, between smaller graphs
-    from structk.algorithms.shortest_paths._numba import (hop_distances, hop_path_counts, path_list,
-                                          segment_counts)
+    from structk.algorithms.shortest_paths._numba import (hop_distances, hop_path_counts,
+                                                          path_keys, path_list, segment_counts)
     from structk.kernels.graphs._encoding import parse_graphs
 
     big = nx.path_graph(60)
@@ -82,7 +82,8 @@ def test_path_counts_with_a_growing_table_equal_the_path_list():
     X = collection() + [big] + collection(directed=False)[:2]
     P = parse_graphs(X, "X", "label")
     D, dptr = hop_distances(P.node_ptr, P.adj_ptr, P.adj_idx)
-    expected = segment_counts(*path_list(D, dptr, P.node_ptr, P.node_keys))
+    ptr, _, _, labels, lengths = path_list(D, dptr, P.node_ptr, P.node_keys)
+    expected = segment_counts(ptr, path_keys(labels, lengths))
     got = hop_path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys)
     assert np.diff(got[0])[len(collection())] == 60 * 59
     for a, b in zip(got, expected):

@@ -1,12 +1,14 @@
 """The first-compilation notice, imported by every compiled module.
 
-The compiled loops sit beside the algorithm they serve (``_numba.py`` in
-each folder of :mod:`structk.algorithms`, ``*_numba.py`` and ``numba_*.py``
-under :mod:`structk.learners`); each imports this package first.
+The compiled loops sit beside the algorithm they serve, in a folder per
+algorithm whose ``__init__.py`` calls them (``_numba.py`` in each folder of
+:mod:`structk.algorithms` and of :mod:`structk.learners`: ``_perceptron``,
+``_ridge_loo``; ``numba_*.py`` in ``_smo`` and ``_psd``); each imports this
+module first.
 
 The first time a jitted function runs with given argument types, numba
 compiles it (seconds) and caches the machine code on disk; later processes
-load it from there. Importing this package registers a listener on numba's
+load it from there. Importing this module registers a listener on numba's
 ``numba:compile`` event, which fires on a real compilation only (not on a
 cache hit), so that a first run says once, on standard error, why it is
 slow. ``STRUCTK_QUIET_COMPILE=1`` silences it.

@@ -2,9 +2,10 @@
 tridiagonal reduction ``K = Q T Q^T`` (numba)."""
 
 import numba
-
-from .. import _jit  # noqa: F401 - registers the first-compilation notice
 import numpy as np
+
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
+
 
 @numba.njit(cache=True, nogil=True)
 def tridiagonal_loo(P, d, e, alphas, Z, G, X, block):

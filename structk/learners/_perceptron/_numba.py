@@ -2,7 +2,7 @@
 
 import numba
 
-from .. import _jit  # noqa: F401 - registers the first-compilation notice
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 
 @numba.njit(cache=True)

@@ -2,6 +2,8 @@
 
 import numba
 
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
+
 
 @numba.njit(cache=True, nogil=True)
 def take_block(K, rows, cols, out):
