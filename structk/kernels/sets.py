@@ -24,8 +24,9 @@ import numpy as np
 
 from .._validation import check_objects, check_scalar
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
-from .algebra import LogForm
+from .algebra import LogForm, exp_checked
 from .base import Kernel
+from .hyperparameters import DEFAULT_BOUNDS, declare, own_gradient
 
 
 def _as_sets(X, name):
@@ -183,6 +184,9 @@ class ExpIntersection(LogForm, _SetKernel):
     Parameters
     ----------
     scale : float > 0, default 1.0
+    scale_bounds : pair of float or "fixed", default (1e-5, 1e5)
+        Range of ``scale`` for a Gaussian process's optimiser (``"fixed"``:
+        not optimised); see :mod:`structk.kernels.hyperparameters`.
 
     References
     ----------
@@ -192,8 +196,9 @@ class ExpIntersection(LogForm, _SetKernel):
 
     _repr_always = ('scale',)
 
-    def __init__(self, scale=1.0):
+    def __init__(self, scale=1.0, scale_bounds=DEFAULT_BOUNDS):
         self.scale = scale
+        self.scale_bounds = scale_bounds
 
     def _check_params(self):
         check_scalar(self.scale, "scale", lower=0, lower_inclusive=False)
@@ -206,6 +211,15 @@ class ExpIntersection(LogForm, _SetKernel):
 
     def _log_diag(self, P):
         return float(self.scale) * _sizes(P)
+
+    def _own_hyperparameters(self):
+        return [declare(self, "scale")]
+
+    def _gram_gradient(self, P):
+        # d/dlog(s) of exp(s I) is K s I = K log K
+        L = self._log_gram(P)
+        K = exp_checked(L, self)
+        return own_gradient(self, K, {"scale": lambda: K * L})
 
 
 class Jaccard(_SetKernel):
