@@ -11,6 +11,8 @@ module             learners
 ``class_means``    :class:`NearestClassMean`
 ``pca``            :class:`KernelPCA`
 ``cca``            :class:`KernelCCA` (two views)
+``gaussian_process`` :class:`GaussianProcessRegressor` (hyperparameters by
+                   the marginal likelihood)
 =================  ==========================================================
 
 All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
@@ -32,5 +34,6 @@ __getattr__, __dir__, __all__ = attach(
         ".class_means": ["NearestClassMean"],
         ".pca": ["KernelPCA"],
         ".cca": ["KernelCCA"],
+        ".gaussian_process": ["GaussianProcessRegressor"],
     },
 )

@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structk import Gaussian
 from structk.learners import (
+    GaussianProcessRegressor,
     KernelCenterer,
     KernelLogisticRegression,
     KernelPCA,
@@ -28,12 +29,13 @@ from structk.learners import (
 from structk.scale import Nystroem
 
 LEARNERS = [KernelSVM, KernelRidge, KernelRidgeCV, KernelLogisticRegression,
-            KernelPerceptron, NearestClassMean, KernelCenterer, KernelPCA]
+            KernelPerceptron, NearestClassMean, KernelCenterer, KernelPCA,
+            GaussianProcessRegressor]
 VECTOR = Gaussian(sigma=2.0)
 
 ESTIMATORS = (
     [cls(kernel=VECTOR) for cls in LEARNERS]
-    + [cls() for cls in LEARNERS]  # kernel="precomputed"
+    + [cls(kernel="precomputed") for cls in LEARNERS]
     + [KernelSVM(kernel=VECTOR, probability=True, random_state=0),
        Nystroem(VECTOR, n_components=5, random_state=0)]
 )
