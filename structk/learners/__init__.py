@@ -13,6 +13,7 @@ module             learners
 ``cca``            :class:`KernelCCA` (two views)
 ``gaussian_process`` :class:`GaussianProcessRegressor` (hyperparameters by
                    the marginal likelihood)
+``gaussian_process_classifier`` :class:`GaussianProcessClassifier` (Laplace)
 =================  ==========================================================
 
 All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
@@ -35,5 +36,6 @@ __getattr__, __dir__, __all__ = attach(
         ".pca": ["KernelPCA"],
         ".cca": ["KernelCCA"],
         ".gaussian_process": ["GaussianProcessRegressor"],
+        ".gaussian_process_classifier": ["GaussianProcessClassifier"],
     },
 )

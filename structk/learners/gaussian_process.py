@@ -25,7 +25,22 @@ from ._base import (
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
-class GaussianProcessRegressor(KernelLearnerMixin, RegressorMixin, BaseEstimator):
+class GPMixin(KernelLearnerMixin):
+    """What the Gaussian-process estimators share beyond the kernel
+    learners': a kernel that may be None (the default prior) or a list."""
+
+    def __sklearn_tags__(self):
+        tags = super(KernelLearnerMixin, self).__sklearn_tags__()  # the regressor's...
+        kernel = _template(self.kernel)
+        tags.input_tags.pairwise = _is_precomputed(kernel)
+        tags.input_tags.sparse = _is_precomputed(kernel)  # a sparse Gram is densified
+        return object_tags(tags, kernel)
+
+    def _check_input(self, X, reset):
+        check_input_features(self, _template(self.kernel), X, reset)
+
+
+class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     r"""Gaussian-process regression (Rasmussen & Williams, Algorithm 2.1).
 
     The prior is ``f ~ GP(0, k)`` and the observations ``y = f(x) + e``
@@ -128,16 +143,9 @@ class GaussianProcessRegressor(KernelLearnerMixin, RegressorMixin, BaseEstimator
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        tags = super(KernelLearnerMixin, self).__sklearn_tags__()  # the regressor's
-        kernel = _template(self.kernel)
-        tags.input_tags.pairwise = _is_precomputed(kernel)
-        tags.input_tags.sparse = _is_precomputed(kernel)  # a sparse Gram is densified
-        tags.target_tags.required = True
+        tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
-        return object_tags(tags, kernel)
-
-    def _check_input(self, X, reset):
-        check_input_features(self, _template(self.kernel), X, reset)
+        return tags
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -155,34 +163,14 @@ class GaussianProcessRegressor(KernelLearnerMixin, RegressorMixin, BaseEstimator
         from sklearn.utils import check_random_state
 
         Y = check_targets(y, n_objects(X))
-        n_restarts = check_scalar(self.n_restarts_optimizer, "n_restarts_optimizer",
-                                  lower=0, integer=True)
-        if self.optimizer is not None and self.optimizer != "fmin_l_bfgs_b" and not callable(
-                self.optimizer):
-            raise ValueError(f"optimizer must be 'fmin_l_bfgs_b', a callable or None, got "
-                             f"{self.optimizer!r}")
+        n_restarts = check_optimizer(self)
         self._rng = check_random_state(self.random_state)
         self.y_train_ = np.array(y, dtype=np.float64, copy=True)
         self._y_mean, self._y_std = _target_scaling(Y, self.normalize_y)
         target = (Y - self._y_mean) / self._y_std
         self._target = target if target.ndim == 2 else target[:, None]  # (n, outputs)
         self._check_input(X, reset=True)
-        kernel = _template(self.kernel)
-        if _is_precomputed(kernel):
-            K = check_gram(X, "K")
-            candidates = [({}, "precomputed", K)]
-        else:
-            from sklearn.base import clone
-
-            from ..kernels.hyperparameters import expand_lists
-
-            objects = check_objects(X, "X")
-            candidates = []
-            for given in _kernel_list(self.kernel):
-                for params, k in expand_lists(_check_kernel(given)):
-                    k = clone(k).fit(objects)
-                    candidates.append((params, k, k.prepare(objects, "X")))
-        n = candidates[0][2].shape[0] if _is_precomputed(kernel) else len(objects)
+        candidates, n = kernel_candidates(self.kernel, X)
         if self._target.shape[0] != n:
             raise ValueError(f"X has {n} training objects but y has {self._target.shape[0]} "
                              "rows; they must match")
@@ -203,41 +191,10 @@ class GaussianProcessRegressor(KernelLearnerMixin, RegressorMixin, BaseEstimator
     def _optimise(self, k, P, n_restarts):
         """``(theta, log marginal likelihood)`` at the optimum for kernel
         ``k`` on prepared data ``P`` (``theta`` includes the log noise)."""
-        theta0, bounds, names = self._space(k)
-        if self.optimizer is None or theta0.size == 0:
-            return theta0, self._lml(k, P, theta0, False, raise_on_failure=True)
+        def lml(theta, eval_gradient=False, raise_on_failure=False):
+            return self._lml(k, P, theta, eval_gradient, raise_on_failure)
 
-        def objective(theta):
-            value, grad = self._lml(k, P, theta, True)
-            return -value, -grad
-
-        optima = [self._minimise(objective, theta0, bounds)]
-        if n_restarts > 0:
-            if not np.isfinite(bounds).all():
-                raise ValueError("n_restarts_optimizer needs finite bounds for every "
-                                 f"hyperparameter; got {dict(zip(names, bounds.tolist()))}")
-            for _ in range(n_restarts):
-                start = self._rng.uniform(bounds[:, 0], bounds[:, 1])
-                optima.append(self._minimise(objective, start, bounds))
-        theta, fun = min(optima, key=lambda o: o[1])
-        if not np.isfinite(fun):
-            self._lml(k, P, theta, False, raise_on_failure=True)  # says why
-        _warn_at_bounds(theta, bounds, names)
-        return theta, -fun
-
-    def _minimise(self, objective, theta, bounds):
-        if callable(self.optimizer):
-            theta_opt, fun = self.optimizer(objective, theta, bounds)
-            return np.asarray(theta_opt, dtype=np.float64), float(fun)
-        from scipy.optimize import minimize
-
-        result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds)
-        if not result.success:
-            from sklearn.exceptions import ConvergenceWarning
-
-            warnings.warn(f"L-BFGS-B did not converge in the marginal likelihood: "
-                          f"{result.message}", ConvergenceWarning, stacklevel=4)
-        return result.x, float(result.fun)
+        return maximise(lml, *self._space(k), self.optimizer, n_restarts, self._rng)
 
     def _space(self, k):
         """Start, bounds and names of the optimised vector: the kernel's
@@ -402,6 +359,79 @@ class GaussianProcessRegressor(KernelLearnerMixin, RegressorMixin, BaseEstimator
 
 
 # -------------------------------------------------------------- helpers
+def check_optimizer(estimator):
+    """The number of restarts, after checking ``optimizer`` and
+    ``n_restarts_optimizer`` of a Gaussian-process estimator."""
+    optimizer = estimator.optimizer
+    if optimizer is not None and optimizer != "fmin_l_bfgs_b" and not callable(optimizer):
+        raise ValueError(f"optimizer must be 'fmin_l_bfgs_b', a callable or None, got "
+                         f"{optimizer!r}")
+    return check_scalar(estimator.n_restarts_optimizer, "n_restarts_optimizer", lower=0,
+                        integer=True)
+
+
+def kernel_candidates(kernel, X):
+    """``([(list parameters, fitted kernel, prepared X), ...], n)``: one
+    entry per kernel of a list and per combination of list-valued
+    parameters; ``[({}, "precomputed", K)]`` for a precomputed Gram."""
+    if _is_precomputed(_template(kernel)):
+        K = check_gram(X, "K")
+        return [({}, "precomputed", K)], K.shape[0]
+    from sklearn.base import clone
+
+    from ..kernels.hyperparameters import expand_lists
+
+    objects = check_objects(X, "X")
+    candidates = []
+    for given in _kernel_list(kernel):
+        for params, k in expand_lists(_check_kernel(given)):
+            k = clone(k).fit(objects)
+            candidates.append((params, k, k.prepare(objects, "X")))
+    return candidates, len(objects)
+
+
+def maximise(lml, theta0, bounds, names, optimizer, n_restarts, rng):
+    """``(theta, value)`` maximising ``lml(theta, eval_gradient=False,
+    raise_on_failure=False)`` from ``theta0`` and ``n_restarts`` starts
+    drawn uniformly within ``bounds`` (log space) by ``rng``, as
+    scikit-learn's Gaussian processes do; warns of an optimum at a bound."""
+    if optimizer is None or theta0.size == 0:
+        return theta0, lml(theta0, raise_on_failure=True)
+
+    def objective(theta):
+        value, grad = lml(theta, eval_gradient=True)
+        return -value, -grad
+
+    optima = [_minimise(optimizer, objective, theta0, bounds)]
+    if n_restarts > 0:
+        if not np.isfinite(bounds).all():
+            raise ValueError("n_restarts_optimizer needs finite bounds for every "
+                             f"hyperparameter; got {dict(zip(names, bounds.tolist()))}")
+        for _ in range(n_restarts):
+            start = rng.uniform(bounds[:, 0], bounds[:, 1])
+            optima.append(_minimise(optimizer, objective, start, bounds))
+    theta, fun = min(optima, key=lambda o: o[1])
+    if not np.isfinite(fun):
+        lml(theta, raise_on_failure=True)  # says why
+    _warn_at_bounds(theta, bounds, names)
+    return theta, -fun
+
+
+def _minimise(optimizer, objective, theta, bounds):
+    if callable(optimizer):
+        theta_opt, fun = optimizer(objective, theta, bounds)
+        return np.asarray(theta_opt, dtype=np.float64), float(fun)
+    from scipy.optimize import minimize
+
+    result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds)
+    if not result.success:
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(f"L-BFGS-B did not converge in the marginal likelihood: "
+                      f"{result.message}", ConvergenceWarning, stacklevel=5)
+    return result.x, float(result.fun)
+
+
 def _template(kernel):
     """The kernel a GP uses: scikit-learn's default for None, the first of a
     list for checks (the list is expanded in fit)."""
@@ -480,11 +510,11 @@ def _scaled(var, y_std):
     return out[..., 0] if out.shape[-1] == 1 else out
 
 
-def _given_test_gram(test_gram, n_test, full):
-    need = "(n_test, n_test) Gram" if full else "diagonal (n_test,) of the test Gram"
+def _given_test_gram(test_gram, n_test, full, what="a standard deviation or covariance"):
+    need = "(n_test, n_test) Gram" if full else "diagonal (n_test,) of the Gram"
     if test_gram is None:
-        raise ValueError("with kernel='precomputed', a standard deviation or covariance "
-                         f"needs test_gram=: the {need} of the test objects")
+        raise ValueError(f"with kernel='precomputed', {what} needs test_gram=: the {need} "
+                         "of the test objects, k(x, x)")
     G = np.asarray(test_gram, dtype=np.float64)
     if full and G.shape != (n_test, n_test):
         raise ValueError(f"test_gram must be the {need}, got shape {G.shape}")
@@ -541,4 +571,4 @@ def _warn_at_bounds(theta, bounds, names):
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "
                     f"{'smaller' if end == 'lower' else 'larger'}; widen {short}_bounds "
-                    "or fix it.", ConvergenceWarning, stacklevel=4)
+                    "or fix it.", ConvergenceWarning, stacklevel=5)
