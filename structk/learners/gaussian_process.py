@@ -112,6 +112,8 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         Lower Cholesky factor of ``K + (alpha + noise_) I``.
     alpha_ : ndarray of shape (n_train,) or (n_train, n_outputs)
         ``(K + (alpha + noise_) I)^{-1} y`` (``y`` normalised if asked).
+    X_train_ : objects or None
+        The training objects (None with "precomputed").
     y_train_ : ndarray
         The training targets, as given.
 
@@ -164,13 +166,14 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
 
         Y = check_targets(y, n_objects(X))
         n_restarts = check_optimizer(self)
-        self._rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
         self.y_train_ = np.array(y, dtype=np.float64, copy=True)
         self._y_mean, self._y_std = _target_scaling(Y, self.normalize_y)
         target = (Y - self._y_mean) / self._y_std
         self._target = target if target.ndim == 2 else target[:, None]  # (n, outputs)
         self._check_input(X, reset=True)
         candidates, n = kernel_candidates(self.kernel, X)
+        self.X_train_ = None if _is_precomputed(candidates[0][1]) else check_objects(X, "X")
         if self._target.shape[0] != n:
             raise ValueError(f"X has {n} training objects but y has {self._target.shape[0]} "
                              "rows; they must match")
@@ -179,7 +182,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         best, self.candidates_ = None, []
         with small_blas(n):  # factorisations of order n, many of them
             for params, k, P in candidates:
-                theta, value = self._optimise(k, P, n_restarts)
+                theta, value = self._optimise(k, P, n_restarts, rng)
                 self.candidates_.append((params, float(value)))
                 if best is None or value > best[2]:
                     best = (k, P, value, theta)
@@ -188,13 +191,13 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         self.log_marginal_likelihood_value_ = float(value)
         return self
 
-    def _optimise(self, k, P, n_restarts):
+    def _optimise(self, k, P, n_restarts, rng):
         """``(theta, log marginal likelihood)`` at the optimum for kernel
         ``k`` on prepared data ``P`` (``theta`` includes the log noise)."""
         def lml(theta, eval_gradient=False, raise_on_failure=False):
             return self._lml(k, P, theta, eval_gradient, raise_on_failure)
 
-        return maximise(lml, *self._space(k), self.optimizer, n_restarts, self._rng)
+        return maximise(lml, *self._space(k), self.optimizer, n_restarts, rng)
 
     def _space(self, k):
         """Start, bounds and names of the optimised vector: the kernel's
@@ -298,7 +301,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         if precomputed:
             K_trans = self._test_gram(X, None)
         else:
-            kernel, P = self._prediction_kernel(None)
+            kernel, P = self._prediction_kernel(self.X_train_)
             Q = kernel.prepare(check_objects(X, "X"), "X")
             self._check_input(X, reset=False)
             K_trans = kernel.cross_prepared(Q, P)
@@ -354,8 +357,13 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         if theta.size != size:
             raise ValueError(f"theta has {theta.size} entries; this model has {size} "
                              f"hyperparameters {self._space(k)[2]}")
-        return self._lml(k, self._train_prepared, theta, eval_gradient,
-                         raise_on_failure=True)
+        P = self.__dict__.get("_train_prepared")
+        if P is None:
+            if _is_precomputed(k):
+                raise ValueError("log_marginal_likelihood(theta) of a precomputed model "
+                                 "read from a model file needs its training Gram: refit it")
+            P = self._prediction_kernel(self.X_train_)[1]
+        return self._lml(k, P, theta, eval_gradient, raise_on_failure=True)
 
 
 # -------------------------------------------------------------- helpers
@@ -375,7 +383,12 @@ def kernel_candidates(kernel, X):
     entry per kernel of a list and per combination of list-valued
     parameters; ``[({}, "precomputed", K)]`` for a precomputed Gram."""
     if _is_precomputed(_template(kernel)):
+        from ._psd import check_psd_policy
+
         K = check_gram(X, "K")
+        # symmetry and the O(n^2) necessary conditions; the Cholesky
+        # factorisations of the fit are the rest of the check
+        check_psd_policy(K, "auto", factorise=False, user_gram=True)
         return [({}, "precomputed", K)], K.shape[0]
     from sklearn.base import clone
 
@@ -464,9 +477,11 @@ def _free(k):
 
 
 def _check_alpha(alpha, n):
+    if np.ndim(alpha) == 0:
+        return check_scalar(alpha, "alpha", lower=0)
     a = np.asarray(alpha, dtype=np.float64)
-    if a.ndim == 0 or a.shape == (1,):
-        return check_scalar(float(a.ravel()[0]), "alpha", lower=0)
+    if a.shape == (1,):
+        return check_scalar(float(a[0]), "alpha", lower=0)
     if a.shape != (n,):
         raise ValueError(f"alpha must be a number or an array of one variance per "
                          f"training object ({n}), got shape {a.shape}")
@@ -555,7 +570,8 @@ def _raise_not_pd(K, kernel, added):
     raise NotPSDError(
         f"{name} plus alpha + noise = {added_text} on its diagonal is not positive "
         f"definite (Cholesky failed; smallest eigenvalue {smallest:.3g}): the kernel "
-        "is indefinite or numerically singular at these hyperparameters. Raise alpha "
+        "is not positive semi-definite, or numerically singular at these "
+        "hyperparameters. Raise alpha "
         f"above {abs(smallest):.2g} (e.g. alpha={max(1e-8, 2 * abs(smallest)):.2g}) or "
         "learn a noise (noise=1e-2).")
 

@@ -103,9 +103,10 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         n_restarts = check_optimizer(self)
         self._max_iter = check_scalar(self.max_iter_predict, "max_iter_predict", lower=1,
                                       integer=True)
-        self._rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
         self._check_input(X, reset=True)
         candidates, n = kernel_candidates(self.kernel, X)
+        self.X_train_ = None if _is_precomputed(candidates[0][1]) else check_objects(X, "X")
         if len(codes) != n:
             raise ValueError(f"X has {n} training objects but y has {len(codes)} labels; "
                              "they must match")
@@ -114,7 +115,9 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         else:
             targets = [(codes == c).astype(np.float64) for c in range(len(self.classes_))]
         with small_blas(n):
-            self._binary = [self._fit_binary(candidates, t, n_restarts) for t in targets]
+            fitted = [self._fit_binary(candidates, t, n_restarts, rng) for t in targets]
+        self._binary = [b for b, _ in fitted]
+        self._binary_prepared = [P for _, P in fitted]  # not in model files: rebuilt
         kernels = [b["kernel"] for b in self._binary]
         self.kernel_ = kernels[0] if len(kernels) == 1 else kernels
         self.log_marginal_likelihood_value_ = float(np.mean([b["lml"] for b in self._binary]))
@@ -123,7 +126,7 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         self.n_train_ = n
         return self
 
-    def _fit_binary(self, candidates, t, n_restarts):
+    def _fit_binary(self, candidates, t, n_restarts, rng):
         best = None
         for _, k, P in candidates:
             def lml(theta, eval_gradient=False, raise_on_failure=False, k=k, P=P):
@@ -133,13 +136,13 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
             theta0 = np.zeros(0) if _is_precomputed(k) else k.theta
             bounds = np.zeros((0, 2)) if _is_precomputed(k) else k.bounds
             theta, value = maximise(lml, theta0, bounds, names, self.optimizer, n_restarts,
-                                    self._rng)
+                                    rng)
             if best is None or value > best[0]:
                 best = (value, k, P, theta)
         value, k, P, theta = best
         kt = k if _is_precomputed(k) else k.with_theta(theta)
         _, state = _laplace(kt, P, t, None, False, self._max_iter, keep=True)
-        return dict(state, kernel=kt, P=P, t=t, lml=float(value))
+        return dict(state, kernel=kt, t=t, lml=float(value)), P
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False):
         """The Laplace approximation of the log marginal likelihood at
@@ -153,9 +156,21 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("log_marginal_likelihood(theta) is defined for two classes; "
                              f"this model has {len(self.classes_)} (one-vs-rest)")
         b = self._binary[0]
-        out, _ = _laplace(b["kernel"], b["P"], b["t"], np.asarray(theta, dtype=np.float64),
-                          eval_gradient, self._max_iter, raise_on_failure=True)
+        theta = np.asarray(theta, dtype=np.float64)
+        out, _ = _laplace(b["kernel"], self._prepared(0), b["t"], theta, eval_gradient,
+                          self._max_iter, raise_on_failure=True)
         return out
+
+    def _prepared(self, i):
+        """The prepared training objects of binary problem ``i`` (prepared
+        again for a model read from a file)."""
+        cache = self.__dict__.setdefault("_binary_prepared", [None] * len(self._binary))
+        if cache[i] is None:
+            if self.X_train_ is None:
+                raise ValueError("a precomputed model read from a model file has no "
+                                 "training Gram: refit it")
+            cache[i] = self._binary[i]["kernel"].prepare(self.X_train_, "X")
+        return cache[i]
 
     # ------------------------------------------------------------- predict
     def _latent(self, X, test_gram, need_var):
@@ -173,10 +188,10 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
             checked = check_objects(X, "X")
             self._check_input(X, reset=False)
         means, variances = [], []
-        for b in self._binary:
+        for i, b in enumerate(self._binary):
             if not precomputed:
                 Q = b["kernel"].prepare(checked, "X")
-                K_star = b["kernel"].cross_prepared(Q, b["P"])
+                K_star = b["kernel"].cross_prepared(Q, self._prepared(i))
                 diag = b["kernel"].diag_prepared(Q) if need_var else None
             means.append(np.einsum("ij,j->i", K_star, b["t"] - b["pi"]))
             if need_var:

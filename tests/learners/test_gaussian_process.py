@@ -145,9 +145,15 @@ def test_duplicate_objects_without_noise_are_named():
 
 
 def test_indefinite_gram_is_explained():
+    # a clearly indefinite Gram: structk's PSD report, as for every learner
     K = np.array([[1.0, 2.0], [2.0, 1.0]])
-    with pytest.raises(NotPSDError, match=r"precomputed Gram .* smallest eigenvalue -1\b.*alpha above 1 \(e\.g\. alpha=2\)"):
+    with pytest.raises(NotPSDError, match=r"NOT positive semi-definite\n  smallest eigenvalue: -1"):
         GaussianProcessRegressor("precomputed").fit(K, [0.0, 1.0])
+    # one that passes the O(n^2) necessary conditions fails the factorisation
+    K = np.array([[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]])
+    with pytest.raises(NotPSDError, match=r"precomputed Gram .* smallest eigenvalue -0\.8\b.*"
+                                          r"alpha above 0\.8 \(e\.g\. alpha=1\.6\)"):
+        GaussianProcessRegressor("precomputed").fit(K, [0.0, 1.0, 2.0])
 
 
 def test_parameter_at_its_bound_warns_with_its_name():
