@@ -21,7 +21,7 @@ __version__ = "0.2.0"
 _kernels = [
     "Kernel", "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
     "Scaled", "Sum", "FunctionKernel", "Gaussian", "Laplace", "Linear", "Polynomial",
-    "ExpIntersection", "Intersection", "Jaccard", "GappyPair", "Mismatch", "Spectrum",
+    "ExpIntersection", "Intersection", "Jaccard", "MinMax", "GappyPair", "Mismatch", "Spectrum",
     "WeightedDegree", "LocalAlignment", "EmpiricalKernelMap",
     "FisherKernel", "ClassConditionalFisherKernel", "GraphHopper", "RandomWalk",
     "ShortestPath", "WeisfeilerLehman", "WeisfeilerLehmanOptimalAssignment",

@@ -15,7 +15,7 @@ DOCS = ROOT / "docs"
 RUNNABLE_PAGES = ["index.md", "kernels.md", "psd.md", "testing.md", "vectors.md",
                   "learners.md", "pca.md", "cca.md", "stats.md",
                   "bound.md", "class_fisher.md", "predictions.md", "explain.md",
-                  "custom_kernels.md"]
+                  "custom_kernels.md", "gp.md"]
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "mkdocs.yml").exists(), reason="tests run outside a source checkout"

@@ -26,7 +26,8 @@ from structk.model_file import FORMAT_VERSION
 
 _CODE_KERNELS = {"FunctionKernel", "FunctionScaled"}  # hold Python functions
 _SUPERVISED = {"KernelPerceptron", "KernelSVM", "KernelLogisticRegression",
-               "NearestClassMean", "KernelRidge", "KernelRidgeCV"}
+               "NearestClassMean", "KernelRidge", "KernelRidgeCV",
+               "GaussianProcessRegressor", "GaussianProcessClassifier"}
 _METHODS = ("predict", "decision_function", "predict_proba", "transform")
 
 

@@ -10,7 +10,7 @@ module             kernels
                    FunctionScaled
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
-``sets``           Intersection, ExpIntersection, Jaccard
+``sets``           Intersection, ExpIntersection, Jaccard, MinMax
 ``strings``        Spectrum, Mismatch, GappyPair, WeightedDegree
 ``gapped_kmer``    GappedKmer (gkm-SVM / LS-GKM kernels on DNA)
 ``alignment``      LocalAlignment (and the similarity
@@ -39,7 +39,7 @@ __getattr__, __dir__, __all__ = attach(
         ],
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
-        ".sets": ["ExpIntersection", "Intersection", "Jaccard"],
+        ".sets": ["ExpIntersection", "Intersection", "Jaccard", "MinMax"],
         ".strings": ["GappyPair", "Mismatch", "Spectrum", "WeightedDegree"],
         ".gapped_kmer": ["GappedKmer"],
         ".alignment": ["LocalAlignment", "smith_waterman"],

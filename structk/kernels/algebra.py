@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_objects, check_scalar
 from ..exceptions import KernelOverflowError
 from .base import LOG_MAX, Features, Kernel, _is_number, _repr_value, _row_sq_norms
+from .hyperparameters import DEFAULT_BOUNDS, declare, own_gradient
 
 
 def _wrap(kernel, precedence):
@@ -128,6 +129,9 @@ class _Binary(Kernel):
         p = self._precedence
         return f"{_wrap(self.k1, p)} {self._symbol} {_wrap(self.k2, p + 1)}"
 
+    def _hyperparameter_parts(self):
+        return [("k1", self.k1), ("k2", self.k2)]
+
 
 class Sum(_Binary):
     """Sum of two kernels, ``k1(x, y) + k2(x, y)``; written ``k1 + k2``.
@@ -149,6 +153,11 @@ class Sum(_Binary):
     @staticmethod
     def _signed_op(a, b):
         return _signed_logaddexp(*a, *b)
+
+    def _gram_gradient(self, P):
+        K1, dK1 = self.k1._gram_gradient(P[0])
+        K2, dK2 = self.k2._gram_gradient(P[1])
+        return K1 + K2, np.concatenate([dK1, dK2], axis=2)
 
     @property
     def has_features(self) -> bool:  # type: ignore[override]  # Kernel: class attribute
@@ -189,6 +198,11 @@ class Product(_Binary):
     def _signed_op(a, b):
         return a[0] * b[0], a[1] + b[1]
 
+    def _gram_gradient(self, P):
+        K1, dK1 = self.k1._gram_gradient(P[0])
+        K2, dK2 = self.k2._gram_gradient(P[1])
+        return K1 * K2, np.concatenate([dK1 * K2[:, :, None], K1[:, :, None] * dK2], axis=2)
+
 
 class _Unary(Kernel):
     """A kernel computed from one inner ``kernel`` on the same prepared data."""
@@ -209,6 +223,9 @@ class _Unary(Kernel):
 
     def _take(self, P, index):
         return self.kernel._take(P, index)
+
+    def _hyperparameter_parts(self):
+        return [("kernel", self.kernel)]
 
 
 class _SameColumns(_Unary):
@@ -236,14 +253,18 @@ class Scaled(_SameColumns):
     """A kernel times a non-negative constant, ``factor * k(x, y)``.
 
     Written ``c * k``; a negative factor raises ``ValueError`` since
-    ``-k`` is not positive semi-definite.
+    ``-k`` is not positive semi-definite. ``factor_bounds`` (a pair, or
+    ``"fixed"``) is its range for a Gaussian process's optimiser: the
+    output scale (:mod:`structk.kernels.hyperparameters`).
     """
 
     _precedence = 2
 
-    def __init__(self, kernel: Kernel, factor: float) -> None:
+    def __init__(self, kernel: Kernel, factor: float,
+                 factor_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
         self.kernel = kernel
         self.factor = factor
+        self.factor_bounds = factor_bounds
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
@@ -293,6 +314,15 @@ class Scaled(_SameColumns):
         sign, L = signed
         return sign * (float(self.factor) > 0), _log_factor(self.factor) + L
 
+    def _own_hyperparameters(self):
+        return [declare(self, "factor")]
+
+    def _gram_gradient(self, P):
+        c = float(self.factor)
+        K, dK = self.kernel._gram_gradient(P)
+        K, own = own_gradient(self, c * K, {"factor": lambda: c * K})
+        return K, np.concatenate([own, c * dK], axis=2)
+
     def __repr__(self) -> str:
         return f"{_repr_value(self.factor)} * {_wrap(self.kernel, 2)}"
 
@@ -306,13 +336,17 @@ class Constant(Kernel):
     """The constant kernel ``k(x, y) = value`` (``value >= 0``).
 
     Arises from ``k + c``; its feature map is the single feature ``sqrt(value)``.
-    Works on any objects.
+    Works on any objects. ``value_bounds`` (a pair, or ``"fixed"``) is its
+    range for a Gaussian process's optimiser
+    (:mod:`structk.kernels.hyperparameters`).
     """
 
     has_features = True
 
-    def __init__(self, value: float = 1.0) -> None:
+    def __init__(self, value: float = 1.0,
+                 value_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
         self.value = value
+        self.value_bounds = value_bounds
 
     def _check_params(self):
         check_scalar(self.value, "value", lower=0)
@@ -337,6 +371,13 @@ class Constant(Kernel):
 
     def _diag(self, n):
         return np.full(n, float(self.value))
+
+    def _own_hyperparameters(self):
+        return [declare(self, "value")]
+
+    def _gram_gradient(self, n):
+        K = self._gram(n)
+        return own_gradient(self, K, {"value": lambda: K})
 
     def __repr__(self) -> str:
         return _repr_value(self.value)
@@ -401,6 +442,12 @@ class Power(_Unary):
         sign, L = signed
         p = int(self.exponent)
         return sign ** p, p * L
+
+    def _gram_gradient(self, P):
+        p = int(self.exponent)
+        K, dK = self.kernel._gram_gradient(P)
+        lower = K ** (p - 1)
+        return lower * K, (p * lower)[:, :, None] * dK
 
     def __repr__(self) -> str:
         return f"{_wrap(self.kernel, 4)} ** {self.exponent!r}"
@@ -473,6 +520,11 @@ class Exp(LogForm, _Unary):
     def __repr__(self) -> str:
         return f"Exp({self.kernel!r})"
 
+    def _gram_gradient(self, P):
+        L, dL = self.kernel._gram_gradient(P)
+        K = exp_checked(L, self)
+        return K, K[:, :, None] * dL
+
     def _normalised_exponent(self, P, Q):
         """``k(x, y) - k(x, x) / 2 - k(y, y) / 2 = -|phi(x) - phi(y)|^2 / 2``
         (``Q=None``: within ``P``), the logarithm of ``Normalize(Exp(k))``.
@@ -544,6 +596,20 @@ class Normalize(_SameColumns):
         np.fill_diagonal(K, nonzero.astype(np.float64))
         _warn_if_identity(self, K)
         return K
+
+    def _gram_gradient(self, P):
+        # K = K'_ij s_i s_j with s = d^-1/2, d = diag K': dK = dK' s_i s_j
+        # - K (r_i + r_j) / 2, r = d(d) / d (0 for an object of zero norm)
+        Ki, dKi = self.kernel._gram_gradient(P)
+        d = np.diag(Ki).copy()
+        s = _inv_sqrt(d)
+        K = normalized_gram(Ki.copy())
+        r = np.einsum("iip->ip", dKi) * (s * s)[:, None]
+        dK = dKi * (s[:, None] * s[None, :])[:, :, None]
+        dK -= 0.5 * K[:, :, None] * (r[:, None, :] + r[None, :, :])
+        idx = np.arange(K.shape[0])
+        dK[idx, idx, :] = 0.0  # the normalised diagonal is constant
+        return K, dK
 
     def _cross(self, P, Q):
         if self.kernel._has_log_form:
@@ -743,3 +809,11 @@ class FunctionScaled(Kernel):
 
     def _diag(self, P):
         return self.kernel._diag(P[0]) * P[1] ** 2
+
+    def _hyperparameter_parts(self):
+        return [("kernel", self.kernel)]
+
+    def _gram_gradient(self, P):
+        K, dK = self.kernel._gram_gradient(P[0])
+        ff = P[1][:, None] * P[1][None, :]
+        return K * ff, dK * ff[:, :, None]

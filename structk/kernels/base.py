@@ -603,6 +603,80 @@ class Kernel:
     def _feature_keys(self, P):
         return None
 
+    # ------------------------------------------------------ hyperparameters
+    # Continuous parameters an optimiser (a Gaussian process's marginal
+    # likelihood) may tune, and the Gram's derivatives with respect to
+    # them: see structk.kernels.hyperparameters.
+    def _own_hyperparameters(self):
+        """This kernel's own continuous parameters, as
+        :func:`~structk.kernels.hyperparameters.declare` gives them (override)."""
+        return []
+
+    def _hyperparameter_parts(self):
+        """``(name, part)`` of the parts whose hyperparameters this kernel
+        exposes and differentiates through (override: the algebra)."""
+        return []
+
+    @property
+    def hyperparameters(self):
+        """Every continuous parameter: list of
+        :class:`~structk.kernels.hyperparameters.Hyperparameter` (name as in
+        ``get_params``, value, bounds, fixed, log)."""
+        from .hyperparameters import collect
+
+        return collect(self)
+
+    @property
+    def theta(self):
+        """The logarithms of the free hyperparameters (scikit-learn's
+        ``Kernel.theta``)."""
+        from .hyperparameters import free, theta_of
+
+        return theta_of(free(self))
+
+    @property
+    def bounds(self):
+        """Bounds of :attr:`theta` (log space), shape ``(len(theta), 2)``."""
+        from .hyperparameters import bounds_of, free
+
+        return bounds_of(free(self))
+
+    def with_theta(self, theta):
+        """A copy of this kernel with the free hyperparameters set from
+        ``theta`` (log space); this kernel is unchanged."""
+        from .hyperparameters import with_theta
+
+        return with_theta(self, theta)
+
+    def gram_gradient_prepared(self, P):
+        """The Gram matrix of prepared objects and its derivatives with
+        respect to :attr:`theta`.
+
+        Returns
+        -------
+        K : ndarray, shape (n, n)
+            As :meth:`gram_prepared` gives it.
+        dK : ndarray, shape (n, n, len(theta))
+            ``dK[:, :, i]`` is the derivative of ``K`` in ``theta[i]``:
+            analytic where the kernel provides it, else checked central
+            differences (:mod:`structk.kernels.hyperparameters`).
+        """
+        with np.errstate(over="ignore"):
+            K, dK = self._gram_gradient(P)
+        _check_finite(K, self)
+        _check_finite(dK.reshape(K.shape[0], -1), self)
+        return K, dK
+
+    def _gram_gradient(self, P):
+        """``(K, dK)`` (override with the analytic derivatives; the default
+        is checked finite differences in the free hyperparameters)."""
+        from .hyperparameters import finite_difference_gradient, free
+
+        if not free(self):
+            K = self._checked_gram(P)
+            return K, np.zeros(K.shape + (0,))
+        return finite_difference_gradient(self, P)
+
     # -------------------------------------------------------------- algebra
     def __add__(self, other: Kernel | float) -> Kernel:
         from .algebra import Constant, Sum

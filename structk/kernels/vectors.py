@@ -14,6 +14,7 @@ from .. import _tuning
 from .._threads import small_matmul
 from .._validation import as_vectors, check_same_dim, check_scalar
 from .base import Kernel
+from .hyperparameters import DEFAULT_BOUNDS, declare, own_gradient
 
 
 class _VectorKernel(Kernel):
@@ -59,14 +60,24 @@ class Polynomial(_VectorKernel):
     coef0 : float >= 0, default 1.0
         Negative values would not give a positive semi-definite kernel.
     gamma : float > 0, default 1.0
+    gamma_bounds, coef0_bounds : pair of float or "fixed", default (1e-5, 1e5)
+        Range of ``gamma`` and ``coef0`` for a Gaussian process's optimiser
+        (``"fixed"``: not optimised; ``coef0 = 0`` is always fixed); see
+        :mod:`structk.kernels.hyperparameters`. ``degree`` is discrete:
+        give a list (``degree=[1, 2, 3]``) to choose it by the marginal
+        likelihood.
     """
 
     _repr_always = ('degree',)
 
-    def __init__(self, degree: int = 2, coef0: float = 1.0, gamma: float = 1.0) -> None:
+    def __init__(self, degree: int = 2, coef0: float = 1.0, gamma: float = 1.0,
+                 gamma_bounds: tuple[float, float] = DEFAULT_BOUNDS,
+                 coef0_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
         self.degree = degree
         self.coef0 = coef0
         self.gamma = gamma
+        self.gamma_bounds = gamma_bounds
+        self.coef0_bounds = coef0_bounds
 
     def _check_params(self):
         check_scalar(self.degree, "degree", lower=1, integer=True)
@@ -114,6 +125,20 @@ class Polynomial(_VectorKernel):
     def _log_diag(self, P):
         return self._signed_log_diag(P)[1]
 
+    def _own_hyperparameters(self):
+        return [declare(self, "gamma"), declare(self, "coef0")]
+
+    def _gram_gradient(self, P):
+        # d/dlog(gamma) of (gamma B + c)^d is d (gamma B + c)^(d-1) gamma B
+        d = int(self.degree)
+        B = small_matmul(P, P.T) * float(self.gamma)
+        base = B + float(self.coef0)
+        lower = base ** (d - 1)
+        return own_gradient(self, lower * base, {
+            "gamma": lambda: d * lower * B,
+            "coef0": lambda: d * float(self.coef0) * lower,
+        })
+
 
 class Gaussian(_VectorKernel):
     """The Gaussian (RBF) kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``.
@@ -124,13 +149,18 @@ class Gaussian(_VectorKernel):
     Parameters
     ----------
     sigma : float > 0, default 1.0
-        Bandwidth.
+        Bandwidth (scikit-learn's RBF ``length_scale``).
+    sigma_bounds : pair of float or "fixed", default (1e-5, 1e5)
+        Range of ``sigma`` for a Gaussian process's optimiser (``"fixed"``:
+        not optimised); see :mod:`structk.kernels.hyperparameters`.
     """
 
     _repr_always = ('sigma',)
 
-    def __init__(self, sigma: float = 1.0) -> None:
+    def __init__(self, sigma: float = 1.0,
+                 sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
         self.sigma = sigma
+        self.sigma_bounds = sigma_bounds
 
     def _check_params(self):
         check_scalar(self.sigma, "sigma", lower=0, lower_inclusive=False)
@@ -152,6 +182,16 @@ class Gaussian(_VectorKernel):
 
     def _diag(self, P):
         return np.ones(P.shape[0])
+
+    def _own_hyperparameters(self):
+        return [declare(self, "sigma")]
+
+    def _gram_gradient(self, P):
+        # d/dlog(sigma) of exp(-D / (2 sigma^2)) is K D / sigma^2
+        D = _sq_dist(P, P, self._exact_scale())
+        np.fill_diagonal(D, 0.0)
+        K = self._from_sq_dist(D.copy())
+        return own_gradient(self, K, {"sigma": lambda: K * D / float(self.sigma) ** 2})
 
 
 #: Relative accuracy of ``exp(-D / s)`` that :func:`_sq_dist` guarantees.
@@ -219,12 +259,17 @@ class Laplace(_VectorKernel):
     ----------
     sigma : float > 0, default 1.0
         Length scale.
+    sigma_bounds : pair of float or "fixed", default (1e-5, 1e5)
+        Range of ``sigma`` for a Gaussian process's optimiser (``"fixed"``:
+        not optimised); see :mod:`structk.kernels.hyperparameters`.
     """
 
     _repr_always = ('sigma',)
 
-    def __init__(self, sigma: float = 1.0) -> None:
+    def __init__(self, sigma: float = 1.0,
+                 sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
         self.sigma = sigma
+        self.sigma_bounds = sigma_bounds
 
     def _check_params(self):
         check_scalar(self.sigma, "sigma", lower=0, lower_inclusive=False)
@@ -238,3 +283,14 @@ class Laplace(_VectorKernel):
 
     def _diag(self, P):
         return np.ones(P.shape[0])
+
+    def _own_hyperparameters(self):
+        return [declare(self, "sigma")]
+
+    def _gram_gradient(self, P):
+        # d/dlog(sigma) of exp(-D1 / sigma) is K D1 / sigma
+        from scipy.spatial.distance import cdist
+
+        D = cdist(P, P, "cityblock")
+        K = np.exp(-D / float(self.sigma))
+        return own_gradient(self, K, {"sigma": lambda: K * D / float(self.sigma)})

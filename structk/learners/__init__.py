@@ -11,6 +11,9 @@ module             learners
 ``class_means``    :class:`NearestClassMean`
 ``pca``            :class:`KernelPCA`
 ``cca``            :class:`KernelCCA` (two views)
+``gaussian_process`` :class:`GaussianProcessRegressor` (hyperparameters by
+                   the marginal likelihood)
+``gaussian_process_classifier`` :class:`GaussianProcessClassifier` (Laplace)
 =================  ==========================================================
 
 All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
@@ -32,5 +35,7 @@ __getattr__, __dir__, __all__ = attach(
         ".class_means": ["NearestClassMean"],
         ".pca": ["KernelPCA"],
         ".cca": ["KernelCCA"],
+        ".gaussian_process": ["GaussianProcessRegressor"],
+        ".gaussian_process_classifier": ["GaussianProcessClassifier"],
     },
 )

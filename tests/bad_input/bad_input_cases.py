@@ -179,6 +179,7 @@ KERNELS = {
     "Intersection": (_k("Intersection"), "sets"),
     "ExpIntersection": (_k("ExpIntersection"), "sets"),
     "Jaccard": (_k("Jaccard"), "sets"),
+    "MinMax": (_k("MinMax"), "sets"),
     "Spectrum": (_k("Spectrum", k=2), "strings"),
     "Mismatch": (_k("Mismatch", k=3, m=1), "strings"),
     "GappyPair": (_k("GappyPair", k=1, m=1), "strings"),

@@ -38,7 +38,8 @@ def test_fitted_hmm_pickles_and_deep_copies():
 
 
 _SUPERVISED = {"KernelPerceptron", "KernelSVM", "KernelLogisticRegression",
-               "NearestClassMean", "KernelRidge", "KernelRidgeCV"}
+               "NearestClassMean", "KernelRidge", "KernelRidgeCV",
+               "GaussianProcessRegressor", "GaussianProcessClassifier"}
 
 
 @pytest.mark.parametrize("name", sorted(structk.learners.__all__))

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from structk.kernels import (
     ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
     FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
-    Intersection, Jaccard, Laplace, Linear, LocalAlignment, Mismatch, Normalize,
+    Intersection, Jaccard, Laplace, Linear, LocalAlignment, MinMax, Mismatch, Normalize,
     Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
     WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
 )
@@ -62,7 +62,7 @@ def _cases():
     return [
         (Linear(), VECTORS), (Polynomial(degree=3), VECTORS), (Gaussian(sigma=2.0), VECTORS),
         (Laplace(), VECTORS),
-        (Intersection(), SETS), (ExpIntersection(), SETS), (Jaccard(), SETS),
+        (Intersection(), SETS), (ExpIntersection(), SETS), (Jaccard(), SETS), (MinMax(), SETS),
         (Spectrum(k=2), STRINGS), (Spectrum(k=3, normalize=True), STRINGS),
         (Spectrum(k=40), STRINGS),  # beyond int64 features: k-mers present
         (Mismatch(k=3, m=1), STRINGS), (GappyPair(k=1, m=1), STRINGS),

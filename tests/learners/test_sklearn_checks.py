@@ -6,7 +6,10 @@ with the reason it is a deliberate difference. Not in the list:
 ``KernelCCA`` (``fit(X, Y)`` takes two views of the same objects, which the
 checks would fill with a target vector) and ``DiscreteHMM`` (it learns from
 sequences, not rows of a 2-D array; its scalar ``score`` is tested in
-``tests/test_hmm.py``).
+``tests/test_hmm.py``). ``GaussianProcessClassifier`` is checked with a
+vector kernel only: with ``"precomputed"`` its ``predict_proba`` needs the
+test objects' ``k(x, x)`` (``test_gram=``), which a cross-Gram does not hold
+and the checks do not pass.
 """
 
 import numpy as np
@@ -16,6 +19,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structk import Gaussian
 from structk.learners import (
+    GaussianProcessClassifier,
+    GaussianProcessRegressor,
     KernelCenterer,
     KernelLogisticRegression,
     KernelPCA,
@@ -28,13 +33,15 @@ from structk.learners import (
 from structk.scale import Nystroem
 
 LEARNERS = [KernelSVM, KernelRidge, KernelRidgeCV, KernelLogisticRegression,
-            KernelPerceptron, NearestClassMean, KernelCenterer, KernelPCA]
+            KernelPerceptron, NearestClassMean, KernelCenterer, KernelPCA,
+            GaussianProcessRegressor]
 VECTOR = Gaussian(sigma=2.0)
 
 ESTIMATORS = (
     [cls(kernel=VECTOR) for cls in LEARNERS]
-    + [cls() for cls in LEARNERS]  # kernel="precomputed"
+    + [cls(kernel="precomputed") for cls in LEARNERS]
     + [KernelSVM(kernel=VECTOR, probability=True, random_state=0),
+       GaussianProcessClassifier(kernel=VECTOR),
        Nystroem(VECTOR, n_components=5, random_state=0)]
 )
 

@@ -21,6 +21,8 @@ CI_POOLS = (16, 64)
 
 VEC = vectors(dim=3, min_value=-3, max_value=3)
 SETS = token_sets()
+#: multisets as tuples of tokens with repeats (MinMax counts them)
+MULTISETS = st.lists(st.sampled_from("abcdef"), max_size=8).map(tuple)
 DNA = strings("ACGT", min_size=3)
 DNA6 = strings("ACGT", min_size=6, max_size=6)
 GRAPHS = graphs(max_nodes=5, node_labels="ab", edge_labels="xy")
@@ -65,6 +67,8 @@ CASES = [
     (K.Jaccard(), SETS),
     (K.Normalize(K.Intersection()) * K.Jaccard(), SETS),
     (K.Exp(K.Jaccard()), SETS),
+    (K.MinMax(), MULTISETS),
+    (K.MinMax() * K.Intersection(), SETS),
     (K.Spectrum(k=3), DNA),
     (K.Spectrum(k=2, presence=True, normalize=True), DNA),
     (K.Mismatch(k=3, m=1), DNA),

@@ -1,0 +1,213 @@
+"""Kernel hyperparameters: declarations, theta, and the Gram's derivatives.
+
+Every derivative is checked against finite differences computed here
+(Richardson-extrapolated central differences of ``k.with_theta(...)(X)``,
+error O(h^4)), and the vector kernels against scikit-learn's Gaussian-process
+kernels, which return their gradients in the same log space.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from structk.kernels import (
+    Constant,
+    Exp,
+    ExpIntersection,
+    FunctionScaled,
+    Gaussian,
+    Intersection,
+    Jaccard,
+    Kernel,
+    Laplace,
+    Linear,
+    Normalize,
+    Polynomial,
+    Scaled,
+)
+from structk.kernels.hyperparameters import (
+    GradientAccuracyWarning,
+    expand_lists,
+    finite_difference_gradient,
+)
+
+RNG = np.random.default_rng(0)
+VECTORS = RNG.normal(size=(7, 3))
+SETS = [{"a", "b", "c"}, {"b", "c"}, {"d"}, set(), {"a", "d", "e", "f"}, {"c", "e"}]
+
+KERNELS = [
+    (Gaussian(sigma=0.7), VECTORS),
+    (Laplace(sigma=1.3), VECTORS),
+    (Polynomial(degree=3, gamma=0.5, coef0=0.8), VECTORS),
+    (Polynomial(degree=2, coef0=0.0), VECTORS),  # coef0 fixed at 0
+    (Polynomial(degree=1, gamma=2.0), VECTORS),
+    (Linear(), VECTORS),
+    (2.0 * Gaussian(sigma=1.5), VECTORS),
+    (Gaussian(sigma=1.2) + 0.5, VECTORS),
+    (Gaussian(sigma=1.2) * Laplace(sigma=2.0), VECTORS),
+    (Polynomial(degree=2, gamma=0.3) ** 2, VECTORS),
+    (Exp(0.3 * Linear()), VECTORS),
+    (Normalize(Polynomial(degree=3, coef0=2.0)), VECTORS),
+    (Normalize(Exp(0.2 * Gaussian(sigma=0.9))), VECTORS),
+    (FunctionScaled(Gaussian(sigma=1.1), lambda x: 1.0 + x[0] ** 2), VECTORS),
+    (Scaled(Gaussian(sigma=0.8), 3.0, factor_bounds="fixed"), VECTORS),
+    (Normalize(Linear() + 2.0 * Laplace(sigma=0.5)) * Constant(1.5), VECTORS),
+    (ExpIntersection(scale=0.3), SETS),
+    (Normalize(ExpIntersection(scale=0.2)), SETS),
+    (1.5 * Jaccard(), SETS),
+    (Intersection() + ExpIntersection(scale=0.4), SETS),
+]
+
+
+def reference_gradient(kernel, X, h=1e-3):
+    """Central differences of k(X) in each theta, Richardson-extrapolated."""
+    theta = kernel.theta
+    out = np.empty(kernel(X).shape + (theta.size,))
+    for i in range(theta.size):
+        def central(step):
+            up, down = theta.copy(), theta.copy()
+            up[i] += step
+            down[i] -= step
+            return (kernel.with_theta(up)(X) - kernel.with_theta(down)(X)) / (2 * step)
+
+        out[:, :, i] = (4 * central(h / 2) - central(h)) / 3
+    return out
+
+
+@pytest.mark.parametrize("kernel, X", KERNELS, ids=[repr(k) for k, _ in KERNELS])
+def test_gradient_matches_finite_differences(kernel, X):
+    K, dK = kernel.gram_gradient_prepared(kernel.prepare(X))
+    np.testing.assert_allclose(K, kernel(X), rtol=1e-13, atol=1e-14)
+    assert dK.shape == K.shape + (len(kernel.theta),)
+    ref = reference_gradient(kernel, X)
+    scale = max(1.0, np.abs(ref).max(initial=0.0))
+    np.testing.assert_allclose(dK, ref, rtol=1e-6, atol=1e-8 * scale)
+    # the checked finite differences of the library agree too
+    _, dK_fd = finite_difference_gradient(kernel, kernel.prepare(X))
+    np.testing.assert_allclose(dK_fd, dK, rtol=1e-5, atol=1e-7 * scale)
+
+
+@given(sigma=st.floats(0.2, 5.0), factor=st.floats(0.1, 10.0),
+       gamma=st.floats(0.05, 2.0), coef0=st.floats(0.1, 3.0),
+       power=st.integers(1, 3))
+def test_gradient_of_random_compositions(sigma, factor, gamma, coef0, power):
+    k = Normalize(factor * Gaussian(sigma=sigma)
+                  + Polynomial(degree=2, gamma=gamma, coef0=coef0)) ** power
+    K, dK = k.gram_gradient_prepared(k.prepare(VECTORS))
+    ref = reference_gradient(k, VECTORS)
+    np.testing.assert_allclose(dK, ref, rtol=1e-5, atol=1e-8)
+
+
+def test_vector_kernels_agree_with_scikit_learn():
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct
+
+    k = 2.5 * Gaussian(sigma=0.8) + Constant(0.7)
+    sk = ConstantKernel(2.5) * RBF(0.8) + ConstantKernel(0.7)
+    np.testing.assert_allclose(k.theta, sk.theta)
+    np.testing.assert_allclose(k.bounds, sk.bounds)
+    K, dK = k.gram_gradient_prepared(k.prepare(VECTORS))
+    K_sk, dK_sk = sk(VECTORS, eval_gradient=True)
+    np.testing.assert_allclose(K, K_sk, rtol=1e-12)
+    np.testing.assert_allclose(dK, dK_sk, rtol=1e-10, atol=1e-13)
+    # scikit-learn's DotProduct ** 2 is Polynomial(degree=2, gamma=1, coef0=sigma_0^2)
+    p = Polynomial(degree=2, coef0=0.5 ** 2, gamma_bounds="fixed")
+    K, dK = p.gram_gradient_prepared(p.prepare(VECTORS))
+    K_sk, dK_sk = (DotProduct(sigma_0=0.5) ** 2)(VECTORS, eval_gradient=True)
+    np.testing.assert_allclose(K, K_sk, rtol=1e-12)
+    # sigma_0 enters squared: d/dlog(sigma_0) = 2 d/dlog(coef0)
+    np.testing.assert_allclose(2 * dK[:, :, 0], dK_sk[:, :, 0], rtol=1e-10)
+
+
+def test_theta_bounds_and_with_theta():
+    k = 2.0 * Gaussian(sigma=1.5) + Polynomial(degree=3, coef0=0.0, gamma_bounds=(0.1, 10))
+    names = [h.name for h in k.hyperparameters]
+    assert names == ["k1__factor", "k1__kernel__sigma", "k2__gamma", "k2__coef0"]
+    assert [h.fixed for h in k.hyperparameters] == [False, False, False, True]
+    np.testing.assert_allclose(k.theta, np.log([2.0, 1.5, 1.0]))
+    np.testing.assert_allclose(k.bounds[2], np.log([0.1, 10]))
+    k2 = k.with_theta(np.log([3.0, 0.5, 2.0]))
+    assert (k2.k1.factor, k2.k1.kernel.sigma, k2.k2.gamma) == pytest.approx((3.0, 0.5, 2.0))
+    assert k.k1.factor == 2.0  # unchanged
+    np.testing.assert_allclose(k2(VECTORS), (3.0 * Gaussian(sigma=0.5)
+                                             + Polynomial(degree=3, coef0=0.0, gamma=2.0))(VECTORS))
+    fixed = Gaussian(sigma=2.0, sigma_bounds="fixed")
+    assert fixed.theta.shape == (0,) and fixed.bounds.shape == (0, 2)
+    K, dK = fixed.gram_gradient_prepared(fixed.prepare(VECTORS))
+    assert dK.shape == (7, 7, 0)
+
+
+def test_bad_bounds_and_theta_are_named():
+    with pytest.raises(ValueError, match=r"Gaussian\(sigma_bounds=\(0, 1\)\).*0 < low < high"):
+        Gaussian(sigma_bounds=(0, 1)).theta
+    with pytest.raises(ValueError, match=r"sigma_bounds='free'.*'fixed'"):
+        Gaussian(sigma_bounds="free").theta
+    with pytest.raises(ValueError, match=r"theta has 1 entries .* 2 free .*'factor', 'kernel__sigma'"):
+        (2.0 * Gaussian()).with_theta([0.0])
+    with pytest.raises(ValueError, match=r"theta\[1\] \(kernel__sigma\) is nan"):
+        (2.0 * Gaussian()).with_theta([0.0, np.nan])
+
+
+class _Quadratic(Kernel):
+    """A test kernel declaring a parameter without an analytic derivative:
+    (1 + <x, y> / alpha)^2, and a kink |alpha - 1| to trip the step check."""
+
+    def __init__(self, alpha=1.0, kink=False):
+        self.alpha = alpha
+        self.kink = kink
+
+    def _prepare(self, X, name):
+        return np.asarray(X, dtype=float)
+
+    def _own_hyperparameters(self):
+        from structk.kernels.hyperparameters import declare
+
+        return [declare(self, "alpha")]
+
+    def _cross(self, P, Q):
+        a = float(self.alpha)
+        if self.kink:
+            a = 1.0 + abs(a - 1.0)
+        return (1.0 + P @ Q.T / a) ** 2
+
+    def _diag(self, P):
+        return np.diag(self._cross(P, P))
+
+
+def test_finite_differences_for_a_kernel_without_analytic_derivatives():
+    k = _Quadratic(alpha=0.7)
+    K, dK = k.gram_gradient_prepared(k.prepare(VECTORS))
+    B = VECTORS @ VECTORS.T
+    # d/dlog(alpha) of (1 + B / alpha)^2 = -2 (1 + B / alpha) B / alpha
+    exact = -2 * (1 + B / 0.7) * B / 0.7
+    np.testing.assert_allclose(dK[:, :, 0], exact, rtol=1e-7, atol=1e-8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k.gram_gradient_prepared(k.prepare(VECTORS))  # no warning on a smooth Gram
+
+
+def test_finite_differences_warn_at_a_kink():
+    k = _Quadratic(alpha=1.0, kink=True)
+    with pytest.warns(GradientAccuracyWarning, match=r"with respect to alpha changes by"):
+        k.gram_gradient_prepared(k.prepare(VECTORS))
+
+
+def test_expand_lists():
+    out = expand_lists(Polynomial(degree=[1, 2, 3]))
+    assert [p for p, _ in out] == [{"degree": 1}, {"degree": 2}, {"degree": 3}]
+    assert [k.degree for _, k in out] == [1, 2, 3]
+    nested = Normalize(Polynomial(degree=[1, 2]) + Gaussian(sigma=[1.0, 2.0]))
+    combos = expand_lists(nested)
+    assert len(combos) == 4
+    assert combos[3][0] == {"kernel__k1__degree": 2, "kernel__k2__sigma": 2.0}
+    np.testing.assert_allclose(
+        combos[3][1](VECTORS),
+        Normalize(Polynomial(degree=2) + Gaussian(sigma=2.0))(VECTORS))
+    assert nested.kernel.k1.degree == [1, 2]  # the original keeps its lists
+    plain = Gaussian()
+    assert expand_lists(plain) == [({}, plain)]
+    # a list for a tuple-valued parameter (bounds) is a value, not a grid
+    bounded = Gaussian(sigma_bounds=[0.1, 10.0])
+    assert expand_lists(bounded) == [({}, bounded)]
