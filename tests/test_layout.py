@@ -5,7 +5,7 @@ NumPy, the first-compilation notice (``structk._jit``), other numba modules
 and the numba-free leaves they compile (the labels' hash, the SMO step):
 never a kernel, learner or orchestration module, which call down into it.
 The algorithms (:mod:`structk.algorithms`) import only each other and the
-leaves below them (``_tuning``, ``_threads``, ``_memory``, ``_jit``), never a
+leaves below them (``_tuning``, ``defaults``, ``_threads``, ``_memory``, ``_jit``), never a
 kernel, learner, scale or command-line module. Code outside
 :mod:`structk.kernels` reaches a kernel through its public methods only
 (the prepared-data seam of ``structk/kernels/base.py``), never its hooks.
@@ -77,8 +77,8 @@ def test_compiled_modules_import_nothing_above_them():
 
 
 #: The bottom layer: modules every other layer may import (they import only each other).
-BOTTOM = {"structk._tuning", "structk._threads", "structk._memory", "structk._jit",
-          "structk.exceptions"}
+BOTTOM = {"structk._tuning", "structk.defaults", "structk._threads", "structk._memory",
+          "structk._jit", "structk.exceptions"}
 
 
 def test_algorithms_import_only_algorithms_and_the_bottom_layer():

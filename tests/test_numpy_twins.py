@@ -85,24 +85,24 @@ def test_small_problems_compiled_follow_the_same_iterates(tuning, budget):
     """With ``SVM_SMALL_COMPILED`` (a cross-validation's hundreds of small
     fits) small problems are solved compiled, with the very same result (also
     when they need more than the NumPy budget and go on with shrinking)."""
-    from structk import _tuning
+    from structk import _tuning, defaults
 
     K, y, C = _problem(120, 9, 10.0)
     tuning.set(SVM_NUMPY_BUDGET=budget, SVM_NUMPY_WORK=0)
     numpy_path = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
     with _tuning.override(SVM_SMALL_COMPILED=True):
         compiled = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
-    assert _tuning.SVM_SMALL_COMPILED is False  # restored
+    assert defaults.SVM_SMALL_COMPILED is False  # restored
     np.testing.assert_array_equal(compiled[0], numpy_path[0])
     assert compiled[1:] == numpy_path[1:]
 
 
 def test_override_restores_on_error_and_refuses_unknown_names():
-    from structk import _tuning
+    from structk import _tuning, defaults
 
     with pytest.raises(ZeroDivisionError), _tuning.override(SVM_SMALL_COMPILED=True):
         1 / 0
-    assert _tuning.SVM_SMALL_COMPILED is False
+    assert defaults.SVM_SMALL_COMPILED is False
     with pytest.raises(AttributeError, match="NO_SUCH"), _tuning.override(NO_SUCH=1):
         pass
 
