@@ -70,7 +70,7 @@ SVM_IPM_AFTER : int
     5000. SMO iterations (compiled) before that hand-over: about the cost of
     one interior point on 200 variables.
 SVM_IPM_AFTER_NUMPY : int
-    300. The same for the NumPy SMO, whose iterations cost 10-30 times more.
+    300. The same for the NumPy SMO, whose iterations cost 10-40 times more.
 CV_SVM_WIDE_C_MAX_N : int
     750. ``structk cv`` and ``structk fit`` search ``KernelSVM``'s default
     ``C`` grid three decades further up
