@@ -1,6 +1,6 @@
 """The inner cross-validation of ``structk cv`` over an SVM's C grid, solved
 as a path (increasing C, each SMO started from the previous solution,
-``_tuning.CV_SVM_C_PATH``) against every grid point from zero, in one run.
+``defaults.CV_SVM_C_PATH``) against every grid point from zero, in one run.
 
 On each of the first ``--folds`` outer folds of a stratified 10-fold split
 (the folds ``structk cv`` uses), the inner 5-fold losses of the default C
@@ -8,7 +8,7 @@ grid (moved to the Gram's scale, as ``cv`` does) are computed both ways,
 interleaved, and timed (wall and this process's CPU); medians over the
 folds and their ratio are printed, with the chosen C of each way (they must
 agree). Default: ENZYMES, ``Normalize(RandomWalk(lam=0.01))`` (its Gram
-takes ~30 s). Machines of at most ``_tuning.SVM_IPM_MAX_N`` objects (all of
+takes ~30 s). Machines of at most ``defaults.SVM_IPM_MAX_N`` objects (all of
 ENZYMES') take no start from the previous C (the interior point solves
 them as fast from zero), so both ways then run the same fits:
 ``--ipm-max-n 0`` turns the interior point off to time the path on them
@@ -37,7 +37,7 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, default=3, help="outer folds timed (of 10)")
     parser.add_argument("--grid", help="C values, comma-separated (default: cv's moved grid)")
     parser.add_argument("--ipm-max-n", type=int, default=None,
-                        help="_tuning.SVM_IPM_MAX_N for the run (0: no interior point)")
+                        help="defaults.SVM_IPM_MAX_N for the run (0: no interior point)")
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:

@@ -2,9 +2,9 @@
 
 Usage: python benchmarks/bench_psd_learners.py [--quick] [--repeat R]
 
-For Grams above ``_tuning.PSD_FACTORISE_MAX_N`` objects the default check is
+For Grams above ``defaults.PSD_FACTORISE_MAX_N`` objects the default check is
 the O(n^2) necessary conditions, one factorised principal submatrix and
-``_tuning.PSD_LANCZOS_STEPS`` Lanczos steps (``PSD_LANCZOS_STEPS_USER`` for
+``defaults.PSD_LANCZOS_STEPS`` Lanczos steps (``PSD_LANCZOS_STEPS_USER`` for
 a precomputed Gram). Each case times, in one run and
 alternating, the same ``KernelSVM`` fit with ``psd_check="none"`` and with
 ``"auto"``, and the check alone, against the fit and against computing the
@@ -55,7 +55,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else args.repeat
 
-    from structk import _tuning
+    from structk import _tuning, defaults
     from structk.learners import KernelSVM
     from structk.learners._base import user_gram
     from structk.learners._psd import check_psd_policy
@@ -79,7 +79,7 @@ def main(argv=None):
             t_block = median_time(lambda: check_psd_policy(K, "auto", user_gram=user),
                                   repeat=repeat)
         t_user_gram = t_gram if kernel == "precomputed" else 0.0  # else in the fit
-        steps = _tuning.PSD_LANCZOS_STEPS_USER if user else _tuning.PSD_LANCZOS_STEPS
+        steps = defaults.PSD_LANCZOS_STEPS_USER if user else defaults.PSD_LANCZOS_STEPS
         t_eig = median_time(lambda: np.linalg.eigvalsh(K), repeat=max(1, repeat // 2))
         rows.append([name, str(steps), f"{t_none:.3f}", f"{t_auto:.3f}", f"{t_check:.3f}",
                      f"{t_check - t_block:.3f}", f"{100 * t_check / t_none:.0f} %",

@@ -6,8 +6,8 @@ The Gram is that of a TU dataset under ``Normalize(RandomWalk(lam=0.01))``
 training part of the first stratified 10-fold split; each ``C`` is fitted by
 
 * structk as it is (SMO, then the interior point for a small problem SMO has
-  not solved in ``_tuning.SVM_IPM_AFTER`` iterations),
-* structk with SMO only (``_tuning.SVM_IPM_MAX_N = 0``),
+  not solved in ``defaults.SVM_IPM_AFTER`` iterations),
+* structk with SMO only (``defaults.SVM_IPM_MAX_N = 0``),
 * ``sklearn.svm.SVC(kernel="precomputed")`` (LIBSVM's SMO),
 
 in turn, ``--repeat`` times; medians of wall and CPU time, the ratios, the

@@ -69,11 +69,12 @@ def factorisations(monkeypatch):
 
 @pytest.fixture
 def tuning():
-    """Override size rules of :mod:`structk._tuning` for one test:
-    ``tuning.set(NAME=value, ...)``; read them as ``tuning.NAME``. Unknown
-    names raise (:func:`structk._tuning.override`), so a renamed threshold
-    cannot leave a test overriding nothing. Everything is restored after
-    the test."""
+    """Override entries of :mod:`structk._tuning` (speed) and
+    :mod:`structk.defaults` (results) for one test: ``tuning.set(NAME=value,
+    ...)`` finds each name in the module that holds it; read them as
+    ``tuning.NAME``. Unknown names raise (:func:`structk._tuning.override`),
+    so a renamed entry cannot leave a test overriding nothing. Everything is
+    restored after the test."""
     from contextlib import ExitStack
 
     from structk import _tuning
@@ -83,7 +84,7 @@ def tuning():
             stack.enter_context(_tuning.override(**values))
 
         def __getattr__(self, name):
-            return getattr(_tuning, name)
+            return getattr(_tuning._home(name), name)
 
     with ExitStack() as stack:
         yield Tuning()

@@ -14,7 +14,7 @@ compile (the labels' hash, the SMO step): never a kernel, learner,
 explanation, command-line, scale or orchestration module, which call down
 into it. Importing an algorithm's folder imports no numba.
 The algorithms (:mod:`structk.algorithms`) import only each other and the
-leaves below them (``_tuning``, ``_threads``, ``_memory``, ``_jit``), never a
+leaves below them (``_tuning``, ``defaults``, ``_threads``, ``_memory``, ``_jit``), never a
 kernel, learner, scale or command-line module. Code outside
 :mod:`structk.kernels` reaches a kernel through its public methods only
 (the prepared-data seam of ``structk/kernels/base.py``), never its hooks.
@@ -197,8 +197,8 @@ def test_importing_an_algorithm_folder_imports_no_numba():
 
 
 #: The bottom layer: modules every other layer may import (they import only each other).
-BOTTOM = {"structk._tuning", "structk._threads", "structk._memory", "structk._jit",
-          "structk.exceptions"}
+BOTTOM = {"structk._tuning", "structk.defaults", "structk._threads", "structk._memory",
+          "structk._jit", "structk.exceptions"}
 
 
 def test_algorithms_import_only_algorithms_and_the_bottom_layer():

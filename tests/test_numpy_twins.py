@@ -95,12 +95,12 @@ def test_small_problems_compiled_follow_the_same_iterates(tuning, budget):
 
 
 def test_override_restores_on_error_and_refuses_unknown_names():
-    from structk import _tuning
+    from structk import _tuning, defaults
 
-    before = _tuning.SVM_NUMPY_BUDGET
+    before = defaults.SVM_NUMPY_BUDGET
     with pytest.raises(ZeroDivisionError), _tuning.override(SVM_NUMPY_BUDGET=before + 1):
         1 / 0
-    assert _tuning.SVM_NUMPY_BUDGET == before
+    assert defaults.SVM_NUMPY_BUDGET == before
     with pytest.raises(AttributeError, match="NO_SUCH"), _tuning.override(NO_SUCH=1):
         pass
 

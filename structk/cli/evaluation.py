@@ -31,7 +31,7 @@ from itertools import product
 
 import numpy as np
 
-from .. import _tuning
+from .. import _tuning, defaults
 from .._linalg import take_block
 
 
@@ -108,7 +108,7 @@ DEFAULT_GRIDS = {
 }
 
 #: ``KernelSVM``'s default ``C`` grid goes on with these (moved as it is) on
-#: a Gram of at most ``_tuning.CV_SVM_WIDE_C_MAX_N`` objects (hinge loss):
+#: a Gram of at most ``defaults.CV_SVM_WIDE_C_MAX_N`` objects (hinge loss):
 #: there every inner fit is small enough for the interior point, which
 #: solves a large ``C`` as fast as a small one. (A normalised random walk on
 #: ENZYMES chose the top of 0.1 ... 1e5 on 10/10 folds; its inner losses are
@@ -191,7 +191,7 @@ def scaled_spec(spec, grams):
     ``s`` of the Gram matrices ``grams`` (:func:`gram_scale`, median over a
     kernel grid). The C-SVM on ``t K`` with ``C`` is the one on ``K`` with
     ``t C``, so ``C`` is searched in ``10**-round(log10 s)`` times 0.01 ...
-    1e4 (... 1e7 on a Gram of at most ``_tuning.CV_SVM_WIDE_C_MAX_N``
+    1e4 (... 1e7 on a Gram of at most ``defaults.CV_SVM_WIDE_C_MAX_N``
     objects, :data:`DEFAULT_SVM_C_ABOVE`); kernel ridge and logistic
     regression on ``t K`` with ``alpha`` are those on ``K`` with
     ``alpha / t``, so their penalties move the other
@@ -204,7 +204,7 @@ def scaled_spec(spec, grams):
         return spec
     if ("C" in spec.scaled and type(spec.estimator).__name__ == "KernelSVM"
             and spec.estimator.get_params().get("loss") == "hinge"
-            and max(K.shape[0] for K in grams) <= _tuning.CV_SVM_WIDE_C_MAX_N):
+            and max(K.shape[0] for K in grams) <= defaults.CV_SVM_WIDE_C_MAX_N):
         above = [v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]
         spec = replace(spec, grid={**spec.grid, "C": spec.grid["C"] + above}, name="",
                        lazy=len(above) if len(spec.grid) == 1 else 0)
@@ -428,12 +428,12 @@ def _path_order(estimator, candidates):
     solution at the next smaller ``C`` with the other parameters equal (a
     regularisation path: the same optimum to the solver's ``tol``, in far
     fewer iterations at large ``C``); anything else in grid order, cold.
-    ``_tuning.CV_SVM_C_PATH`` off: grid order, cold, for every learner.
+    ``defaults.CV_SVM_C_PATH`` off: grid order, cold, for every learner.
     """
     import inspect
 
     plain = list(range(len(candidates))), [None] * len(candidates)
-    if (not _tuning.CV_SVM_C_PATH or not candidates or "C" not in candidates[0]
+    if (not defaults.CV_SVM_C_PATH or not candidates or "C" not in candidates[0]
             or "init" not in inspect.signature(estimator.fit).parameters
             or not all(isinstance(p["C"], (int, float)) for p in candidates)):
         return plain

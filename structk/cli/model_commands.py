@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _tuning
+from .. import defaults
 from .commands import (
     EXIT_OK,
     _add_input,
@@ -161,7 +161,7 @@ def _cmd_fit(args):
     task, y = task_and_targets(data, args.task)
     kernel = _kernel(args.kernel, data)
     spec, explicit = _learner(args, task)
-    if spec.grid and not explicit and len(y) > _tuning.NESTED_MAX_N:
+    if spec.grid and not explicit and len(y) > defaults.NESTED_MAX_N:
         data.notes.append(
             f"no inner CV over {len(y)} objects (its Gram matrix would take "
             f"{8 * len(y) ** 2 / 1e9:.1f} GB): the learner's defaults are used; give a "

@@ -29,7 +29,7 @@ import copy
 
 import numpy as np
 
-from .. import _tuning
+from .. import defaults
 from ._occurrences import Occurrences
 from ._sequences import EncodedWithDiag, SequenceLeaf, _kmer_starts
 
@@ -45,11 +45,11 @@ class GappedKmerLeaf(SequenceLeaf):
                 "the l-mers, so it has no exact decomposition; structk.explain.ism "
                 "recomputes the decision function on every mutant instead")
         self.l = int(kernel.l)
-        if self.l > _tuning.EXPLAIN_GKM_MAX_DENSE_L:
+        if self.l > defaults.EXPLAIN_GKM_MAX_DENSE_L:
             raise NotImplementedError(
                 f"{kernel!r}: explaining needs a table of 4^l l-mer weights, at most "
-                f"l = {_tuning.EXPLAIN_GKM_MAX_DENSE_L} (a table of 4^l float64; "
-                "structk._tuning.EXPLAIN_GKM_MAX_DENSE_L); structk.explain.ism "
+                f"l = {defaults.EXPLAIN_GKM_MAX_DENSE_L} (a table of 4^l float64; "
+                "structk.defaults.EXPLAIN_GKM_MAX_DENSE_L); structk.explain.ism "
                 "recomputes the decision function on every mutant instead")
         self.span = self.l
         self.w = np.asarray(kernel.mismatch_weights(), dtype=np.float64)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _tuning
+from .. import _tuning, defaults
 from .._threads import compiled_call
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
@@ -449,7 +449,7 @@ class GappedKmer(_SequenceKernel):
     def _available():
         from ..scale._tiling import _available_memory
 
-        return _available_memory() or _tuning.GKM_MEMORY_FALLBACK
+        return _available_memory() or defaults.GKM_MEMORY_FALLBACK
 
     def _raw(self, P, Q, mode):
         """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""

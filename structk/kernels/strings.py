@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .. import _tuning
+from .. import _tuning, defaults
 from .._threads import compiled_call, cost_bounds, join_row_parts
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
@@ -407,7 +407,7 @@ class Mismatch(_KmerKernel):
         need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
         from .._memory import available_memory
 
-        available = available_memory() or _tuning.MISMATCH_MEMORY_FALLBACK
+        available = available_memory() or defaults.MISMATCH_MEMORY_FALLBACK
         if need > available:
             raise MemoryError(
                 f"{self!r} would need {need / 2**30:.3g} GiB (available: "

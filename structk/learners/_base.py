@@ -234,7 +234,7 @@ def user_gram(kernel):
     given (``"precomputed"``), or computed by a :class:`FunctionKernel` or a
     ``Kernel`` subclass defined elsewhere, anywhere in the kernel's
     expression. Such a Gram gets the longer PSD check
-    (``_tuning.PSD_LANCZOS_STEPS_USER``)."""
+    (``defaults.PSD_LANCZOS_STEPS_USER``)."""
     from ..kernels.function import FunctionKernel
 
     if _is_precomputed(kernel):

@@ -53,7 +53,7 @@ from ._base import take
 def nystroem_map(learner, kernel, X, P):
     """Landmarks, eigenbasis and training features of the Nyström path.
 
-    Reads ``n_components`` (``None``: ``structk._tuning.DEFAULT_N_COMPONENTS``),
+    Reads ``n_components`` (``None``: ``structk.defaults.DEFAULT_N_COMPONENTS``),
     ``landmarks``, ``random_state``, ``n_jobs``, ``client`` and
     ``progress`` from the learner. Returns ``(FeatureMap, Phi)``.
     """
@@ -62,12 +62,12 @@ def nystroem_map(learner, kernel, X, P):
     from ..scale._tiling import checked_tile
     from ..scale.columns import landmark_features
     from ..scale.nystroem import _LANDMARKS, eigen_basis, select_landmarks
-    from .. import _tuning
+    from .. import defaults
     from .primal import FeatureMap
 
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     m = getattr(learner, "n_components", None)
-    m = _tuning.DEFAULT_N_COMPONENTS if m is None else check_scalar(m, "n_components", lower=1,
+    m = defaults.DEFAULT_N_COMPONENTS if m is None else check_scalar(m, "n_components", lower=1,
                                                              integer=True)
     method = getattr(learner, "landmarks", "uniform")
     if method not in _LANDMARKS:

@@ -35,7 +35,7 @@ learners keep it as ``feature_map_`` with the weights ``coef_`` and
 
 * ``solver``: "auto" (:func:`resolve_solver`), "dual", "primal", "nystroem".
 * ``n_components``: landmarks of the Nyström path (``None``:
-  ``_tuning.DEFAULT_N_COMPONENTS``, or every object when there are fewer).
+  ``defaults.DEFAULT_N_COMPONENTS``, or every object when there are fewer).
 * ``landmarks``: "uniform", "kmeans++" or "leverage" (approximate ridge
   leverage scores), as :class:`~structk.Nystroem`.
 * ``n_jobs``: threads computing blocks of features; ``client``: a Dask
@@ -55,7 +55,7 @@ scale, and the decision values agree with the unpenalised dual's to about
 compare them with the SMO solution of the same ``C``). Its coordinate
 descent for the hinge loss is slowed by a large ``s`` (epochs grow about
 as ``s^2``), which is why ``solver="auto"`` keeps hinge-loss SVMs on the dual
-solver longer (``_tuning.PRIMAL_HINGE_MIN_N``) and why the squared hinge is the
+solver longer (``defaults.PRIMAL_HINGE_MIN_N``) and why the squared hinge is the
 loss for millions of objects.
 
 References
@@ -74,7 +74,7 @@ import warnings
 
 import numpy as np
 
-from .. import _tuning
+from .. import _tuning, defaults
 from .._validation import check_objects
 from ..kernels.base import Kernel
 
@@ -92,8 +92,8 @@ def resolve_solver(learner, X, n, primal_min_n=None):
     """The solver ``learner.solver`` asks for: "dual", "primal" or "nystroem".
 
     ``"auto"``: the primal for a kernel with fixed feature columns and at
-    least ``primal_min_n`` objects (``None``: ``_tuning.PRIMAL_MIN_N``),
-    Nyström for any other kernel from ``_tuning.NYSTROEM_MIN_N`` objects,
+    least ``primal_min_n`` objects (``None``: ``defaults.PRIMAL_MIN_N``),
+    Nyström for any other kernel from ``defaults.NYSTROEM_MIN_N`` objects,
     the exact dual below. A precomputed
     Gram is always solved in the dual.
     """
@@ -116,9 +116,9 @@ def resolve_solver(learner, X, n, primal_min_n=None):
         return "dual"
     if has_fixed_features(kernel):
         if primal_min_n is None:
-            primal_min_n = _tuning.PRIMAL_MIN_N
+            primal_min_n = defaults.PRIMAL_MIN_N
         return "primal" if n >= primal_min_n else "dual"
-    return "nystroem" if n >= _tuning.NYSTROEM_MIN_N else "dual"
+    return "nystroem" if n >= defaults.NYSTROEM_MIN_N else "dual"
 
 
 def has_fixed_features(kernel):

@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _tuning
+from .. import defaults
 from .._threads import small_matmul
 from .._validation import check_scalar
 from ._base import KernelLearnerMixin, check_int_or_unlimited, encode_labels, n_objects
@@ -245,8 +245,8 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self._check_choices()
         classes, codes = encode_labels(y, n_objects(X))
         _check_machine_count(codes, len(classes), self.multi_class)
-        path = PATHS[resolve_solver(self, X, len(codes), _tuning.PRIMAL_MIN_N if self.loss ==
-                                    "squared_hinge" else _tuning.PRIMAL_HINGE_MIN_N)]
+        path = PATHS[resolve_solver(self, X, len(codes), defaults.PRIMAL_MIN_N if self.loss ==
+                                    "squared_hinge" else defaults.PRIMAL_HINGE_MIN_N)]
         self.classes_ = classes
         unconverged, max_iter = path.fit(self, X, codes, len(classes), options, init)
         if unconverged:
@@ -344,16 +344,16 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
 def _check_machine_count(codes, n_classes, multi_class):
     """Refuse, before any work, a one-vs-one problem with more machines than
-    ``_tuning.MAX_OVO_MACHINES`` (thousands of classes, most of one object)."""
+    ``defaults.MAX_OVO_MACHINES`` (thousands of classes, most of one object)."""
     if multi_class != "ovo" or n_classes <= 2:
         return
     machines = n_classes * (n_classes - 1) // 2
-    if machines > _tuning.MAX_OVO_MACHINES:
+    if machines > defaults.MAX_OVO_MACHINES:
         single = int(np.sum(np.bincount(codes) == 1))
         raise ValueError(
             f"y has {n_classes:,} classes ({single:,} of them with one object), so "
             f"one-vs-one needs {machines:,} binary machines, more than "
-            f"{_tuning.MAX_OVO_MACHINES:,}; pass multi_class='ovr' ({n_classes:,} machines), "
+            f"{defaults.MAX_OVO_MACHINES:,}; pass multi_class='ovr' ({n_classes:,} machines), "
             "merge rare classes, or use NearestClassMean"
         )
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _tuning
+from .. import _tuning, defaults
 from .._memory import available_memory
 from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, TakeNotImplemented, take_prepared
@@ -335,7 +335,7 @@ def check_memory(plan, n_jobs, out, memory_limit):
         available = check_scalar(memory_limit, "memory_limit", lower=1, integer=True)
         source = "memory_limit"
     b = min(plan.block_size, max(plan.shape))
-    tiles = _tuning.TILE_WORK_FACTOR * 8 * b * b * n_jobs
+    tiles = defaults.TILE_WORK_FACTOR * 8 * b * b * n_jobs
     whole = 8 * plan.shape[0] * plan.shape[1] if out is None else 0
     if tiles + whole <= available:
         return
@@ -345,12 +345,12 @@ def check_memory(plan, n_jobs, out, memory_limit):
             "pass out='path/to/K.npy' to build it on disk"
         )
     else:
-        fits = int((available / (_tuning.TILE_WORK_FACTOR * 8 * n_jobs)) ** 0.5)
+        fits = int((available / (defaults.TILE_WORK_FACTOR * 8 * n_jobs)) ** 0.5)
         hint = f"use block_size <= {fits}" if fits >= 1 else "reduce n_jobs"
     raise MemoryError(
         f"gram with block_size={plan.block_size} and n_jobs={n_jobs} needs about "
         f"{_gib(tiles + whole)} ({n_jobs} x {b} x {b} float64 tiles x "
-        f"{_tuning.TILE_WORK_FACTOR} for working copies"
+        f"{defaults.TILE_WORK_FACTOR} for working copies"
         + (", plus the full matrix in memory" if whole else "")
         + f") but {source} is {_gib(available)}: {hint}"
     )

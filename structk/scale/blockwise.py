@@ -41,7 +41,7 @@ def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
         only the tiles on and above the diagonal are computed.
     block_size : int >= 1, default 1024
         Side of the square tiles. Working memory is about
-        ``TILE_WORK_FACTOR * 8 * block_size**2`` (``structk._tuning``) bytes per thread, plus the
+        ``TILE_WORK_FACTOR * 8 * block_size**2`` (``structk.defaults``) bytes per thread, plus the
         kernel's encoding of the objects.
     out : None, str, os.PathLike or ndarray, default None
         Where the matrix goes:

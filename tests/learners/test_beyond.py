@@ -137,7 +137,7 @@ def test_auto_solver_choice():
 
 
 def test_auto_solver_reads_the_size_rules_at_fit_time(tuning):
-    """solver="auto" takes its cut-offs from structk._tuning when it fits, and
+    """solver="auto" takes its cut-offs from structk.defaults when it fits, and
     chunked prediction of a primal model equals the one-chunk prediction."""
     X, y = dna(80, seed=7)
     T, _ = dna(45, seed=8)

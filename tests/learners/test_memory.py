@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from structk import (
-    KernelLogisticRegression, KernelRidge, KernelSVM, Normalize, Spectrum, _tuning,
+    KernelLogisticRegression, KernelRidge, KernelSVM, Normalize, Spectrum, defaults,
 )
 
 
@@ -48,7 +48,7 @@ def test_a_precomputed_fit_copies_nothing_of_the_gram():
     peak = _peak(lambda: KernelSVM().fit(K, y))
     # beyond the Gram: at most the PSD safeguard's sampled principal block
     # and its factor, whose size does not grow with n
-    block = 2 * 8 * _tuning.PSD_FACTORISE_MAX_N**2
+    block = 2 * 8 * defaults.PSD_FACTORISE_MAX_N**2
     assert peak <= 0.1 * K.nbytes + block, f"fit allocated {peak / K.nbytes:.2f} x the Gram"
 
 

@@ -260,7 +260,8 @@ def test_large_one_vs_one_machines_equal_binary_fits_on_their_blocks():
 @pytest.mark.parametrize("n", [7, 450])
 def test_take_block_equals_fancy_indexing(n):
     from structk._linalg import take_block
-    from structk._tuning import GRAM_BLOCK_NUMPY_MAX, SVM_NUMPY_MAX_N
+    from structk._tuning import GRAM_BLOCK_NUMPY_MAX
+    from structk.defaults import SVM_NUMPY_MAX_N
 
     SMALL_BLOCK = GRAM_BLOCK_NUMPY_MAX
     assert SMALL_BLOCK == SVM_NUMPY_MAX_N**2  # no compiled copy for a NumPy-solved machine

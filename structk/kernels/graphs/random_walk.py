@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _tuning
+from ... import defaults
 from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
 from ...algorithms.random_walk import KINDS
@@ -409,11 +409,11 @@ def _is_auto(lam):
 
 def _spectral_radii(P):
     """rho(A) of each graph: eigenvalues of the dense adjacency (batched by
-    size); above ``_tuning.WALK_DENSE_EIG_MAX_N`` nodes the safe bound
+    size); above ``defaults.WALK_DENSE_EIG_MAX_N`` nodes the safe bound
     min(max out-degree, max in-degree)."""
     rho = np.zeros(P.n_graphs)
     sizes = P.sizes()
-    dense_max = _tuning.WALK_DENSE_EIG_MAX_N
+    dense_max = defaults.WALK_DENSE_EIG_MAX_N
     with small_eigh_blas(int(sizes[sizes <= dense_max].max(initial=0))):
         for gs, A in P.by_size(dense_max):
             vals = np.linalg.eigvals(A) if P.directed else np.linalg.eigvalsh(A)

@@ -14,20 +14,20 @@ finite non-negative diagonal, symmetry and one Cholesky factorisation
 (:func:`certify_small`). Otherwise one O(n^2) pass over the rows checks the
 necessary conditions (finite entries, ``K_ii >= 0``,
 ``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), followed for Grams of up to
-``_tuning.PSD_FACTORISE_MAX_N`` objects by one factorisation of
+``defaults.PSD_FACTORISE_MAX_N`` objects by one factorisation of
 ``K + PSD_RTOL ||K||_F I``. Larger Grams, whose factorisation would
 dominate a fit, get the pass and :func:`principal_blocks_psd`: the first
-``_tuning.PSD_BLOCKS_CHECKED`` of the interleaved principal submatrices
-``K[b::B, b::B]`` of at most ``_tuning.PSD_FACTORISE_MAX_N`` objects, each
+``defaults.PSD_BLOCKS_CHECKED`` of the interleaved principal submatrices
+``K[b::B, b::B]`` of at most ``defaults.PSD_FACTORISE_MAX_N`` objects, each
 factorised with the same shift (O(m^3) per block of m objects, whatever
 n). A principal submatrix with
 an eigenvalue below ``-PSD_RTOL ||K||_F`` proves ``K`` clearly indefinite
 (its eigenvector padded with zeros is a witness for ``K``); the blocks
 passing proves nothing, but a negative part spread over many directions
 shows in them. Then :func:`lanczos_psd` spends
-``_tuning.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space
+``defaults.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space
 when structk's own kernels computed it (PSD by construction: the check
-looks for bugs), ``_tuning.PSD_LANCZOS_STEPS_USER`` on a Gram the learner
+looks for bugs), ``defaults.PSD_LANCZOS_STEPS_USER`` on a Gram the learner
 was given, or computed with a kernel written outside structk (there an
 indefinite Gram is most likely, and the check cannot be weighed against
 computing it). The steps find a negative eigenvalue wherever its
@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _linalg, _tuning
+from ... import _linalg, _tuning, defaults
 from ..._threads import one_blas_thread
 
 #: "Clearly" non-PSD: an eigenvalue below ``-PSD_RTOL * ||K||_F``. Smaller
@@ -83,15 +83,15 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
     itself and raises on a clearly negative one) runs the necessary
     conditions only. ``user_gram``: ``K`` was given, or computed by a
     kernel written outside structk (``learners._base.user_gram``), and gets
-    ``_tuning.PSD_LANCZOS_STEPS_USER`` Lanczos steps instead of
-    ``_tuning.PSD_LANCZOS_STEPS``.
+    ``defaults.PSD_LANCZOS_STEPS_USER`` Lanczos steps instead of
+    ``defaults.PSD_LANCZOS_STEPS``.
     """
     if psd_check not in PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
         return
     n = K.shape[0]
-    wants_factor = factorise and (psd_check == "full" or n <= _tuning.PSD_FACTORISE_MAX_N)
+    wants_factor = factorise and (psd_check == "full" or n <= defaults.PSD_FACTORISE_MAX_N)
     if wants_factor and n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N and certify_small(K):
         return
     # the necessary conditions (and, if they pass, the factorisation): a
@@ -101,8 +101,8 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
             if factorise:
                 scale = _linalg.frobenius(K)
                 principal_blocks_psd(K, scale=scale)  # raise on a clearly
-                steps = (_tuning.PSD_LANCZOS_STEPS_USER if user_gram
-                         else _tuning.PSD_LANCZOS_STEPS)
+                steps = (defaults.PSD_LANCZOS_STEPS_USER if user_gram
+                         else defaults.PSD_LANCZOS_STEPS)
                 lanczos_psd(K, steps=steps, scale=scale)  # negative block or direction
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
@@ -112,9 +112,9 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
 
 def principal_blocks_psd(K, block=None, count=None, scale=None):
     """Raise :class:`NotPSDError` when one of the first ``count`` (default
-    ``_tuning.PSD_BLOCKS_CHECKED``, ``None`` there: all) interleaved principal
+    ``defaults.PSD_BLOCKS_CHECKED``, ``None`` there: all) interleaved principal
     submatrices ``K[b::B, b::B]`` of at most ``block`` (default
-    ``_tuning.PSD_FACTORISE_MAX_N``) objects has an eigenvalue below
+    ``defaults.PSD_FACTORISE_MAX_N``) objects has an eigenvalue below
     ``-PSD_RTOL ||K||_F``; each block is factorised with that shift first,
     and only a failing one is decomposed (for the report)."""
     from dataclasses import replace
@@ -123,11 +123,11 @@ def principal_blocks_psd(K, block=None, count=None, scale=None):
     from ...psd import check_psd
 
     n = K.shape[0]
-    block = _tuning.PSD_FACTORISE_MAX_N if block is None else block
+    block = defaults.PSD_FACTORISE_MAX_N if block is None else block
     B = -(-n // block)
     scale = _linalg.frobenius(K) if scale is None else scale
     tol = PSD_RTOL * scale
-    count = _tuning.PSD_BLOCKS_CHECKED if count is None else count
+    count = defaults.PSD_BLOCKS_CHECKED if count is None else count
     for b in range(B if count is None else min(B, count)):
         sub = np.ascontiguousarray(K[b::B, b::B])
         if _linalg.cholesky_ok(sub, tol):
@@ -145,7 +145,7 @@ def principal_blocks_psd(K, block=None, count=None, scale=None):
 
 def lanczos_psd(K, steps=None, scale=None):
     """Raise :class:`NotPSDError` when ``steps`` (default
-    ``_tuning.PSD_LANCZOS_STEPS``) Lanczos steps on ``K`` find a direction
+    ``defaults.PSD_LANCZOS_STEPS``) Lanczos steps on ``K`` find a direction
     ``x`` with ``x^T K x < -PSD_RTOL ||K||_F x^T x``.
 
     The Krylov space of a fixed start vector (seeded: the same for every
@@ -174,7 +174,7 @@ def lanczos_psd(K, steps=None, scale=None):
     section 10.1 (Ritz values bound the extreme eigenvalues).
     """
     n = K.shape[0]
-    steps = min(_tuning.PSD_LANCZOS_STEPS if steps is None else steps, n)
+    steps = min(defaults.PSD_LANCZOS_STEPS if steps is None else steps, n)
     if steps <= 0:
         return
     scale = _linalg.frobenius(K) if scale is None else scale

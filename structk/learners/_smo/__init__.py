@@ -32,10 +32,10 @@ choice.
 
 SMO's iterations grow with ``C`` (millions at ``C = 1e6`` on a nearly
 hard-margin problem of 180 variables); an interior-point method's do not.
-A problem of at most ``_tuning.SVM_IPM_EAGER_MAX_N`` variables that SMO has not
-solved after ``_tuning.SVM_IPM_AFTER`` iterations (``SVM_IPM_AFTER_NUMPY``
+A problem of at most ``defaults.SVM_IPM_EAGER_MAX_N`` variables that SMO has not
+solved after ``defaults.SVM_IPM_AFTER`` iterations (``SVM_IPM_AFTER_NUMPY``
 in NumPy) goes to the dense interior point; so does a problem of up to
-``_tuning.SVM_IPM_MAX_N`` variables after SMO has spent about what
+``defaults.SVM_IPM_MAX_N`` variables after SMO has spent about what
 the interior point costs (``n^2 / SVM_IPM_WORK_DIVISOR`` iterations of
 ``O(n)`` each against its ``O(n^3)`` steps), so the solver's quality does
 not fall off at a size threshold: a hard problem never ends at ``max_iter``
@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _tuning
+from ... import defaults
 from ..._threads import small_blas, stoppable
 from . import dense_ipm
 from .numpy_smo import objective, rho, smo_numpy
@@ -87,17 +87,17 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
     where it stopped, as without it.
     """
     n = K.shape[0]
-    after = ipm_after(n, C, max_iter, compiled=compiled_small or n > _tuning.SVM_NUMPY_MAX_N)
+    after = ipm_after(n, C, max_iter, compiled=compiled_small or n > defaults.SVM_NUMPY_MAX_N)
     if start is not None and after is None:
         return _finish(K, y, C, eps, tau, shrinking, max_iter, *start, done=0)
-    if n > _tuning.SVM_NUMPY_MAX_N:
+    if n > defaults.SVM_NUMPY_MAX_N:
         alpha, G, rho_, obj, it, converged = _compiled(
             K, y, C, eps, tau, shrinking, max_iter if after is None else after,
             np.zeros(n), -np.ones(n))
         if converged or after is None:
             return alpha, rho_, obj, it, converged
         return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
-    budget = min(max_iter, max(_tuning.SVM_NUMPY_BUDGET, _tuning.SVM_NUMPY_WORK // max(n, 1)))
+    budget = min(max_iter, max(defaults.SVM_NUMPY_BUDGET, defaults.SVM_NUMPY_WORK // max(n, 1)))
     if after is not None:
         budget = min(budget, after)
     if not compiled_small:
@@ -123,12 +123,12 @@ def ipm_after(n, C, max_iter, compiled=True):
     SVM_IPM_WORK_DIVISOR``), at most half of ``max_iter`` -- a hard problem
     reaches the interior point well before SMO's iteration limit.
     """
-    if not (0 < n <= _tuning.SVM_IPM_MAX_N and np.isfinite(C)):
+    if not (0 < n <= defaults.SVM_IPM_MAX_N and np.isfinite(C)):
         return None
-    if n <= _tuning.SVM_IPM_EAGER_MAX_N:
-        after = _tuning.SVM_IPM_AFTER if compiled else _tuning.SVM_IPM_AFTER_NUMPY
+    if n <= defaults.SVM_IPM_EAGER_MAX_N:
+        after = defaults.SVM_IPM_AFTER if compiled else defaults.SVM_IPM_AFTER_NUMPY
     else:
-        after = max(_tuning.SVM_IPM_AFTER, n * n // _tuning.SVM_IPM_WORK_DIVISOR)
+        after = max(defaults.SVM_IPM_AFTER, n * n // defaults.SVM_IPM_WORK_DIVISOR)
         after = min(after, max_iter // 2)
     return after if max_iter > after else None
 

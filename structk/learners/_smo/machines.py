@@ -38,7 +38,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ... import _tuning
+from ... import _tuning, defaults
 from ..._linalg import FrontBlocks, take_block
 from ..._threads import run_chunks, small_blas, threads_for
 from . import seed, solve, uses_start
@@ -104,8 +104,8 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
     largest = max(len(signs) for _, signs in machines)
     # large machines (the compiled solver, which releases the GIL) run on
     # threads, with the same results in any order
-    work = sum(len(signs) for _, signs in machines if len(signs) > _tuning.SVM_NUMPY_MAX_N)
-    threads = 1 if probability else threads_for(work, 2 * _tuning.SVM_NUMPY_MAX_N)
+    work = sum(len(signs) for _, signs in machines if len(signs) > defaults.SVM_NUMPY_MAX_N)
+    threads = 1 if probability else threads_for(work, 2 * defaults.SVM_NUMPY_MAX_N)
     budget = _tuning.SVM_BLOCK_COPY_MAX_FRACTION * n * n
     front = None
     if machines[0][0] is not None and threads * largest**2 > budget:
@@ -120,7 +120,7 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
         if front is not None:
             return front.block(rows)
         m = len(rows)
-        if m <= _tuning.SVM_NUMPY_MAX_N:
+        if m <= defaults.SVM_NUMPY_MAX_N:
             return take_block(K, rows)
         if not hasattr(buffers, "data"):
             buffers.data = np.empty(largest * largest)
@@ -157,7 +157,7 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
     # them (else one machine leaving could lift it under another, or one
     # entering under another restore "one thread" for good)
     shared_limit = (small_blas(largest) if threads > 1
-                    and largest <= _tuning.SVM_IPM_MAX_N else nullcontext())
+                    and largest <= defaults.SVM_IPM_MAX_N else nullcontext())
     with shared_limit:
         run_chunks(run, list(range(len(machines) + 1)), threads)
     order = slice(None) if front is None else front.order
