@@ -624,6 +624,10 @@ class _Reader:
             raise self.fail(f"bad {cls.__name__} entry")
         if set(params) & set(state):
             raise self.fail(f"bad {cls.__name__} entry")
+        never = [k for k in state if _is_cache(k) or k in _REBUILT.get(name, ())]
+        if never:
+            raise self.fail(f"{cls.__name__}.{never[0]} is stored, but a model file never "
+                            "stores it (it is computed again on loading): the file was edited")
         added = self._added_params(cls, params)
         if trusted:
             return self._trusted_object(cls, body["id"], added, params, state)
@@ -1030,29 +1034,43 @@ def _limit(value, name):
 
 
 def _check_loaded(estimator, reader, path):
-    """Validate every rebuilt kernel (parameters and fitted state) and
+    """Validate every rebuilt kernel (parameters and fitted state) and every
+    learner (against its schema, :mod:`structk._model_schema`), then
     recompute the caches that are not stored."""
     from sklearn.exceptions import NotFittedError
 
+    from . import _model_schema
     from .kernels import Kernel
     from .learners.primal import FeatureMap
     from .scale.nystroem import Nystroem
 
+    def invalid(obj, exc):
+        return ModelFileError(
+            f"{path}: the stored {type(obj).__name__} is not valid: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            path)
+
     for obj in reader.objects.values():
-        try:
-            if isinstance(obj, Kernel):
+        if isinstance(obj, Kernel):
+            try:
                 # parameters, then fitted state, of it and its parts (each part
                 # is also checked on its own); a kernel saved unfitted (a
                 # learner's ``kernel``) loads unfitted
                 with contextlib.suppress(NotFittedError):
                     obj.validate()
-            elif isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
+            except Exception as exc:  # noqa: BLE001 - any failure means a bad file
+                raise invalid(obj, exc) from None
+    try:
+        _model_schema.check(estimator, type(estimator).__name__)
+    except _model_schema.SchemaError as exc:
+        raise ModelFileError(f"{path}: {exc}; the file is damaged or was edited (a "
+                             "structk fit never makes such a model)", path) from None
+    for obj in reader.objects.values():
+        try:
+            if isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
                 obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
             elif isinstance(obj, FeatureMap):
                 obj.landmarks = None if obj.V is None else \
                     obj.kernel.prepare(obj.landmark_objects, "X")
         except Exception as exc:  # noqa: BLE001 - any failure means a bad file
-            raise ModelFileError(
-                f"{path}: the stored {type(obj).__name__} is not valid: "
-                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                path) from None
+            raise invalid(obj, exc) from None
