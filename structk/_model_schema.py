@@ -580,14 +580,33 @@ def _feature_map():
     }
 
 
-#: ``{class name: schema}`` of every learner a model file can hold, and the
-#: feature map of the paths past the Gram. Built on first use.
+def _rank(obj, where, ctx):
+    if obj.rank_ > ctx.dims["r"][0]:
+        raise SchemaError(f"{where}.rank_ is {obj.rank_}, more than the "
+                          f"{ctx.dims['r'][0]} columns of {ctx.dims['r'][1]}")
+
+
+def _nystroem():
+    params = _solver_params()
+    del params["solver"]
+    return {
+        "params": {"kernel": _Kernel(precomputed=False), **params,
+                   "rcond": _Real(lower=0, upper=1, none=True)},
+        "layouts": {None: [("normalization_", _Array("f", ("l", "r"))),
+                           ("rank_", _COUNT), (None, _rank),
+                           ("component_indices_", _Array("iu", ("l",), lower=0)),
+                           ("components_", _Objects("l")), ("kernel_", _FittedKernel())]},
+    }
+
+
+#: ``{class name: schema}`` of every learner a model file can hold, the
+#: feature map of the paths past the Gram and Nystroem. Built on first use.
 SCHEMAS = {}
 _BUILDERS = {
     "KernelSVM": _svm, "KernelPerceptron": _perceptron, "KernelRidge": _ridge,
     "KernelRidgeCV": _ridge_cv, "KernelLogisticRegression": _logistic,
     "KernelCenterer": _centerer, "NearestClassMean": _class_means, "KernelPCA": _pca,
-    "KernelCCA": _cca, "FeatureMap": _feature_map,
+    "KernelCCA": _cca, "FeatureMap": _feature_map, "Nystroem": _nystroem,
 }
 #: Attributes scikit-learn's input checks add to any fitted estimator.
 _INPUT = {"n_features_in_": _Real(lower=1, integer=True, exact=True, bind="nf"),
@@ -614,6 +633,24 @@ def declared(obj):
     return names
 
 
+def stale(obj):
+    """Fitted attributes of ``obj`` that another way of fitting set and its
+    last fit did not (a learner fitted by the dual, then refitted with
+    ``solver="primal"``, still holds ``dual_coef_``): not part of the model,
+    so :func:`structk.save` does not store them."""
+    schema = schema_of(obj)
+    if schema is None or len(schema["layouts"]) < 2:
+        return set()
+    select = schema.get("select") or (lambda o: vars(o).get("solver_"))
+    steps = schema["layouts"].get(select(obj))
+    if steps is None:
+        return set()
+    current = {name for name, _ in steps if name is not None}
+    others = set().union(*({name for name, _ in layout if name is not None}
+                           for layout in schema["layouts"].values()))
+    return (others - current - set(schema["params"])) & set(vars(obj))
+
+
 def check(obj, where, ctx=None):
     """Check ``obj`` (a learner) against its schema; raise :class:`SchemaError`
     naming the attribute (``where.attribute``)."""
@@ -632,8 +669,7 @@ def check(obj, where, ctx=None):
     unknown = sorted(set(state) - declared(obj))
     if unknown:
         raise SchemaError(f"{where}.{unknown[0]} is not an attribute a "
-                          f"{type(obj).__name__} has (the file was edited, or written by "
-                          "another version that holds more)")
+                          f"{type(obj).__name__} has")
     fitted = {k for k in state if k not in schema["params"] and k not in _INPUT}
     if not fitted and not schema.get("fitted"):
         return  # an unfitted learner: its parameters only

@@ -22,20 +22,42 @@ of two kinds of members:
     ``allow_pickle=False`` (an object array is stored item by item in the
     JSON instead).
 
+Before anything is inflated, the zip directory is checked: at most
+:data:`MAX_MEMBERS` members (counted in the end record, before zipfile
+lists them), each named ``model.json`` or ``arrays/<n>.npy`` and listed
+once, none encrypted, a link or compressed other than by deflate, each
+declaring at most ``max_bytes`` (``model.json`` at most
+:data:`MAX_JSON_BYTES`), all together at most ``max_bytes`` (default
+:data:`MAX_BYTES`) and, past :data:`RATIO_FLOOR`, at most ``max_ratio``
+(default :data:`MAX_RATIO`) times the file's size. A member is then read
+into a buffer of its declared size, no further; one that inflates to more
+or less, or fails its checksum, is refused. Every array member must be
+used by the model.
+
 A class is rebuilt only when its name is on the allow-list, which holds the
 public kernels and learners, :class:`~structk.hmm.DiscreteHMM`,
 :class:`~structk.scale.nystroem.Nystroem` and the one function a kernel may
-hold (:func:`~structk.kernels.alignment.smith_waterman`); the name is looked
-up in that list, never imported. An instance is made by ``cls.__new__`` and
-its attributes are set from the file (no constructor runs): a parameter the
-class gained since the file was written takes its default, one it lost is
-refused; then every kernel validates its parameters and fitted state. Prepared data (private
-attributes whose name holds ``prepared``) is a cache: it is not stored and
-is computed again from the stored objects on first use.
+hold (:func:`~structk.kernels.alignment.smith_waterman`), or is one of the
+classes the caller passes in ``trusted=`` (a user's own kernels); the name
+is looked up in those, never imported. An instance of a structk class is
+made by ``cls.__new__`` and its attributes are set from the file (no
+constructor runs); a trusted class is built by its own constructor and
+``__setstate__``. A parameter the class gained since the file was written
+takes its default, one it lost is refused; then every kernel validates its
+parameters and fitted state, and every learner (with the feature map or
+centerer it holds, and Nystroem) is checked against its schema in
+:mod:`structk._model_schema`: parameters as its ``fit`` checks them, and
+exactly the fitted attributes its way of fitting sets, with agreeing
+types, shapes and finite values. Prepared data (private attributes whose
+name holds ``prepared``) is a cache: it is not stored and is computed again
+from the stored objects on first use; fitted attributes an earlier fit by
+another solver left behind are not stored either.
 
-Anything else (an unknown class or tag, a missing or extra member, a damaged
-zip, a pickle, random bytes) raises :class:`~structk.exceptions.ModelFileError`
-naming the file. A file records the structk version and the format version
+Anything else (an unknown class or tag, a missing, extra, repeated,
+encrypted or linked member, members past the limits, a learner's state no
+fit makes, a damaged zip, a pickle, random bytes) raises
+:class:`~structk.exceptions.ModelFileError` naming the file and the member
+or attribute. A file records the structk version and the format version
 (:data:`FORMAT_VERSION`); a file from an older format version is upgraded by
 the functions in ``_UPGRADES``, one from a newer one is refused with the
 version it needs.
@@ -71,6 +93,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _model_schema
 from .exceptions import ModelFileError
 
 #: Version of the layout of ``model.json``; bumped when it changes.
@@ -281,13 +304,15 @@ class _Writer:
             raise ModelFileError(f"{where} keeps its Nyström landmarks only prepared; "
                                  "refit the model with this structk to save it")
         label = f"{where}" if where else type(obj).__name__
+        left_over = _model_schema.stale(obj)
         return {"object": {
             "id": ref,
             "class": name,
             "params": {k: self.encode(_stored(k, state[k]), f"{label}.{k}")
                        for k in sorted(params)},
             "state": {k: self.encode(_stored(k, v), f"{label}.{k}") for k, v in state.items()
-                      if k not in params and not _is_cache(k) and k not in rebuilt},
+                      if k not in params and not _is_cache(k) and k not in rebuilt
+                      and k not in left_over},
         }}
 
 
@@ -931,7 +956,7 @@ def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
     ----------
     path : str or path-like
     trusted : iterable of classes, optional
-        Your own classes (kernels written as :doc:`custom_kernels` shows)
+        Your own classes (kernels written as ``docs/custom_kernels.md`` shows)
         that the file may hold: the class objects themselves, never names.
         A class in the file is matched only against these (by module and
         name, or by name alone when one trusted class has it, as for a
@@ -1002,13 +1027,13 @@ def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
                                  path) from None
         except RecursionError:
             raise ModelFileError(f"{path}: the model is nested too deeply", path) from None
-        unused = sorted(reader.members - set(reader.arrays) - {_HEADER})
-        if unused:
-            raise ModelFileError(
-                f"{path}: the member {unused[0]} is not used by the model"
-                + (f" (nor are {len(unused) - 1} more)" if len(unused) > 1 else "")
-                + "; a model file holds its own arrays only: the file was edited", path)
     _check_loaded(estimator, reader, path)
+    unused = sorted(reader.members - set(reader.arrays) - {_HEADER})
+    if unused:
+        raise ModelFileError(
+            f"{path}: the member {unused[0]} is not used by the model"
+            + (f" (nor are {len(unused) - 1} more)" if len(unused) > 1 else "")
+            + "; a model file holds its own arrays only: the file was edited", path)
     return estimator
 
 
@@ -1039,7 +1064,6 @@ def _check_loaded(estimator, reader, path):
     recompute the caches that are not stored."""
     from sklearn.exceptions import NotFittedError
 
-    from . import _model_schema
     from .kernels import Kernel
     from .learners.primal import FeatureMap
     from .scale.nystroem import Nystroem

@@ -64,6 +64,10 @@ def _configs():
                 _SEQS, _THREE))
     out.append(("KernelSVM-ovr-primal", L.KernelSVM(kernel=Spectrum(k=2), multi_class="ovr",
                                                     solver="primal"), _SEQS, _THREE))
+    out.append(("Nystroem", structk.Nystroem(Spectrum(k=2), n_components=5, random_state=0),
+                _SEQS, None))
+    out.append(("Nystroem-vectors", structk.Nystroem(Gaussian(), n_components=5, rcond=0.1),
+                _VECTORS, None))
     return out
 
 
@@ -82,8 +86,9 @@ def fitted():
 
 
 def test_every_learner_is_declared():
-    for name in structk.learners.__all__:
-        cls = getattr(structk.learners, name)
+    for cls in [getattr(structk.learners, n) for n in structk.learners.__all__] + [
+            structk.Nystroem]:
+        name = cls.__name__
         schema = _model_schema.schema_of(cls.__new__(cls))
         assert schema is not None, name
         # every constructor parameter has its rule
