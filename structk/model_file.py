@@ -929,7 +929,7 @@ def _open(path, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
     return zf
 
 
-def load_metadata(path):
+def load_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The header of a model file without rebuilding the model: a dict
     with ``structk_version``, ``format_version``, ``estimator``,
     ``objects`` (what it predicts from) and ``metadata`` (see :func:`save`)."""
