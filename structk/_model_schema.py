@@ -158,10 +158,9 @@ class _Array:
     index array within ``[0, dims[index])`` (strictly increasing with
     ``increasing``)."""
 
-    def __init__(self, kinds, shape, finite=True, lower=None, index=None, increasing=False,
-                 unique=False):
-        self.kinds, self.shape, self.finite, self.lower = kinds, shape, finite, lower
-        self.index, self.increasing, self.unique = index, increasing, unique
+    def __init__(self, kinds, shape, lower=None, index=None, increasing=False):
+        self.kinds, self.shape, self.lower = kinds, shape, lower
+        self.index, self.increasing = index, increasing
 
     def __call__(self, value, where, ctx):
         if not isinstance(value, np.ndarray):
@@ -175,10 +174,11 @@ class _Array:
             raise SchemaError(f"{where} must have {len(shape)} dimension(s), got shape "
                               f"{value.shape}")
         for axis, (size, want) in enumerate(zip(value.shape, shape)):
-            ctx.bind(want, size, where, axis) if isinstance(want, str) \
-                else ctx.expect(want, size, where, axis)
-        if value.dtype.kind == "f" and self.finite and value.size \
-                and not np.isfinite(value).all():
+            if isinstance(want, str):
+                ctx.bind(want, size, where, axis)
+            else:
+                ctx.expect(want, size, where, axis)
+        if value.dtype.kind == "f" and value.size and not np.isfinite(value).all():
             at = np.unravel_index(int(np.argmin(np.isfinite(value))), value.shape)
             raise SchemaError(f"{where}[{', '.join(map(str, at))}] is {value[at]}; it must "
                               "be finite")
@@ -191,8 +191,6 @@ class _Array:
                                   f"{ctx.dims[self.index][1]}, holds {value.min()}..{value.max()}")
         if self.increasing and value.size > 1 and not (np.diff(value) > 0).all():
             raise SchemaError(f"{where} must be strictly increasing")
-        if self.unique and len(np.unique(value)) != len(value):
-            raise SchemaError(f"{where} repeats a value")
 
 
 class _Labels:

@@ -328,8 +328,8 @@ def _user_kernel(value):
 def _user_state(obj, where):
     """The state of a user's kernel: what its own ``__getstate__`` gives
     (as pickle would store it), else its attributes."""
-    getstate = type(obj).__getstate__
-    if getstate is object.__getstate__:
+    # object.__getstate__ exists from Python 3.11: a class's own one differs
+    if getattr(type(obj), "__getstate__", None) is getattr(object, "__getstate__", None):
         return vars(obj)
     state = obj.__getstate__()
     if not isinstance(state, dict):
