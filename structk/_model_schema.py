@@ -3,7 +3,8 @@
 :func:`structk.load` rebuilds a learner without running its constructor or
 its ``fit``, so nothing but this table stands between the values in a file
 and the learner's prediction code. Each learner (and the feature map and
-centerer a learner holds) has one entry in :data:`SCHEMAS`:
+centerer a learner holds, Nystroem and DiscreteHMM) has one entry in
+:data:`SCHEMAS`:
 
 * ``params``: each constructor parameter and the rule its ``fit`` applies
   to it (``C`` a real number > 0, ``multi_class`` one of "ovo", "ovr", ...);
@@ -597,14 +598,105 @@ def _nystroem():
     }
 
 
+class _Probabilities(_Array):
+    """Rows of probabilities: finite, non-negative, each summing to 1 (to
+    1e-6, as ``DiscreteHMM.from_params`` accepts them)."""
+
+    def __init__(self, shape):
+        super().__init__("f", shape, lower=0.0)
+
+    def __call__(self, value, where, ctx):
+        super().__call__(value, where, ctx)
+        sums = value.reshape(-1, value.shape[-1]).sum(axis=1) if value.size else []
+        for r, total in enumerate(sums):
+            if abs(total - 1.0) > 1e-6:
+                row = f" row {r}" if value.ndim == 2 else ""
+                raise SchemaError(f"{where}{row} sums to {float(total)!r}, not 1")
+
+
+class _Alphabet:
+    """``alphabet``: a name or symbols ``resolve_alphabet`` accepts; fixes
+    ``a``, the number of symbols."""
+
+    def __call__(self, value, where, ctx):
+        from .alphabets import resolve_alphabet
+        from .hmm import MAX_SYMBOLS
+
+        try:
+            symbols = resolve_alphabet(value)
+        except (TypeError, ValueError) as exc:
+            raise SchemaError(f"{where}: {str(exc).splitlines()[0]}") from None
+        if len(symbols) > MAX_SYMBOLS:
+            raise SchemaError(f"{where} has {len(symbols)} symbols, more than {MAX_SYMBOLS}")
+        ctx.symbols = tuple(symbols)
+        ctx.bind("a", len(symbols), where)
+
+
+class _HMMInit:
+    """``init``: "random", "frequencies" or a dict of starting parameters."""
+
+    def __call__(self, value, where, ctx):
+        from .hmm import _INITS
+
+        if not (isinstance(value, dict) or (isinstance(value, str) and value in _INITS)):
+            raise SchemaError(f"{where} must be one of {list(_INITS)} or a dict of starting "
+                              f"parameters, got {_short(value)}")
+
+
+def _same_symbols(value, where, ctx):
+    """``alphabet_``: the tuple of symbols the ``alphabet`` parameter names."""
+    if not isinstance(value, tuple) or value != ctx.symbols:
+        raise SchemaError(f"{where} {_short(value)} is not the tuple of symbols the "
+                          f"alphabet {_short(ctx.obj.alphabet)} names")
+
+
+def _history(obj, where, ctx):
+    """At most one log-likelihood per E-step of the run kept (as many for
+    "em"; SQUAREM keeps only the points it accepts)."""
+    if len(obj.history_) > obj.n_iter_:
+        raise SchemaError(f"{where}.history_ has {len(obj.history_)} entries, more than the "
+                          f"{obj.n_iter_} E-steps of {where}.n_iter_")
+
+
+def _restart(obj, where, ctx):
+    if obj.best_restart_ >= obj.n_restarts:
+        raise SchemaError(f"{where}.best_restart_ is {obj.best_restart_}, but n_restarts is "
+                          f"{obj.n_restarts}")
+
+
+def _hmm():
+    from .hmm import _ALGORITHMS, _CONVERGENCE
+
+    from_params = [("startprob_", _Probabilities(("s",))),
+                   ("transmat_", _Probabilities(("s", "s"))),
+                   ("emissionprob_", _Probabilities(("s", "a"))),
+                   ("alphabet_", _same_symbols), ("history_", _Array("f", ("h",))),
+                   ("n_iter_", _COUNT), (None, _history),
+                   ("converged_", _Flag()), ("best_restart_", _COUNT), (None, _restart)]
+    return {
+        "params": {"n_states": _Real(lower=1, integer=True, bind="s"), "alphabet": _Alphabet(),
+                   "n_iter": _Real(lower=1, integer=True), "tol": _Real(lower=0),
+                   "n_restarts": _Real(lower=1, integer=True), "init": _HMMInit(),
+                   "random_state": _Seed(), "ignore_case": _Flag(),
+                   "pseudocount": _Real(lower=0), "algorithm": _OneOf(*_ALGORITHMS),
+                   "convergence": _OneOf(*_CONVERGENCE)},
+        # fitted by fit (which counts the symbols), or made by from_params
+        "select": lambda o: "fit" if "n_fit_symbols_" in vars(o) else "from_params",
+        "layouts": {"fit": [*from_params, ("n_fit_symbols_", _COUNT)],
+                    "from_params": from_params},
+    }
+
+
 #: ``{class name: schema}`` of every learner a model file can hold, the
-#: feature map of the paths past the Gram and Nystroem. Built on first use.
+#: feature map of the paths past the Gram, Nystroem and DiscreteHMM. Built
+#: on first use.
 SCHEMAS = {}
 _BUILDERS = {
     "KernelSVM": _svm, "KernelPerceptron": _perceptron, "KernelRidge": _ridge,
     "KernelRidgeCV": _ridge_cv, "KernelLogisticRegression": _logistic,
     "KernelCenterer": _centerer, "NearestClassMean": _class_means, "KernelPCA": _pca,
     "KernelCCA": _cca, "FeatureMap": _feature_map, "Nystroem": _nystroem,
+    "DiscreteHMM": _hmm,
 }
 #: Attributes scikit-learn's input checks add to any fitted estimator.
 _INPUT = {"n_features_in_": _Real(lower=1, integer=True, exact=True, bind="nf"),

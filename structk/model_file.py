@@ -45,7 +45,7 @@ constructor runs); a trusted class is built by its own constructor and
 ``__setstate__``. A parameter the class gained since the file was written
 takes its default, one it lost is refused; then every kernel validates its
 parameters and fitted state, and every learner (with the feature map or
-centerer it holds, and Nystroem) is checked against its schema in
+centerer it holds), Nystroem and DiscreteHMM is checked against its schema in
 :mod:`structk._model_schema`: parameters as its ``fit`` checks them, and
 exactly the fitted attributes its way of fitting sets, with agreeing
 types, shapes and finite values. Prepared data (private attributes whose
@@ -1064,6 +1064,7 @@ def _check_loaded(estimator, reader, path):
     recompute the caches that are not stored."""
     from sklearn.exceptions import NotFittedError
 
+    from .hmm import DiscreteHMM
     from .kernels import Kernel
     from .learners.primal import FeatureMap
     from .scale.nystroem import Nystroem
@@ -1086,6 +1087,9 @@ def _check_loaded(estimator, reader, path):
                 raise invalid(obj, exc) from None
     try:
         _model_schema.check(estimator, type(estimator).__name__)
+        for obj in reader.objects.values():  # an HMM anywhere (a Fisher kernel's)
+            if isinstance(obj, DiscreteHMM) and obj is not estimator:
+                _model_schema.check(obj, type(obj).__name__)
     except _model_schema.SchemaError as exc:
         raise ModelFileError(f"{path}: {exc}; the file is damaged or was edited (a "
                              "structk fit never makes such a model)", path) from None
