@@ -22,20 +22,42 @@ of two kinds of members:
     ``allow_pickle=False`` (an object array is stored item by item in the
     JSON instead).
 
+Before anything is inflated, the zip directory is checked: at most
+:data:`MAX_MEMBERS` members (counted in the end record, before zipfile
+lists them), each named ``model.json`` or ``arrays/<n>.npy`` and listed
+once, none encrypted, a link or compressed other than by deflate, each
+declaring at most ``max_bytes`` (``model.json`` at most
+:data:`MAX_JSON_BYTES`), all together at most ``max_bytes`` (default
+:data:`MAX_BYTES`) and, past :data:`RATIO_FLOOR`, at most ``max_ratio``
+(default :data:`MAX_RATIO`) times the file's size. A member is then read
+into a buffer of its declared size, no further; one that inflates to more
+or less, or fails its checksum, is refused. Every array member must be
+used by the model.
+
 A class is rebuilt only when its name is on the allow-list, which holds the
 public kernels and learners, :class:`~structk.hmm.DiscreteHMM`,
 :class:`~structk.scale.nystroem.Nystroem` and the one function a kernel may
-hold (:func:`~structk.kernels.alignment.smith_waterman`); the name is looked
-up in that list, never imported. An instance is made by ``cls.__new__`` and
-its attributes are set from the file (no constructor runs): a parameter the
-class gained since the file was written takes its default, one it lost is
-refused; then every kernel validates its parameters and fitted state. Prepared data (private
-attributes whose name holds ``prepared``) is a cache: it is not stored and
-is computed again from the stored objects on first use.
+hold (:func:`~structk.kernels.alignment.smith_waterman`), or is one of the
+classes the caller passes in ``trusted=`` (a user's own kernels); the name
+is looked up in those, never imported. An instance of a structk class is
+made by ``cls.__new__`` and its attributes are set from the file (no
+constructor runs); a trusted class is built by its own constructor and
+``__setstate__``. A parameter the class gained since the file was written
+takes its default, one it lost is refused; then every kernel validates its
+parameters and fitted state, and every learner (with the feature map or
+centerer it holds), Nystroem and DiscreteHMM is checked against its schema in
+:mod:`structk._model_schema`: parameters as its ``fit`` checks them, and
+exactly the fitted attributes its way of fitting sets, with agreeing
+types, shapes and finite values. Prepared data (private attributes whose
+name holds ``prepared``) is a cache: it is not stored and is computed again
+from the stored objects on first use; fitted attributes an earlier fit by
+another solver left behind are not stored either.
 
-Anything else (an unknown class or tag, a missing or extra member, a damaged
-zip, a pickle, random bytes) raises :class:`~structk.exceptions.ModelFileError`
-naming the file. A file records the structk version and the format version
+Anything else (an unknown class or tag, a missing, extra, repeated,
+encrypted or linked member, members past the limits, a learner's state no
+fit makes, a damaged zip, a pickle, random bytes) raises
+:class:`~structk.exceptions.ModelFileError` naming the file and the member
+or attribute. A file records the structk version and the format version
 (:data:`FORMAT_VERSION`); a file from an older format version is upgraded by
 the functions in ``_UPGRADES``, one from a newer one is refused with the
 version it needs.
@@ -61,12 +83,17 @@ import io
 import json
 import os
 import re
+import stat
+import struct
 import sys
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from . import _model_schema
 from .exceptions import ModelFileError
 
 #: Version of the layout of ``model.json``; bumped when it changes.
@@ -75,8 +102,28 @@ FORMAT_VERSION = 1
 FORMAT_NAME = "structk-model"
 _HEADER = "model.json"
 _ARRAY = re.compile(r"arrays/[0-9]{1,9}\.npy\Z")
-#: The largest ``model.json`` read (a bound on what a hostile file can make us parse).
-MAX_JSON_BYTES = 2**31
+#: The largest ``model.json`` read (1 GiB): parsed JSON takes several times
+#: its size in Python objects, so this bounds what a file can make us build.
+MAX_JSON_BYTES = 2**30
+#: Default ``max_bytes`` of :func:`load`: the largest total size (4 GiB) the
+#: members of a model file may inflate to, checked in the zip directory
+#: before anything is read. A model past it is refused unless the caller
+#: raises the limit for a file they trust.
+MAX_BYTES = 4 * 2**30
+#: Default ``max_ratio`` of :func:`load`: the members may inflate to at most
+#: this many times the file's size, once they exceed :data:`RATIO_FLOOR`. A
+#: real model compresses a few times (random floats barely, JSON and indices
+#: 5-20 times); deflate reaches ~1000:1 on runs of zeros, a zip bomb's trick.
+MAX_RATIO = 100
+#: Inflated size (64 MiB) below which the ratio is not checked: a small
+#: model of mostly zeros may compress very well and costs little anyway.
+RATIO_FLOOR = 64 * 2**20
+#: The most members a model file may have (the zip directory is checked
+#: before it is parsed; each member costs memory to list). A model holds
+#: ``model.json`` and one member per numeric array (graphs' node attribute
+#: arrays included), far fewer than this.
+MAX_MEMBERS = 1_000_000
+_READ_CHUNK = 2**24
 _PICKLE_HINT = (
     "it looks like a Python pickle; structk never loads pickles (loading one can run "
     "any code): save the model with structk.save"
@@ -175,7 +222,7 @@ class _Writer:
         if callable(value) and id(value) in self.functions_by_id:
             return {"function": self.functions_by_id[id(value)]}
         name = _qualname(type(value))
-        if self.classes.get(name) is type(value):
+        if self.classes.get(name) is type(value) or _user_kernel(value):
             return self._object(value, name, where)
         raise self._refuse(value, where)
 
@@ -247,7 +294,7 @@ class _Writer:
         self.objects[id(obj)] = ref
         self.keep.append(obj)
         params = set(_param_names(type(obj)))
-        state = vars(obj)
+        state = _user_state(obj, where) if _user_kernel(obj) else vars(obj)
         missing = params - set(state)
         if missing:
             raise ModelFileError(f"{where} ({type(obj).__name__}) lacks its parameter(s) "
@@ -257,14 +304,39 @@ class _Writer:
             raise ModelFileError(f"{where} keeps its Nyström landmarks only prepared; "
                                  "refit the model with this structk to save it")
         label = f"{where}" if where else type(obj).__name__
+        left_over = _model_schema.stale(obj)
         return {"object": {
             "id": ref,
             "class": name,
             "params": {k: self.encode(_stored(k, state[k]), f"{label}.{k}")
                        for k in sorted(params)},
             "state": {k: self.encode(_stored(k, v), f"{label}.{k}") for k, v in state.items()
-                      if k not in params and not _is_cache(k) and k not in rebuilt},
+                      if k not in params and not _is_cache(k) and k not in rebuilt
+                      and k not in left_over},
         }}
+
+
+def _user_kernel(value):
+    """Whether ``value`` is a kernel of a class defined outside structk (the
+    documented extension point): saved as its parameters and state, loaded
+    only when the caller trusts its class (``load(trusted=...)``)."""
+    from .kernels import Kernel
+
+    return isinstance(value, Kernel) and not type(value).__module__.startswith("structk.")
+
+
+def _user_state(obj, where):
+    """The state of a user's kernel: what its own ``__getstate__`` gives
+    (as pickle would store it), else its attributes."""
+    # object.__getstate__ exists from Python 3.11: a class's own one differs
+    if getattr(type(obj), "__getstate__", None) is getattr(object, "__getstate__", None):
+        return vars(obj)
+    state = obj.__getstate__()
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{where} ({type(obj).__name__}) gives a state of type "
+                             f"{type(state).__name__} from __getstate__; a model file "
+                             "stores a dict of attributes")
+    return state
 
 
 def _param_names(cls):
@@ -313,7 +385,8 @@ _FAMILIES = (
 )
 
 
-def save(estimator, path, *, metadata=None):
+def save(estimator: Any, path: str | os.PathLike[str], *,
+         metadata: dict | None = None) -> None:
     """Save a fitted structk estimator to a model file.
 
     Parameters
@@ -373,7 +446,7 @@ def save(estimator, path, *, metadata=None):
 
 # --------------------------------------------------------------- reading
 class _Reader:
-    def __init__(self, zf, path, written_by="an unknown version"):
+    def __init__(self, zf, path, written_by="an unknown version", trusted=None):
         self.written_by = written_by
         self.zf = zf
         self.path = path
@@ -381,6 +454,7 @@ class _Reader:
         self.objects = {}
         self.members = set(zf.namelist())
         self.classes, self.functions = _allowed()
+        self.trusted = trusted or {}
 
     def fail(self, why):
         return ModelFileError(f"{self.path}: {why}", self.path)
@@ -428,29 +502,35 @@ class _Reader:
         if not isinstance(body, str) or not _ARRAY.match(body) or body not in self.members:
             raise self.fail(f"array member {_short(body)} is missing or misnamed")
         if body not in self.arrays:
-            with self.zf.open(body) as fh:
-                raw = fh.read()
+            raw = _read_member(self.zf, self.zf.getinfo(body), self.path)
             self.arrays[body] = self._read_npy(body, raw)
         return self.arrays[body]
 
     def _read_npy(self, member, raw):
-        """An array from ``.npy`` bytes: no objects, and no more data claimed
-        by the header than the member holds (checked before allocating)."""
+        """An array from the ``.npy`` bytes ``raw`` (a bytearray, which the
+        array then uses: no second copy): no objects, no structured dtype,
+        and exactly as many data bytes as the header claims (checked before
+        any array is made)."""
         fmt = np.lib.format
         data = io.BytesIO(raw)
         try:
             version = fmt.read_magic(data)
             read_header = (fmt.read_array_header_1_0 if version == (1, 0)
                            else fmt.read_array_header_2_0)
-            shape, _, dtype = read_header(data)
+            shape, fortran, dtype = read_header(data)
             if dtype.hasobject:
                 raise ValueError("it holds Python objects, which a model file never does")
-            needed = dtype.itemsize * int(np.prod(shape, dtype=object))
-            if needed > len(raw) - data.tell():
+            if dtype.fields is not None:
+                raise ValueError("it is a structured array, which a model file never holds")
+            count = int(np.prod(shape, dtype=object))
+            needed = dtype.itemsize * count
+            held = len(raw) - data.tell()
+            if needed != held:
                 raise ValueError(f"its header claims {needed} bytes of data, the member "
-                                 f"holds {len(raw) - data.tell()}")
-            data.seek(0)
-            return fmt.read_array(data, allow_pickle=False)
+                                 f"holds {held}")
+            flat = np.frombuffer(raw, dtype=dtype, count=count, offset=data.tell())
+            array = flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
+            return array if array.flags.aligned else array.copy()
         except (ValueError, EOFError, OSError, TypeError) as exc:
             raise self.fail(f"{member} is not a valid array: {exc}") from None
 
@@ -555,20 +635,62 @@ class _Reader:
             raise self.fail("bad object entry")
         name = body["class"]
         cls = self.classes.get(name) if isinstance(name, str) else None
+        trusted = cls is None and isinstance(name, str) and self._trusted(name)
+        if trusted:
+            cls = trusted
         if cls is None:
             raise self.fail(
                 f"refused class {_short(name)}: not a structk kernel, learner or HMM "
-                "(only those are rebuilt from a model file; nothing was run)")
+                "(only those are rebuilt from a model file; nothing was imported or run). "
+                "If it is your own kernel class and you trust this file, pass the class "
+                "itself: structk.load(path, trusted=[TheClass])")
         params, state = body["params"], body["state"]
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise self.fail(f"bad {cls.__name__} entry")
         if set(params) & set(state):
             raise self.fail(f"bad {cls.__name__} entry")
+        never = [k for k in state if _is_cache(k) or k in _REBUILT.get(name, ())]
+        if never:
+            raise self.fail(f"{cls.__name__}.{never[0]} is stored, but a model file never "
+                            "stores it (it is computed again on loading): the file was edited")
         added = self._added_params(cls, params)
+        if trusted:
+            return self._trusted_object(cls, body["id"], added, params, state)
         obj = cls.__new__(cls)
         self.objects[body["id"]] = obj
         values = {k: self.decode(v) for k, v in {**params, **state}.items()}
         obj.__dict__.update({**added, **values})
+        return obj
+
+    def _trusted(self, name):
+        """The class passed in ``trusted=`` that the file's class ``name``
+        denotes: the same module and name, or else the one trusted class
+        whose own name ends it (a class saved from ``__main__``); never an
+        import."""
+        cls = self.trusted.get(name)
+        if cls is not None:
+            return cls
+        matches = [c for c in self.trusted.values()
+                   if name.endswith("." + c.__qualname__)]
+        return matches[0] if len(matches) == 1 else None
+
+    def _trusted_object(self, cls, ref, added, params, state):
+        """A class the caller trusts: built by its own constructor from the
+        file's parameters (``added``: the defaults of those the file lacks),
+        then given its stored state (by its ``__setstate__`` when it has one)."""
+        values = {**added, **{k: self.decode(v) for k, v in params.items()}}
+        restored = {k: self.decode(v) for k, v in state.items()}
+        try:
+            obj = cls(**values)
+            setstate = getattr(obj, "__setstate__", None)
+            if setstate is not None:
+                setstate({**vars(obj), **restored})
+            else:
+                obj.__dict__.update(restored)
+        except Exception as exc:  # noqa: BLE001 - the trusted class's own error
+            raise self.fail(f"the trusted class {cls.__name__} refused the stored values: "
+                            f"{type(exc).__name__}: {exc}") from None
+        self.objects[ref] = obj
         return obj
 
     def _added_params(self, cls, params):
@@ -622,12 +744,8 @@ def _read_header(zf, path):
     if _HEADER not in zf.namelist():
         raise ModelFileError(f"{path}: not a structk model file (a zip archive without "
                              f"{_HEADER})", path)
-    info = zf.getinfo(_HEADER)
-    if info.file_size > MAX_JSON_BYTES:
-        raise ModelFileError(f"{path}: {_HEADER} is {info.file_size} bytes, more than a "
-                             "model file holds", path)
     try:
-        text = zf.read(_HEADER).decode("utf-8")
+        text = _read_member(zf, zf.getinfo(_HEADER), path).decode("utf-8")
         header = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelFileError(f"{path}: {_HEADER} is not valid JSON ({exc})", path) from None
@@ -659,7 +777,127 @@ def _read_header(zf, path):
     return header
 
 
-def _open(path):
+def _size(n):
+    """``n`` bytes, readably."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("kiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _zip_entries(path, size):
+    """The number of members the zip's end-of-directory record declares
+    (``None`` when it cannot be found: zipfile then refuses the file)."""
+    with open(path, "rb") as fh:
+        back = min(size, 22 + 65535)
+        fh.seek(size - back)
+        tail = fh.read(back)
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or at + 22 > len(tail):
+            return None
+        count = struct.unpack_from("<H", tail, at + 10)[0]
+        if count == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":
+            fh.seek(struct.unpack_from("<Q", tail, at - 12)[0])
+            record = fh.read(56)
+            if len(record) == 56 and record[:4] == b"PK\x06\x06":
+                count = struct.unpack_from("<Q", record, 32)[0]
+    return count
+
+
+def _check_members(zf, path, max_bytes, max_ratio):
+    """Refuse, before reading any member, a zip that is not exactly a model
+    file: a member the format does not have, one listed twice, an encrypted
+    or a symbolic-link member, another compression method, or members that
+    would inflate past ``max_bytes`` in all (or one past the JSON bound), or
+    to more than ``max_ratio`` times the file's size."""
+    def refuse(why):
+        return ModelFileError(f"{path}: {why}", path)
+
+    how = ("the file is damaged or was made by something other than structk.save; "
+           "nothing was read from it")
+    if _HEADER not in zf.namelist():
+        raise refuse(f"not a structk model file (a zip archive without {_HEADER})")
+    seen = set()
+    total = 0
+    for info in zf.infolist():
+        name = info.filename
+        if name in seen:
+            raise refuse(f"the member {name!r} appears twice; a model file holds each "
+                         f"member once (two readers could see two different models): {how}")
+        seen.add(name)
+        if name != _HEADER and not _ARRAY.match(name):
+            raise refuse(f"the member {_short(name)} is not part of a structk model file "
+                         f"(it holds {_HEADER} and arrays/<n>.npy only): {how}")
+        if info.flag_bits & 0x1:
+            raise refuse(f"the member {name!r} is encrypted; structk model files never "
+                         f"are: {how}")
+        kind = stat.S_IFMT(info.external_attr >> 16)
+        if kind not in (0, stat.S_IFREG):
+            what = "a symbolic link" if kind == stat.S_IFLNK else "not a regular file"
+            raise refuse(f"the member {name!r} is {what}; a model file holds regular "
+                         f"members only: {how}")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise refuse(f"the member {name!r} uses zip compression method "
+                         f"{info.compress_type}; structk writes deflate only: {how}")
+        limit = min(MAX_JSON_BYTES, max_bytes) if name == _HEADER else max_bytes
+        if info.file_size > limit:
+            raise refuse(f"the member {name} would inflate to {_size(info.file_size)}, "
+                         f"more than the limit of {_size(limit)}"
+                         + (" for the model's JSON" if name == _HEADER else
+                            "; if you trust this file, raise the limit: "
+                            "structk.load(path, max_bytes=...)"))
+        total += info.file_size
+    members = zf.infolist()
+    largest = max(members, key=lambda i: i.file_size, default=None)
+    if total > max_bytes:
+        raise refuse(f"its members would inflate to {_size(total)} in all (the largest, "
+                     f"{largest.filename}, to {_size(largest.file_size)}), more than the "
+                     f"limit of {_size(max_bytes)}; if you trust this file, raise the "
+                     "limit: structk.load(path, max_bytes=...)")
+    size = os.path.getsize(path)
+    if total > RATIO_FLOOR and total > max_ratio * size:
+        def ratio(info):
+            return info.file_size / max(info.compress_size, 1)
+
+        worst = max(members, key=ratio)
+        raise refuse(f"its members would inflate to {_size(total)} from a file of "
+                     f"{_size(size)}, more than {max_ratio} times its size (the member "
+                     f"{worst.filename} inflates {ratio(worst):.0f} times), as a zip "
+                     "bomb does; if you trust this file, raise the "
+                     "limit: structk.load(path, max_ratio=...)")
+
+
+def _read_member(zf, info, path):
+    """The bytes of one member (a bytearray), read in chunks into a buffer of
+    its declared size: a member that inflates to more or less than its zip
+    header declares, or fails its checksum, is refused naming it."""
+    import zlib
+
+    size = info.file_size
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    try:
+        with zf.open(info) as fh:
+            while got < size:
+                chunk = fh.read(min(_READ_CHUNK, size - got))
+                if not chunk:
+                    break
+                view[got:got + len(chunk)] = chunk
+                got += len(chunk)
+            more = fh.read(1)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ModelFileError(f"{path}: the member {info.filename} is damaged: it does not "
+                             f"inflate to its declared {info.file_size} bytes or fails its "
+                             f"checksum ({exc})", path) from None
+    if got != size or more:
+        raise ModelFileError(f"{path}: the member {info.filename} inflates to "
+                             f"{'more' if more else got} than the {size} bytes its zip "
+                             "header declares: the file is damaged or was edited", path)
+    return buffer
+
+
+def _open(path, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such model file: {str(path)!r}")
@@ -673,14 +911,25 @@ def _open(path):
                                  "directory cannot be read)", path)
         raise ModelFileError(f"{path}: not a structk model file (not a zip archive; "
                              f"starts with {head!r})", path)
+    entries = _zip_entries(path, path.stat().st_size)
+    if entries is not None and entries > MAX_MEMBERS:
+        raise ModelFileError(f"{path}: its zip directory lists {entries:,} members, more "
+                             f"than a model file has (at most {MAX_MEMBERS:,}); nothing was "
+                             "read from it", path)
     try:
-        return zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
         raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
                              path) from None
+    try:
+        _check_members(zf, path, max_bytes, max_ratio)
+    except BaseException:
+        zf.close()
+        raise
+    return zf
 
 
-def load_metadata(path):
+def load_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The header of a model file without rebuilding the model: a dict
     with ``structk_version``, ``format_version``, ``estimator``,
     ``objects`` (what it predicts from) and ``metadata`` (see :func:`save`)."""
@@ -699,12 +948,36 @@ def _zlib_error():
     return zlib.error
 
 
-def load(path):
+def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
+         max_bytes: int = MAX_BYTES, max_ratio: float = MAX_RATIO) -> Any:
     """Load an estimator saved by :func:`save`; nothing in the file is run.
 
     Parameters
     ----------
     path : str or path-like
+    trusted : iterable of classes, optional
+        Your own classes (kernels written as ``docs/custom_kernels.md`` shows)
+        that the file may hold: the class objects themselves, never names.
+        A class in the file is matched only against these (by module and
+        name, or by name alone when one trusted class has it, as for a
+        class saved from a script's ``__main__``); nothing named by the
+        file is ever imported. **Risk**: a trusted class's own code runs on
+        values the file chose -- its ``__init__`` with the stored parameters,
+        its ``__setstate__`` (when it has one) with the stored state, then
+        its parameter check (``validate``) and, when you predict, its
+        evaluation. Trust only classes whose code is safe for any values of
+        their parameters (ones that never pass a parameter to ``eval``,
+        ``open``, ``subprocess`` or ``pickle``), and only files whose origin
+        you trust as far as that code allows, as with ``skops.io``'s
+        ``trusted=``.
+    max_bytes : int, default=MAX_BYTES (4 GiB)
+        Refuse a file whose members would inflate to more than this many
+        bytes in all (each member's size is read from the zip directory
+        before anything is inflated, and no member is read past it).
+    max_ratio : float, default=MAX_RATIO (100)
+        Refuse a file whose members would inflate past :data:`RATIO_FLOOR`
+        (64 MiB) and to more than this many times the file's size (a zip
+        bomb).
 
     Returns
     -------
@@ -718,14 +991,24 @@ def load(path):
         When ``path`` does not exist.
     ModelFileError
         When the file is not a structk model file (a pickle, another zip,
-        random bytes), is damaged or truncated, names a class or value that
-        is not allowed, or was written by a structk whose format or
-        parameters this one cannot read; the message names the file.
+        random bytes), is damaged or truncated, holds a member the format
+        does not have (or one twice, encrypted, a link), would inflate past
+        the limits, names a class or value that is not allowed, holds
+        parameters or fitted state its learner would never have (a string
+        as ``C``, arrays that disagree), or was written by a structk whose
+        format or parameters this one cannot read; the message names the
+        file and the member or attribute.
+    TypeError
+        When ``trusted`` holds something other than classes.
     """
-    with _open(path) as zf:
+    trusted_classes = _trusted_classes(trusted)
+    max_bytes = _limit(max_bytes, "max_bytes")
+    max_ratio = _limit(max_ratio, "max_ratio")
+    with _open(path, max_bytes, max_ratio) as zf:
         try:
             header = _read_header(zf, path)
-            reader = _Reader(zf, path, header.get("structk_version", "an unknown version"))
+            reader = _Reader(zf, path, header.get("structk_version", "an unknown version"),
+                             trusted_classes)
             root = header["root"]
             if not (isinstance(root, dict) and set(root) == {"object"}):
                 raise ModelFileError(f"{path}: the model is not a structk estimator", path)
@@ -745,33 +1028,77 @@ def load(path):
         except RecursionError:
             raise ModelFileError(f"{path}: the model is nested too deeply", path) from None
     _check_loaded(estimator, reader, path)
+    unused = sorted(reader.members - set(reader.arrays) - {_HEADER})
+    if unused:
+        raise ModelFileError(
+            f"{path}: the member {unused[0]} is not used by the model"
+            + (f" (nor are {len(unused) - 1} more)" if len(unused) > 1 else "")
+            + "; a model file holds its own arrays only: the file was edited", path)
     return estimator
 
 
+def _trusted_classes(trusted):
+    """``{module.name: class}`` of the classes passed in ``trusted=``."""
+    if isinstance(trusted, (str, type)):
+        trusted = [trusted]
+    out = {}
+    for cls in trusted:
+        if not isinstance(cls, type):
+            raise TypeError(
+                f"trusted= takes the classes themselves (trusted=[MyKernel]), got "
+                f"{cls!r}; structk never imports a class by name, so a name cannot be "
+                "trusted")
+        out[_qualname(cls)] = cls
+    return out
+
+
+def _limit(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return value
+
+
 def _check_loaded(estimator, reader, path):
-    """Validate every rebuilt kernel (parameters and fitted state) and
+    """Validate every rebuilt kernel (parameters and fitted state) and every
+    learner (against its schema, :mod:`structk._model_schema`), then
     recompute the caches that are not stored."""
     from sklearn.exceptions import NotFittedError
 
+    from .hmm import DiscreteHMM
     from .kernels import Kernel
     from .learners.primal import FeatureMap
     from .scale.nystroem import Nystroem
 
+    def invalid(obj, exc):
+        return ModelFileError(
+            f"{path}: the stored {type(obj).__name__} is not valid: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            path)
+
     for obj in reader.objects.values():
-        try:
-            if isinstance(obj, Kernel):
+        if isinstance(obj, Kernel):
+            try:
                 # parameters, then fitted state, of it and its parts (each part
                 # is also checked on its own); a kernel saved unfitted (a
                 # learner's ``kernel``) loads unfitted
                 with contextlib.suppress(NotFittedError):
                     obj.validate()
-            elif isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
+            except Exception as exc:  # noqa: BLE001 - any failure means a bad file
+                raise invalid(obj, exc) from None
+    try:
+        _model_schema.check(estimator, type(estimator).__name__)
+        for obj in reader.objects.values():  # an HMM anywhere (a Fisher kernel's)
+            if isinstance(obj, DiscreteHMM) and obj is not estimator:
+                _model_schema.check(obj, type(obj).__name__)
+    except _model_schema.SchemaError as exc:
+        raise ModelFileError(f"{path}: {exc}; the file is damaged or was edited (a "
+                             "structk fit never makes such a model)", path) from None
+    for obj in reader.objects.values():
+        try:
+            if isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
                 obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
             elif isinstance(obj, FeatureMap):
                 obj.landmarks = None if obj.V is None else \
                     obj.kernel.prepare(obj.landmark_objects, "X")
         except Exception as exc:  # noqa: BLE001 - any failure means a bad file
-            raise ModelFileError(
-                f"{path}: the stored {type(obj).__name__} is not valid: "
-                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                path) from None
+            raise invalid(obj, exc) from None

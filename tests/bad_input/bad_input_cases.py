@@ -1113,7 +1113,9 @@ def _read_fasta(path):
 
 def all_cases(tmp):
     """Every case; ``tmp`` is a folder for the files the reader and CLI cases need."""
-    return (_kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
+    from model_file_cases import model_file_cases
+
+    return (model_file_cases(tmp) + _kernel_cases() + _explicit_kernel_cases() + _learner_cases() + _psd_cases()
             + _beyond_gram_cases()
             + _hmm_cases() + _reader_cases(tmp) + _cli_cases(tmp) + _model_cases(tmp)
             + _validity_cases(tmp) + _explain_cases(tmp) + _naming_cases(tmp)
