@@ -67,12 +67,6 @@ class GappedKmerLeaf(SequenceLeaf):
         enc = super().encode(X, name)
         return EncodedWithDiag(enc, self.raw.diag(X))
 
-    def occurrences(self, enc, base=None):
-        offsets = np.asarray(enc.offsets, dtype=np.int64)
-        if base is None:
-            base = np.zeros(len(offsets) - 1, dtype=np.int64)
-        return self.table(enc.codes, offsets, base)
-
     def table(self, codes, offsets, base, full_lengths=None):
         """Both strands of every l-mer (``v / sqrt 2`` each with reverse
         complements), covering the l-mer's positions; ``full_lengths`` are

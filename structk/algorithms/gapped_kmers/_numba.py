@@ -21,14 +21,17 @@ from ... import _jit  # noqa: F401 - registers the first-compilation notice
 from ..popcount_numba import popcount as _popcount
 
 
-_LOW = np.uint64(0x5555555555555555)
-_ONE = np.uint64(1)
+_LOW = 0x5555555555555555
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _mismatches(a, b):
-    x = np.uint64(a ^ b)
-    return int(_popcount((x | (x >> _ONE)) & _LOW))
+    """Positions where two packed l-mers differ: the popcount of the base-wise
+    difference, in int64 (keys are below 2^62, so the shift brings in no
+    sign bit) and converted to uint64 once, for the popcount."""
+    x = a ^ b
+    x = (x | (x >> 1)) & _LOW
+    return np.int64(_popcount(np.uint64(x)))
 
 
 @numba.njit(cache=True, nogil=True)
