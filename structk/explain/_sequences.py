@@ -240,7 +240,7 @@ class WeightedDegreeLeaf(SequenceLeaf):
 
         keys = np.asarray(keys, dtype=np.int64)
         out = lookup(sv_keys, W, keys)
-        step = self.d * self.A ** self.d  # one position in the key
+        step = weighted_degree.wd_key(1, 1, 0, self.d, self.A)  # one position on
         for s in range(1, self.shift + 1):
             t = 1.0 / (2.0 * (s + 1.0))
             out = out + t * (lookup(sv_keys, W, keys + s * step)

@@ -87,16 +87,22 @@ def wd_occurrences(codes, offsets, d, A, base=None):
     if base is None:
         base = np.zeros(n, dtype=np.int64)
     beta = wd_weights(int(d))
-    space = A ** d
     parts = []
     for l in range(1, d + 1):
         ids, starts, ptr = kmer_occurrences(codes, offsets, l, A, positions=True)
         owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
         pos = starts + base[owner]
-        parts.append(((pos * d + (l - 1)) * space + ids, owner, pos,
+        parts.append((wd_key(pos, l, ids, d, A), owner, pos,
                       np.full(ids.shape[0], l, dtype=np.int64),
                       np.full(ids.shape[0], np.sqrt(beta[l - 1]))))
     return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def wd_key(pos, l, ids, d, A):
+    """The key of the l-mers of indices ``ids`` at positions ``pos``:
+    ``(p d + l - 1) A^d + index(u)``; a shift of ``s`` positions adds
+    ``s d A^d``."""
+    return (pos * d + (l - 1)) * A ** d + ids
 
 
 def wd_key_parts(keys, d, A):
