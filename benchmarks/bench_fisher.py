@@ -135,6 +135,7 @@ def bench_threads(K, sizes, repeats):
     ``structk._tuning.HMM_PARALLEL_MIN_WORK`` (interleaved rounds, medians)."""
     from structk import _tuning
     from structk import hmm as H
+    from structk.algorithms.hmm import expected_counts
     from structk._threads import num_threads
 
     truth = _model(K, 4, seed=20 + K)
@@ -149,7 +150,7 @@ def bench_threads(K, sizes, repeats):
             _tuning.HMM_PARALLEL_MIN_WORK = min_work
             try:
                 t0 = time.perf_counter()
-                H._expected_counts(seq, offsets, params, False)
+                expected_counts(seq, offsets, params, False)
                 return time.perf_counter() - t0
             finally:
                 _tuning.HMM_PARALLEL_MIN_WORK = limit

@@ -141,6 +141,7 @@ def race(label, pos, neg, work, repeats, peer_repeats, peer=True):
 def win_map(seqs, repeats):
     """Gram of ``seqs`` in one process by each compiled form, per (l, k, d):
     wall-clock medians (threads as the library sets them) and CPU seconds."""
+    from structk.algorithms import gapped_kmers as gkm
     from structk.kernels import GappedKmer
 
     print(f"Gram of {len(seqs)} windows, median of {repeats} (wall s / CPU s):", flush=True)
@@ -159,7 +160,7 @@ def win_map(seqs, repeats):
             row.append((statistics.median(walls), statistics.median(cpus)))
         auto = GappedKmer(l=l, k=k, d=d)
         P = auto.prepare(seqs)
-        pick = auto._method(P, P, True, len(auto._summed_weights()) - 1)
+        pick = gkm.method(P, None, auto.mismatch_weights(), l, k, True, 0)
         (pw, pc), (sw, sc) = row
         print(f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
               f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "

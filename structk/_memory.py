@@ -1,4 +1,9 @@
-"""How much memory the machine can give (a leaf: the standard library only)."""
+"""How much memory the machine can give (a leaf: the standard library only).
+
+Callers look :func:`available_memory` up in this module at call time
+(``_memory.available_memory()``), so that a test can pretend the machine is
+small by patching it here.
+"""
 
 from __future__ import annotations
 

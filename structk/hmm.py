@@ -9,7 +9,8 @@ random restarts, and sampling.
 Sequences are strings (or any sequences of symbols) over the model's
 alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or symbols given by the user.
 They are encoded once, in Python, into one flat integer array plus offsets
-and cross into the numba loops of :mod:`structk.algorithms.hmm._numba` that way.
+and cross into the recursions of :mod:`structk.algorithms.hmm` that way (its
+compiled loops load on first use: importing this module loads no numba).
 
 Differences from hmmlearn that are deliberate: :meth:`DiscreteHMM.score`
 returns one log-likelihood *per sequence* (hmmlearn sums them), ``tol`` is
@@ -35,8 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from . import _tuning
-from .algorithms.hmm import _numba as _hmm_numba
+from .algorithms import hmm as _recursions
 from ._validation import check_scalar
 from .alphabets import resolve_alphabet
 
@@ -409,7 +409,7 @@ class DiscreteHMM(BaseEstimator):
         """One E-step at ``params`` and the M-step after it:
         ``(total log-likelihood, new params)``."""
         pi, A, B = params
-        ll, s0, s1, s2 = _expected_counts(
+        ll, s0, s1, s2 = _recursions.expected_counts(
             seq, offsets, (pi, A, np.ascontiguousarray(B.T)), False)
         return ll, _m_step(s0.sum(0), s1.sum(0), s2.sum(0).T, A, B, float(self.pseudocount))
 
@@ -556,7 +556,7 @@ class DiscreteHMM(BaseEstimator):
             impossible under the model.
         """
         seq, offsets = self._encode_fitted(X)
-        return _by_sequences(_hmm_numba.loglik, seq, offsets, *self._jit_params())
+        return _recursions.loglik(seq, offsets, *self._jit_params())
 
     def posteriors(self, X):
         """Log-likelihoods and posterior state probabilities.
@@ -575,7 +575,7 @@ class DiscreteHMM(BaseEstimator):
             undefined).
         """
         seq, offsets = self._encode_fitted(X)
-        ll, gamma = _by_sequences(_hmm_numba.posteriors, seq, offsets, *self._jit_params())
+        ll, gamma = _recursions.posteriors(seq, offsets, *self._jit_params())
         _raise_if_impossible(ll, "X", "the model")
         return ll, np.split(gamma, offsets[1:-1])
 
@@ -603,7 +603,7 @@ class DiscreteHMM(BaseEstimator):
         seq, offsets = self._encode_fitted(X)
         with np.errstate(divide="ignore"):
             logs = [np.log(p) for p in self._jit_params()]
-        logprob, states = _by_sequences(_hmm_numba.viterbi, seq, offsets, *logs)
+        logprob, states = _recursions.viterbi(seq, offsets, *logs)
         _raise_if_impossible(logprob, "X", "the model", "its Viterbi path is")
         return logprob, np.split(states, offsets[1:-1])
 
@@ -690,64 +690,6 @@ def _encode(X, symbols, name="X", ignore_case=True):
             f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol"
         )
     return E.codes.astype(np.int64), E.offsets
-
-
-def _expected_counts(seq, offsets, params, per_sequence):
-    """E-step over all sequences, its chunks on threads when it pays.
-
-    From ``_tuning.HMM_PARALLEL_MIN_WORK`` (symbols x states^2) the work is
-    split into chunks of about ``_tuning.HMM_CHUNK_WORK``. The chunks, and so
-    the order in which the expected counts are summed, depend only on the
-    sequences and the number of states, never on the thread count: fitted
-    parameters are the same bit for bit with any number of threads (below
-    the threshold: one chunk, a plain serial loop)."""
-    from ._threads import run_chunks, threads_for
-
-    pi, _, BT = params
-    K, M, n = pi.shape[0], BT.shape[0], offsets.shape[0] - 1
-    work = seq.shape[0] * K * K
-    n_chunks = 1 if work < _tuning.HMM_PARALLEL_MIN_WORK else -(-work // _tuning.HMM_CHUNK_WORK)
-    chunk_starts = _chunk_starts(offsets, n_chunks)
-    R = n if per_sequence else chunk_starts.shape[0] - 1
-    out = np.empty(n), np.zeros((R, K)), np.zeros((R, K, K)), np.zeros((R, M, K))
-
-    def chunks(c0, c1):
-        _hmm_numba.expected_counts(seq, offsets, *params, chunk_starts, c0, c1, per_sequence, *out)
-
-    threads = threads_for(work, _tuning.HMM_PARALLEL_MIN_WORK)
-    run_chunks(chunks, range(chunk_starts.shape[0]), threads)
-    return out
-
-
-def _by_sequences(fn, seq, offsets, *params):
-    """``fn(seq, offsets, *params)`` for a compiled ``fn`` whose results are
-    per sequence (an array, or a tuple of arrays, per sequence or per symbol,
-    in order): called on contiguous groups of sequences of at most about
-    ``_tuning.HMM_CALL_WORK`` (symbols x states^2) each, so that a Ctrl-C is
-    answered between calls, and the groups' results concatenated. A
-    sequence's values do not depend on its group: the same as one call."""
-    from ._threads import compiled_call, cost_bounds
-
-    K = params[0].shape[0]
-    bounds = cost_bounds(np.diff(offsets) * float(K * K), 1, _tuning.HMM_CALL_WORK)
-    parts = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        a, b = offsets[lo], offsets[hi]
-        parts.append(compiled_call(fn, seq[a:b], offsets[lo:hi + 1] - a, *params))
-    if len(parts) == 1:
-        return parts[0]
-    if isinstance(parts[0], tuple):
-        return tuple(np.concatenate(group) for group in zip(*parts))
-    return np.concatenate(parts)
-
-
-def _chunk_starts(offsets, n_chunks):
-    """Split sequences into contiguous chunks of about equal symbol counts."""
-    n = offsets.shape[0] - 1
-    C = max(1, min(n, n_chunks))
-    targets = offsets[-1] * np.arange(1, C) / C
-    cuts = np.searchsorted(offsets, targets)
-    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
 
 
 def _raise_if_impossible(ll, name, under, undefined="its posteriors are"):

@@ -511,9 +511,9 @@ def _columns(records, descriptions):
 def _bounded(records, path, max_bytes):
     """The records, refused as soon as their sequences pass ``max_bytes``."""
     if max_bytes is None:
-        from .scale._tiling import _available_memory
+        from . import _memory
 
-        available = _available_memory()
+        available = _memory.available_memory()
         max_bytes = available // 2 if available else None
     out, total = [], 0
     for record in records:

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from structk import DiscreteHMM
 from structk import hmm as hmm_module
+from structk.algorithms.hmm import expected_counts
 
 ALPHABET = "ACG"
 
@@ -489,7 +490,7 @@ def test_pseudocount_is_the_additive_smoothing_of_one_m_step():
     c = 0.5
     hmm = DiscreteHMM(2, "dna", n_iter=1, tol=0.0, init=init, pseudocount=c).fit(X)
     seq, offsets = hmm_module._encode(X, tuple("ACGT"))
-    _, _, s1, s2 = hmm_module._expected_counts(
+    _, _, s1, s2 = expected_counts(
         seq, offsets, (start[0], start[1], np.ascontiguousarray(start[2].T)), False)
     trans, emit = s1.sum(0) + c, s2.sum(0).T + c
     np.testing.assert_allclose(hmm.transmat_, trans / trans.sum(1, keepdims=True), rtol=1e-12)

@@ -27,6 +27,17 @@ def test_vector_kernels_do_not_need_numba_or_sklearn():
     assert "sklearn" not in loaded
 
 
+def test_import_of_the_hmm_and_sequence_kernels_loads_no_numba():
+    # the compiled loops load on first use, through structk.algorithms.<topic>
+    loaded = _modules_after(
+        "import structk.hmm, structk.kernels.fisher, structk.kernels.class_fisher\n"
+        "import structk.kernels.strings, structk.kernels.gapped_kmer\n"
+        "import structk.kernels.alignment, structk.explain"
+    )
+    assert "numba" not in loaded
+    assert "structk.algorithms.hmm._numba" not in loaded
+
+
 def test_public_names_resolve():
     import structk
     import structk.kernels

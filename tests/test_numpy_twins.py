@@ -142,12 +142,12 @@ def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
     from structk.sequences import encode
 
     P = encode(seqs, "ACGT", unknown="skip")
-    got = numpy_kmers.kmer_ids(P.codes, P.offsets, k, 4)
-    want = kmer_ids(P.codes, P.offsets, k, 4)
-    for a, b in zip(got, want):
+    got = numpy_kmers.kmer_ids(P.codes, P.offsets, k, 4, True)
+    want = kmer_ids(P.codes, P.offsets, k, 4, True)
+    for a, b in zip(got, want):  # ids, positions, row pointers
         np.testing.assert_array_equal(a, b)
-    mine = numpy_kmers.count_rows(*got, presence)
-    theirs = count_rows(*want, presence, 4**k, False)  # sorted columns
+    mine = numpy_kmers.count_rows(got[0], got[2], presence)
+    theirs = count_rows(want[0], want[2], presence, 4**k, False)  # sorted columns
     for a, b in zip(mine, theirs):
         np.testing.assert_array_equal(a, b)
 

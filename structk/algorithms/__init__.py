@@ -10,10 +10,11 @@ imports numba: only the rule does, when it picks the compiled form. The
 rules' numbers are in :mod:`structk._tuning`.
 
 ===================  ========================================================
-``kmers``            k-mer ids and counts (NumPy / numba), mismatch
-                     neighbourhoods, gappy pairs (numba)
+``kmers``            k-mer ids, positions and counts (NumPy / numba),
+                     mismatch neighbourhoods, gappy pairs (numba)
 ``gapped_kmers``     pairs of l-mers within d mismatches (gapped k-mer kernels)
-``weighted_degree``  weighted-degree matches with shifts, bit-parallel (numba)
+``weighted_degree``  weighted-degree matches with shifts, bit-parallel (numba);
+                     its positioned l-mer features
 ``sparse_gram``      the Gram of sparse non-negative features: SciPy for small
                      results, else BLAS for common columns and a compiled
                      loop for rare ones
@@ -26,6 +27,8 @@ rules' numbers are in :mod:`structk._tuning`.
 ``alignment``        the LA kernel and Smith-Waterman (numba)
 ``hmm``              forward-backward, Viterbi, E-step (numba)
 ``hashing``          splitmix64, the graph labels' hash (a module, no numba)
+``popcount_numba``   the set bits of a 64-bit word, for compiled loops (a
+                     module, numba)
 ``dense``            mirroring a triangle of a symmetric matrix (a module, NumPy)
 ===================  ========================================================
 

@@ -20,7 +20,11 @@ positions; with reverse complements both strands of every l-mer occur
 
 ``K(x, x)`` (the normalisation) is not a sum of squared features in this
 basis: it comes from the kernel itself, and in in-silico mutagenesis from
-the change of the pair sums the substitution causes (:mod:`._jit`).
+the change of the pair sums the substitution causes.
+
+The l-mers, their weights and reverse complements, and the pair sums are
+the kernel's own (:func:`structk.algorithms.gapped_kmers.lmer_occurrences`
+and :func:`~structk.algorithms.gapped_kmers.lmer_sums`).
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import copy
 import numpy as np
 
 from .. import defaults
+from ..algorithms import gapped_kmers as gkm
 from ._occurrences import Occurrences
-from ._sequences import EncodedWithDiag, SequenceLeaf, _kmer_starts
+from ._sequences import EncodedWithDiag, SequenceLeaf, _owners
 
 
 class GappedKmerLeaf(SequenceLeaf):
@@ -62,37 +67,21 @@ class GappedKmerLeaf(SequenceLeaf):
         enc = super().encode(X, name)
         return EncodedWithDiag(enc, self.raw.diag(X))
 
-    def occurrences(self, enc, base=None):
-        offsets = np.asarray(enc.offsets, dtype=np.int64)
-        if base is None:
-            base = np.zeros(len(offsets) - 1, dtype=np.int64)
-        return self.table(enc.codes, offsets, base)
-
     def table(self, codes, offsets, base, full_lengths=None):
         """Both strands of every l-mer (``v / sqrt 2`` each with reverse
         complements), covering the l-mer's positions; ``full_lengths`` are
         the lengths of the sequences the items are windows of (for the
         centre weights)."""
-        l = self.l
-        first, owner, ids = _kmer_starts(codes, offsets, l, 4)
-        local = first - offsets[owner]
-        units = local[:, None] + np.arange(l)[None, :] + base[owner][:, None]
-        vals = np.ones(len(ids))
-        if self.kernel.center_weighted:
-            L = (np.diff(offsets) if full_lengths is None else full_lengths)[owner]
-            start = local + base[owner]
-            dist = np.abs((L - l + 1) // 2 - start)
-            M, H = float(self.kernel.M), float(self.kernel.H)
-            vals = np.minimum(np.floor(M * np.exp(-np.log(2.0) * dist / H) + 1.0), M)
-        occ = Occurrences(ids, owner, units, vals)
+        k = self.kernel
+        keys, keys_rc, vals, starts, ptr = gkm.lmer_occurrences(
+            codes, offsets, self.l, bool(k.center_weighted), float(k.M), float(k.H),
+            base=base, full=full_lengths, positions=True)
+        owner = _owners(ptr)
+        units = starts[:, None] + np.arange(self.l)[None, :]
+        occ = Occurrences(keys, owner, units, vals)
         if not self.rc:
             return occ
-        rc = np.zeros_like(ids)
-        rest = ids.copy()
-        for _ in range(l):  # reverse complement of the packed l-mer
-            rc = rc * 4 + (3 - rest % 4)
-            rest //= 4
-        both = Occurrences.concat([occ, Occurrences(rc, owner, units, vals)])
+        both = Occurrences.concat([occ, Occurrences(keys_rc, owner, units, vals)])
         both.vals = both.vals * np.sqrt(0.5)
         return both
 
@@ -124,12 +113,14 @@ class GappedKmerLeaf(SequenceLeaf):
     def norm_deltas(self, codes, old, new, m):
         """``K(mutant, mutant) - K(x, x)`` for each mutation ``j``: the
         occurrences ``old`` (owner j) replaced by ``new`` (owner j)."""
-        from ._jit import pair_sums, profile
-
         full = self.table(codes, np.array([0, len(codes)], np.int64), np.zeros(1, np.int64))
         qkeys = np.concatenate([old.keys, new.keys])
         uniq, inv = np.unique(qkeys, return_inverse=True)
-        R = profile(uniq, full.keys, full.vals, self.w)[inv.ravel()]
+        queries = gkm.LmerWindows(uniq, uniq, np.ones(len(uniq)),
+                                  np.arange(len(uniq) + 1, dtype=np.int64))
+        pool = gkm.LmerWindows(full.keys, full.keys, full.vals,
+                               np.array([0, len(full)], np.int64))
+        R = self._sums(queries, pool, 1)[:, 0][inv.ravel()]
         sign = np.concatenate([-np.ones(len(old)), np.ones(len(new))])
         vals = np.concatenate([old.vals, new.vals])
         owner = np.concatenate([old.owner, new.owner])
@@ -137,8 +128,15 @@ class GappedKmerLeaf(SequenceLeaf):
         order = np.argsort(owner, kind="stable")
         ptr = np.zeros(m + 1, np.int64)
         np.cumsum(np.bincount(owner, minlength=m), out=ptr[1:])
-        quad = pair_sums(qkeys[order], (sign * vals)[order], ptr, self.w)
+        keys = qkeys[order]
+        quad = self._sums(gkm.LmerWindows(keys, keys, (sign * vals)[order], ptr), None, 2)
         return linear + quad
+
+    def _sums(self, P, Q, mode):
+        """The kernel's pair sums of single-strand l-mers (both strands are
+        in the tables already)."""
+        return gkm.lmer_sums(P, Q, self.w, self.l, int(self.kernel.k), False, mode,
+                             name=repr(self.kernel))
 
 
 def _tensor_apply(T, H, l):

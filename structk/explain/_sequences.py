@@ -8,7 +8,11 @@ weighted ``sqrt(beta_l)``; with shifts its weight gathers nearby
 positions'). Positions are 0-based; an
 occurrence covers the positions of its symbols (not those of a gap).
 
-Every leaf computes its table from the flat codes of a batch of sequences
+The occurrences are the kernels' own: every leaf asks the algorithm the
+kernel computes its features with (:mod:`structk.algorithms.kmers`,
+:mod:`structk.algorithms.weighted_degree`) where each feature occurs, so the
+two cannot disagree. Every leaf computes its table from the flat codes of a
+batch of sequences
 (``codes``, ``offsets`` as :func:`structk.sequences.encode` returns them)
 and ``base``, the position in its sequence of each batch item's first
 symbol: in-silico mutagenesis passes short windows of a sequence, and the
@@ -18,37 +22,12 @@ position.
 
 from __future__ import annotations
 
-from itertools import combinations, product
-
 import numpy as np
 
+from ..algorithms import kmers, weighted_degree
 from ..alphabets import resolve_alphabet
-from ..sequences import encode
+from ..sequences import encode, kmer_strings
 from ._occurrences import Occurrences
-
-
-def _kmer_starts(codes, offsets, k, A):
-    """``(first, owner, ids)`` of every k-mer inside one sequence and free of
-    unknown symbols: its flat start, its sequence and its base-``A`` index."""
-    if codes.shape[0] < k:
-        z = np.zeros(0, np.int64)
-        return z, z, z
-    windows = np.lib.stride_tricks.sliding_window_view(codes, k)
-    owner = np.searchsorted(offsets, np.arange(windows.shape[0]), side="right") - 1
-    inside = offsets[owner + 1] - np.arange(windows.shape[0]) >= k
-    first = np.flatnonzero(inside & (windows < A).all(axis=1))
-    ids = np.zeros(len(first), dtype=np.int64)
-    for j in range(k):  # Horner over the window's columns, leading symbol first
-        ids = ids * A + windows[first, j]
-    return first, owner[first], ids
-
-
-def _full_ids(codes, offsets, k, A):
-    """The k-mer index at every flat start, -1 where there is none."""
-    first, _, ids = _kmer_starts(codes, offsets, k, A)
-    out = np.full(codes.shape[0], -1, dtype=np.int64)
-    out[first] = ids
-    return out
 
 
 def _presence(kernel):
@@ -107,23 +86,25 @@ class SequenceLeaf:
         return np.asarray(enc.lengths, dtype=np.int64)
 
     def word(self, ids, k):
-        """The k-mers of base-``A`` indices ``ids`` as strings."""
-        out = []
-        sep = "" if all(isinstance(s, str) and len(s) == 1 for s in self.symbols) else "-"
-        for i in np.asarray(ids, dtype=np.int64).tolist():
-            letters = []
-            for _ in range(k):
-                i, d = divmod(i, self.A)
-                letters.append(str(self.symbols[d]))
-            out.append(sep.join(reversed(letters)))
-        return out
+        """The k-mers of base-``A`` indices ``ids`` as strings (symbols of
+        more than one character joined by ``-``)."""
+        return [w if isinstance(w, str) else "-".join(map(str, w))
+                for w in kmer_strings(ids, k, self.symbols)]
 
-    def _finish(self, first, owner, offsets, base, pattern, keys, vals=None):
-        local = first - offsets[owner]
-        units = local[:, None] + pattern[None, :]
+    @staticmethod
+    def _finish(starts, owner, base, pattern, keys, vals=None):
+        """The table of occurrences starting at ``starts`` (positions in
+        their sequences) and covering ``starts + pattern``."""
+        units = starts[:, None] + pattern[None, :]
         if vals is None:
             vals = np.ones(len(keys))
         return Occurrences(keys, owner, units + base[owner][:, None], vals)
+
+    def _kmers(self, codes, offsets):
+        """``(ids, starts, owner)`` of the k-mers (the kernel's own count)."""
+        ids, starts, ptr = kmers.kmer_occurrences(codes, offsets, self.k, self.A,
+                                                  positions=True)
+        return ids, starts, _owners(ptr)
 
 
 class SpectrumLeaf(SequenceLeaf):
@@ -131,13 +112,13 @@ class SpectrumLeaf(SequenceLeaf):
         super().__init__(kernel)
         self.k = int(kernel.k)
         self.presence = _presence(kernel)
-        if self.A ** self.k >= 2**62:
+        if self.A ** self.k > kmers.MAX_SPACE:
             raise ValueError(f"{kernel!r}: k-mers beyond 2^62 indices cannot be explained")
         self.span = self.k
 
     def strand(self, codes, offsets, base):
-        first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
-        return self._finish(first, owner, offsets, base, np.arange(self.k), ids)
+        ids, starts, owner = self._kmers(codes, offsets)
+        return self._finish(starts, owner, base, np.arange(self.k), ids)
 
     def names(self, keys):
         return self.word(keys, self.k)
@@ -152,22 +133,11 @@ class MismatchLeaf(SpectrumLeaf):
         self.m = int(kernel.m)
 
     def strand(self, codes, offsets, base):
-        first, owner, ids = _kmer_starts(codes, offsets, self.k, self.A)
-        k, A = self.k, self.A
-        powers = A ** np.arange(k - 1, -1, -1, dtype=np.int64)  # weight of symbol j
-        parts = [ids]
-        for i in range(1, self.m + 1):
-            for pos in combinations(range(k), i):
-                digits = [(ids // powers[j]) % A for j in pos]
-                for subst in product(range(1, A), repeat=i):
-                    v = ids.copy()
-                    for j, d, s in zip(pos, digits, subst):
-                        v += ((d + s) % A - d) * powers[j]
-                    parts.append(v)
-        r = len(parts)
-        keys = np.stack(parts, axis=1).ravel()
-        return self._finish(np.repeat(first, r), np.repeat(owner, r), offsets, base,
-                            np.arange(k), keys)
+        ids, starts, owner = self._kmers(codes, offsets)
+        keys = kmers.mismatch_neighbours(ids, self.k, self.A, self.m)  # the kernel's own
+        r = keys.shape[1]
+        return self._finish(np.repeat(starts, r), np.repeat(owner, r), base,
+                            np.arange(self.k), keys.ravel())
 
 
 class GappyPairLeaf(SequenceLeaf):
@@ -178,29 +148,20 @@ class GappyPairLeaf(SequenceLeaf):
         self.span = 2 * self.k + self.m
 
     def strand(self, codes, offsets, base):
-        k, A = self.k, self.A
-        ids = _full_ids(codes, offsets, k, A)
-        N = codes.shape[0]
-        owner_at = np.searchsorted(offsets, np.arange(N), side="right") - 1
-        parts = []
-        for g in range(self.m + 1):
-            reach = 2 * k + g
-            if N < reach:
-                break
-            p = np.arange(N - reach + 1, dtype=np.int64)
-            q = p + k + g
-            ok = (ids[p] >= 0) & (ids[q] >= 0) & (owner_at[p] == owner_at[q])
-            p, q = p[ok], q[ok]
-            keys = (g * A ** (2 * k) + ids[p] * A ** k + ids[q]).astype(np.int64)
-            pattern = np.concatenate([np.arange(k), k + g + np.arange(k)])
-            parts.append(self._finish(p, owner_at[p], offsets, base, pattern, keys))
-        return Occurrences.concat(parts) if parts else Occurrences.empty(2 * k)
+        k = self.k
+        ids, starts, ptr = kmers.gappy_pair_occurrences(codes, offsets, k, self.m, self.A,
+                                                        positions=True)
+        g = kmers.gappy_pair_parts(ids, k, self.A)[0]
+        # the pair covers p .. p + k - 1 and p + k + g .. p + 2k + g - 1
+        units = np.concatenate([np.arange(k), k + np.arange(k)])[None, :] \
+            + np.where(np.arange(2 * k) < k, 0, 1)[None, :] * g[:, None]
+        owner = _owners(ptr)
+        return Occurrences(ids, owner, starts[:, None] + units + base[owner][:, None],
+                           np.ones(len(ids)))
 
     def names(self, keys):
-        k, A = self.k, self.A
-        keys = np.asarray(keys, dtype=np.int64)
-        g, rest = np.divmod(keys, A ** (2 * k))
-        u, v = np.divmod(rest, A ** k)
+        k = self.k
+        g, u, v = kmers.gappy_pair_parts(keys, k, self.A)
         return [a + "." * int(gap) + b
                 for a, gap, b in zip(self.word(u, k), g.tolist(), self.word(v, k))]
 
@@ -239,8 +200,6 @@ class WeightedDegreeLeaf(SequenceLeaf):
         self.d = int(kernel.d)
         self.span = self.d
         self.length = None  # set from the training objects
-        d = self.d
-        self.beta = 2.0 * (d - np.arange(1, d + 1) + 1.0) / (d * (d + 1.0))
 
     def encode(self, X, name="X"):
         enc = super().encode(X, name)
@@ -281,7 +240,7 @@ class WeightedDegreeLeaf(SequenceLeaf):
 
         keys = np.asarray(keys, dtype=np.int64)
         out = lookup(sv_keys, W, keys)
-        step = self.d * self.A ** self.d  # one position in the key
+        step = weighted_degree.wd_key(1, 1, 0, self.d, self.A)  # one position on
         for s in range(1, self.shift + 1):
             t = 1.0 / (2.0 * (s + 1.0))
             out = out + t * (lookup(sv_keys, W, keys + s * step)
@@ -289,22 +248,19 @@ class WeightedDegreeLeaf(SequenceLeaf):
         return out
 
     def strand(self, codes, offsets, base):
-        d, A = self.d, self.A
-        space = A ** d
-        parts = []
-        for l in range(1, d + 1):
-            first, owner, ids = _kmer_starts(codes, offsets, l, A)
-            pos = first - offsets[owner] + base[owner]
-            keys = (pos * d + (l - 1)) * space + ids
-            occ = self._finish(first, owner, offsets, base, np.arange(l), keys,
-                               np.full(len(keys), np.sqrt(self.beta[l - 1])))
-            occ.units = np.pad(occ.units, ((0, 0), (0, d - l)), constant_values=-1)
-            parts.append(occ)
-        return Occurrences.concat(parts)
+        d = self.d
+        keys, owner, starts, lengths, vals = weighted_degree.wd_occurrences(
+            codes, offsets, d, self.A, base)
+        units = starts[:, None] + np.arange(d)[None, :]
+        units[np.arange(d)[None, :] >= lengths[:, None]] = -1
+        return Occurrences(keys, owner, units, vals)
 
     def names(self, keys):
-        d, A = self.d, self.A
-        pl, ids = np.divmod(np.asarray(keys, dtype=np.int64), A ** d)
-        pos, lm1 = np.divmod(pl, d)
-        return [f"{self.word([i], int(l) + 1)[0]}@{int(p)}"
-                for i, l, p in zip(ids.tolist(), lm1.tolist(), pos.tolist())]
+        pos, lengths, ids = weighted_degree.wd_key_parts(keys, self.d, self.A)
+        return [f"{self.word([i], int(l))[0]}@{int(p)}"
+                for i, l, p in zip(ids.tolist(), lengths.tolist(), pos.tolist())]
+
+
+def _owners(ptr):
+    """The row of each entry of a CSR-style list with row pointers ``ptr``."""
+    return np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr))

@@ -29,8 +29,8 @@ import functools
 
 import numpy as np
 
-from .. import _tuning
 from .._validation import check_objects, check_scalar
+from ..algorithms import alignment
 from ..sequences import UNKNOWN, encode
 from .algebra import LogForm
 from .base import Kernel, Objects, mirror_upper
@@ -133,40 +133,6 @@ def _encode(X, symbols, ignore_case, name, matrix):
     return P
 
 
-def _run(loop, task_cells, out, *args):
-    """``out`` filled by the compiled ``loop`` over tasks (rows) of
-    ``task_cells`` dynamic-programming cells each: in the calling thread
-    below ``_tuning.ALIGNMENT_PARALLEL_CELLS`` cells in all, else on
-    :func:`structk._threads.num_threads` threads; in chunks of tasks of at
-    most about ``_tuning.ALIGNMENT_CHUNK_CELLS`` cells either way, so that a
-    Ctrl-C is answered between them. Every entry depends only on its pair,
-    so the result is the same for any chunks and thread count."""
-    from .._threads import cost_bounds, run_chunks, threads_for
-
-    threads = threads_for(float(np.sum(task_cells)), _tuning.ALIGNMENT_PARALLEL_CELLS)
-
-    def chunk(lo, hi):
-        loop(*args, out, lo, hi)
-
-    parts = 1 if threads == 1 else _tuning.ALIGNMENT_CHUNKS_PER_THREAD * threads
-    run_chunks(chunk, cost_bounds(task_cells, parts, _tuning.ALIGNMENT_CHUNK_CELLS), threads)
-    return out
-
-
-def _gram_task_cells(P):
-    """Cells of each task of :func:`~structk.algorithms.alignment._numba.la_log_gram`:
-    task ``q`` aligns row ``q`` and row ``n - 1 - q`` of the upper triangle."""
-    lx = P.lengths.astype(np.float64)
-    n = lx.shape[0]
-    rows = lx * np.cumsum(lx[::-1])[::-1]  # row i: x_i against x_i .. x_{n-1}
-    q = np.arange((n + 1) // 2)
-    return rows[q] + np.where(n - 1 - q != q, rows[n - 1 - q], 0.0)
-
-
-def _cross_task_cells(P, Q):
-    return P.lengths.astype(np.float64) * float(Q.lengths.astype(np.float64).sum())
-
-
 def _check_gaps(gap_open, gap_extend):
     check_scalar(gap_open, "gap_open", lower=0)
     check_scalar(gap_extend, "gap_extend", lower=0)
@@ -180,7 +146,7 @@ class LocalAlignment(LogForm, Kernel):
     with ``s(pi)`` its Smith-Waterman score: the substitution scores of the
     aligned pairs minus ``gap_open + (n - 1) * gap_extend`` for each gap of
     length ``n``. It is computed by the dynamic programme of Saigo et al.
-    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk.algorithms.alignment._numba`).
+    (2004) in ``O(|x| |y|)`` per pair (see :mod:`structk.algorithms.alignment`).
 
     Values grow like ``exp(beta * score)`` and exceed float64 for ordinary
     proteins at ``beta = 0.5`` beyond a few hundred residues. They are
@@ -260,26 +226,16 @@ class LocalAlignment(LogForm, Kernel):
 
     # log k is what the dynamic programme returns; k = exp(log k), checked
     def _log_gram(self, P):
-        from ..algorithms.alignment._numba import la_log_gram
-
-        n = len(P)
-        K = _run(la_log_gram, _gram_task_cells(P), np.zeros((n, n)),
-                 P.codes, P.offsets, *self._tables())
+        K = alignment.la_log_gram(P.codes, P.offsets, self._tables())
         mirror_upper(K)
         return K
 
     def _log_cross(self, P, Q):
-        from ..algorithms.alignment._numba import la_log_cross
-
-        return _run(la_log_cross, _cross_task_cells(P, Q), np.empty((len(P), len(Q))),
-                    P.codes, P.offsets, Q.codes, Q.offsets, *self._tables())
+        return alignment.la_log_cross(P.codes, P.offsets, Q.codes, Q.offsets,
+                                      self._tables())
 
     def _log_diag(self, P):
-        from ..algorithms.alignment._numba import la_log_diag
-
-        lengths = P.lengths.astype(np.float64)
-        return _run(la_log_diag, lengths ** 2, np.empty(len(P)),
-                    P.codes, P.offsets, *self._tables())
+        return alignment.la_log_diag(P.codes, P.offsets, self._tables())
 
     def log_kernel(self, X: Objects, Y: Objects | None = None) -> NDArray[np.float64]:
         """``log k(x, y) / beta``: the LA kernel on the scale of alignment scores.
@@ -336,8 +292,5 @@ def smith_waterman(X: Sequence[Any], Y: Sequence[Any] | None = None, *,
     symbols, scores = substitution_matrix(matrix)
     P = _encode(X, symbols, ignore_case, "X", matrix)
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
-    from ..algorithms.alignment._numba import sw_cross
-
-    return _run(sw_cross, _cross_task_cells(P, Q), np.empty((len(P), len(Q))),
-                P.codes, P.offsets, Q.codes, Q.offsets, scores,
-                float(gap_open), float(gap_extend))
+    return alignment.sw_cross(P.codes, P.offsets, Q.codes, Q.offsets, scores,
+                              gap_open, gap_extend)

@@ -271,10 +271,11 @@ class ClassConditionalFisherKernel(Kernel):
 
 def mixture_scores(params, priors, alphabet, parts, X, name):
     """Fisher scores ``[r - pi, r_1 g_1, ..., r_K g_K]`` of sequences ``X``."""
-    from ..hmm import _encode, _expected_counts
+    from ..algorithms.hmm import expected_counts
+    from ..hmm import _encode
 
     seq, offsets = _encode(X, alphabet, name)
-    per_class = [_expected_counts(seq, offsets, p, True) for p in params]
+    per_class = [expected_counts(seq, offsets, p, True) for p in params]
     r = _bayes(np.column_stack([c[0] for c in per_class]), priors, name)
     blocks = [r - priors]
     for k, (p, (_, *counts)) in enumerate(zip(params, per_class)):
@@ -287,11 +288,11 @@ def mixture_scores(params, priors, alphabet, parts, X, name):
 
 
 def _posteriors(params, priors, alphabet, X, name):
-    from ..algorithms.hmm import _numba as _hmm_numba
-    from ..hmm import _by_sequences, _encode
+    from ..algorithms.hmm import loglik
+    from ..hmm import _encode
 
     seq, offsets = _encode(X, alphabet, name)
-    ll = np.column_stack([_by_sequences(_hmm_numba.loglik, seq, offsets, *p) for p in params])
+    ll = np.column_stack([loglik(seq, offsets, *p) for p in params])
     return _bayes(ll, priors, name)
 
 

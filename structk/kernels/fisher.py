@@ -97,9 +97,10 @@ def fisher_scores(hmm: DiscreteHMM, X: Sequence[Any], parts: Sequence[str] = ("e
 
 
 def _scores(params, seq, offsets, parts, name):
-    from ..hmm import _expected_counts, _raise_if_impossible
+    from ..algorithms.hmm import expected_counts
+    from ..hmm import _raise_if_impossible
 
-    ll, *counts = _expected_counts(seq, offsets, params, True)
+    ll, *counts = expected_counts(seq, offsets, params, True)
     _raise_if_impossible(ll, name, "the HMM", "its Fisher score is")
     return score_blocks(params, counts, parts)
 

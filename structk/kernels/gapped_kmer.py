@@ -10,56 +10,18 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _tuning, defaults
-from .._threads import compiled_call
 from .._validation import check_scalar
 from ..algorithms import gapped_kmers as gkm
-from ..algorithms.gapped_kmers import _numpy, weights
+from ..algorithms.gapped_kmers import LmerWindows, weights
 from ..sequences import NUCLEOTIDES
-from .base import Features, Objects, mirror_upper
+from .base import Features, Objects
 from .strings import _check_bool, _SequenceKernel
 
 #: Longest l-mers: two bits a base in an int64.
 MAX_L = 31
-
-
-@dataclass(frozen=True)
-class LmerWindows:
-    """The l-mers of a collection of sequences, prepared once.
-
-    Attributes
-    ----------
-    keys, keys_rc : ndarray of int64
-        Each l-mer free of unknown symbols, packed two bits a base, and its
-        reverse complement; those of sequence ``i`` at ``ptr[i]:ptr[i + 1]``.
-    weights : ndarray of float64
-        The l-mers' weights (1, or the centre weights).
-    ptr : ndarray of int64, shape (n + 1,)
-    """
-
-    keys: np.ndarray
-    keys_rc: np.ndarray
-    weights: np.ndarray
-    ptr: np.ndarray
-
-    def __len__(self):
-        return self.ptr.shape[0] - 1
-
-    def take(self, index):
-        idx = np.arange(len(self))[index]
-        counts = np.diff(self.ptr)[idx]
-        ptr = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(counts, out=ptr[1:])
-        if len(idx):
-            pos = np.concatenate([np.arange(self.ptr[i], self.ptr[i + 1]) for i in idx])
-        else:
-            pos = np.zeros(0, dtype=np.int64)
-        return LmerWindows(self.keys[pos], self.keys_rc[pos], self.weights[pos], ptr)
 
 
 class GappedKmer(_SequenceKernel):
@@ -295,29 +257,10 @@ class GappedKmer(_SequenceKernel):
     def _features(self, P):
         import scipy.sparse as sp
 
-        from ..algorithms.gapped_kmers._numba import count_features
-
         self._no_features()
-        l, k = int(self.l), int(self.k)
-        combos = list(itertools.combinations(range(l), k))
-        if len(combos) * 4.0 ** k > 2.0 ** 62:
-            raise ValueError(f"the C({l}, {k}) 4^{k} gapped k-mer columns of {self!r} "
-                             "do not fit int64 indices")
-        need = 16 * P.keys.shape[0] * len(combos) * 2
-        if need > self._available():
-            raise MemoryError(
-                f"{self!r}.features would need {need / 2**30:.3g} GiB for "
-                f"{P.keys.shape[0]} l-mers times {len(combos)} gapped k-mers each "
-                f"(available: {self._available() / 2**30:.3g} GiB); use k(X) instead"
-            )
-        index = {c: s for s, c in enumerate(combos)}
-        mirror = np.array([index[tuple(sorted(l - 1 - p for p in c))] for c in combos],
-                          dtype=np.int64)
-        kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos],
-                        dtype=np.int64).reshape(len(combos), k)
-        indptr, ids, vals = compiled_call(count_features, P.keys, P.keys_rc, P.weights, P.ptr, kept,
-                                           mirror, bool(self.reverse_complement))
-        F = sp.csr_matrix((vals, ids, indptr), shape=(len(P), len(combos) * 4 ** k))
+        indptr, ids, vals, columns = gkm.gapped_kmer_counts(
+            P, int(self.l), int(self.k), bool(self.reverse_complement), repr(self))
+        F = sp.csr_matrix((vals, ids, indptr), shape=(len(P), columns))
         if self.normalize:
             norms = np.sqrt(np.asarray(F.multiply(F).sum(axis=1)).ravel())
             scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
@@ -329,164 +272,20 @@ class GappedKmer(_SequenceKernel):
         self._check_params()
         return weights.mismatch_weights(int(self.l), int(self.k), int(self.d), self.kind)
 
-    def _summed_weights(self):
-        """:meth:`mismatch_weights` without its trailing zeros (the truncated
-        filter weighs no pair beyond its support): the sums need not visit
-        those pairs."""
-        w = self.mismatch_weights()
-        nonzero = np.flatnonzero(w)
-        return w[:nonzero[-1] + 1] if nonzero.size else w[:1]
-
     # ------------------------------------------------------------ preparing
     def _prepare_encoded(self, P, name):  # the strings' shared encoding
-        args = (P.codes, P.offsets, int(self.l), 4, bool(self.center_weighted),
-                float(self.M), float(self.H))
-        if P.codes.shape[0] <= _tuning.GKM_NUMPY_MAX_SYMBOLS:
-            return LmerWindows(*_numpy.lmer_windows(*args))
-        from ..algorithms.gapped_kmers._numba import lmer_windows
-
-        return LmerWindows(*compiled_call(lmer_windows, *args))
+        keys, keys_rc, wts, _, ptr = gkm.lmer_occurrences(
+            P.codes, P.offsets, int(self.l), bool(self.center_weighted), float(self.M),
+            float(self.H))
+        return LmerWindows(keys, keys_rc, wts, ptr)
 
     def _take(self, P, index):
         return P.take(index)
 
-    # ------------------------------------------------------------- raw sums
-    def _method(self, P, Q, symmetric, d):
-        if self.algorithm != "auto":
-            return self.algorithm
-        nx, ny = P.keys.shape[0], Q.keys.shape[0]
-        strands = 2 if self.reverse_complement else 1
-        pairs = nx * ny * strands / (2 if symmetric else 1)
-        entries = (nx + (0 if symmetric else ny)) * strands
-        return gkm.choose(int(self.l), int(self.k), d, pairs, entries)
-
-    def _check_memory(self, P, Q, cells):
-        strands = 2 if self.reverse_complement else 1
-        entries = (P.keys.shape[0] + (Q.keys.shape[0] if Q is not None else 0)) * strands
-        need = 8 * cells + 8 * 8 * entries
-        available = self._available()
-        if need > available:
-            raise MemoryError(
-                f"{self!r} would need {need / 2**30:.3g} GiB (available: "
-                f"{available / 2**30:.3g} GiB) for a {cells}-entry result and "
-                f"{entries} l-mers; compute it in blocks with structk.gram(..., out=...)"
-            )
-
-    def _subset_input(self, parts):
-        """The l-mers (both strands with reverse complements) of the parts,
-        sequences numbered across them; row ``2 i`` forward, ``2 i + 1``
-        reverse complement (:func:`~structk.algorithms.gapped_kmers._numba.subsets_block`)."""
-        keys, rows, wts = [], [], []
-        offset = 0
-        for P in parts:
-            r = 2 * np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
-            keys.append(P.keys)
-            rows.append(r)
-            wts.append(P.weights)
-            if self.reverse_complement:
-                keys.append(P.keys_rc)
-                rows.append(r + 1)
-                wts.append(P.weights)
-            offset += len(P)
-        rows = np.concatenate(rows)
-        order = np.argsort(rows, kind="stable")
-        return (np.ascontiguousarray(np.concatenate(keys)[order]), rows[order],
-                np.ascontiguousarray(np.concatenate(wts)[order]))
-
-    def _subsets(self, keys, rows, wts, w, n, mode, out):
-        """The counting form into ``out``: the deletion patterns split among
-        threads (:func:`structk._threads.num_threads`, each adding into its
-        own copy of ``out`` while memory allows), then the self pairs."""
-        from .._threads import even_bounds, run_chunks, stoppable, threads_for
-        from ..algorithms.gapped_kmers._numba import self_pairs, subsets_block
-
-        l, d = int(self.l), len(w) - 1
-        combos = list(itertools.combinations(range(l), d))
-        subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
-        threads = threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
-        if threads > 1:
-            per_thread = out.nbytes + 8 * 8 * keys.shape[0]
-            threads = max(1, min(threads, int(self._available() // (2 * per_thread))))
-        bounds = even_bounds(len(combos), threads)
-        buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
-        outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
-
-        def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
-            stoppable(subsets_block, keys, rows, wts, l, subsets[lo:hi], w, n, mode,
-                      outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
-                      _tuning.GKM_TILE_BITS, buffer_hits)
-
-        run_chunks(chunk, bounds, threads)
-        for extra in outs[1:]:
-            out += extra
-        if mode != 1:
-            self_pairs(rows, wts, float(w[0]), mode, out)
-
-    @staticmethod
-    def _pairs(P, R, w, rc, symmetric, out):
-        """The all-pairs form into ``out``, chunks of rows on threads, cut
-        at equal numbers of l-mer comparisons, none of many more than
-        ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered between them;
-        a row's values do not depend on its chunk)."""
-        from .._threads import cost_bounds, run_chunks, threads_for
-        from ..algorithms.gapped_kmers._numba import pairs_block
-
-        cx = np.diff(P.ptr).astype(np.float64)
-        cy = np.diff(R.ptr).astype(np.float64)
-        later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
-        work = cx * later[:len(cx)]  # per row
-        threads = threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
-        parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
-        bounds = cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
-
-        def chunk(lo, hi):
-            pairs_block(P.keys, P.weights, P.ptr[lo:hi + 1], R.keys, R.keys_rc, R.weights,
-                        R.ptr, w, rc, symmetric, out[lo:hi], lo)
-
-        run_chunks(chunk, bounds, threads)
-
-    @staticmethod
-    def _available():
-        from ..scale._tiling import _available_memory
-
-        return _available_memory() or defaults.GKM_MEMORY_FALLBACK
-
     def _raw(self, P, Q, mode):
         """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""
-        w = self._summed_weights()
-        rc = bool(self.reverse_complement)
-        n = len(P)
-        m = n if Q is None else len(Q)
-        shape = (n, 1) if mode == 2 else (n, m)
-        self._check_memory(P, Q, shape[0] * shape[1])
-        if mode == 2:
-            pairs = float(np.sum(np.diff(P.ptr).astype(np.float64) ** 2))
-            method = self.algorithm if self.algorithm != "auto" else gkm.choose(
-                int(self.l), int(self.k), len(w) - 1, pairs * (2 if rc else 1),
-                P.keys.shape[0] * (2 if rc else 1))
-        else:
-            method = self._method(P, P if Q is None else Q, mode == 0, len(w) - 1)
-        out = np.zeros(shape)
-        if method == "subsets":
-            keys, rows, wts = self._subset_input([P] if Q is None else [P, Q])
-            self._subsets(keys, rows, wts, w, n, mode, out)
-        else:
-            if method == "numpy":
-                loops = _numpy
-            else:
-                from ..algorithms.gapped_kmers import _numba as loops
-            if mode == 2:
-                loops.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
-            else:
-                R = P if Q is None else Q
-                if method == "numpy":
-                    loops.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc,
-                                      R.weights, R.ptr, w, rc, mode == 0, out)
-                else:
-                    self._pairs(P, R, w, rc, mode == 0, out)
-        if mode == 0:
-            mirror_upper(out)
-        return out[:, 0] if mode == 2 else out
+        return gkm.lmer_sums(P, Q, self.mismatch_weights(), int(self.l), int(self.k),
+                             bool(self.reverse_complement), mode, self.algorithm, repr(self))
 
     # ------------------------------------------------------- kernel hooks
     def _finish(self, K, dx, dy):

@@ -37,20 +37,15 @@ import math
 
 import numpy as np
 
-from .. import _tuning, defaults
-from .._threads import compiled_call, cost_bounds, join_row_parts
 from .._validation import check_scalar
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
-from ..algorithms.kmers import count_kmers, kmer_ids
+from ..algorithms import kmers, weighted_degree
+from ..algorithms.kmers import MAX_SPACE, count_kmers
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
 from .algebra import (_warn_if_identity, normalized_cross, normalized_diag,
                       normalized_features, normalized_gram)
 from .base import Kernel, _row_sq_norms, mirror_upper
-
-#: Largest k-mer index space (A ** k) held in int64 column indices.
-MAX_SPACE = 2**62
-
 
 def _space_exceeds(A, k, limit=MAX_SPACE):
     """Whether ``A ** k > limit``, without computing ``A ** k`` for large ``k``."""
@@ -160,7 +155,8 @@ class _KmerKernel(_SequenceKernel):
         return k, A
 
     def _kmers(self, P):
-        return kmer_ids(P.codes, P.offsets, int(self.k), len(self._alphabet))
+        ids, _, ptr = kmers.kmer_occurrences(P.codes, P.offsets, int(self.k), len(self._alphabet))
+        return ids, ptr
 
     def _csr(self, indptr, indices, data):
         import scipy.sparse as sp
@@ -285,20 +281,8 @@ class Spectrum(_KmerKernel):
 
         if not self._beyond_int64():
             return self._raw_features(P)
-        from ..algorithms.kmers._numba import kmer_chunks
-
-        A = len(self._alphabet)
-        if len(P) == 0 or int(P.lengths.max()) < int(self.k):  # no k-mer anywhere
-            return sp.csr_matrix((len(P), 1))
-        c = 1
-        while A ** (c + 1) <= MAX_SPACE:
-            c += 1
-        chunks, ptr = compiled_call(kmer_chunks, P.codes, P.offsets, int(self.k), A, c)
-        if chunks.shape[0] == 0:
-            return sp.csr_matrix((len(P), 1))
-        _, ids = np.unique(chunks, axis=0, return_inverse=True)
-        ids = np.ascontiguousarray(ids.ravel(), dtype=np.int64)
-        space = int(ids.max()) + 1
+        ids, ptr, space = kmers.present_kmer_ids(P.codes, P.offsets, int(self.k),
+                                                 len(self._alphabet))
         indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
                                             jitted=True)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
@@ -383,38 +367,17 @@ class Mismatch(_KmerKernel):
         return F
 
     def _expand(self, P):
-        from ..algorithms.kmers._numba import mismatch_rows
-
         A, k, m = len(self._alphabet), int(self.k), int(self.m)
         ids, ptr = self._kmers(P)
-        # rows in chunks of about MISMATCH_CHUNK_NEIGHBOURS neighbours, so that
-        # a Ctrl-C is answered between them (the rows do not depend on each other)
-        size = sum(math.comb(k, i) * (A - 1) ** i for i in range(m + 1))
-        bounds = cost_bounds(np.diff(ptr) * float(size), 1, _tuning.MISMATCH_CHUNK_NEIGHBOURS)
-        return self._csr(*join_row_parts([
-            compiled_call(mismatch_rows, ids[ptr[lo]:ptr[hi]], ptr[lo:hi + 1] - ptr[lo],
-                          k, A, m, A ** k) for lo, hi in zip(bounds[:-1], bounds[1:])]))
+        return self._csr(*kmers.mismatch_features(ids, ptr, k, A, m))
 
     def _raw_features(self, P):
         return P
 
     def _check_memory(self, kmers_per_row):
         """Refuse, naming ``m``, an expansion that would not fit in memory."""
-        A, k, m = len(self._alphabet), int(self.k), int(self.m)
-        size = sum(math.comb(k, i) * (A - 1) ** i for i in range(m + 1))
-        counts = [int(c) for c in kmers_per_row]  # an upper bound with unknown="skip"
-        space = A ** k
-        need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
-        from .._memory import available_memory
-
-        available = available_memory() or defaults.MISMATCH_MEMORY_FALLBACK
-        if need > available:
-            raise MemoryError(
-                f"{self!r} would need {need / 2**30:.3g} GiB (available: "
-                f"{available / 2**30:.3g} GiB): each of the {sum(counts)} k-mers is "
-                f"expanded into its {size:.4g} neighbours within m={m} mismatches "
-                f"(sum over i <= m of C(k, i) (A - 1)^i, A = {A}); lower m or k"
-            )
+        kmers.check_mismatch_memory(kmers_per_row, int(self.k), len(self._alphabet),
+                                    int(self.m), repr(self))
 
 
 class GappyPair(_KmerKernel):
@@ -500,10 +463,8 @@ class GappyPair(_KmerKernel):
     def _pairs(self, P):
         import scipy.sparse as sp
 
-        from ..algorithms.kmers._numba import gappy_ids
-
-        ids, ptr = compiled_call(gappy_ids, P.codes, P.offsets, int(self.k), int(self.m),
-                             len(self._alphabet))
+        ids, _, ptr = kmers.gappy_pair_occurrences(P.codes, P.offsets, int(self.k),
+                                                   int(self.m), len(self._alphabet))
         space = self._space()
         indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
                                             jitted=True)
@@ -607,42 +568,17 @@ class WeightedDegree(_SequenceKernel):
                 "sequences of equal length"
             )
 
-    def _weights(self):
-        from ..algorithms.weighted_degree._numba import wd_weights
-
-        return wd_weights(int(self.d))
-
-    def _shift(self, L):
-        return min(int(self.shift), max(L - 1, 0))
-
-    def _planes(self, P):
-        """Bit planes of the sequences' codes and the words per plane."""
-        from ..algorithms.weighted_degree._numba import wd_planes
-
-        return compiled_call(wd_planes, P, len(self._alphabet))
-
-    def _fill(self, P, Q, part, out):
-        from .._threads import cost_bounds, run_chunks
-        from ..algorithms.weighted_degree._numba import wd_function
-
-        F, W = self._planes(P)
-        G = F if Q is None else self._planes(Q)[0]
-        fn, beta, shift = wd_function(W), self._weights(), self._shift(P.shape[1])
-        # rows in chunks of about WD_CHUNK_WORK word comparisons, so that a
-        # Ctrl-C is answered between them (a row does not depend on the others)
-        n, m = F.shape[0], G.shape[0]
-        partners = (n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1))
-        bounds = cost_bounds(partners * float(W * (2 * shift + 1)), 1, _tuning.WD_CHUNK_WORK)
-        run_chunks(lambda lo, hi: fn(F, G, W, beta, shift, part, out, lo, hi), bounds, 1)
-        return out
+    def _fill(self, P, Q, part):
+        return weighted_degree.weighted_degree(P, Q, part, int(self.d), int(self.shift),
+                                               len(self._alphabet))
 
     def _raw_gram(self, P):
-        K = self._fill(P, None, 0, np.empty((len(P), len(P))))
+        K = self._fill(P, None, 0)
         mirror_upper(K)
         return K
 
     def _raw_cross(self, P, Q):
-        return self._fill(P, Q, 1, np.empty((len(P), len(Q))))
+        return self._fill(P, Q, 1)
 
     def _raw_diag(self, P):
-        return self._fill(P, None, 2, np.empty((len(P), 1)))[:, 0]
+        return self._fill(P, None, 2)[:, 0]

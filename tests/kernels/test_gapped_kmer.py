@@ -477,8 +477,8 @@ def test_numpy_and_compiled_lmers_agree(tuning):
 
 
 def test_memory_is_estimated_before_allocation(monkeypatch):
-    from structk.scale import _tiling
+    from structk import _memory
 
-    monkeypatch.setattr(_tiling, "_available_memory", lambda: 10_000)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10_000)
     with pytest.raises(MemoryError, match="GiB"):
         GappedKmer(l=5, k=3, d=1)(random_dna(40, 20, 30))

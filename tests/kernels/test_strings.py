@@ -148,20 +148,20 @@ def test_mismatch_in_chunks_of_rows_gives_the_one_call_features(tuning, monkeypa
     """Sequences cut into calls of ``MISMATCH_CHUNK_NEIGHBOURS`` neighbours
     (a Ctrl-C is answered between them) give exactly the features of one
     call, the calls' rows joined in order."""
-    import structk.kernels.strings as strings_module
+    import structk._threads as threads_module
 
     rng = np.random.default_rng(7)
     X = ["".join(rng.choice(list("ACGT"), n)) for n in (12, 3, 20, 9, 15)]  # one too short
     kern = Mismatch(k=4, m=1)
     whole = kern.features(X)
     joined = []
-    real = strings_module.join_row_parts
+    real = threads_module.join_row_parts
 
     def spy(parts):
         joined.append(len(parts))
         return real(parts)
 
-    monkeypatch.setattr(strings_module, "join_row_parts", spy)
+    monkeypatch.setattr(threads_module, "join_row_parts", spy)
     tuning.set(MISMATCH_CHUNK_NEIGHBOURS=1)  # every sequence with k-mers a call of its own
     cut = kern.features(X)
     assert joined == [4]  # the sequence too short for a 4-mer costs nothing: it rides along

@@ -1,5 +1,6 @@
 """The gapped k-mer kernels' algorithm: l-mers of each sequence and the
-weighted sum over their pairs within ``d`` mismatches.
+weighted sum over their pairs within ``d`` mismatches, and how it is run
+(which form, threads, memory).
 
 ================  ==========================================================
 ``weights``       the mismatch weights of each kind (count, estimated l-mer
@@ -11,16 +12,26 @@ weighted sum over their pairs within ``d`` mismatches.
                   (:func:`~._numba.subsets_block`)
 ================  ==========================================================
 
+:func:`lmer_occurrences` lists the l-mers of sequences at their positions
+(the kernel's prepared data, and the occurrences :mod:`structk.explain`
+places on a sequence); :func:`lmer_sums` sums over their pairs (the
+kernel's Gram matrices, and the explainer's changes of ``K(x, x)``);
+:func:`gapped_kmer_counts` is the explicit feature map of the count kernel.
 :func:`choose` is the size rule between the forms; its numbers are
 ``GKM_PAIRS_PER_SUBSET_ENTRY`` and ``GKM_NUMPY_MAX_PAIRS`` in
-:mod:`structk._tuning`.
+:mod:`structk._tuning`. Importing this folder loads no numba.
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
 from math import comb
 
-from ... import _tuning
+import numpy as np
+
+from ... import _memory, _threads, _tuning, defaults
+from . import _numpy
 
 
 def n_subsets(l, d):
@@ -40,3 +51,267 @@ def choose(l, k, d, pair_count, entries):
         return "pairs"
     subsets = n_subsets(l, d) * entries * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY
     return "pairs" if pair_count <= subsets else "subsets"
+
+
+@dataclass(frozen=True)
+class LmerWindows:
+    """The l-mers of a collection of sequences (:func:`lmer_occurrences`).
+
+    Attributes
+    ----------
+    keys, keys_rc : ndarray of int64
+        Each l-mer free of unknown symbols, packed two bits a base, and its
+        reverse complement; those of sequence ``i`` at ``ptr[i]:ptr[i + 1]``.
+    weights : ndarray of float64
+        The l-mers' weights (1, or the centre weights).
+    ptr : ndarray of int64, shape (n + 1,)
+    """
+
+    keys: np.ndarray
+    keys_rc: np.ndarray
+    weights: np.ndarray
+    ptr: np.ndarray
+
+    def __len__(self):
+        return self.ptr.shape[0] - 1
+
+    def take(self, index):
+        idx = np.arange(len(self))[index]
+        counts = np.diff(self.ptr)[idx]
+        ptr = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        if len(idx):
+            pos = np.concatenate([np.arange(self.ptr[i], self.ptr[i + 1]) for i in idx])
+        else:
+            pos = np.zeros(0, dtype=np.int64)
+        return LmerWindows(self.keys[pos], self.keys_rc[pos], self.weights[pos], ptr)
+
+
+def lmer_occurrences(codes, offsets, l, center=False, M=50.0, H=50.0, base=None,
+                     full=None, positions=False):
+    """Every l-mer free of unknown symbols (codes >= 4), row by row.
+
+    Parameters
+    ----------
+    codes, offsets : ndarray
+        DNA sequences, flat (codes 0-3 for A, C, G, T).
+    l : int
+    center, M, H
+        Centre weights (LS-GKM's ``-t 4``): the l-mer starting ``D``
+        positions from the middle start ``(L - l + 1) // 2`` weighs
+        ``min(M, floor(M 2^(-D / H) + 1))``; else 1.
+    base, full : ndarray of int64, optional
+        Sequence ``i`` is a window starting at position ``base[i]`` of a
+        sequence of length ``full[i]`` (default: the sequences themselves).
+    positions : bool
+        Also return each l-mer's start (in the full sequence).
+
+    Returns
+    -------
+    keys, keys_rc, weights, starts, ptr
+        The packed l-mers (two bits a base, first most significant), their
+        reverse complements, weights, starts (empty without ``positions``)
+        and the row pointers. NumPy up to ``_tuning.GKM_NUMPY_MAX_SYMBOLS``
+        symbols, else compiled.
+    """
+    n = offsets.shape[0] - 1
+    base = np.zeros(n, dtype=np.int64) if base is None else np.asarray(base, dtype=np.int64)
+    full = np.diff(offsets) if full is None else np.asarray(full, dtype=np.int64)
+    args = (codes, offsets, int(l), 4, bool(center), float(M), float(H), base, full,
+            bool(positions))
+    if codes.shape[0] <= _tuning.GKM_NUMPY_MAX_SYMBOLS:
+        return _numpy.lmer_windows(*args)
+    from ._numba import lmer_windows
+
+    return _threads.compiled_call(lmer_windows, *args)
+
+
+def _trimmed(w):
+    """``w`` without its trailing zeros (the truncated filter weighs no
+    pair beyond its support): the sums need not visit those pairs."""
+    w = np.asarray(w, dtype=np.float64)
+    nonzero = np.flatnonzero(w)
+    return w[:nonzero[-1] + 1] if nonzero.size else w[:1]
+
+
+def method(P, Q, w, l, k, rc, mode, algorithm="auto"):
+    """The form :func:`lmer_sums` uses: ``algorithm`` unless ``"auto"``,
+    else :func:`choose` for the pairs the sum compares."""
+    if algorithm != "auto":
+        return algorithm
+    d = _trimmed(w).shape[0] - 1
+    strands = 2 if rc else 1
+    if mode == 2:
+        pairs = float(np.sum(np.diff(P.ptr).astype(np.float64) ** 2))
+        return choose(int(l), int(k), d, pairs * strands, P.keys.shape[0] * strands)
+    R = P if Q is None else Q
+    nx, ny = P.keys.shape[0], R.keys.shape[0]
+    pairs = nx * ny * strands / (2 if mode == 0 else 1)
+    entries = (nx + (0 if mode == 0 else ny)) * strands
+    return choose(int(l), int(k), d, pairs, entries)
+
+
+def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
+    """``sum_{a in x, b in y (and rc y)} v_a v_b w[mm(a, b)]`` for pairs of
+    sequences of :class:`LmerWindows` ``P`` and ``Q``: mode 0 the Gram of
+    ``P`` (``Q`` None), 1 the cross-Gram, 2 the diagonal of ``P``, shape
+    ``(n,)``.
+
+    ``w[m]`` weighs a pair of l-mers ``m`` mismatches apart (zero beyond
+    its length); ``k`` enters only the choice of form (:func:`method`).
+    Refuses, naming ``name``, a result and working set that would not fit
+    in memory.
+    """
+    w = _trimmed(w)
+    n = len(P)
+    m = n if Q is None else len(Q)
+    shape = (n, 1) if mode == 2 else (n, m)
+    _check_memory(P, Q, shape[0] * shape[1], rc, name)
+    how = method(P, Q, w, l, k, rc, mode, algorithm)
+    out = np.zeros(shape)
+    R = P if Q is None else Q
+    if how == "subsets":
+        keys, rows, wts = _subset_input([P] if Q is None else [P, Q], rc)
+        _subsets(keys, rows, wts, w, int(l), n, mode, out)
+    elif how == "numpy":
+        if mode == 2:
+            _numpy.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
+        else:
+            _numpy.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc, R.weights, R.ptr,
+                               w, rc, mode == 0, out)
+    elif mode == 2:
+        from ._numba import pairs_diag
+
+        _threads.compiled_call(pairs_diag, P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
+    else:
+        _pairs(P, R, w, rc, mode == 0, out)
+    if mode == 0:
+        from ..dense import mirror_upper
+
+        mirror_upper(out)
+    return out[:, 0] if mode == 2 else out
+
+
+def _available():
+    return _memory.available_memory() or defaults.GKM_MEMORY_FALLBACK
+
+
+def _check_memory(P, Q, cells, rc, name):
+    strands = 2 if rc else 1
+    entries = (P.keys.shape[0] + (Q.keys.shape[0] if Q is not None else 0)) * strands
+    need = 8 * cells + 8 * 8 * entries
+    available = _available()
+    if need > available:
+        raise MemoryError(
+            f"{name} would need {need / 2**30:.3g} GiB (available: "
+            f"{available / 2**30:.3g} GiB) for a {cells}-entry result and "
+            f"{entries} l-mers; compute it in blocks with structk.gram(..., out=...)"
+        )
+
+
+def _subset_input(parts, rc):
+    """The l-mers (both strands with ``rc``) of the parts, sequences
+    numbered across them; row ``2 i`` forward, ``2 i + 1`` reverse
+    complement (:func:`._numba.subsets_block`)."""
+    keys, rows, wts = [], [], []
+    offset = 0
+    for P in parts:
+        r = 2 * np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
+        keys.append(P.keys)
+        rows.append(r)
+        wts.append(P.weights)
+        if rc:
+            keys.append(P.keys_rc)
+            rows.append(r + 1)
+            wts.append(P.weights)
+        offset += len(P)
+    rows = np.concatenate(rows)
+    order = np.argsort(rows, kind="stable")
+    return (np.ascontiguousarray(np.concatenate(keys)[order]), rows[order],
+            np.ascontiguousarray(np.concatenate(wts)[order]))
+
+
+def _subsets(keys, rows, wts, w, l, n, mode, out):
+    """The counting form into ``out``: the deletion patterns split among
+    threads (:func:`structk._threads.num_threads`, each adding into its
+    own copy of ``out`` while memory allows), then the self pairs."""
+    from ._numba import self_pairs, subsets_block
+
+    d = len(w) - 1
+    combos = list(itertools.combinations(range(l), d))
+    subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
+    threads = _threads.threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
+    if threads > 1:
+        per_thread = out.nbytes + 8 * 8 * keys.shape[0]
+        threads = max(1, min(threads, int(_available() // (2 * per_thread))))
+    bounds = _threads.even_bounds(len(combos), threads)
+    buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
+    outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
+
+    def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
+        _threads.stoppable(subsets_block, keys, rows, wts, l, subsets[lo:hi], w, n, mode,
+                  outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
+                  _tuning.GKM_TILE_BITS, buffer_hits)
+
+    _threads.run_chunks(chunk, bounds, threads)
+    for extra in outs[1:]:
+        out += extra
+    if mode != 1:
+        self_pairs(rows, wts, float(w[0]), mode, out)
+
+
+def _pairs(P, R, w, rc, symmetric, out):
+    """The all-pairs form into ``out``, chunks of rows on threads, cut at
+    equal numbers of l-mer comparisons, none of many more than
+    ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered between them; a
+    row's values do not depend on its chunk)."""
+    from ._numba import pairs_block
+
+    cx = np.diff(P.ptr).astype(np.float64)
+    cy = np.diff(R.ptr).astype(np.float64)
+    later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
+    work = cx * later[:len(cx)]  # per row
+    threads = _threads.threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
+    parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
+    bounds = _threads.cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
+
+    def chunk(lo, hi):
+        pairs_block(P.keys, P.weights, P.ptr[lo:hi + 1], R.keys, R.keys_rc, R.weights,
+                    R.ptr, w, rc, symmetric, out[lo:hi], lo)
+
+    _threads.run_chunks(chunk, bounds, threads)
+
+
+def gapped_kmer_counts(P, l, k, rc, name="GappedKmer"):
+    """The gapped k-mer count features of :class:`LmerWindows` ``P``: CSR
+    ``(indptr, indices, data)`` over ``C(l, k) 4^k`` columns.
+
+    Column ``s 4^k + c``: the gapped k-mer with informative positions
+    ``itertools.combinations(range(l), k)[s]`` and bases ``c`` (two bits a
+    base, first most significant), each l-mer counted with its weight. With
+    ``rc`` a gapped k-mer and its reverse complement share the smaller
+    column (the other stays empty) holding the sum of their counts, and a
+    palindromic one counts ``sqrt 2``. Refuses, naming ``name``, columns
+    beyond int64 and an expansion that would not fit in memory.
+    """
+    from ._numba import count_features
+
+    combos = list(itertools.combinations(range(l), k))
+    if len(combos) * 4.0 ** k > 2.0 ** 62:
+        raise ValueError(f"the C({l}, {k}) 4^{k} gapped k-mer columns of {name} "
+                         "do not fit int64 indices")
+    need = 16 * P.keys.shape[0] * len(combos) * 2
+    if need > _available():
+        raise MemoryError(
+            f"{name}.features would need {need / 2**30:.3g} GiB for "
+            f"{P.keys.shape[0]} l-mers times {len(combos)} gapped k-mers each "
+            f"(available: {_available() / 2**30:.3g} GiB); use k(X) instead"
+        )
+    index = {c: s for s, c in enumerate(combos)}
+    mirror = np.array([index[tuple(sorted(l - 1 - p for p in c))] for c in combos],
+                      dtype=np.int64)
+    kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos],
+                    dtype=np.int64).reshape(len(combos), k)
+    indptr, ids, vals = _threads.compiled_call(count_features, P.keys, P.keys_rc, P.weights,
+                                               P.ptr, kept, mirror, bool(rc))
+    return indptr, ids, vals, len(combos) * 4 ** k

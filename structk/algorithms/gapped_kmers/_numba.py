@@ -16,42 +16,35 @@ algorithms compute ``sum_m w[m] N_m`` (``N_m``: weighted pairs of l-mers
 
 import numba
 import numpy as np
-from numba.core import types
-from numba.extending import intrinsic
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
+from ..popcount_numba import popcount as _popcount
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a ``uint64`` (LLVM ``ctpop``)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
-_LOW = np.uint64(0x5555555555555555)
-_ONE = np.uint64(1)
+_LOW = 0x5555555555555555
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _mismatches(a, b):
-    x = np.uint64(a ^ b)
-    return int(_popcount((x | (x >> _ONE)) & _LOW))
+    """Positions where two packed l-mers differ: the popcount of the base-wise
+    difference, in int64 (keys are below 2^62, so the shift brings in no
+    sign bit) and converted to uint64 once, for the popcount."""
+    x = a ^ b
+    x = (x | (x >> 1)) & _LOW
+    return np.int64(_popcount(np.uint64(x)))
 
 
 @numba.njit(cache=True, nogil=True)
-def lmer_windows(codes, offsets, l, A, center, M, H):
+def lmer_windows(codes, offsets, l, A, center, M, H, base, full, positions):
     """Every l-mer free of unknown symbols (codes >= A), row by row.
 
-    Returns ``(keys, keys_rc, weights, ptr)``: the packed l-mer, its reverse
-    complement (code ``c`` pairs with ``3 - c``), and its weight (1, or with
-    ``center`` LS-GKM's ``min(M, floor(M 2^(-D / H) + 1))``, ``D`` the
-    distance of its start from the middle start ``(L - l + 1) // 2``).
+    Returns ``(keys, keys_rc, weights, starts, ptr)``: the packed l-mer, its
+    reverse complement (code ``c`` pairs with ``3 - c``), its weight (1, or
+    with ``center`` LS-GKM's ``min(M, floor(M 2^(-D / H) + 1))``, ``D`` the
+    distance of its start from the middle start ``(L - l + 1) // 2``) and,
+    with ``positions``, its start (else ``starts`` is empty). Sequence ``i``
+    is a window of a sequence of length ``full[i]`` starting at its position
+    ``base[i]``: starts and ``L`` are those of the full sequence.
     """
     n = offsets.shape[0] - 1
     cap = 0
@@ -60,6 +53,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
     keys = np.empty(cap, dtype=np.int64)
     keys_rc = np.empty(cap, dtype=np.int64)
     weights = np.empty(cap, dtype=np.float64)
+    starts = np.empty(cap if positions else 0, dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     mask = (np.int64(1) << (2 * l)) - 1
     top = 2 * (l - 1)
@@ -67,7 +61,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
     for i in range(n):
         start = offsets[i]
         length = offsets[i + 1] - start
-        middle = (length - l + 1) // 2
+        middle = (full[i] - l + 1) // 2
         run = 0
         key = np.int64(0)
         rc = np.int64(0)
@@ -82,15 +76,17 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
             if run >= l:
                 keys[t] = key
                 keys_rc[t] = rc
+                if positions:
+                    starts[t] = base[i] + p - l + 1
                 if center:
-                    dist = abs(middle - (p - l + 1))
+                    dist = abs(middle - (base[i] + p - l + 1))
                     wt = np.floor(M * np.exp(-np.log(2.0) * dist / H) + 1.0)
                     weights[t] = min(wt, float(M))
                 else:
                     weights[t] = 1.0
                 t += 1
         ptr[i + 1] = t
-    return keys[:t], keys_rc[:t], weights[:t], ptr
+    return keys[:t], keys_rc[:t], weights[:t], starts[:t if positions else 0], ptr
 
 
 @numba.njit(cache=True, nogil=True)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def lmer_windows(codes, offsets, l, A, center, M, H):
-    """``(keys, keys_rc, weights, ptr)`` as :func:`._numba.lmer_windows`."""
+def lmer_windows(codes, offsets, l, A, center, M, H, base, full, positions):
+    """``(keys, keys_rc, weights, starts, ptr)`` as :func:`._numba.lmer_windows`."""
     n = offsets.shape[0] - 1
     codes = codes.astype(np.int64)
-    keys, keys_rc, weights, counts = [], [], [], np.zeros(n, dtype=np.int64)
+    keys, keys_rc, weights, firsts = [], [], [], []
+    counts = np.zeros(n, dtype=np.int64)
     for i in range(n):
         s = codes[offsets[i]:offsets[i + 1]]
         L = s.shape[0]
@@ -23,12 +24,13 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
         starts = np.arange(L - l + 1)
         win = s[starts[:, None] + np.arange(l)]
         ok = (win < A).all(axis=1)
-        win, starts = win[ok], starts[ok]
+        win, starts = win[ok], starts[ok] + base[i]
         powers = 4 ** np.arange(l - 1, -1, -1, dtype=np.int64)
         keys.append(win @ powers)
         keys_rc.append((3 - win[:, ::-1]) @ powers)
+        firsts.append(starts)
         if center:
-            dist = np.abs((L - l + 1) // 2 - starts)
+            dist = np.abs((full[i] - l + 1) // 2 - starts)
             wt = np.floor(M * np.exp(-np.log(2.0) * dist / H) + 1.0)
             weights.append(np.minimum(wt, float(M)))
         else:
@@ -36,10 +38,12 @@ def lmer_windows(codes, offsets, l, A, center, M, H):
         counts[i] = starts.shape[0]
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
+    empty = np.zeros(0, dtype=np.int64)
     if not keys:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), np.zeros(0), ptr
-    return np.concatenate(keys), np.concatenate(keys_rc), np.concatenate(weights), ptr
+        return empty, empty.copy(), np.zeros(0), empty.copy(), ptr
+    starts = np.concatenate(firsts).astype(np.int64) if positions else empty
+    return (np.concatenate(keys), np.concatenate(keys_rc), np.concatenate(weights),
+            starts, ptr)
 
 
 def _mismatches(a, b):

@@ -20,13 +20,15 @@ def _power(A, e):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rolling_kmers(codes, start, length, k, A, out, t, compact):
+def _rolling_kmers(codes, start, length, k, A, out, starts, t, compact):
     """The base-``A`` index of each k-mer free of unknown symbols in
     ``codes[start:start + length]``, by a rolling hash: with ``compact``
-    written to ``out[t], out[t + 1], ...`` in order of position (returns
-    the next ``t``), else to ``out[p]`` for the k-mer starting at ``p``
-    (the other entries are left as they are)."""
+    written to ``out[t], out[t + 1], ...`` in order of position (and, when
+    ``starts`` is not empty, its position in the sequence to ``starts[t]``;
+    returns the next ``t``), else to ``out[p]`` for the k-mer starting at
+    ``p`` (the other entries are left as they are)."""
     top = _power(A, k - 1)  # the weight of the leading symbol
+    keep = starts.shape[0] > 0
     run = 0
     value = 0
     for p in range(length):
@@ -40,6 +42,8 @@ def _rolling_kmers(codes, start, length, k, A, out, t, compact):
         if run >= k:
             if compact:
                 out[t] = value
+                if keep:
+                    starts[t] = p - k + 1
                 t += 1
             else:
                 out[p - k + 1] = value
@@ -47,22 +51,25 @@ def _rolling_kmers(codes, start, length, k, A, out, t, compact):
 
 
 @numba.njit(cache=True, nogil=True)
-def kmer_ids(codes, offsets, k, A):
+def kmer_ids(codes, offsets, k, A, positions):
     """Base-``A`` index of every k-mer free of unknown symbols, row by row.
 
-    Returns ``(ids, ptr)``: the k-mers of sequence ``i`` are
-    ``ids[ptr[i]:ptr[i + 1]]``, in order of position.
+    Returns ``(ids, starts, ptr)``: the k-mers of sequence ``i`` are
+    ``ids[ptr[i]:ptr[i + 1]]``, in order of position; with ``positions``
+    ``starts`` holds the position of each in its sequence (else it is
+    empty).
     """
     n = offsets.shape[0] - 1
     cap = 0
     for i in range(n):
         cap += max(0, offsets[i + 1] - offsets[i] - k + 1)
     ids = np.empty(cap, dtype=np.int64)
+    starts = np.empty(cap if positions else 0, dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         ptr[i + 1] = _rolling_kmers(codes, offsets[i], offsets[i + 1] - offsets[i], k, A,
-                                    ids, ptr[i], True)
-    return ids[:ptr[n]], ptr
+                                    ids, starts, ptr[i], True)
+    return ids[:ptr[n]], starts[:ptr[n] if positions else 0], ptr
 
 
 @numba.njit(cache=True, nogil=True)
@@ -156,19 +163,6 @@ def count_rows(ids, ptr, presence, space, direct):
 
 
 @numba.njit(cache=True, nogil=True)
-def neighbourhood_size(k, A, m):
-    """``sum_{i <= m} C(k, i) (A - 1) ** i``: k-mers within Hamming distance m."""
-    total = 0
-    binom = 1
-    power = 1
-    for i in range(m + 1):
-        total += binom * power
-        binom = binom * (k - i) // (i + 1)
-        power *= A - 1
-    return total
-
-
-@numba.njit(cache=True, nogil=True)
 def _emit_neighbours(kid, k, A, m, powers, pos_idx, digits, subst, out, t):
     """Write every k-mer within Hamming distance ``m`` of ``kid`` into ``out[t:]``."""
     out[t] = kid
@@ -207,19 +201,40 @@ def _emit_neighbours(kid, k, A, m, powers, pos_idx, digits, subst, out, t):
 
 
 @numba.njit(cache=True, nogil=True)
-def mismatch_rows(ids, ptr, k, A, m, space):
-    """CSR matrix of the (k, m)-mismatch features.
-
-    Feature ``b`` of a sequence counts its k-mers within Hamming distance
-    ``m`` of ``b``. ``space = A ** k`` bounds the distinct columns of a row.
-    Returns ``(indptr, indices, data)`` with sorted columns.
-    """
-    n = ptr.shape[0] - 1
-    size = neighbourhood_size(k, A, m)
+def _powers(k, A):
     powers = np.empty(k, dtype=np.int64)
     powers[0] = 1
     for j in range(1, k):
         powers[j] = powers[j - 1] * A
+    return powers
+
+
+@numba.njit(cache=True, nogil=True)
+def mismatch_neighbours(ids, k, A, m, size):
+    """Row ``j``: the ``size`` k-mers within Hamming distance ``m`` of
+    ``ids[j]`` (itself first), ``size`` their number."""
+    powers = _powers(k, A)
+    out = np.empty((ids.shape[0], size), dtype=np.int64)
+    pos_idx = np.empty(max(m, 1), dtype=np.int64)
+    digits = np.empty(max(m, 1), dtype=np.int64)
+    subst = np.empty(max(m, 1), dtype=np.int64)
+    flat = out.reshape(-1)
+    for j in range(ids.shape[0]):
+        _emit_neighbours(ids[j], k, A, m, powers, pos_idx, digits, subst, flat, j * size)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def mismatch_rows(ids, ptr, k, A, m, size, space):
+    """CSR matrix of the (k, m)-mismatch features.
+
+    Feature ``b`` of a sequence counts its k-mers within Hamming distance
+    ``m`` of ``b`` (``size`` of them per k-mer, :func:`_emit_neighbours`).
+    ``space = A ** k`` bounds the distinct columns of a row. Returns
+    ``(indptr, indices, data)`` with sorted columns.
+    """
+    n = ptr.shape[0] - 1
+    powers = _powers(k, A)
     cap = 0
     longest = 0
     for i in range(n):
@@ -245,14 +260,15 @@ def mismatch_rows(ids, ptr, k, A, m, space):
 
 
 @numba.njit(cache=True, nogil=True)
-def gappy_ids(codes, offsets, k, m, A):
+def gappy_ids(codes, offsets, k, m, A, positions):
     """Feature index of every gappy pair free of unknown symbols, row by row.
 
     The pair of k-mers ``u`` at position ``p`` and ``v`` at ``p + k + g``
     (``0 <= g <= m``) is feature ``g A^(2k) + index(u) A^k + index(v)``
     (``index`` the base-``A`` k-mer number, leading symbol most significant).
-    Returns ``(ids, ptr)``: the pairs of sequence ``i`` are
-    ``ids[ptr[i]:ptr[i + 1]]``.
+    Returns ``(ids, starts, ptr)``: the pairs of sequence ``i`` are
+    ``ids[ptr[i]:ptr[i + 1]]``; with ``positions`` ``starts`` holds the
+    position ``p`` of each (else it is empty).
     """
     n = offsets.shape[0] - 1
     block = _power(A, k)
@@ -265,14 +281,16 @@ def gappy_ids(codes, offsets, k, m, A):
         for g in range(m + 1):
             cap += max(0, length - 2 * k - g + 1)
     ids = np.empty(cap, dtype=np.int64)
+    starts = np.empty(cap if positions else 0, dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     kid = np.empty(longest, dtype=np.int64)  # k-mer starting at p, or -1
+    unused = np.empty(0, dtype=np.int64)
     t = 0
     for i in range(n):
         length = offsets[i + 1] - offsets[i]
         for p in range(length):
             kid[p] = -1
-        _rolling_kmers(codes, offsets[i], length, k, A, kid, 0, False)
+        _rolling_kmers(codes, offsets[i], length, k, A, kid, unused, 0, False)
         for p in range(length - 2 * k + 1):
             u = kid[p]
             if u < 0:
@@ -284,6 +302,8 @@ def gappy_ids(codes, offsets, k, m, A):
                 v = kid[q]
                 if v >= 0:
                     ids[t] = g * plane + u * block + v
+                    if positions:
+                        starts[t] = p
                     t += 1
         ptr[i + 1] = t
-    return ids[:t], ptr
+    return ids[:t], starts[:t if positions else 0], ptr

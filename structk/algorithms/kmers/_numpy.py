@@ -11,13 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def kmer_ids(codes, offsets, k, A):
+def kmer_ids(codes, offsets, k, A, positions):
     """Base-``A`` index of every k-mer free of unknown symbols (codes >= A),
-    row by row, in order of position: ``(ids, ptr)``."""
+    row by row, in order of position: ``(ids, starts, ptr)``, ``starts``
+    the positions in their sequences with ``positions`` (else empty)."""
     n = offsets.shape[0] - 1
     N = codes.shape[0]
     if N < k:
-        return np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy(), np.zeros(n + 1, dtype=np.int64)
     starts = np.arange(N - k + 1)
     seq = np.searchsorted(offsets, starts, side="right") - 1
     unknown = np.zeros(N + 1, dtype=np.int64)
@@ -30,7 +32,8 @@ def kmer_ids(codes, offsets, k, A):
         ids += codes[first + j]
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seq[ok], minlength=n), out=ptr[1:])
-    return ids, ptr
+    starts = first - offsets[seq[ok]] if positions else np.zeros(0, dtype=np.int64)
+    return ids, starts.astype(np.int64), ptr
 
 
 def count_rows(ids, ptr, presence):

@@ -8,10 +8,9 @@ form (the loops are the whole algorithm).
 
 import numba
 import numpy as np
-from numba.core import types
-from numba.extending import intrinsic
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
+from ..popcount_numba import popcount as _popcount
 
 # Bit-parallel: each sequence is held as bit planes (bit p of plane j is bit
 # j of the code at position p; a last plane marks the known symbols), so the
@@ -24,19 +23,6 @@ _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a ``uint64`` (LLVM's ``ctpop``: one instruction
-    where the CPU has it)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
 @numba.njit(cache=True)
 def _runs(x, beta):
     """``sum_k beta[k - 1] popcount(M_k)`` for one word of matches ``x = M_1``."""
@@ -47,12 +33,6 @@ def _runs(x, beta):
         total += beta[k] * np.float64(_popcount(x))
         x &= x << _ONE
     return total
-
-
-def wd_weights(d):
-    """``beta_k = 2 (d - k + 1) / (d (d + 1))`` for ``k = 1 .. d``."""
-    k = np.arange(1, d + 1, dtype=np.float64)
-    return 2.0 * (d - k + 1.0) / (d * (d + 1.0))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -205,7 +185,7 @@ def wd_function(W):
     (:func:`wd_planes`): ``f(FA, FB, W, beta, shift, part, out, i0, i1)``
     writes ``k(x_i, y_j)`` for the sequences ``i0 <= i < i1`` of planes
     ``FA`` against those of ``FB`` into rows ``i`` of ``out``, with ``beta``
-    from :func:`wd_weights`:
+    from :func:`structk.algorithms.weighted_degree.wd_weights`:
 
     * ``part=0``: the upper triangle and diagonal of the Gram (``FB`` is
       ``FA``, ``out`` of shape (n, n));
