@@ -27,8 +27,8 @@ rules' numbers are in :mod:`structk._tuning`.
 ``alignment``        the LA kernel and Smith-Waterman (numba)
 ``hmm``              forward-backward, Viterbi, E-step (numba)
 ``hashing``          splitmix64, the graph labels' hash (a module, no numba)
-``popcount_numba``   the set bits of a 64-bit word, for compiled loops (a
-                     module, numba)
+``popcount``         the set bits of a 64-bit word, for compiled loops (a
+                     folder, numba only)
 ``dense``            mirroring a triangle of a symmetric matrix (a module, NumPy)
 ===================  ========================================================
 

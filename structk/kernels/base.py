@@ -100,6 +100,8 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
     from typing_extensions import Self
 
+    from .hyperparameters import Hyperparameter
+
 #: A collection of objects a kernel takes: a sequence of objects (strings,
 #: sets, graphs, vectors), a 2-D array whose rows are vectors, or a
 #: scipy.sparse matrix of rows.
@@ -618,7 +620,7 @@ class Kernel:
         return []
 
     @property
-    def hyperparameters(self):
+    def hyperparameters(self) -> list[Hyperparameter]:
         """Every continuous parameter: list of
         :class:`~structk.kernels.hyperparameters.Hyperparameter` (name as in
         ``get_params``, value, bounds, fixed, log)."""
@@ -627,7 +629,7 @@ class Kernel:
         return collect(self)
 
     @property
-    def theta(self):
+    def theta(self) -> NDArray[np.float64]:
         """The logarithms of the free hyperparameters (scikit-learn's
         ``Kernel.theta``)."""
         from .hyperparameters import free, theta_of
@@ -635,20 +637,20 @@ class Kernel:
         return theta_of(free(self))
 
     @property
-    def bounds(self):
+    def bounds(self) -> NDArray[np.float64]:
         """Bounds of :attr:`theta` (log space), shape ``(len(theta), 2)``."""
         from .hyperparameters import bounds_of, free
 
         return bounds_of(free(self))
 
-    def with_theta(self, theta):
+    def with_theta(self, theta: NDArray[np.float64] | Sequence[float]) -> Self:
         """A copy of this kernel with the free hyperparameters set from
         ``theta`` (log space); this kernel is unchanged."""
         from .hyperparameters import with_theta
 
         return with_theta(self, theta)
 
-    def gram_gradient_prepared(self, P):
+    def gram_gradient_prepared(self, P: Any) -> tuple[Gram, NDArray[np.float64]]:
         """The Gram matrix of prepared objects and its derivatives with
         respect to :attr:`theta`.
 

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
-from ..popcount_numba import popcount as _popcount
+from ..popcount._numba import popcount as _popcount
 
 
 _LOW = 0x5555555555555555

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
-from ..popcount_numba import popcount as _popcount
+from ..popcount._numba import popcount as _popcount
 
 # Bit-parallel: each sequence is held as bit planes (bit p of plane j is bit
 # j of the code at position p; a last plane marks the known symbols), so the

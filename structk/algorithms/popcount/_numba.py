@@ -7,7 +7,7 @@ kernel's matching runs and the gapped k-mer kernels' mismatches.
 from numba.core import types
 from numba.extending import intrinsic
 
-from .. import _jit  # noqa: F401 - registers the first-compilation notice
+from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 
 @intrinsic
