@@ -49,6 +49,15 @@ class KernelLearnerMixin:
         tags.input_tags.sparse = _is_precomputed(self.kernel)  # a sparse Gram is densified
         return object_tags(tags, self.kernel)
 
+    def _forget_fit(self):
+        """Drop what an earlier fit learned (attributes ending in ``_`` and
+        the kept training data): a refit by another path (dual, primal,
+        Nyström) must not leave the first path's attributes beside its own,
+        where a model file or ``decision_function`` would read them."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        self.__dict__.pop("_train_prepared", None)
+
     def _check_input(self, X, reset):
         """Record (``reset``) or check ``n_features_in_`` and
         ``feature_names_in_`` as scikit-learn does, for a 2-D input: a Gram

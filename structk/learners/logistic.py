@@ -117,6 +117,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         tol = check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False)
         max_iter = check_scalar(self.max_iter, "max_iter", lower=1, integer=True)
         classes, codes = encode_labels(y, n_objects(X))
+        self._forget_fit()
         solver = resolve_solver(self, X, len(codes))
         if solver != "dual":
             self.classes_ = classes

@@ -99,6 +99,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
 
         lam = check_scalar(self.alpha, "alpha", lower=0.0, lower_inclusive=False)
         Y = check_targets(y, n_objects(X))
+        self._forget_fit()
         self._y_ndim = Y.ndim
         solver = resolve_solver(self, X, len(Y))
         if solver != "dual":

@@ -245,6 +245,7 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self._check_choices()
         classes, codes = encode_labels(y, n_objects(X))
         _check_machine_count(codes, len(classes), self.multi_class)
+        self._forget_fit()
         path = PATHS[resolve_solver(self, X, len(codes), defaults.PRIMAL_MIN_N if self.loss ==
                                     "squared_hinge" else defaults.PRIMAL_HINGE_MIN_N)]
         self.classes_ = classes

@@ -130,3 +130,18 @@ def test_a_read_only_gram_is_fitted(name):
     got = _state(_fit(make, params[0], kind, K, y))
     for key in ref:
         _assert_close(got[key], ref[key], f"{name}: {key}")
+
+
+def test_a_refit_by_another_path_forgets_the_first():
+    """Dual, then primal: no dual attribute is left beside the primal's."""
+    from structk.kernels import Linear
+
+    X, y = blobs(60, noise=1.0, seed=2)
+    svm = KernelSVM(Linear()).fit(X, y)
+    assert hasattr(svm, "dual_coef_")
+    svm.set_params(solver="primal").fit(X, y)
+    assert not hasattr(svm, "dual_coef_") and not hasattr(svm, "support_")
+    assert svm.solver_ == "primal"
+    ridge = KernelRidge(Linear()).fit(X, y.astype(float))
+    ridge.set_params(solver="primal").fit(X, y.astype(float))
+    assert getattr(ridge, "X_fit_", None) is None
