@@ -52,7 +52,9 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         the fit's own Cholesky factorisation of ``K + lambda I`` fails when
         ``K`` has an eigenvalue below ``-lambda``, which raises
         :class:`~structk.exceptions.NotPSDError` with the
-        :func:`~structk.psd.check_psd` report even with "none".
+        :func:`~structk.psd.check_psd` report -- except with "none", where
+        the system is solved as it is, by a symmetric indefinite
+        factorisation (as the SVM solves an indefinite Gram as LIBSVM does).
     solver : {"auto", "dual", "primal", "nystroem"}, default="auto"
         "dual": Cholesky; "primal": on the kernel's features; "nystroem": on
         Nyström features of any kernel, by FALKON's preconditioned conjugate
@@ -119,7 +121,10 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         if info > 0:
             if own:
                 restore_lower(K, d)
-            _raise_not_psd(K, lam)
+            if getattr(self, "psd_check", "auto") != "none":
+                _raise_not_psd(K, lam)
+            coef = _indefinite_solve(K, lam, Y)  # "none": solved as asked
+            info = 0
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK dposv failed (info={info})")
         self.dual_coef_ = coef
@@ -152,6 +157,23 @@ def _raise_singular(alpha, lam_min):
         f"K + alpha I is singular for alpha={alpha} (smallest eigenvalue of K: "
         f"{lam_min:.3g}); use larger alphas"
     )
+
+
+def _indefinite_solve(K, lam, Y):
+    """``(K + lam I)^{-1} Y`` for a ``K + lam I`` that is not positive
+    definite (``psd_check="none"``: the caller asked for no check), by the
+    symmetric indefinite factorisation (LAPACK's Bunch-Kaufman ``sysv``);
+    ``K`` is only read."""
+    from scipy.linalg import LinAlgError, solve
+
+    A = K + lam * np.eye(K.shape[0])
+    try:
+        return solve(A, Y, assume_a="sym", check_finite=False)
+    except LinAlgError:
+        raise np.linalg.LinAlgError(
+            f"K + alpha I is singular (alpha={lam}) and K is not positive "
+            "semi-definite; change alpha, or check the Gram with structk.check_psd"
+        ) from None
 
 
 def _raise_not_psd(K, lam):

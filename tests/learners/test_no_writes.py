@@ -145,3 +145,21 @@ def test_a_refit_by_another_path_forgets_the_first():
     ridge = KernelRidge(Linear()).fit(X, y.astype(float))
     ridge.set_params(solver="primal").fit(X, y.astype(float))
     assert getattr(ridge, "X_fit_", None) is None
+
+
+def test_ridge_with_psd_check_none_solves_an_indefinite_gram():
+    """``psd_check="none"`` is honoured by the ridge as by the SVM: an
+    indefinite ``K + alpha I`` is solved, not refused; the default refuses."""
+    from structk.exceptions import NotPSDError
+
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
+    K = (Q * np.r_[np.linspace(1, 5, 29), -2.0]) @ Q.T
+    y = rng.normal(size=30)
+    with pytest.raises(NotPSDError):
+        KernelRidge(alpha=0.5).fit(K, y)
+    before = K.copy()
+    model = KernelRidge(alpha=0.5, psd_check="none").fit(K, y)
+    np.testing.assert_allclose(model.dual_coef_, np.linalg.solve(K + 0.5 * np.eye(30), y),
+                               rtol=1e-8)
+    np.testing.assert_array_equal(K, before)
