@@ -690,13 +690,192 @@ def _hmm():
 #: ``{class name: schema}`` of every learner a model file can hold, the
 #: feature map of the paths past the Gram, Nystroem and DiscreteHMM. Built
 #: on first use.
+class _Optional:
+    """``None``, or what ``rule`` accepts."""
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __call__(self, value, where, ctx):
+        if value is not None:
+            self.rule(value, where, ctx)
+
+
+class _GPKernel:
+    """A GP's ``kernel``: ``None`` (the default, a constant times an RBF), a
+    structk kernel, or "precomputed"."""
+
+    def __call__(self, value, where, ctx):
+        if value is not None:
+            _Kernel()(value, where, ctx)
+
+
+class _GPAlpha:
+    """A GP's ``alpha``: a number >= 0, or one per training object."""
+
+    def __call__(self, value, where, ctx):
+        if isinstance(value, np.ndarray):
+            _Array("f", (value.shape[0],), lower=0)(value, where, ctx)
+        else:
+            _Real(lower=0)(value, where, ctx)
+
+
+class _NoiseBounds:
+    def __call__(self, value, where, ctx):
+        if isinstance(value, str):
+            _OneOf("fixed")(value, where, ctx)
+            return
+        if not (isinstance(value, (tuple, list)) and len(value) == 2):
+            raise SchemaError(f"{where} must be a pair (low, high) or 'fixed', got "
+                              f"{_short(value)}")
+        low, high = (_Real(lower=0, strict=True)(v, f"{where}[{i}]", ctx) or float(v)
+                     for i, v in enumerate(value))
+        if low > high:
+            raise SchemaError(f"{where} must have low <= high, got {_short(value)}")
+
+
+class _Optimizer:
+    def __call__(self, value, where, ctx):
+        if value is not None:
+            _OneOf("fmin_l_bfgs_b")(value, where, ctx)
+
+
+class _Candidates:
+    """``candidates_``: ``(parameters, log marginal likelihood)`` pairs."""
+
+    def __call__(self, value, where, ctx):
+        if not isinstance(value, list):
+            raise SchemaError(f"{where} must be a list, got {_short(value)}")
+        for i, item in enumerate(value):
+            if not (isinstance(item, (tuple, list)) and len(item) == 2
+                    and isinstance(item[0], dict)):
+                raise SchemaError(f"{where}[{i}] must be a pair (parameters, value), got "
+                                  f"{_short(item)}")
+            _Real()(item[1], f"{where}[{i}][1]", ctx)
+        if not value:
+            raise SchemaError(f"{where} is empty; a fit records each candidate kernel it tried")
+        best = max(float(item[1]) for item in value)
+        held = getattr(ctx.obj, "log_marginal_likelihood_value_", None)
+        if isinstance(held, numbers.Real) and float(held) != best:
+            raise SchemaError(f"{where}'s best log marginal likelihood is {best}, but "
+                              f"log_marginal_likelihood_value_ is {held}: the fitted model "
+                              "is the best candidate")
+
+
+class _GPKernels:
+    """A GP's ``kernel_``: one fitted kernel, or (a classifier with more than
+    two classes) one per class."""
+
+    def __call__(self, value, where, ctx):
+        values = value if isinstance(value, list) else [value]
+        if isinstance(value, list) and "c" in ctx.dims and len(value) != ctx.dims["c"][0]:
+            raise SchemaError(f"{where} holds {len(value)} kernels, but "
+                              f"{ctx.dims['c'][1]} has {ctx.dims['c'][0]} classes")
+        for i, k in enumerate(values):
+            rule = _FittedKernel() if getattr(ctx.obj, "kernel", None) is not None \
+                else _Kernel()
+            rule(k, where if len(values) == 1 else f"{where}[{i}]", ctx)
+
+
+class _LaplaceModes:
+    """``_binary`` of a GP classifier: per binary problem the Laplace mode
+    and its factors, each over the ``n`` training objects."""
+
+    _VECTORS = ("f", "pi", "W_sr", "t")
+
+    def __call__(self, value, where, ctx):
+        c, _ = ctx.dims["c"]
+        m = 1 if c == 2 else c
+        if not isinstance(value, list) or len(value) != m:
+            raise SchemaError(f"{where} must be a list of {m} binary problem(s) "
+                              f"({c} classes), got {_short(value)}")
+        for i, b in enumerate(value):
+            at = f"{where}[{i}]"
+            keys = set(self._VECTORS) | {"L", "lml"}
+            if not isinstance(b, dict) or set(b) != keys:
+                raise SchemaError(f"{at} must hold {sorted(keys)}, got {_short(b)}")
+            for name in self._VECTORS:
+                _Array("f", ("n",))(b[name], f"{at}[{name!r}]", ctx)
+            _Array("f", ("n", "n"))(b["L"], f"{at}['L']", ctx)
+            _Real()(b["lml"], f"{at}['lml']", ctx)
+
+
+def _per_output(obj):
+    """The shape of a GP regressor's target mean and scale: a scalar for one
+    output, one per output."""
+    return () if np.ndim(obj.y_train_) == 1 else ("o",)
+
+
+def _gp_regressor():
+    targets = _Array("f", lambda o: ("n",) if np.ndim(o.y_train_) == 1 else ("n", "o"))
+    return {
+        "params": {"kernel": _GPKernel(), "alpha": _GPAlpha(),
+                   "noise": _Optional(_Real(lower=0, strict=True)),
+                   "noise_bounds": _NoiseBounds(), "optimizer": _Optimizer(),
+                   "n_restarts_optimizer": _Real(lower=0, integer=True),
+                   "normalize_y": _Flag(), "random_state": _Seed()},
+        "layouts": {None: [_N, ("kernel_", _GPKernels()), ("y_train_", targets),
+                           ("_target", _Array("f", ("n", "o"))),
+                           ("_y_mean", _Array("f", _per_output)),
+                           ("_y_std", _Array("f", _per_output, lower=0)),
+                           ("X_train_", _Objects("n")), ("_alpha", _GPAlpha()),
+                           ("_noise_hyper", _NoiseHyper()), ("candidates_", _Candidates()),
+                           ("L_", _Array("f", ("n", "n"))),
+                           ("noise_", _Real(lower=0)), ("alpha_", targets),
+                           ("log_marginal_likelihood_value_", _Real())]},
+    }
+
+
+def _gp_classifier():
+    return {
+        "params": {"kernel": _GPKernel(), "optimizer": _Optimizer(),
+                   "n_restarts_optimizer": _Real(lower=0, integer=True),
+                   "max_iter_predict": _Real(lower=1, integer=True),
+                   "random_state": _Seed()},
+        "layouts": {None: [_N, ("classes_", _Labels()), ("kernel_", _GPKernels()),
+                           ("_max_iter", _Real(lower=1, integer=True)),
+                           ("X_train_", _Objects("n")), ("_binary", _LaplaceModes()),
+                           ("latent_mode_", _Array("f", lambda o: ("n",) if len(o.classes_)
+                                                   == 2 else ("n", "c"))),
+                           ("log_marginal_likelihood_value_", _Real())]},
+    }
+
+
+class _NoiseHyper:
+    """A GP regressor's ``_noise_hyper``: what its ``noise`` and
+    ``noise_bounds`` make (``None`` without a learned noise)."""
+
+    def __call__(self, value, where, ctx):
+        from .learners.gaussian_process import _noise_hyperparameter
+
+        try:
+            expected = _noise_hyperparameter(ctx.obj.noise, ctx.obj.noise_bounds)
+        except (TypeError, ValueError) as exc:
+            raise SchemaError(f"{where} cannot be checked: {exc}") from None
+        same = (value is None and expected is None) or (
+            value is not None and expected is not None
+            and tuple(getattr(value, "_fields", ())) == tuple(expected._fields)
+            and all(_same(a, b) for a, b in zip(value, expected)))
+        if not same:
+            raise SchemaError(f"{where} is {_short(value)}, but noise={ctx.obj.noise!r} and "
+                              f"noise_bounds={ctx.obj.noise_bounds!r} make {_short(expected)}")
+
+
+def _same(a, b):
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b)))
+    except (TypeError, ValueError):
+        return False
+
+
 SCHEMAS = {}
 _BUILDERS = {
     "KernelSVM": _svm, "KernelPerceptron": _perceptron, "KernelRidge": _ridge,
     "KernelRidgeCV": _ridge_cv, "KernelLogisticRegression": _logistic,
     "KernelCenterer": _centerer, "NearestClassMean": _class_means, "KernelPCA": _pca,
     "KernelCCA": _cca, "FeatureMap": _feature_map, "Nystroem": _nystroem,
-    "DiscreteHMM": _hmm,
+    "DiscreteHMM": _hmm, "GaussianProcessRegressor": _gp_regressor,
+    "GaussianProcessClassifier": _gp_classifier,
 }
 #: Attributes scikit-learn's input checks add to any fitted estimator.
 _INPUT = {"n_features_in_": _Real(lower=1, integer=True, exact=True, bind="nf"),

@@ -118,7 +118,9 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
             fitted = [self._fit_binary(candidates, t, n_restarts, rng) for t in targets]
         self._binary = [b for b, _ in fitted]
         self._binary_prepared = [P for _, P in fitted]  # not in model files: rebuilt
-        kernels = [b["kernel"] for b in self._binary]
+        # each problem's fitted kernel lives in kernel_ alone (a model file
+        # then holds it once, and a damaged entry is named where it is)
+        kernels = [b.pop("kernel") for b in self._binary]
         self.kernel_ = kernels[0] if len(kernels) == 1 else kernels
         self.log_marginal_likelihood_value_ = float(np.mean([b["lml"] for b in self._binary]))
         modes = [b["f"] for b in self._binary]
@@ -157,9 +159,13 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
                              f"this model has {len(self.classes_)} (one-vs-rest)")
         b = self._binary[0]
         theta = np.asarray(theta, dtype=np.float64)
-        out, _ = _laplace(b["kernel"], self._prepared(0), b["t"], theta, eval_gradient,
+        out, _ = _laplace(self._kernel(0), self._prepared(0), b["t"], theta, eval_gradient,
                           self._max_iter, raise_on_failure=True)
         return out
+
+    def _kernel(self, i):
+        """The fitted kernel of binary problem ``i``."""
+        return self.kernel_[i] if isinstance(self.kernel_, list) else self.kernel_
 
     def _prepared(self, i):
         """The prepared training objects of binary problem ``i`` (prepared
@@ -169,7 +175,7 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
             if self.X_train_ is None:
                 raise ValueError("a precomputed model read from a model file has no "
                                  "training Gram: refit it")
-            cache[i] = self._binary[i]["kernel"].prepare(self.X_train_, "X")
+            cache[i] = self._kernel(i).prepare(self.X_train_, "X")
         return cache[i]
 
     # ------------------------------------------------------------- predict
@@ -190,9 +196,10 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         means, variances = [], []
         for i, b in enumerate(self._binary):
             if not precomputed:
-                Q = b["kernel"].prepare(checked, "X")
-                K_star = b["kernel"].cross_prepared(Q, self._prepared(i))
-                diag = b["kernel"].diag_prepared(Q) if need_var else None
+                kernel = self._kernel(i)
+                Q = kernel.prepare(checked, "X")
+                K_star = kernel.cross_prepared(Q, self._prepared(i))
+                diag = kernel.diag_prepared(Q) if need_var else None
             means.append(np.einsum("ij,j->i", K_star, b["t"] - b["pi"]))
             if need_var:
                 v = solve_triangular(b["L"], b["W_sr"][:, None] * K_star.T, lower=True,
