@@ -106,11 +106,13 @@ def as_vectors(X, name="X"):
     if not np.isfinite(sq).all():
         i = int(np.flatnonzero(~np.isfinite(sq))[0])
         j = int(np.argmax(np.abs(A[i])))
-        raise ValueError(
-            f"{name}[{i}] is too large for float64 arithmetic: its squared norm "
-            f"overflows (its largest entry is {A[i, j]:.3g}, at feature {j}); every "
-            "vector kernel computes dot products or squared distances, so rescale "
-            f"the features (e.g. divide {name} by its largest absolute value)"
+        from .exceptions import KernelOverflowError
+
+        raise KernelOverflowError(
+            f"{name}[{i}] overflows float64: its squared norm is too large (its largest "
+            f"entry is {A[i, j]:.3g}, at feature {j}); every vector kernel computes dot "
+            "products or squared distances, so rescale the features (e.g. divide "
+            f"{name} by its largest absolute value)"
         )
     return np.ascontiguousarray(A)
 

@@ -329,7 +329,7 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
 
 def _cv_values(F, rows, signs, solve, rng):
     """Out-of-fold decision values of one machine for Platt scaling (the
-    dual solver's folds, :func:`structk.learners.svm.out_of_fold`)."""
+    dual solver's folds, :func:`structk.learners._smo.platt.out_of_fold`)."""
     from ._smo.platt import out_of_fold
 
     Fm = F if rows is None else F[rows]

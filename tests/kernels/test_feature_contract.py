@@ -20,7 +20,8 @@ import structk.kernels as kernels
 from structk.kernels import (
     ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
     FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
-    Intersection, Jaccard, Kernel, Laplace, Linear, LocalAlignment, Mismatch, Normalize,
+    Intersection, Jaccard, Kernel, Laplace, Linear, LocalAlignment, MinMax, Mismatch,
+    Normalize,
     Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
     WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment, aligned_features,
 )
@@ -67,6 +68,7 @@ def _registry():
         (Linear(), VX, VY), (Polynomial(degree=2), VX, VY), (Gaussian(sigma=2.0), VX, VY),
         (Laplace(), VX, VY),
         (Intersection(), SX, SY), (ExpIntersection(), SX, SY), (Jaccard(), SX, SY),
+        (MinMax(), SX, SY),
         (Spectrum(k=2), STX, STY), (Spectrum(k=3, normalize=True), STX, STY),
         (Mismatch(k=3, m=1), STX, STY), (GappyPair(k=1, m=1), STX, STY),
         (GappedKmer(l=4, k=2, d=1), STX, STY), (WeightedDegree(d=3, shift=1), AX, AY),

@@ -190,5 +190,5 @@ def test_a_vector_whose_square_overflows_is_named():
     X = np.ones((6, 3))
     X[4, 1] = 1e200
     for k in (Gaussian(sigma=1.0), Linear()):
-        with pytest.raises(ValueError, match=re.escape("X[4] is too large") + ".*feature 1"):
+        with pytest.raises(OverflowError, match=re.escape("X[4] overflows float64") + ".*feature 1"):
             k(X)
