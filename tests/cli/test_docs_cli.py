@@ -149,7 +149,12 @@ def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_pat
     assert cli.main(shlex.split(command)[1:]) == 0, command
     got = capsys.readouterr().out
     assert f"{folder}/: {n} objects" in got
-    assert _shape(got, [f"{folder}/"]) == _shape(expected, [f"$STRUCTK_DATA/{data}", root])
+
+    def choices(lines):  # how many other grid points were chosen depends on the data
+        return [re.sub(r", N others?\b", "", line) for line in lines]
+
+    assert choices(_shape(got, [f"{folder}/"])) == choices(
+        _shape(expected, [f"$STRUCTK_DATA/{data}", root]))
 
 
 def test_the_docs_have_checked_examples():
