@@ -144,3 +144,17 @@ def test_a_learner_fits_the_repair_on_its_training_rows_only():
                                svm_ref.decision_function(ref(X[20:], X[:20])),
                                rtol=1e-6, atol=1e-8)
     assert repr(clone(kernel)) == "SpectrumRepair(Precomputed(<30x30 matrix>), normalize=True)"
+
+
+def test_the_la_kernel_from_its_stored_logarithm():
+    """exp(beta * s) of the stored log-LA is the LA kernel: Normalize(Exp(beta *
+    Precomputed(L))) is Normalize(LocalAlignment(beta)) (in log space, finite)."""
+    from structk.kernels import Exp
+
+    X = _proteins(6)
+    L = LocalAlignment(beta=0.5).log_kernel(X)
+    with pytest.warns(UserWarning, match="numerically the identity"):  # unrelated proteins
+        stored = Normalize(Exp(0.5 * Precomputed(L)))(list(range(6)))
+    with pytest.warns(UserWarning, match="numerically the identity"):
+        direct = Normalize(LocalAlignment(beta=0.5))(X)
+    np.testing.assert_allclose(stored, direct, rtol=1e-10, atol=1e-300)
