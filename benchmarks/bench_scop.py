@@ -92,13 +92,23 @@ def load_scop(folder):
 
 def roc50(y, scores, n_fp=50):
     """Area under the ROC curve up to the ``n_fp``-th false positive, divided
-    by ``n_fp`` times the number of positives (ties count one half)."""
+    by ``n_fp`` times the number of positives: the mean over the first
+    ``n_fp`` negatives (best-scored first) of the fraction of positives
+    ranked above each. Within a block of tied scores the curve is the
+    straight line through the block (the ``j``-th of ``q`` tied negatives
+    has ``(j - 1/2) / q`` of the tied positives above it), so a constant
+    score gets about ``n_fp / (2 * #negatives)``, not one half."""
     y = np.asarray(y, dtype=bool)
     pos = np.sort(scores[y])
-    neg = np.sort(scores[~y])[::-1][:n_fp]  # the highest-scored negatives
-    above = pos.size - np.searchsorted(pos, neg, side="right")
-    ties = np.searchsorted(pos, neg, side="right") - np.searchsorted(pos, neg, side="left")
-    return float((above + 0.5 * ties).sum() / (n_fp * pos.size))
+    neg = np.sort(scores[~y])  # ascending
+    top = neg[::-1][:n_fp]
+    above = pos.size - np.searchsorted(pos, top, side="right")
+    tied_pos = np.searchsorted(pos, top, side="right") - np.searchsorted(pos, top, side="left")
+    # the rank of each of the top negatives within its block of ties (from the top)
+    block_end = neg.size - np.searchsorted(neg, top, side="right")  # negatives above the block
+    q = np.searchsorted(neg, top, side="right") - np.searchsorted(neg, top, side="left")
+    j = np.arange(1, top.size + 1) - block_end
+    return float((above + tied_pos * (j - 0.5) / q).sum() / (n_fp * pos.size))
 
 
 def la_similarity(seqs, path):
