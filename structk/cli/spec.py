@@ -2,9 +2,12 @@
 
 The command line takes kernels as expressions such as
 ``"Normalize(Spectrum(k=5)) + 0.5 * Gaussian(sigma=2)"``. Only calls of known
-structk classes, numbers, strings, booleans, ``None``, tuples/lists of those
-and the operators ``+ * / **`` are accepted: the text is parsed with
-:mod:`ast` and evaluated node by node, never passed to ``eval``.
+structk classes, numbers, strings, booleans, ``None``, tuples/lists of those,
+the operators ``+ * / **`` and the similarity methods of a kernel named in
+:data:`SIMILARITY_METHODS` (``LocalAlignment(beta=0.5).log_kernel``, passed
+as a value to ``SpectrumRepair`` or ``EmpiricalKernelMap``) are accepted: the
+text is parsed with :mod:`ast` and evaluated node by node, never passed to
+``eval``.
 
 Arithmetic is bounded so that no expression can make the parser itself run
 for long or fill the memory: an integer result may have at most
@@ -27,6 +30,10 @@ _BINOPS = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Div: operator.true
 MAX_INT_BITS = 256
 #: Longest string or tuple an expression may build by repetition (``"A" * n``).
 MAX_REPEAT = 10**6
+#: Methods of a kernel an expression may name (never call), by kernel class:
+#: similarities that are not kernels themselves, for ``SpectrumRepair`` and
+#: ``EmpiricalKernelMap`` to make kernels of.
+SIMILARITY_METHODS = {"LocalAlignment": ("log_kernel",)}
 
 
 def parse_spec(text, namespace, what="kernel"):
@@ -70,6 +77,8 @@ def _eval(node, ns, what, text):
         return _bounded_binop(type(node.op), left, right, snippet)
     if isinstance(node, ast.Name):
         return _lookup(node.id, ns, what)
+    if isinstance(node, ast.Attribute):
+        return _similarity_method(node, _eval(node.value, ns, what, text), what, text)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         cls = _lookup(node.func.id, ns, what)
         if not isinstance(cls, type):
@@ -89,6 +98,20 @@ def _eval(node, ns, what, text):
             raise ValueError(f"{node.func.id}: {exc}") from None
     snippet = ast.get_source_segment(text.strip(), node) or type(node).__name__
     raise ValueError(f"{snippet!r} is not allowed in a {what} expression")
+
+
+def _similarity_method(node, owner, what, text):
+    """``owner.attr`` for a method listed in :data:`SIMILARITY_METHODS`, else
+    an error saying what may be named."""
+    allowed = SIMILARITY_METHODS.get(type(owner).__name__, ())
+    from structk.kernels import Kernel
+
+    if isinstance(owner, Kernel) and node.attr in allowed:
+        return getattr(owner, node.attr)
+    snippet = ast.get_source_segment(text.strip(), node) or node.attr
+    named = ", ".join(f"{cls}(...).{m}" for cls, ms in SIMILARITY_METHODS.items() for m in ms)
+    raise ValueError(f"{snippet!r} is not allowed in a {what} expression (the only "
+                     f"attributes an expression may name are the similarities {named})")
 
 
 def _is_int(x):
@@ -175,6 +198,11 @@ def parse_kernel(text):
     if isinstance(kernel, type) and issubclass(kernel, Kernel):
         raise ValueError(f"kernel {text!r} is a class: call it, e.g. {kernel.__name__}()")
     if callable(kernel):
+        if hasattr(kernel, "__self__"):  # a kernel's similarity method
+            raise ValueError(
+                f"kernel {text!r} is a similarity, not a kernel: repair it on the "
+                f"training objects, e.g. SpectrumRepair({text.strip()}, normalize=True)"
+            )
         name = getattr(kernel, "__name__", text)
         raise ValueError(
             f"kernel {text!r} is a function, not a kernel: wrap it, e.g. "

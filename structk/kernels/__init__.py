@@ -17,6 +17,7 @@ module             kernels
                    :func:`~structk.kernels.alignment.smith_waterman`)
 ``empirical``      EmpiricalKernelMap, SpectrumRepair (valid kernels from any
                    similarity)
+``precomputed``    Precomputed (similarities looked up in a stored matrix)
 ``fisher``         :class:`FisherKernel` of a ``DiscreteHMM``, and the
                    raw :func:`fisher_scores`
 ``class_fisher``   :class:`ClassConditionalFisherKernel` of per-class HMMs
@@ -44,6 +45,7 @@ __getattr__, __dir__, __all__ = attach(
         ".gapped_kmer": ["GappedKmer"],
         ".alignment": ["LocalAlignment", "smith_waterman"],
         ".empirical": ["EmpiricalKernelMap", "SpectrumRepair"],
+        ".precomputed": ["Precomputed"],
         ".fisher": ["FisherKernel", "fisher_scores"],
         ".class_fisher": ["ClassConditionalFisherKernel"],
         ".graphs": [

@@ -662,45 +662,73 @@ def normalized_features(F: Features) -> Features:
     return F * scale[:, None]
 
 
-#: A normalised Gram is "numerically the identity" when in at least
-#: ``IDENTITY_LONELY_FRACTION`` of its rows every off-diagonal value is below
-#: ``IDENTITY_OFF_DIAGONAL`` in magnitude.
-IDENTITY_OFF_DIAGONAL = 1e-8
-IDENTITY_LONELY_FRACTION = 0.9
+#: A normalised Gram is "numerically the identity" for a learner when, for
+#: the median object, all the other objects together have a similarity
+#: ``sum_j |K[i, j]|`` (j != i) below ``IDENTITY_ROW_MASS``: a kernel machine
+#: ``f(x_i) = sum_j a_j K[i, j]`` (dual weights ``|a_j| <= 1`` on the scale of
+#: the unit diagonal) then takes less than this fraction of the typical
+#: object's value from any other object, so it can learn nothing about half
+#: of its objects from the rest.
+IDENTITY_ROW_MASS = 1e-3
 
 
 def _warn_if_identity(kernel, K):
     """Warn (UserWarning naming the kernel) when the normalised Gram ``K`` is
-    numerically the identity: each object similar to itself only, which no
-    learner can generalise from (the normalised local alignment kernel of
-    unrelated proteins, values around 1e-100, is the common case)."""
+    numerically the identity for a learner (:data:`IDENTITY_ROW_MASS`): the
+    typical object is similar to itself only. The normalised local alignment
+    kernel of proteins (unrelated pairs around 1e-100, only close homologs
+    above 1e-8) is the common case; a few near-identical objects do not hide
+    it, as they did for a test on the fraction of objects without any
+    neighbour."""
     n = K.shape[0]
     if n < 4:
         return
-    top = np.empty(n)  # largest |off-diagonal value| of each row, by row blocks
+    mass = np.empty(n)  # sum of |off-diagonal values| of each row, by row blocks
+    top = np.empty(n)
     step = max(1, 65536 // n)
     for start in range(0, n, step):
         A = np.abs(K[start:start + step])
         rows = np.arange(A.shape[0])
         A[rows, start + rows] = 0.0
+        mass[start:start + step] = A.sum(axis=1)
         top[start:start + step] = A.max(axis=1)
-    lonely = int(np.count_nonzero(top < IDENTITY_OFF_DIAGONAL))
-    if lonely < IDENTITY_LONELY_FRACTION * n:
+    typical = float(np.median(mass))
+    if not typical < IDENTITY_ROW_MASS:
         return
     import warnings
 
+    alone = int(np.count_nonzero(mass < IDENTITY_ROW_MASS))
     hint = ""
     if type(getattr(kernel, "kernel", kernel)).__name__ == "LocalAlignment":
-        hint = (" For proteins use the logarithm of the LA kernel, repaired on the "
-                "training data: Normalize(SpectrumRepair(LocalAlignment(beta=...)"
-                ".log_kernel)) (Saigo et al. 2004; docs/strings.md).")
+        hint = (" For proteins use the logarithm of the LA kernel, normalised by the "
+                "self-scores and repaired on the training data: SpectrumRepair("
+                "LocalAlignment(beta=...).log_kernel, normalize=True) (Saigo et al. "
+                "2004; docs/strings.md).")
     warnings.warn(
-        f"{kernel!r}: the Gram matrix is numerically the identity ({lonely} of {n} "
-        f"objects have no off-diagonal value above {IDENTITY_OFF_DIAGONAL:g}; largest "
-        f"{top.max():.3g}): every object is similar only to itself, and a learner "
-        "cannot generalise from it. Lower the kernel's scale parameter, or compare "
-        f"objects on a log scale.{hint}",
-        UserWarning, stacklevel=2)
+        f"{kernel!r}: the Gram matrix is numerically the identity for a learner "
+        f"({alone} of {n} objects have a total similarity to all the others below "
+        f"{IDENTITY_ROW_MASS:g}, the median object {typical:.3g}; largest off-diagonal "
+        f"value {top.max():.3g}): most objects are similar only to themselves, and a "
+        "learner cannot generalise from them. Lower the kernel's scale parameter, or "
+        f"compare objects on a log scale.{hint}",
+        UserWarning, stacklevel=_caller_stacklevel())
+
+
+def _caller_stacklevel():
+    """The ``stacklevel`` at which ``warnings.warn``, called by the caller of
+    this function, names the first frame outside structk (the user's line,
+    however deep in structk the Gram was computed); 2 when the whole stack
+    is structk's (a worker thread)."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(2), 2  # the frame that called warn's caller
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(package):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 2
 
 
 def _signed_logaddexp(sa, a, sb, b):

@@ -25,6 +25,18 @@ from .._validation import check_objects
 from .base import Kernel, Objects
 
 
+def _similarity_name(sim):
+    """How a similarity shows in a repr: a kernel's repr, a kernel's method as
+    ``LocalAlignment(beta=0.5).log_kernel`` (the expression that makes it),
+    else the function's name."""
+    if isinstance(sim, Kernel):
+        return repr(sim)
+    owner = getattr(sim, "__self__", None)
+    if isinstance(owner, Kernel):
+        return f"{owner!r}.{sim.__name__}"
+    return getattr(sim, "__qualname__", repr(sim))
+
+
 class EmpiricalKernelMap(Kernel):
     """``k(x, y) = <s(x, Z), s(y, Z)>`` for a similarity ``s`` and landmarks ``Z``.
 
@@ -89,8 +101,7 @@ class EmpiricalKernelMap(Kernel):
         check_objects(self.landmarks, "landmarks")
 
     def __repr__(self):
-        sim = self.similarity
-        name = repr(sim) if isinstance(sim, Kernel) else getattr(sim, "__qualname__", repr(sim))
+        name = _similarity_name(self.similarity)
         return f"EmpiricalKernelMap({name}, landmarks=<{len(self.landmarks)} objects>)"
 
     def _prepare(self, X, name):
@@ -168,12 +179,22 @@ class SpectrumRepair(Kernel):
     of the training matrix and has no such extension, hence ``"clip"`` and
     ``"flip"`` only.
 
-    With ``similarity = LocalAlignment(beta).log_kernel`` and normalisation,
-    ``Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))`` is the
-    route of Saigo et al. to remote homology detection: the logarithm of the
-    LA kernel is on the scale of alignment scores, where the plain
-    normalised LA kernel of unrelated proteins underflows to ``1e-100`` and
-    its Gram matrix is nearly the identity (see docs/strings.md).
+    With ``normalize=True`` the similarity is first divided by the objects'
+    own self-similarities, ``s(x, y) / sqrt(s(x, x) s(y, y))`` (training and
+    new objects alike), and the repair is fitted to that matrix, whose
+    diagonal is 1. With ``similarity = LocalAlignment(beta).log_kernel``,
+    ``SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)``
+    is the route of Saigo et al. to remote homology detection, made
+    inductive: the logarithm of the LA kernel is on the scale of alignment
+    scores, where the plain normalised LA kernel of unrelated proteins
+    underflows to ``1e-100`` and its Gram matrix is nearly the identity.
+    Normalising *before* the repair matters: ``Normalize`` applied *after*
+    it divides a new object by its Nyström norm
+    ``s(x, X) V_r diag(w_r)^{-1} V_r^T s(X, x)``, which weights the
+    near-null directions of the training matrix by ``1 / w`` and ranks test
+    proteins worse (SCOP 1.53, docs/strings.md). Compute the similarity once
+    for all objects and look it up per split with
+    :class:`~structk.kernels.precomputed.Precomputed`.
 
     Parameters
     ----------
@@ -189,6 +210,10 @@ class SpectrumRepair(Kernel):
     rcond : float in [0, 1), default 1e-10
         Eigenvalues of magnitude below ``rcond * max|w|`` are dropped: their
         directions would be amplified by ``|w|^{-1/2}`` on new objects.
+    normalize : bool, default False
+        Divide the similarity by the self-similarities first,
+        ``s(x, y) / sqrt(s(x, x) s(y, y))``: every self-similarity must then
+        be positive. A new object costs one more similarity, ``s(x, x)``.
 
     Attributes
     ----------
@@ -197,7 +222,10 @@ class SpectrumRepair(Kernel):
     components_ : ndarray, shape (n_train, r)
         ``V_r diag(|w_r|^{-1/2})``: new features are ``s(x, X) @ components_``.
     eigenvalues_ : ndarray, shape (n_train,)
-        The spectrum of the symmetrised training matrix, ascending.
+        The spectrum of the symmetrised (and, with ``normalize``,
+        normalised) training matrix, ascending.
+    self_similarities_ : ndarray, shape (n_train,)
+        ``s(x_i, x_i)`` of the training objects (with ``normalize`` only).
     train_features_ : ndarray, shape (n_train, r)
         ``s(X, X) @ components_`` (``V_r diag(|w_r|^{1/2})`` up to rounding),
         the features of the training objects, reused when the training
@@ -227,10 +255,11 @@ class SpectrumRepair(Kernel):
     _repr_always = ("similarity",)
 
     def __init__(self, similarity: Kernel | Callable[[Any, Any], float], method: str = "clip",
-                 rcond: float = 1e-10) -> None:
+                 rcond: float = 1e-10, normalize: bool = False) -> None:
         self.similarity = similarity
         self.method = method
         self.rcond = rcond
+        self.normalize = normalize
 
     def _check_params(self):
         if not callable(self.similarity):
@@ -243,19 +272,25 @@ class SpectrumRepair(Kernel):
         from .._validation import check_scalar
 
         check_scalar(self.rcond, "rcond", lower=0.0, upper=1.0, upper_inclusive=False)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise TypeError(f"normalize must be True or False, got {self.normalize!r}")
 
     def _kernel_params(self):
         return []  # the similarity is evaluated, never fitted or validated as a kernel
 
     def __repr__(self):
-        sim = self.similarity
-        name = repr(sim) if isinstance(sim, Kernel) else getattr(sim, "__qualname__", repr(sim))
-        extra = "".join(f", {p}={getattr(self, p)!r}" for p, d in
-                        (("method", "clip"), ("rcond", 1e-10)) if getattr(self, p) != d)
+        name = _similarity_name(self.similarity)
+        defaults = (("method", "clip"), ("rcond", 1e-10), ("normalize", False))
+        extra = "".join(f", {p}={getattr(self, p)!r}" for p, d in defaults
+                        if getattr(self, p) != d)
         return f"SpectrumRepair({name}{extra})"
 
     def _fit(self, X):
         raw = EmpiricalKernelMap(self.similarity, X)._prepare(X, "X")
+        if self.normalize:
+            d = _positive(np.diag(raw).copy(), "X")
+            self.self_similarities_ = d
+            raw = raw / np.sqrt(d)[:, None] / np.sqrt(d)[None, :]
         w, V = np.linalg.eigh((raw + raw.T) / 2)
         top = float(np.abs(w).max()) if w.size else 0.0
         keep = (w > self.rcond * top) if self.method == "clip" else (np.abs(w) > self.rcond * top)
@@ -289,7 +324,41 @@ class SpectrumRepair(Kernel):
         if len(X) == len(L) and all(a is b for a, b in zip(X, L)):
             return self.train_features_  # the training objects: no similarity to recompute
         S = EmpiricalKernelMap(self.similarity, L)._prepare(X, name)
+        if self.normalize:
+            d = _positive(_self_similarities(self.similarity, X, name), name)
+            S = S / np.sqrt(d)[:, None] / np.sqrt(self.self_similarities_)[None, :]
         return S @ self.components_
 
     def _features(self, P):
         return P
+
+
+def _self_similarities(similarity, X, name):
+    """``s(x, x)`` of each object: a kernel's diagonal, or one call of the
+    function per object (``similarity([x], [x])``)."""
+    if isinstance(similarity, Kernel):
+        similarity._validate()
+        d = similarity._diag(similarity._prepare(X, name))
+    else:
+        d = np.empty(len(X))
+        for i, x in enumerate(X):
+            d[i] = EmpiricalKernelMap(similarity, [x])._prepare([x], f"{name}[{i}]")[0, 0]
+    d = np.asarray(d, dtype=np.float64).ravel()
+    if not np.isfinite(d).all():
+        i = int(np.flatnonzero(~np.isfinite(d))[0])
+        raise ValueError(f"similarity({name}[{i}], {name}[{i}]) is {d[i]}; similarities "
+                         "must be finite")
+    return d
+
+
+def _positive(d, name):
+    """``d`` when every self-similarity is positive, else an error naming one."""
+    bad = np.flatnonzero(~(d > 0))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"SpectrumRepair(normalize=True): similarity({name}[{i}], {name}[{i}]) = "
+            f"{d[i]:.6g} is not positive, so it cannot divide the similarities; use "
+            "normalize=False, or a similarity whose self-similarities are positive"
+        )
+    return d

@@ -192,6 +192,9 @@ KERNELS = {
                                       ["ACGT", "TTGA"])(), "strings"),
     "SpectrumRepair": (lambda: _k("SpectrumRepair", _k("LocalAlignment")())().fit(
         _proteins()), "proteins"),
+    # the stored matrix covers the good strings and the new ones test_model_file predicts
+    "Precomputed": (_k("Precomputed", np.eye(5) + 1.0, keys=[*_strings(), "ACGA", "TTTT"]),
+                    "any"),
     "RandomWalk": (_k("RandomWalk"), "graphs"),
     "ShortestPath": (_k("ShortestPath"), "graphs"),
     "WeisfeilerLehman": (_k("WeisfeilerLehman", h=2), "graphs"),

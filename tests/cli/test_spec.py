@@ -7,7 +7,16 @@ import pytest
 
 from structk import kernels
 from structk.cli.spec import kernel_namespace, parse_kernel, parse_spec
-from structk.kernels import EmpiricalKernelMap, Gaussian, Normalize, Polynomial, smith_waterman
+from structk.kernels import (
+    EmpiricalKernelMap,
+    Gaussian,
+    LocalAlignment,
+    Normalize,
+    Polynomial,
+    SpectrumRepair,
+    smith_waterman,
+)
+from structk.learners import KernelSVM
 
 
 def test_expression_builds_the_kernel():
@@ -98,3 +107,81 @@ def test_a_similarity_function_is_still_a_value_for_the_empirical_map():
 def test_an_expression_that_is_not_a_kernel_instance_is_refused(text, message):
     with pytest.raises(ValueError, match=message):
         parse_kernel(text)
+
+
+# ------------------------------------- the recipes the docs and warnings give
+PROTEINS = ["MKVLAAGIVHHW", "MKVLSAGIVHHW", "WWPHYCMKVLQE", "PQERTYDDCSNG", "PQERTYEDCSNG",
+            "GAVLKMKVLAAW"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))",
+     lambda: Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))),
+    ("SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)",
+     lambda: SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)),
+    ("EmpiricalKernelMap(LocalAlignment(beta=0.2, gap_open=5).log_kernel, "
+     "landmarks=['MKVL', 'WWPH'])",
+     lambda: EmpiricalKernelMap(LocalAlignment(beta=0.2, gap_open=5).log_kernel,
+                                landmarks=["MKVL", "WWPH"])),
+], ids=["warning-hint-before", "recipe", "ekm"])
+def test_recommended_log_kernel_expressions_parse(text, expected):
+    k, ref = parse_kernel(text), expected()
+    assert repr(k) == repr(ref)
+    assert repr(k).partition(", landmarks")[0] == text.partition(", landmarks")[0]
+    k.fit(PROTEINS[:4])
+    ref.fit(PROTEINS[:4])
+    np.testing.assert_array_equal(k(PROTEINS[4:], PROTEINS[:4]), ref(PROTEINS[4:], PROTEINS[:4]))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("LocalAlignment(beta=0.5).log_kernel",
+     r"is a similarity, not a kernel: repair it on the training objects, e\.g\. "
+     r"SpectrumRepair\(LocalAlignment\(beta=0\.5\)\.log_kernel, normalize=True\)"),
+    ("SpectrumRepair(Spectrum(k=3).features)",
+     r"'Spectrum\(k=3\)\.features' is not allowed .*LocalAlignment\(\.\.\.\)\.log_kernel"),
+    ("SpectrumRepair(LocalAlignment().log_kernel.__globals__)", "is not allowed"),
+    ("SpectrumRepair(smith_waterman.__call__)", "is not allowed"),
+    ("LocalAlignment().log_kernel(['MK'])", "is not allowed"),
+])
+def test_only_listed_similarity_methods_may_be_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_kernel(text)
+
+
+def test_precomputed_over_a_fasta_file_from_the_command_line(tmp_path, capsys):
+    """The similarity computed once, written to .npy, then looked up by the
+    sequences of the FASTA file a command reads: `structk gram` gives its
+    entries, `fit` repairs it on the training file, `predict` projects."""
+    from structk import cli
+
+    fasta = tmp_path / "all.fa"
+    fasta.write_text("".join(f">p{i} class={'a' if i < 3 else 'b'}\n{s}\n"
+                             for i, s in enumerate(PROTEINS)))
+    L = LocalAlignment(beta=0.5).log_kernel(PROTEINS)
+    np.save(tmp_path / "la.npy", L)
+    expr = f"Precomputed({str(tmp_path / 'la.npy')!r}, keys={str(fasta)!r})"
+    code = cli.main(["gram", str(fasta), "--kernel", expr, "-o", str(tmp_path / "K.npy"),
+                     "--quiet"])
+    capsys.readouterr()
+    assert code == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "K.npy"), L)
+
+    train = tmp_path / "train.fa"
+    train.write_text("".join(f">p{i} class={'a' if i < 3 else 'b'}\n{PROTEINS[i]}\n"
+                             for i in (0, 2, 3, 5)))
+    model = tmp_path / "m.structk"
+    code = cli.main(["fit", str(train), "--label-pattern", r"class=(\S+)", "--kernel",
+                     f"SpectrumRepair({expr}, normalize=True)", "--learner",
+                     "KernelSVM(C=1)", "--no-nested", "-o", str(model), "--quiet"])
+    capsys.readouterr()
+    assert code == 0
+    code = cli.main(["predict", str(model), str(fasta), "--format", "json", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    import json
+
+    scores = [json.loads(line)["score"] for line in out.splitlines()]
+    ref = SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)
+    Xtr = [PROTEINS[i] for i in (0, 2, 3, 5)]
+    svm = KernelSVM(kernel=ref, C=1).fit(Xtr, ["a", "a", "b", "b"])
+    np.testing.assert_allclose(scores, svm.decision_function(PROTEINS), rtol=1e-6, atol=1e-9)

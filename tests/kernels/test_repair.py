@@ -222,7 +222,8 @@ def test_spectrum_repair_in_a_learner_fits_on_the_training_fold_only():
 def test_normalised_identity_gram_warns_naming_the_kernel():
     X = random_strings(8, AMINO, 60, 80)  # unrelated proteins
     with pytest.warns(UserWarning, match=r"Normalize\(LocalAlignment\(beta=0.5\)\).*"
-                      r"numerically the identity.*SpectrumRepair"):
+                      r"numerically the identity.*"
+                      r"SpectrumRepair\(LocalAlignment\(beta=...\).log_kernel, normalize=True\)"):
         Normalize(LocalAlignment(beta=0.5))(X)
     import warnings
 
@@ -231,3 +232,102 @@ def test_normalised_identity_gram_warns_naming_the_kernel():
         k = Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)).fit(X)
         K = k(X)
     assert check_psd(K) and np.abs(K - np.eye(8)).max() > 0.1
+
+
+# ------------------------------------------- the identity warning, SCOP-like
+def _mutate(seq, rate):
+    return "".join(AMINO[RNG.integers(20)] if RNG.random() < rate else c for c in seq)
+
+
+def test_identity_warning_fires_when_a_few_objects_have_near_copies():
+    """SCOP's training sets: most domains unrelated to all others, a minority
+    with a close homologue (the former rule, 90 % of objects without any
+    neighbour above 1e-8, stayed silent at 72-87 %)."""
+    import warnings
+
+    from structk.kernels.algebra import IDENTITY_ROW_MASS
+
+    lonely = random_strings(24, AMINO, 60, 80)
+    pairs = random_strings(4, AMINO, 60, 80)
+    X = lonely + pairs + [_mutate(p, 0.02) for p in pairs]  # 24 of 32 lonely: 75 %
+    k = Normalize(LocalAlignment(beta=0.5))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        K = k(X)
+    off = np.abs(K - np.diag(np.diag(K)))
+    # the case the former rule missed: a quarter of the objects has a neighbour
+    assert np.mean(off.max(axis=1) < 1e-8) < 0.9
+    assert np.sum(off.max(axis=1) >= 1e-8) == 8
+    # the rule, computed here from its definition: the median row mass
+    assert np.median(off.sum(axis=1)) < IDENTITY_ROW_MASS
+    alone = int(np.sum(off.sum(axis=1) < IDENTITY_ROW_MASS))
+    assert len(caught) == 1 and "numerically the identity" in str(caught[0].message)
+    assert f"{alone} of 32 objects" in str(caught[0].message)
+    assert caught[0].filename == __file__  # points at the line that computed the Gram
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (Normalize(LocalAlignment(beta=0.1)), random_strings(30, AMINO, 60, 80)),
+    lambda: (Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)),
+             random_strings(30, AMINO, 60, 80)),
+], ids=["LA-beta-0.1", "repaired-log-LA"])
+def test_identity_warning_is_silent_when_objects_see_each_other(make):
+    import warnings
+
+    from structk.kernels.algebra import IDENTITY_ROW_MASS
+
+    k, X = make()
+    k = k.fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K = k(X)
+    off = np.abs(K - np.diag(np.diag(K)))
+    assert np.median(off.sum(axis=1)) >= IDENTITY_ROW_MASS
+
+
+# ------------------------------------ normalising before the repair (SCOP)
+def _repaired_by_hand(S, train, test, normalize):
+    """The definition: (normalised) training block, clipped spectrum, test
+    rows projected, in plain NumPy."""
+    S = np.asarray(S, dtype=float)
+    if normalize:
+        d = np.sqrt(np.diag(S))
+        S = S / d[:, None] / d[None, :]
+    w, V = np.linalg.eigh(S[np.ix_(train, train)])
+    keep = w > 1e-10 * np.abs(w).max()
+    C = V[:, keep] / np.sqrt(w[keep])
+    F = S[np.ix_(train, train)] @ C
+    G = S[np.ix_(test, train)] @ C
+    return F @ F.T, G @ F.T
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_spectrum_repair_normalize_is_the_definition(normalize):
+    X = random_strings(14, AMINO, 20, 40)
+    L = LocalAlignment(beta=0.5).log_kernel(X)
+    train, test = list(range(9)), list(range(9, 14))
+    K_train, K_test = _repaired_by_hand(L, train, test, normalize)
+    k = SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=normalize)
+    k.fit([X[i] for i in train])
+    np.testing.assert_allclose(k([X[i] for i in train]), K_train, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(k([X[i] for i in test], [X[i] for i in train]), K_test,
+                               rtol=1e-8, atol=1e-9)
+    if normalize:
+        # the normalised training block has a unit diagonal; the clip moves it little
+        np.testing.assert_allclose(k.self_similarities_, np.diag(L)[train])
+        assert check_psd(k([X[i] for i in test + train]))
+    assert repr(k) == ("SpectrumRepair(LocalAlignment(beta=0.5).log_kernel"
+                       + (", normalize=True)" if normalize else ")"))
+
+
+def test_spectrum_repair_normalize_refuses_a_non_positive_self_similarity():
+    def sim(X, Z):
+        return np.array([[float(len(set(x) & set(z))) - (x == "WW") * 2 for z in Z] for x in X])
+
+    with pytest.raises(ValueError, match=r"similarity\(X\[2\], X\[2\]\) = -1 is not positive"):
+        SpectrumRepair(sim, normalize=True).fit(["MKV", "MKL", "WW"])
+    k = SpectrumRepair(sim, normalize=True).fit(["MKV", "MKL", "MVL"])
+    with pytest.raises(ValueError, match=r"similarity\(Y\[0\], Y\[0\]\) = -1"):
+        k(["MK"], ["WW"])
+    with pytest.raises(TypeError, match="normalize must be True or False"):
+        SpectrumRepair(sim, normalize="yes").fit(["MKV"])
