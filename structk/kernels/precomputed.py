@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +123,8 @@ class Precomputed(Kernel):
 
     _repr_always = ("matrix",)
 
-    def __init__(self, matrix, keys=None):
+    def __init__(self, matrix: np.ndarray | str | os.PathLike[str],
+                 keys: Sequence[Any] | str | os.PathLike[str] | None = None) -> None:
         self.matrix = matrix
         self.keys = keys
 

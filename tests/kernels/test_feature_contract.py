@@ -21,7 +21,7 @@ from structk.kernels import (
     ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
     FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
     Intersection, Jaccard, Kernel, Laplace, Linear, LocalAlignment, MinMax, Mismatch,
-    Normalize,
+    Normalize, Precomputed,
     Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
     WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment, aligned_features,
 )
@@ -77,6 +77,7 @@ def _registry():
         (ClassConditionalFisherKernel([hmm, other], information="identity"), STX, STY),
         (EmpiricalKernelMap(smith_waterman, PX[:3]), PX, PY),
         (SpectrumRepair(smith_waterman), PX, PY),
+        (Precomputed(np.eye(6) + 0.5), [0, 1, 2], [3, 4, 5]),
         (FunctionKernel(lambda x, y: float(len(set(x) & set(y)))), STX, STY),
         (RandomWalk(lam=0.05), GX, GY), (ShortestPath(), GX, GY),
         (ShortestPath(length_kernel="gaussian"), GX, GY),
