@@ -48,25 +48,30 @@ def kernels(name, graphs):
 
     out = {
         "shortest path, normalised": lambda: normalise(structk.ShortestPath()(graphs)),
-        "WL optimal assignment h=5, normalised":
-            lambda: normalise(structk.WeisfeilerLehmanOptimalAssignment(h=5)(graphs)),
+        "WL optimal assignment h=5, normalised": lambda: normalise(
+            structk.WeisfeilerLehmanOptimalAssignment(h=5)(graphs)
+        ),
         # lam = 0.01 on every dataset: ENZYMES admits lam < 0.0334 (the
         # kernel's error message names the bound; its densest graph has
         # rho(A) = 5.47)
-        "random walk, labelled, lam=0.01, normalised":
-            lambda: normalise(structk.RandomWalk(lam=0.01)(graphs)),
+        "random walk, labelled, lam=0.01, normalised": lambda: normalise(
+            structk.RandomWalk(lam=0.01)(graphs)
+        ),
         "WL h=5, normalised": lambda: normalise(structk.WeisfeilerLehman(h=5)(graphs)),
     }
     if name in ("MUTAG", "PTC_MR"):
         out["WL h=5 with bond labels, normalised"] = lambda: normalise(
-            structk.WeisfeilerLehman(h=5, edge_label="label")(graphs))
+            structk.WeisfeilerLehman(h=5, edge_label="label")(graphs)
+        )
     if name == "ENZYMES":
         z = standardised(graphs)
         dim = len(z[0].nodes[next(iter(z[0]))]["attributes"])
         out["GraphHopper, linear, standardised attributes, normalised"] = lambda: normalise(
-            structk.GraphHopper()(z))
-        out[f"GraphHopper, Gaussian gamma=1/{dim}, standardised attributes, normalised"] = \
-            lambda: normalise(structk.GraphHopper(node_kernel="gaussian", gamma=1 / dim)(z))
+            structk.GraphHopper()(z)
+        )
+        out[f"GraphHopper, Gaussian gamma=1/{dim}, standardised attributes, normalised"] = lambda: (
+            normalise(structk.GraphHopper(node_kernel="gaussian", gamma=1 / dim)(z))
+        )
     return out
 
 
@@ -83,8 +88,11 @@ def main(argv=None):
 
     for name in args.dataset or ["MUTAG", "PTC_MR", "ENZYMES"]:
         graphs, y = load_tu(os.path.join(root, "graphs"), name)
-        print(f"\n{name}: {len(graphs)} graphs, {args.repeats} x 10-fold CV, "
-              "C tuned by inner 5-fold CV on the training folds", flush=True)
+        print(
+            f"\n{name}: {len(graphs)} graphs, {args.repeats} x 10-fold CV, "
+            "C tuned by inner 5-fold CV on the training folds",
+            flush=True,
+        )
         for kernel, gram in kernels(name, graphs).items():
             if args.kernel and not any(s in kernel for s in args.kernel):
                 continue
@@ -92,8 +100,11 @@ def main(argv=None):
             K = gram()
             t_gram = time.perf_counter() - t
             mean, std = nested_cv_accuracy(K, y, repeats=args.repeats)
-            print(f"  {100 * mean:5.1f} % +- {100 * std:.1f}  {kernel}  (Gram {t_gram:.1f} s, "
-                  f"total {time.perf_counter() - t:.0f} s)", flush=True)
+            print(
+                f"  {100 * mean:5.1f} % +- {100 * std:.1f}  {kernel}  (Gram {t_gram:.1f} s, "
+                f"total {time.perf_counter() - t:.0f} s)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

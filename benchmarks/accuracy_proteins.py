@@ -111,23 +111,30 @@ def main():
     from structk.kernels import LocalAlignment, Normalize, SpectrumRepair
     from structk.learners import KernelSVM
 
-    X, sup, fam = superfamilies(args.superfamilies, args.families, args.members,
-                                args.length, args.divergence, args.seed)
+    X, sup, fam = superfamilies(
+        args.superfamilies, args.families, args.members, args.length, args.divergence, args.seed
+    )
     lengths = [len(x) for x in X]
-    print(f"{len(X)} synthetic proteins ({args.superfamilies} superfamilies x "
-          f"{args.families} families x {args.members}), lengths {min(lengths)}-"
-          f"{max(lengths)}, divergence {args.divergence} per step")
+    print(
+        f"{len(X)} synthetic proteins ({args.superfamilies} superfamilies x "
+        f"{args.families} families x {args.members}), lengths {min(lengths)}-"
+        f"{max(lengths)}, divergence {args.divergence} per step"
+    )
     t0 = time.perf_counter()
     la = LocalAlignment(beta=0.5)
     N = Normalize(la)(X)
     L = la.log_kernel(X)
     print(f"LA and log-LA matrices: {time.perf_counter() - t0:.1f} s")
     off = N[~np.eye(len(X), dtype=bool)]
-    print(f"normalised LA off the diagonal: median {np.median(off):.2g}, "
-          f"99th percentile {np.quantile(off, 0.99):.2g}")
+    print(
+        f"normalised LA off the diagonal: median {np.median(off):.2g}, "
+        f"99th percentile {np.quantile(off, 0.99):.2g}"
+    )
     w = np.linalg.eigvalsh(L)
-    print(f"log-LA spectrum: {np.sum(w < 0)} negative eigenvalues of {len(w)}, "
-          f"smallest {w[0] / np.linalg.norm(L):.3g} x ||L||_F")
+    print(
+        f"log-LA spectrum: {np.sum(w < 0)} negative eigenvalues of {len(w)}, "
+        f"smallest {w[0] / np.linalg.norm(L):.3g} x ||L||_F"
+    )
 
     def lookup(A, B):  # objects are indices into X
         return L[np.ix_(np.asarray(A, dtype=int), np.asarray(B, dtype=int))]
@@ -144,10 +151,14 @@ def main():
         svm.fit(list(train), ytr)
         rocs["route"].append(roc_auc_score(yte, svm.decision_function(list(test))))
     print(f"\n{len(rocs['naive'])} experiments (one held-out family each), mean ROC area:")
-    print(f"  Normalize(LocalAlignment(beta=0.5))                          "
-          f"{np.mean(rocs['naive']):.3f}")
-    print(f"  Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)) "
-          f"{np.mean(rocs['route']):.3f}")
+    print(
+        f"  Normalize(LocalAlignment(beta=0.5))                          "
+        f"{np.mean(rocs['naive']):.3f}"
+    )
+    print(
+        f"  Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)) "
+        f"{np.mean(rocs['route']):.3f}"
+    )
 
 
 if __name__ == "__main__":

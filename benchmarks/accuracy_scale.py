@@ -35,19 +35,32 @@ import numpy as np
 
 def datasets(root):
     from structk.datasets import load_splice, load_tu
-    from structk.kernels import Normalize, Spectrum, WeightedDegree, \
-        WeisfeilerLehmanOptimalAssignment
+    from structk.kernels import (
+        Normalize,
+        Spectrum,
+        WeightedDegree,
+        WeisfeilerLehmanOptimalAssignment,
+    )
 
     splice = load_splice(Path(root) / "sequences" / "splice" / "splice.data")
     X, y = list(splice.sequences), np.asarray(splice.target)
-    yield ("splice", "Normalize(Spectrum(k=3))", Normalize(Spectrum(k=3, unknown="skip")),
-           X, y)
-    yield ("splice", "Normalize(WeightedDegree(d=8))",
-           Normalize(WeightedDegree(d=8, unknown="skip")), X, y)
+    yield ("splice", "Normalize(Spectrum(k=3))", Normalize(Spectrum(k=3, unknown="skip")), X, y)
+    yield (
+        "splice",
+        "Normalize(WeightedDegree(d=8))",
+        Normalize(WeightedDegree(d=8, unknown="skip")),
+        X,
+        y,
+    )
     for name in ("PTC_MR", "ENZYMES"):
         G, y = load_tu(Path(root) / "graphs" / name)[:2]
-        yield name, "Normalize(WLOA(h=5))", Normalize(WeisfeilerLehmanOptimalAssignment(h=5)), \
-            list(G), np.asarray(y)
+        yield (
+            name,
+            "Normalize(WLOA(h=5))",
+            Normalize(WeisfeilerLehmanOptimalAssignment(h=5)),
+            list(G),
+            np.asarray(y),
+        )
 
 
 def evaluate(kernel, X, y, folds, **kw):
@@ -71,8 +84,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--m", type=int, action="append", help="also Nyström with m landmarks")
     ap.add_argument("--dataset", action="append")
-    ap.add_argument("--path", action="append",
-                    help="only these paths (dual, primal, nystroem; default all)")
+    ap.add_argument(
+        "--path", action="append", help="only these paths (dual, primal, nystroem; default all)"
+    )
     args = ap.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -99,8 +113,9 @@ def main(argv=None):
         for path, kw in paths:
             acc, sd, t = evaluate(kernel, X, y, folds, **kw)
             exact = acc if exact is None else exact
-            rows.append([name, kname, path, f"{acc:.2f} ± {sd:.2f}", f"{acc - exact:+.2f}",
-                         f"{t:.2f}"])
+            rows.append(
+                [name, kname, path, f"{acc:.2f} ± {sd:.2f}", f"{acc - exact:+.2f}", f"{t:.2f}"]
+            )
             print(*rows[-1], sep=" | ", flush=True)
     print()
     print_table(rows, ["data", "kernel", "path", "accuracy %", "vs dual", "fit s"])

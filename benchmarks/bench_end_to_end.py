@@ -88,7 +88,9 @@ def read_tu(folder, name):
     return graphs, y
 """
 
-MUTAG_PEER = TU_READER + """
+MUTAG_PEER = (
+    TU_READER
+    + """
 from grakel import Graph
 from grakel.kernels import VertexHistogram, WeisfeilerLehman
 from sklearn.model_selection import cross_val_score
@@ -101,6 +103,7 @@ model = make_pipeline(WeisfeilerLehman(n_iter=3, normalize=True,
                       SVC(kernel="precomputed", C=10))
 print(cross_val_score(model, G, y, cv=10).mean())
 """
+)
 
 PROMOTERS = """
 from sklearn.model_selection import cross_val_score
@@ -251,8 +254,9 @@ class Runner:
         env = self.env(cold, extra_env)
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True,
-                              cwd=self.tmp)
+        proc = subprocess.run(
+            cmd, check=False, env=env, capture_output=True, text=True, cwd=self.tmp
+        )
         wall = time.perf_counter() - t
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.last_cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
@@ -260,8 +264,9 @@ class Runner:
             shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
         if proc.returncode != 0:
             sys.exit(f"command failed: {' '.join(cmd[:4])}...\n{proc.stderr[-3000:]}")
-        result = [line.split()[1:] for line in proc.stdout.splitlines()
-                  if line.startswith("RESULT")]
+        result = [
+            line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("RESULT")
+        ]
         return wall, [float(v) for v in result[-1]] if result else None, proc
 
     def alternate(self, a, b, repeats=None):
@@ -291,8 +296,11 @@ def header(title):
 
 
 def line(name, ours, peer, peer_name, unit="s"):
-    print(f"  {name:<44s} structk {ours:8.3f} {unit}   {peer_name} {peer:8.3f} {unit}   "
-          f"ratio {ours / peer:5.2f}", flush=True)
+    print(
+        f"  {name:<44s} structk {ours:8.3f} {unit}   {peer_name} {peer:8.3f} {unit}   "
+        f"ratio {ours / peer:5.2f}",
+        flush=True,
+    )
 
 
 def timed(R, *args, **kwargs):
@@ -312,8 +320,10 @@ def case_script(R, name, ours, peer, peer_name):
 
 
 def case_splice(R):
-    header(f"structk cv splice WeightedDegree(d=8) vs SVC on the same Gram + Gram time, "
-           f"median of {R.repeats}")
+    header(
+        f"structk cv splice WeightedDegree(d=8) vs SVC on the same Gram + Gram time, "
+        f"median of {R.repeats}"
+    )
     sys.path.insert(0, str(ROOT))  # this process reads the data with structk too
     from structk.datasets import load_splice
 
@@ -325,9 +335,21 @@ def case_splice(R):
 
     np.save(os.path.join(R.tmp, "splice_y.npy"), np.asarray(y))
     gram, labels = os.path.join(R.tmp, "splice_K.npy"), os.path.join(R.tmp, "splice_y.npy")
-    argv = ["-m", "structk.cli", "cv", fasta, "--label-pattern", r"class=(\S+)",
-            "--kernel", "WeightedDegree(d=8, unknown='skip')", "--learner", "KernelSVM(C=1.0)",
-            "--cv", "5", "--quiet"]  # the peer's 5 folds (the command's default is 10)
+    argv = [
+        "-m",
+        "structk.cli",
+        "cv",
+        fasta,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "WeightedDegree(d=8, unknown='skip')",
+        "--learner",
+        "KernelSVM(C=1.0)",
+        "--cv",
+        "5",
+        "--quiet",
+    ]  # the peer's 5 folds (the command's default is 10)
     R.run(argv=argv)
     gram_code = SPLICE_GRAM.format(fasta=fasta, gram=gram)
     R.run(gram_code)
@@ -342,15 +364,22 @@ def case_splice(R):
     t_ours, t_peer = R.alternate(lambda: timed(R, argv=argv), peer)
     g = med(p[2] for p in t_peer)
     ours_wall, ours_cpu = med(t[0] for t in t_ours), med(t[1] for t in t_ours)
-    line("structk cv (wall)", ours_wall, med(p[0] for p in t_peer),
-         f"SVC proc + Gram {g:.2f} s =")
+    line("structk cv (wall)", ours_wall, med(p[0] for p in t_peer), f"SVC proc + Gram {g:.2f} s =")
     line("structk cv (CPU)", ours_cpu, med(p[1] for p in t_peer), "SVC proc + Gram =")
     # the two-step workflow the command replaces: a structk process writes
     # the Gram, a scikit-learn process cross-validates on it
-    line("structk cv vs two processes (wall)", ours_wall, med(p[3] for p in t_peer),
-         "Gram proc + SVC proc =")
-    line("structk cv vs two processes (CPU)", ours_cpu, med(p[4] for p in t_peer),
-         "Gram proc + SVC proc =")
+    line(
+        "structk cv vs two processes (wall)",
+        ours_wall,
+        med(p[3] for p in t_peer),
+        "Gram proc + SVC proc =",
+    )
+    line(
+        "structk cv vs two processes (CPU)",
+        ours_cpu,
+        med(p[4] for p in t_peer),
+        "Gram proc + SVC proc =",
+    )
     return t_ours, t_peer
 
 
@@ -361,27 +390,36 @@ def case_demo(R, cold):
     if not cold:
         R.run(argv=argv)
     times = [timed(R, argv=argv, cold=cold) for _ in range(R.repeats)]
-    print(f"  structk demo ({kind}): median {med(t[0] for t in times):.2f} s wall, "
-          f"{med(t[1] for t in times):.2f} s CPU  "
-          f"(runs: {', '.join(f'{t[0]:.1f}' for t in times)})", flush=True)
+    print(
+        f"  structk demo ({kind}): median {med(t[0] for t in times):.2f} s wall, "
+        f"{med(t[1] for t in times):.2f} s CPU  "
+        f"(runs: {', '.join(f'{t[0]:.1f}' for t in times)})",
+        flush=True,
+    )
     return times
 
 
 def case_cold_mutag(R, ours):
     header(f"6-line MUTAG script, empty numba cache, median of {R.repeats}")
     times = [timed(R, ours, cold=True) for _ in range(R.repeats)]
-    print(f"  MUTAG script (empty cache): median {med(t[0] for t in times):.2f} s wall, "
-          f"{med(t[1] for t in times):.2f} s CPU  "
-          f"(runs: {', '.join(f'{t[0]:.1f}' for t in times)})", flush=True)
+    print(
+        f"  MUTAG script (empty cache): median {med(t[0] for t in times):.2f} s wall, "
+        f"{med(t[1] for t in times):.2f} s CPU  "
+        f"(runs: {', '.join(f'{t[0]:.1f}' for t in times)})",
+        flush=True,
+    )
     return times
 
 
 def case_psd(R, quick):
-    header("KernelSVM fit on a precomputed Gram: default PSD safeguard vs psd_check='none' "
-           "(CPU time)")
+    header(
+        "KernelSVM fit on a precomputed Gram: default PSD safeguard vs psd_check='none' (CPU time)"
+    )
     sizes = (50, 170, 500) if quick else (50, 170, 500, 1000, 2000)
-    print(f"  {'n':>5s}  {'first fit: auto':>16s} {'none':>9s}  {'later fits: auto':>17s} "
-          f"{'none':>9s}  safeguard share (first, later)")
+    print(
+        f"  {'n':>5s}  {'first fit: auto':>16s} {'none':>9s}  {'later fits: auto':>17s} "
+        f"{'none':>9s}  safeguard share (first, later)"
+    )
     for n in sizes:
         reps = 5 if n <= 500 else 3
 
@@ -392,14 +430,20 @@ def case_psd(R, quick):
         auto, none = R.alternate(lambda: fit("auto"), lambda: fit("none"))
         fa, fn = med(a[0] for a in auto), med(b[0] for b in none)
         la, ln = med(a[1] for a in auto), med(b[1] for b in none)
-        print(f"  {n:5d}  {1e3 * fa:13.2f} ms {1e3 * fn:6.2f} ms  {1e3 * la:14.2f} ms "
-              f"{1e3 * ln:6.2f} ms  {max(fa - fn, 0) / fa:5.1%}, {max(la - ln, 0) / la:5.1%}",
-              flush=True)
+        print(
+            f"  {n:5d}  {1e3 * fa:13.2f} ms {1e3 * fn:6.2f} ms  {1e3 * la:14.2f} ms "
+            f"{1e3 * ln:6.2f} ms  {max(fa - fn, 0) / fa:5.1%}, {max(la - ln, 0) / la:5.1%}",
+            flush=True,
+        )
 
 
 #: One thread for numba and the BLAS: the goal's "single core" cases.
-ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-              "MKL_NUM_THREADS": "1"}
+ONE_THREAD = {
+    "NUMBA_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
 
 
 def case_rw(R, quick):
@@ -408,20 +452,24 @@ def case_rw(R, quick):
     reps, peer_reps = (2, 1) if quick else (5, 2)
 
     def run(ours):
-        code = RW.format(reader=TU_READER.format(), data=R.data, structk=ours, reps=reps,
-                         peer_reps=peer_reps)
+        code = RW.format(
+            reader=TU_READER.format(), data=R.data, structk=ours, reps=reps, peer_reps=peer_reps
+        )
         return R.run(code, extra_env=one)[1][0]
 
     run(True)
-    ours, peer = R.alternate(lambda: run(True), lambda: run(False),
-                             repeats=min(R.repeats, 3))
-    print(f"  structk {med(ours):.4f} s CPU   GraKeL {med(peer):.3f} s CPU   "
-          f"GraKeL / structk {med(peer) / med(ours):6.1f}x", flush=True)
+    ours, peer = R.alternate(lambda: run(True), lambda: run(False), repeats=min(R.repeats, 3))
+    print(
+        f"  structk {med(ours):.4f} s CPU   GraKeL {med(peer):.3f} s CPU   "
+        f"GraKeL / structk {med(peer) / med(ours):6.1f}x",
+        flush=True,
+    )
 
 
 def case_ridge(R, quick):
-    header("KernelRidgeCV over 20 penalties vs 20 KernelRidge (Cholesky) fits (CPU time, "
-           "one thread)")
+    header(
+        "KernelRidgeCV over 20 penalties vs 20 KernelRidge (Cholesky) fits (CPU time, one thread)"
+    )
     sizes = (200, 1000) if quick else (200, 500, 1000, 2000)
     for n in sizes:
         reps = 5 if n <= 1000 else 3
@@ -430,8 +478,11 @@ def case_ridge(R, quick):
             return R.run(RIDGE.format(n=n, structk=ours, reps=reps), extra_env=ONE_THREAD)[1][0]
 
         cv, refits = R.alternate(lambda: run(True), lambda: run(False))
-        print(f"  n = {n:5d}: KernelRidgeCV {1e3 * med(cv):9.2f} ms   20 refits "
-              f"{1e3 * med(refits):9.2f} ms   ratio {med(cv) / med(refits):5.2f}", flush=True)
+        print(
+            f"  n = {n:5d}: KernelRidgeCV {1e3 * med(cv):9.2f} ms   20 refits "
+            f"{1e3 * med(refits):9.2f} ms   ratio {med(cv) / med(refits):5.2f}",
+            flush=True,
+        )
 
 
 CASES = ("mutag", "promoters", "splice", "demo", "cold", "psd", "rw", "ridge")
@@ -444,8 +495,13 @@ def run_cases(R, cases, quick):
         if case == "mutag":
             case_script(R, "MUTAG WL script", mutag, mutag_peer, "GraKeL+SVC")
         elif case == "promoters":
-            case_script(R, "promoters spectrum script", PROMOTERS.format(**fmt),
-                        PROMOTERS_PEER.format(**fmt), "CountVectorizer+SVC")
+            case_script(
+                R,
+                "promoters spectrum script",
+                PROMOTERS.format(**fmt),
+                PROMOTERS_PEER.format(**fmt),
+                "CountVectorizer+SVC",
+            )
         elif case == "splice":
             case_splice(R)
         elif case == "demo":
@@ -464,12 +520,17 @@ def run_cases(R, cases, quick):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
-    parser.add_argument("--cases", default=",".join(CASES),
-                        help=f"comma-separated subset of {','.join(CASES)}")
-    parser.add_argument("--busy", action="store_true",
-                        help="also run every case while a process keeps one core busy")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="rounds per case (default 5, 2 with --quick)")
+    parser.add_argument(
+        "--cases", default=",".join(CASES), help=f"comma-separated subset of {','.join(CASES)}"
+    )
+    parser.add_argument(
+        "--busy",
+        action="store_true",
+        help="also run every case while a process keeps one core busy",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="rounds per case (default 5, 2 with --quick)"
+    )
     args = parser.parse_args(argv)
     data = os.environ.get("STRUCTK_DATA")
     if not data:

@@ -68,10 +68,13 @@ print(json.dumps({"before": before, "peak": rss_mb(), "seconds": time.perf_count
 
 
 def run(n, who, classes=2, learner="svm"):
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(n), who, str(classes), learner],
-                         capture_output=True,
-                         text=True, check=True, env={"PYTHONPATH": str(ROOT), "PATH": "",
-                                                     "STRUCTK_QUIET_COMPILE": "1"})
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(n), who, str(classes), learner],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "", "STRUCTK_QUIET_COMPILE": "1"},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -79,21 +82,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--classes", type=int, default=2, help="classes of the labels")
-    parser.add_argument("--learner", default="svm", choices=["svm", "logistic"],
-                        help="KernelSVM (default) or KernelLogisticRegression")
-    parser.add_argument("--peer", action="store_true",
-                        help="also SVC on the same Gram (svm only)")
+    parser.add_argument(
+        "--learner",
+        default="svm",
+        choices=["svm", "logistic"],
+        help="KernelSVM (default) or KernelLogisticRegression",
+    )
+    parser.add_argument("--peer", action="store_true", help="also SVC on the same Gram (svm only)")
     args = parser.parse_args(argv)
     gram_mb = 8 * args.n**2 / 2**20
-    print(f"n = {args.n}, {args.classes} classes, {args.learner}: Gram {gram_mb:,.0f} MB "
-          f"({time.strftime('%Y-%m-%d')})")
+    print(
+        f"n = {args.n}, {args.classes} classes, {args.learner}: Gram {gram_mb:,.0f} MB "
+        f"({time.strftime('%Y-%m-%d')})"
+    )
     peer = args.peer and args.learner == "svm"
     for who in ["structk"] + (["sklearn SVC"] if peer else []):
         r = run(args.n, "structk" if who == "structk" else "peer", args.classes, args.learner)
         fit_mb = r["peak"] - r["before"]
-        print(f"  {who:12s} fit {r['seconds']:7.1f} s   peak RSS {r['peak']:8,.0f} MB   "
-              f"before the fit {r['before']:6,.0f} MB   "
-              f"fit's own {fit_mb:8,.0f} MB = {fit_mb / gram_mb:.2f} x the Gram")
+        print(
+            f"  {who:12s} fit {r['seconds']:7.1f} s   peak RSS {r['peak']:8,.0f} MB   "
+            f"before the fit {r['before']:6,.0f} MB   "
+            f"fit's own {fit_mb:8,.0f} MB = {fit_mb / gram_mb:.2f} x the Gram"
+        )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def random_dna(n, length, rng):
 def mutants(seq):
     out = []
     for p, base in enumerate(seq):
-        out.extend(seq[:p] + b + seq[p + 1:] for b in "ACGT" if b != base)
+        out.extend(seq[:p] + b + seq[p + 1 :] for b in "ACGT" if b != base)
     return out
 
 
@@ -56,8 +56,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--gkm", action="store_true", help="also the gapped k-mer SVM")
     parser.add_argument("--only-gkm", action="store_true", help="the gapped k-mer SVM only")
-    parser.add_argument("--gkm-train", type=int, default=2000,
-                        help="training sequences of the gapped k-mer SVM")
+    parser.add_argument(
+        "--gkm-train", type=int, default=2000, help="training sequences of the gapped k-mer SVM"
+    )
     args = parser.parse_args()
 
     from structk.explain import Explainer
@@ -84,31 +85,61 @@ def main():
         ex = Explainer(model)
         delta = ex.ism(seq)
         ref = model.decision_function(muts) - model.decision_function([seq])[0]
-        got = np.array([delta[p, "ACGT".index(m[p])] for p, m in
-                        zip(np.repeat(np.arange(L), 3), muts)])
+        got = np.array(
+            [delta[p, "ACGT".index(m[p])] for p, m in zip(np.repeat(np.arange(L), 3), muts)]
+        )
         err = float(np.abs(got - ref).max() / max(1.0, np.abs(ref).max()))
         t_setup, c_setup = median_wall_cpu(lambda m=model: Explainer(m), args.repeats, 0)
         t_ism, c_ism = median_wall_cpu(lambda: ex.ism(seq), args.repeats)
-        t_recompute, c_recompute = median_wall_cpu(lambda m=model: m.decision_function(muts),
-                                                   args.repeats, 0)
-        rows.append([repr(kernel), n_sv, f"ISM {L} nt ({len(muts)} mutants)",
-                     f"{t_setup:.3f} ({c_setup:.3f})", f"{t_ism:.3f} ({c_ism:.3f})",
-                     f"{t_recompute:.3f} ({c_recompute:.3f})",
-                     f"{t_recompute / (t_setup + t_ism):.1f}x", f"{err:.1e}"])
+        t_recompute, c_recompute = median_wall_cpu(
+            lambda m=model: m.decision_function(muts), args.repeats, 0
+        )
+        rows.append(
+            [
+                repr(kernel),
+                n_sv,
+                f"ISM {L} nt ({len(muts)} mutants)",
+                f"{t_setup:.3f} ({c_setup:.3f})",
+                f"{t_ism:.3f} ({c_ism:.3f})",
+                f"{t_recompute:.3f} ({c_recompute:.3f})",
+                f"{t_recompute / (t_setup + t_ism):.1f}x",
+                f"{err:.1e}",
+            ]
+        )
         E = ex.contributions(T)
         f = model.decision_function(T)
-        err = float(np.abs(np.array([e.decision for e in E]) - f).max()
-                    / max(1.0, np.abs(f).max()))
-        t_contrib, c_contrib = median_wall_cpu(lambda: ex.contributions(T),
-                                               max(1, args.repeats - 2), 0)
-        t_decision, c_decision = median_wall_cpu(lambda m=model: m.decision_function(T),
-                                                 max(1, args.repeats - 2), 0)
-        rows.append([repr(kernel), n_sv, f"contributions {n_contrib} x 200 nt",
-                     f"{t_setup:.3f} ({c_setup:.3f})", f"{t_contrib:.3f} ({c_contrib:.3f})",
-                     f"{t_decision:.3f} ({c_decision:.3f})",
-                     f"{t_decision / (t_setup + t_contrib):.2f}x", f"{err:.1e}"])
-    print_table(rows, ["kernel", "SVs", "task", "setup s (CPU)", "structk s (CPU)",
-                       "decision_function s (CPU)", "speed-up", "max rel. diff"])
+        err = float(np.abs(np.array([e.decision for e in E]) - f).max() / max(1.0, np.abs(f).max()))
+        t_contrib, c_contrib = median_wall_cpu(
+            lambda: ex.contributions(T), max(1, args.repeats - 2), 0
+        )
+        t_decision, c_decision = median_wall_cpu(
+            lambda m=model: m.decision_function(T), max(1, args.repeats - 2), 0
+        )
+        rows.append(
+            [
+                repr(kernel),
+                n_sv,
+                f"contributions {n_contrib} x 200 nt",
+                f"{t_setup:.3f} ({c_setup:.3f})",
+                f"{t_contrib:.3f} ({c_contrib:.3f})",
+                f"{t_decision:.3f} ({c_decision:.3f})",
+                f"{t_decision / (t_setup + t_contrib):.2f}x",
+                f"{err:.1e}",
+            ]
+        )
+    print_table(
+        rows,
+        [
+            "kernel",
+            "SVs",
+            "task",
+            "setup s (CPU)",
+            "structk s (CPU)",
+            "decision_function s (CPU)",
+            "speed-up",
+            "max rel. diff",
+        ],
+    )
     print(f"load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
     if args.gkm:
         gkm(args, rng, seq)
@@ -128,10 +159,23 @@ def gkm(args, rng, seq):
     ex = Explainer(model)
     t_ism, c_ism = median_wall_cpu(lambda: ex.ism(seq), args.repeats)
     delta = ex.ism(seq)
-    row = [repr(model.kernel_), len(model.support_), f"ISM {len(seq)} nt",
-           f"{t_setup:.3f} ({c_setup:.3f})", f"{t_ism:.3f} ({c_ism:.3f})"]
-    headers = ["kernel", "SVs", "task", "setup s (CPU)", "structk s (CPU)",
-               "gkmsvm-lite s (CPU)", "ratio", "max rel. diff"]
+    row = [
+        repr(model.kernel_),
+        len(model.support_),
+        f"ISM {len(seq)} nt",
+        f"{t_setup:.3f} ({c_setup:.3f})",
+        f"{t_ism:.3f} ({c_ism:.3f})",
+    ]
+    headers = [
+        "kernel",
+        "SVs",
+        "task",
+        "setup s (CPU)",
+        "structk s (CPU)",
+        "gkmsvm-lite s (CPU)",
+        "ratio",
+        "max rel. diff",
+    ]
     try:
         import gkmsvm
         from gkmsvm.train import GkmSVM, _build_kernel
@@ -140,14 +184,20 @@ def gkm(args, rng, seq):
         return
     _, kind, params = _build_kernel("estimated", 11, 7, 3, 1.0, None, None, True)
     sv = gkmsvm.encode_batch(list(model.support_vectors_))[0]
-    peer = GkmSVM(sv, model.dual_coef_[0].astype(np.float32), float(model.intercept_[0]),
-                  kind, params)
+    peer = GkmSVM(
+        sv, model.dual_coef_[0].astype(np.float32), float(model.intercept_[0]), kind, params
+    )
     x = gkmsvm.one_hot_encode(seq)[None]
     t_peer, c_peer = median_wall_cpu(lambda: gkmsvm.ism(peer, x), args.repeats)
     theirs = np.asarray(gkmsvm.ism(peer, x))[0].T  # (L, 4)
     err = float(np.abs(theirs - delta).max() / max(1e-12, np.abs(delta).max()))
-    print_table([row + [f"{t_peer:.3f} ({c_peer:.3f})", f"{t_peer / (t_setup + t_ism):.1f}x",
-                        f"{err:.1e}"]], headers)
+    print_table(
+        [
+            row
+            + [f"{t_peer:.3f} ({c_peer:.3f})", f"{t_peer / (t_setup + t_ism):.1f}x", f"{err:.1e}"]
+        ],
+        headers,
+    )
     print(f"load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
 
 

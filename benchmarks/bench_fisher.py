@@ -49,8 +49,10 @@ def _row(label, t_structk, t_peer=None):
     if t_peer is None:
         print(f"  {label:<44s} structk {t_structk * 1e3:9.2f} ms")
     else:
-        print(f"  {label:<44s} structk {t_structk * 1e3:9.2f} ms   hmmlearn "
-              f"{t_peer * 1e3:9.2f} ms   ratio {t_peer / t_structk:6.1f}x")
+        print(
+            f"  {label:<44s} structk {t_structk * 1e3:9.2f} ms   hmmlearn "
+            f"{t_peer * 1e3:9.2f} ms   ratio {t_peer / t_structk:6.1f}x"
+        )
 
 
 def _model(K, M, seed):
@@ -58,15 +60,25 @@ def _model(K, M, seed):
 
     rng = np.random.default_rng(seed)
     A = rng.dirichlet(np.ones(K), size=K) + 2 * np.eye(K)
-    return DiscreteHMM.from_params(np.full(K, 1.0 / K), A / A.sum(1, keepdims=True),
-                                   rng.dirichlet(np.ones(M) * 0.5, size=K), "ACGT")
+    return DiscreteHMM.from_params(
+        np.full(K, 1.0 / K),
+        A / A.sum(1, keepdims=True),
+        rng.dirichlet(np.ones(M) * 0.5, size=K),
+        "ACGT",
+    )
 
 
 def _hmmlearn_model(K, params, n_iter):
     from hmmlearn.hmm import CategoricalHMM
 
-    m = CategoricalHMM(n_components=K, n_iter=n_iter, tol=-np.inf,
-                       implementation="scaling", init_params="", params="ste")
+    m = CategoricalHMM(
+        n_components=K,
+        n_iter=n_iter,
+        tol=-np.inf,
+        implementation="scaling",
+        init_params="",
+        params="ste",
+    )
     m.startprob_, m.transmat_, m.emissionprob_ = (p.copy() for p in params)
     m.n_features = params[2].shape[1]
     return m
@@ -84,8 +96,11 @@ def bench_fit(K, n_seq, length, n_iter, repeats):
     truth = _model(K, 4, seed=K)
     X = truth.sample(n_seq, length, random_state=1)
     rng = np.random.default_rng(2)
-    start = (np.full(K, 1.0 / K), rng.dirichlet(np.ones(K), size=K),
-             rng.dirichlet(np.ones(4), size=K))
+    start = (
+        np.full(K, 1.0 / K),
+        rng.dirichlet(np.ones(K), size=K),
+        rng.dirichlet(np.ones(4), size=K),
+    )
     init = dict(zip(("startprob", "transmat", "emissionprob"), start))
     ours = DiscreteHMM(K, "ACGT", n_iter=n_iter, tol=0.0, init=init, algorithm="em")
     column, lengths = _encode_int(X)
@@ -102,8 +117,10 @@ def bench_fit(K, n_seq, length, n_iter, repeats):
     peer = fit_peer()
     assert ours.n_iter_ == n_iter and not ours.converged_, ours.n_iter_
     assert peer.monitor_.iter == n_iter, peer.monitor_.iter
-    diff = max(np.abs(ours.emissionprob_ - peer.emissionprob_).max(),
-               np.abs(ours.transmat_ - peer.transmat_).max())
+    diff = max(
+        np.abs(ours.emissionprob_ - peer.emissionprob_).max(),
+        np.abs(ours.transmat_ - peer.transmat_).max(),
+    )
     _row(f"fit K={K} {n_seq}x{length}, {n_iter} iters", t_ours, t_peer)
     print(f"    same iterations ({n_iter}); max |param difference| = {diff:.1e}")
     return t_ours, t_peer
@@ -116,7 +133,7 @@ def bench_score(K, n_seq, length, repeats):
     params = (truth.startprob_, truth.transmat_, truth.emissionprob_)
     peer = _hmmlearn_model(K, params, 1)
     bounds = np.concatenate(([0], np.cumsum(lengths)))
-    pieces = [column[bounds[i]:bounds[i + 1]] for i in range(n_seq)]
+    pieces = [column[bounds[i] : bounds[i + 1]] for i in range(n_seq)]
 
     truth.score_samples(X)  # compile
     t_ours = _median_time(lambda: truth.score_samples(X), repeats)
@@ -161,9 +178,11 @@ def bench_threads(K, sizes, repeats):
         t_p = float(np.median([b for _, b in pairs]))
         work = seq.shape[0] * K * K
         chosen = "threads" if threads > 1 and work >= limit else "serial"
-        print(f"  E-step K={K} {n_seq}x{length} ({seq.shape[0]} symbols): serial "
-              f"{t_s * 1e3:8.2f} ms, chunked ({threads} threads) {t_p * 1e3:8.2f} ms, "
-              f"gain {t_s / t_p:4.2f}x; structk uses {chosen}")
+        print(
+            f"  E-step K={K} {n_seq}x{length} ({seq.shape[0]} symbols): serial "
+            f"{t_s * 1e3:8.2f} ms, chunked ({threads} threads) {t_p * 1e3:8.2f} ms, "
+            f"gain {t_s / t_p:4.2f}x; structk uses {chosen}"
+        )
 
 
 def bench_fisher_gram(K, n_seq, length, repeats):
@@ -193,8 +212,10 @@ def main(argv=None):
 
     import numba
 
-    print(f"bench_fisher: cpus={os.cpu_count()} numba threads={numba.get_num_threads()} "
-          f"load={os.getloadavg()[0]:.2f} quick={args.quick}")
+    print(
+        f"bench_fisher: cpus={os.cpu_count()} numba threads={numba.get_num_threads()} "
+        f"load={os.getloadavg()[0]:.2f} quick={args.quick}"
+    )
     warnings.filterwarnings("ignore", module="hmmlearn")
     t0 = time.perf_counter()
     ratios = {}
@@ -207,13 +228,18 @@ def main(argv=None):
         t_ours, t_peer = bench_score(K, score_n, length, repeats)
         ratios[f"score K={K}"] = t_peer / t_ours
     print("Threaded E-step")
-    sizes = [(50, 50), (200, 500)] if args.quick else [(500, 200), (2000, 250), (4000, 500),
-                                                       (8000, 500)]
+    sizes = (
+        [(50, 50), (200, 500)]
+        if args.quick
+        else [(500, 200), (2000, 250), (4000, 500), (8000, 500)]
+    )
     bench_threads(4, sizes, repeats)
     print("Fisher kernel")
     bench_fisher_gram(4, score_n, length, repeats)
-    print("summary (hmmlearn / structk, goal >= 2x): " + ", ".join(
-        f"{k} {v:.1f}x" for k, v in ratios.items()))
+    print(
+        "summary (hmmlearn / structk, goal >= 2x): "
+        + ", ".join(f"{k} {v:.1f}x" for k, v in ratios.items())
+    )
     print(f"load at end={os.getloadavg()[0]:.2f}, wall {time.perf_counter() - t0:.0f} s")
 
 

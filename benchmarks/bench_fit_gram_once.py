@@ -53,13 +53,26 @@ def main(argv=None):
         sys.exit("set STRUCTK_DATA to the data folder (sequences/nfe2/)")
     nfe2 = Path(root) / "sequences" / "nfe2"
     opts = SimpleNamespace(
-        positive=nfe2 / "pos.train.fa", negative=nfe2 / "neg.train.fa", input=None,
-        alphabet=None, label_pattern=None, labels=None, label_column=None,
-        smiles_column=None, target_column=None, inner_folds=5, seed=0, quiet=True,
-        no_nested=False, learner=args.learner, task="auto", kernel=args.kernel)
+        positive=nfe2 / "pos.train.fa",
+        negative=nfe2 / "neg.train.fa",
+        input=None,
+        alphabet=None,
+        label_pattern=None,
+        labels=None,
+        label_column=None,
+        smiles_column=None,
+        target_column=None,
+        inner_folds=5,
+        seed=0,
+        quiet=True,
+        no_nested=False,
+        learner=args.learner,
+        task="auto",
+        kernel=args.kernel,
+    )
     data = mc._training_data(opts)
     if args.n is not None:
-        keep = np.sort(np.random.default_rng(0).permutation(len(data.objects))[:args.n])
+        keep = np.sort(np.random.default_rng(0).permutation(len(data.objects))[: args.n])
         data.objects = [data.objects[i] for i in keep]
         data.labels = data.labels[keep]
         data.names = [data.names[i] for i in keep]
@@ -74,21 +87,26 @@ def main(argv=None):
     w1, c1 = clock()
     again = clone(spec.estimator).set_params(kernel=kernel, **chosen).fit(data.objects, y)
     w2, c2 = clock()
-    handed = fit_with_gram(clone(spec.estimator).set_params(kernel=kernel, **chosen),
-                           data.objects, y, *trained)
+    handed = fit_with_gram(
+        clone(spec.estimator).set_params(kernel=kernel, **chosen), data.objects, y, *trained
+    )
     w3, c3 = clock()
     T = data.objects[:100]
-    np.testing.assert_allclose(again.decision_function(T), handed.decision_function(T),
-                               rtol=1e-9, atol=1e-12)
-    print(f"{args.kernel}, {spec.name}, n = {len(y)}, chosen {chosen} "
-          f"({time.strftime('%Y-%m-%d')}, load {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} cores)")
-    rows = [("inner CV (prepare + Gram + folds)", w1 - w0, c1 - c0),
-            ("final fit computing the Gram again", w2 - w1, c2 - c1),
-            ("final fit handed the inner CV's Gram", w3 - w2, c3 - c2),
-            ("whole fit, Gram twice", w2 - w0, c2 - c0),
-            ("whole fit, Gram once (structk fit)", (w1 - w0) + (w3 - w2),
-             (c1 - c0) + (c3 - c2))]
+    np.testing.assert_allclose(
+        again.decision_function(T), handed.decision_function(T), rtol=1e-9, atol=1e-12
+    )
+    print(
+        f"{args.kernel}, {spec.name}, n = {len(y)}, chosen {chosen} "
+        f"({time.strftime('%Y-%m-%d')}, load {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores)"
+    )
+    rows = [
+        ("inner CV (prepare + Gram + folds)", w1 - w0, c1 - c0),
+        ("final fit computing the Gram again", w2 - w1, c2 - c1),
+        ("final fit handed the inner CV's Gram", w3 - w2, c3 - c2),
+        ("whole fit, Gram twice", w2 - w0, c2 - c0),
+        ("whole fit, Gram once (structk fit)", (w1 - w0) + (w3 - w2), (c1 - c0) + (c3 - c2)),
+    ]
     for what, wall, cpu in rows:
         print(f"  {what:38s} {wall:8.2f} s wall {cpu:8.2f} s CPU")
 

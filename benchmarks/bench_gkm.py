@@ -52,7 +52,7 @@ def windows(path, width):
 
     ids, seqs = read_fasta(path)
     keep = [(i, s) for i, s in zip(ids, seqs) if len(s) >= width]
-    return [i for i, _ in keep], [s[(len(s) - width) // 2:][:width] for _, s in keep]
+    return [i for i, _ in keep], [s[(len(s) - width) // 2 :][:width] for _, s in keep]
 
 
 def write(path, ids, seqs):
@@ -98,12 +98,45 @@ CPU = []
 def commands(pos, neg, work):
     structk_model = str(work / "model.structk")
     peer_model = str(work / "model.npz")
-    ours = [sys.executable, "-m", "structk", "fit", "--positive", pos, "--negative", neg,
-            "--kernel", KERNEL, "--learner", "KernelSVM(C=1.0)", "-o", structk_model,
-            "--quiet"]
-    peer = [str(Path(sys.executable).with_name("gkmsvm")), "train", "-p", pos, "-n", neg,
-            "-o", peer_model, "-C", "1", "-t", "estimated", "-l", "11", "-k", "7", "-d", "3",
-            "--device", "cpu"]
+    ours = [
+        sys.executable,
+        "-m",
+        "structk",
+        "fit",
+        "--positive",
+        pos,
+        "--negative",
+        neg,
+        "--kernel",
+        KERNEL,
+        "--learner",
+        "KernelSVM(C=1.0)",
+        "-o",
+        structk_model,
+        "--quiet",
+    ]
+    peer = [
+        str(Path(sys.executable).with_name("gkmsvm")),
+        "train",
+        "-p",
+        pos,
+        "-n",
+        neg,
+        "-o",
+        peer_model,
+        "-C",
+        "1",
+        "-t",
+        "estimated",
+        "-l",
+        "11",
+        "-k",
+        "7",
+        "-d",
+        "3",
+        "--device",
+        "cpu",
+    ]
     return ours, peer, structk_model, peer_model
 
 
@@ -126,15 +159,21 @@ def race(label, pos, neg, work, repeats, peer_repeats, peer=True):
                 runs[name][1].append(CPU[0])
     (wa, ca), (wb, cb) = runs["structk"], runs["peer"]
     a, a_cpu = statistics.median(wa), statistics.median(ca)
-    print(f"{label:<44} structk {a:8.1f} s wall, {a_cpu:6.1f} s CPU  (runs "
-          f"{', '.join(f'{r:.1f}' for r in wa)}; {load()})", flush=True)
+    print(
+        f"{label:<44} structk {a:8.1f} s wall, {a_cpu:6.1f} s CPU  (runs "
+        f"{', '.join(f'{r:.1f}' for r in wa)}; {load()})",
+        flush=True,
+    )
     if not peer:
         return a, None
     b, b_cpu = statistics.median(wb), statistics.median(cb)
-    print(f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x "
-          f"wall; CPU {a_cpu:.1f} s vs {b_cpu:.1f} s, {b_cpu / a_cpu:.1f}x  (peer runs "
-          f"{', '.join(f'{r:.1f}' for r in wb)}, CPU {', '.join(f'{c:.1f}' for c in cb)}; "
-          f"{load()})", flush=True)
+    print(
+        f"{label:<44} structk {a:8.1f} s   gkmsvm-lite {b:8.1f} s   ratio {b / a:5.1f}x "
+        f"wall; CPU {a_cpu:.1f} s vs {b_cpu:.1f} s, {b_cpu / a_cpu:.1f}x  (peer runs "
+        f"{', '.join(f'{r:.1f}' for r in wb)}, CPU {', '.join(f'{c:.1f}' for c in cb)}; "
+        f"{load()})",
+        flush=True,
+    )
     return a, b
 
 
@@ -162,10 +201,12 @@ def win_map(seqs, repeats):
         P = auto.prepare(seqs)
         pick = gkm.method(P, None, auto.mismatch_weights(), l, k, True, 0)
         (pw, pc), (sw, sc) = row
-        print(f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
-              f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
-              f"({max(pw, sw) / min(pw, sw):.1f}x)   auto picks {pick}   {load()}",
-              flush=True)
+        print(
+            f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
+            f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
+            f"({max(pw, sw) / min(pw, sw):.1f}x)   auto picks {pick}   {load()}",
+            flush=True,
+        )
 
 
 def auc_test(work, pos_test, neg_test, n_pos, n_neg):
@@ -174,16 +215,42 @@ def auc_test(work, pos_test, neg_test, n_pos, n_neg):
     _, _, structk_model, peer_model = commands("", "", work)
     test = str(work / "test.fa")
     y = np.r_[np.ones(n_pos), np.zeros(n_neg)]
-    out = subprocess.run([sys.executable, "-m", "structk", "predict", structk_model, test,
-                          "--format", "tsv", "--quiet"], check=True, capture_output=True,
-                         text=True).stdout.splitlines()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "structk",
+            "predict",
+            structk_model,
+            test,
+            "--format",
+            "tsv",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
     header = out[0].split("\t")
     col = next(i for i, h in enumerate(header) if "score" in h or "decision" in h)
     ours = np.array([float(r.split("\t")[col]) for r in out[1:]])
     pred = work / "peer.pred.txt"
-    subprocess.run([str(Path(sys.executable).with_name("gkmsvm")), "predict", "-m",
-                    peer_model, "-i", test, "-o", str(pred), "--device", "cpu"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(Path(sys.executable).with_name("gkmsvm")),
+            "predict",
+            "-m",
+            peer_model,
+            "-i",
+            test,
+            "-o",
+            str(pred),
+            "--device",
+            "cpu",
+        ],
+        check=True,
+        capture_output=True,
+    )
     peer = np.array([float(line.split()[-1]) for line in pred.read_text().splitlines()[1:]])
     # structk's score is the decision value of the class sorted last, "positive"
     return roc_auc_score(y, ours), roc_auc_score(y, peer)
@@ -199,9 +266,12 @@ def cv(seqs, y):
 
     from structk.kernels import GappedKmer
 
-    grams = {"structk": GappedKmer(l=11, k=7, d=3)(seqs),
-             "gkmsvm-lite": compute_gram(EstTruncGkmKernel(11, 7, d=3),
-                                         np.stack([one_hot_encode(s) for s in seqs]))}
+    grams = {
+        "structk": GappedKmer(l=11, k=7, d=3)(seqs),
+        "gkmsvm-lite": compute_gram(
+            EstTruncGkmKernel(11, 7, d=3), np.stack([one_hot_encode(s) for s in seqs])
+        ),
+    }
     folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(seqs, y))
     out = {}
     for name, K in grams.items():
@@ -210,10 +280,13 @@ def cv(seqs, y):
             svm = SVC(C=1.0, kernel="precomputed").fit(K[np.ix_(tr, tr)], y[tr])
             aucs.append(roc_auc_score(y[te], svm.decision_function(K[np.ix_(te, tr)])))
         out[name] = (np.mean(aucs), np.std(aucs))
-    print(f"5-fold CV ROC AUC (SVC on each Gram): structk {out['structk'][0]:.4f} "
-          f"+- {out['structk'][1]:.4f}   gkmsvm-lite {out['gkmsvm-lite'][0]:.4f} "
-          f"+- {out['gkmsvm-lite'][1]:.4f}   max |K_structk - K_peer| "
-          f"{np.abs(grams['structk'] - grams['gkmsvm-lite']).max():.2g}", flush=True)
+    print(
+        f"5-fold CV ROC AUC (SVC on each Gram): structk {out['structk'][0]:.4f} "
+        f"+- {out['structk'][1]:.4f}   gkmsvm-lite {out['gkmsvm-lite'][0]:.4f} "
+        f"+- {out['gkmsvm-lite'][1]:.4f}   max |K_structk - K_peer| "
+        f"{np.abs(grams['structk'] - grams['gkmsvm-lite']).max():.2g}",
+        flush=True,
+    )
 
 
 def main():
@@ -221,18 +294,39 @@ def main():
     ap.add_argument("--width", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cv", action="store_true")
-    ap.add_argument("--peer-repeats", type=int, default=None,
-                    help="runs of gkmsvm-lite (default: --repeats)")
-    ap.add_argument("--skip-train", action="store_true",
-                    help="leave out the nfe2 training race and test AUC")
-    ap.add_argument("--background", type=int, nargs="*", default=[],
-                    help="sizes of background sets to train on (both tools)")
-    ap.add_argument("--structk-only", type=int, nargs="*", default=[],
-                    help="sizes of background sets to train on with structk alone")
-    ap.add_argument("--extrapolate", type=int, default=20_000,
-                    help="background size the times are extrapolated to (n^2)")
-    ap.add_argument("--win-map", type=int, default=0, metavar="N",
-                    help="time the Gram of N training windows by each form per (l, k, d)")
+    ap.add_argument(
+        "--peer-repeats", type=int, default=None, help="runs of gkmsvm-lite (default: --repeats)"
+    )
+    ap.add_argument(
+        "--skip-train", action="store_true", help="leave out the nfe2 training race and test AUC"
+    )
+    ap.add_argument(
+        "--background",
+        type=int,
+        nargs="*",
+        default=[],
+        help="sizes of background sets to train on (both tools)",
+    )
+    ap.add_argument(
+        "--structk-only",
+        type=int,
+        nargs="*",
+        default=[],
+        help="sizes of background sets to train on with structk alone",
+    )
+    ap.add_argument(
+        "--extrapolate",
+        type=int,
+        default=20_000,
+        help="background size the times are extrapolated to (n^2)",
+    )
+    ap.add_argument(
+        "--win-map",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time the Gram of N training windows by each form per (l, k, d)",
+    )
     args = ap.parse_args()
     peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     data = Path(os.environ["STRUCTK_DATA"]) / "sequences" / "nfe2"
@@ -242,21 +336,37 @@ def main():
         for name in ("pos.train", "neg.train", "pos.test", "neg.test"):
             parts[name] = windows(data / f"{name}.fa", args.width)
             write(work / f"{name}.fa", *parts[name])
-        write(work / "test.fa", parts["pos.test"][0] + parts["neg.test"][0],
-              parts["pos.test"][1] + parts["neg.test"][1])
+        write(
+            work / "test.fa",
+            parts["pos.test"][0] + parts["neg.test"][0],
+            parts["pos.test"][1] + parts["neg.test"][1],
+        )
         n = {k: len(v[0]) for k, v in parts.items()}
-        print(f"nfe2 central {args.width}-nt windows: train {n['pos.train']} + "
-              f"{n['neg.train']}, test {n['pos.test']} + {n['neg.test']}", flush=True)
+        print(
+            f"nfe2 central {args.width}-nt windows: train {n['pos.train']} + "
+            f"{n['neg.train']}, test {n['pos.test']} + {n['neg.test']}",
+            flush=True,
+        )
         if args.win_map:
-            win_map(parts["pos.train"][1][:args.win_map // 2]
-                    + parts["neg.train"][1][:args.win_map - args.win_map // 2], args.repeats)
+            win_map(
+                parts["pos.train"][1][: args.win_map // 2]
+                + parts["neg.train"][1][: args.win_map - args.win_map // 2],
+                args.repeats,
+            )
         if not args.skip_train:
-            race(f"train nfe2 ({n['pos.train'] + n['neg.train']} seqs)",
-                 str(work / "pos.train.fa"), str(work / "neg.train.fa"), work, args.repeats,
-                 peer_repeats)
+            race(
+                f"train nfe2 ({n['pos.train'] + n['neg.train']} seqs)",
+                str(work / "pos.train.fa"),
+                str(work / "neg.train.fa"),
+                work,
+                args.repeats,
+                peer_repeats,
+            )
             ours, peer = auc_test(work, None, None, n["pos.test"], n["neg.test"])
-            print(f"test ROC AUC (own train + predict): structk {ours:.4f}   gkmsvm-lite "
-                  f"{peer:.4f}", flush=True)
+            print(
+                f"test ROC AUC (own train + predict): structk {ours:.4f}   gkmsvm-lite {peer:.4f}",
+                flush=True,
+            )
         if args.cv:
             seqs = parts["pos.train"][1] + parts["neg.train"][1]
             y = np.r_[np.ones(n["pos.train"]), np.zeros(n["neg.train"])]
@@ -268,14 +378,23 @@ def main():
             half = size // 2
             write(work / "bg.pos.fa", [f"p{i}" for i in range(half)], seqs[:half])
             write(work / "bg.neg.fa", [f"n{i}" for i in range(size - half)], seqs[half:])
-            a, b = race(f"train background 300 nt ({size} seqs)", str(work / "bg.pos.fa"),
-                        str(work / "bg.neg.fa"), work, args.repeats if peer else 1,
-                        peer_repeats, peer)
+            a, b = race(
+                f"train background 300 nt ({size} seqs)",
+                str(work / "bg.pos.fa"),
+                str(work / "bg.neg.fa"),
+                work,
+                args.repeats if peer else 1,
+                peer_repeats,
+                peer,
+            )
             f = (args.extrapolate / size) ** 2
             if peer and f != 1:
-                print(f"  extrapolated to {args.extrapolate} seqs (x (n'/n)^2 = {f:.0f}, "
-                      f"the Gram's pairs): structk {a * f / 3600:.1f} h   gkmsvm-lite "
-                      f"{b * f / 3600:.1f} h", flush=True)
+                print(
+                    f"  extrapolated to {args.extrapolate} seqs (x (n'/n)^2 = {f:.0f}, "
+                    f"the Gram's pairs): structk {a * f / 3600:.1f} h   gkmsvm-lite "
+                    f"{b * f / 3600:.1f} h",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

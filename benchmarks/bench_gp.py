@@ -64,8 +64,10 @@ def count_tokens(smiles, radius):
         mol = Chem.MolFromSmiles(s)
         if mol is None:
             raise ValueError(f"SMILES {i} ({s!r}) does not parse")
-        counts = {("morgan", k): v
-                  for k, v in morgan.GetSparseCountFingerprint(mol).GetNonzeroElements().items()}
+        counts = {
+            ("morgan", k): v
+            for k, v in morgan.GetSparseCountFingerprint(mol).GetNonzeroElements().items()
+        }
         counts.update({("fragment", name): int(fn(mol)) for name, fn in fragments if fn(mol)})
         out.append(counts)
     return out
@@ -92,20 +94,33 @@ def evaluate(featurised, y, seed):
     mean, sd = gp.predict([objects[i] for i in test], return_std=True)
     seconds = time.perf_counter() - start
     err = y[test] - mean
-    rmse = float(np.sqrt(np.mean(err ** 2)))
-    r2 = 1.0 - np.sum(err ** 2) / np.sum((y[test] - y[test].mean()) ** 2)
-    nlpd = float(np.mean(0.5 * np.log(2 * np.pi * sd ** 2) + 0.5 * (err / sd) ** 2))
+    rmse = float(np.sqrt(np.mean(err**2)))
+    r2 = 1.0 - np.sum(err**2) / np.sum((y[test] - y[test].mean()) ** 2)
+    nlpd = float(np.mean(0.5 * np.log(2 * np.pi * sd**2) + 0.5 * (err / sd) ** 2))
     coverage = float(np.mean(np.abs(err) <= 1.96 * sd))
     scale, noise = gp.kernel_.factor, gp.noise_ * np.var(y[train])
-    return dict(R2=r2, RMSE=rmse, NLPD=nlpd, coverage=coverage, seconds=seconds,
-                scale=scale, noise_sd_nm=float(np.sqrt(noise)), radius=radius)
+    return dict(
+        R2=r2,
+        RMSE=rmse,
+        NLPD=nlpd,
+        coverage=coverage,
+        seconds=seconds,
+        scale=scale,
+        noise_sd_nm=float(np.sqrt(noise)),
+        radius=radius,
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 splits instead of 20")
-    parser.add_argument("--radius", type=int, nargs="+", default=[1, 2, 3],
-                        help="Morgan radii to choose from by the marginal likelihood")
+    parser.add_argument(
+        "--radius",
+        type=int,
+        nargs="+",
+        default=[1, 2, 3],
+        help="Morgan radii to choose from by the marginal likelihood",
+    )
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -114,23 +129,32 @@ def main(argv=None):
     start = time.perf_counter()
     featurised = {r: count_tokens(smiles, r) for r in args.radius}
     featurise = time.perf_counter() - start
-    tokens = ", ".join(f"radius {r}: {np.mean([len(o) for o in objects]):.1f}"
-                       for r, objects in featurised.items())
-    print(f"Photoswitch: {len(y)} molecules, target {TARGET!r}; Morgan counts + "
-          f"fragment counts (distinct tokens per molecule, {tokens}), featurised in "
-          f"{featurise:.1f} s")
+    tokens = ", ".join(
+        f"radius {r}: {np.mean([len(o) for o in objects]):.1f}" for r, objects in featurised.items()
+    )
+    print(
+        f"Photoswitch: {len(y)} molecules, target {TARGET!r}; Morgan counts + "
+        f"fragment counts (distinct tokens per molecule, {tokens}), featurised in "
+        f"{featurise:.1f} s"
+    )
     rows = []
-    print(f"{'split':>5} {'radius':>6} {'R2':>7} {'RMSE':>7} {'NLPD':>7} {'cover':>6} "
-          f"{'scale':>7} {'noise sd':>8} {'fit+pred s':>10}")
+    print(
+        f"{'split':>5} {'radius':>6} {'R2':>7} {'RMSE':>7} {'NLPD':>7} {'cover':>6} "
+        f"{'scale':>7} {'noise sd':>8} {'fit+pred s':>10}"
+    )
     for seed in range(3 if args.quick else 20):
         r = evaluate(featurised, y, seed)
         rows.append(r)
-        print(f"{seed:>5} {r['radius']:>6} {r['R2']:7.3f} {r['RMSE']:7.2f} {r['NLPD']:7.3f} "
-              f"{r['coverage']:6.3f} {r['scale']:7.3f} {r['noise_sd_nm']:8.2f} "
-              f"{r['seconds']:10.2f}")
-    print(f"\nmean +- standard error over {len(rows)} splits (times: wall clock for "
-          f"{len(featurised)} fits and the prediction, on a shared, busy machine; "
-          "indicative only)")
+        print(
+            f"{seed:>5} {r['radius']:>6} {r['R2']:7.3f} {r['RMSE']:7.2f} {r['NLPD']:7.3f} "
+            f"{r['coverage']:6.3f} {r['scale']:7.3f} {r['noise_sd_nm']:8.2f} "
+            f"{r['seconds']:10.2f}"
+        )
+    print(
+        f"\nmean +- standard error over {len(rows)} splits (times: wall clock for "
+        f"{len(featurised)} fits and the prediction, on a shared, busy machine; "
+        "indicative only)"
+    )
     for key in ("R2", "RMSE", "NLPD", "coverage", "seconds"):
         values = np.array([r[key] for r in rows])
         sem = values.std(ddof=1) / np.sqrt(len(values))

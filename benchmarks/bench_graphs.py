@@ -67,8 +67,10 @@ def grakel_input(graphs, labelled=True):
 
 def mismatched_pairs(graphs):
     labels = [np.array([g.nodes[v]["label"] for v in g]) for g in graphs]
-    return np.array([[a.size * b.size - (a[:, None] == b[None, :]).sum() for b in labels]
-                     for a in labels], dtype=np.float64)
+    return np.array(
+        [[a.size * b.size - (a[:, None] == b[None, :]).sum() for b in labels] for a in labels],
+        dtype=np.float64,
+    )
 
 
 def random_graphs(n_graphs, n_nodes, seed, degree=3.0, n_labels=3):
@@ -87,17 +89,23 @@ def row(name, t_ours, t_peer, diff=None):
     extra = "" if diff is None else f"   max rel diff {diff:.1e}"
     cpu = CPU.pop(name, None)
     if cpu is not None and len(cpu) == 2:
-        extra += (f"\n  {'':<44s} CPU time: structk {cpu[0]:.4f} s (all threads), "
-                  f"GraKeL {cpu[1]:.3f} s, ratio {cpu[1] / cpu[0]:.1f}x")
-    print(f"  {name:<44s} structk {t_ours:8.4f} s   GraKeL {t_peer:8.3f} s   "
-          f"ratio {t_peer / t_ours:7.1f}x{extra}", flush=True)
+        extra += (
+            f"\n  {'':<44s} CPU time: structk {cpu[0]:.4f} s (all threads), "
+            f"GraKeL {cpu[1]:.3f} s, ratio {cpu[1] / cpu[0]:.1f}x"
+        )
+    print(
+        f"  {name:<44s} structk {t_ours:8.4f} s   GraKeL {t_peer:8.3f} s   "
+        f"ratio {t_peer / t_ours:7.1f}x{extra}",
+        flush=True,
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="graph kernels vs GraKeL")
     parser.add_argument("--quick", action="store_true", help="small smoke run")
-    parser.add_argument("--only", type=int, nargs="*", metavar="SECTION",
-                        help="run only these numbered sections")
+    parser.add_argument(
+        "--only", type=int, nargs="*", metavar="SECTION", help="run only these numbered sections"
+    )
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -123,9 +131,11 @@ def run(quick, root, only):
     if quick:
         graphs = graphs[:40]
     n_base = 12 if quick else 40
-    print(f"numba threads {numba.get_num_threads()}, load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
-          f"MUTAG {len(graphs)} graphs, lam = 0.01")
+    print(
+        f"numba threads {numba.get_num_threads()}, load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
+        f"MUTAG {len(graphs)} graphs, lam = 0.01"
+    )
 
     if 1 in only:
         print("\n1. geometric random walk on MUTAG")
@@ -144,12 +154,15 @@ def run(quick, root, only):
             row(name, t_ours, t_peer, rel_diff(K, G))
         sub = graphs[:n_base]
         t_sub, Ks = median_time(lambda: k(sub), reps)
-        base = (GRandomWalkLabeled if labelled else GRandomWalk)(lamda=0.01,
-                                                                 method_type="baseline")
+        base = (GRandomWalkLabeled if labelled else GRandomWalk)(lamda=0.01, method_type="baseline")
         t_base, B = median_time(lambda: base.fit_transform(grakel_input(sub, labelled)), 1)
         extra = mismatched_pairs(sub) if labelled else 0.0
-        row(f"{name.split(':')[0]}: GraKeL baseline, first {n_base} graphs", t_sub,
-            t_base, rel_diff(Ks + extra, B))
+        row(
+            f"{name.split(':')[0]}: GraKeL baseline, first {n_base} graphs",
+            t_sub,
+            t_base,
+            rel_diff(Ks + extra, B),
+        )
 
     if 2 in only:
         section_wl(graphs, reps, peer_reps)
@@ -176,9 +189,11 @@ def section_wl(graphs, reps, peer_reps):
     wl(graphs[:3])
     t_ours, K = median_time(lambda: wl(graphs), reps, "WL + VertexHistogram")
     gin = grakel_input(graphs)
-    t_peer, G = median_time(lambda: GWeisfeilerLehman(
-        n_iter=5, base_graph_kernel=VertexHistogram).fit_transform(gin), peer_reps,
-        "WL + VertexHistogram")
+    t_peer, G = median_time(
+        lambda: GWeisfeilerLehman(n_iter=5, base_graph_kernel=VertexHistogram).fit_transform(gin),
+        peer_reps,
+        "WL + VertexHistogram",
+    )
     row("WL + VertexHistogram", t_ours, t_peer, rel_diff(K, G))
 
 
@@ -187,8 +202,10 @@ def section_size(quick, reps):
 
     import structk
 
-    print("\n3. scaling with graph size: labelled geometric walk, lam = 0.01,"
-          " random graphs (mean degree 3, 3 labels), time per pair")
+    print(
+        "\n3. scaling with graph size: labelled geometric walk, lam = 0.01,"
+        " random graphs (mean degree 3, 3 labels), time per pair"
+    )
     n_graphs = 6 if quick else 10
     sizes = (10, 20, 40) if quick else (10, 20, 40, 80, 160)
     for n in sizes:
@@ -197,10 +214,13 @@ def section_size(quick, reps):
         pairs = n_graphs * (n_graphs + 1) / 2
         t_ours, K = median_time(lambda: k(X), reps)
         t_peer, G = median_time(
-            lambda: GRandomWalkLabeled(lamda=0.01).fit_transform(grakel_input(X)), 1)
-        print(f"  n = {n:4d}: structk {1e6 * t_ours / pairs:9.1f} us/pair   GraKeL fast "
-              f"{1e6 * t_peer / pairs:10.1f} us/pair   ratio {t_peer / t_ours:7.1f}x",
-              flush=True)
+            lambda: GRandomWalkLabeled(lamda=0.01).fit_transform(grakel_input(X)), 1
+        )
+        print(
+            f"  n = {n:4d}: structk {1e6 * t_ours / pairs:9.1f} us/pair   GraKeL fast "
+            f"{1e6 * t_peer / pairs:10.1f} us/pair   ratio {t_peer / t_ours:7.1f}x",
+            flush=True,
+        )
 
 
 def section_count(quick, reps, graphs):
@@ -217,7 +237,8 @@ def section_count(quick, reps, graphs):
         line = f"  {m:4d} graphs ({m * (m + 1) // 2:6d} pairs): structk {t_ours:8.3f} s"
         if m <= (40 if quick else 94):
             t_peer, _ = median_time(
-                lambda: GRandomWalkLabeled(lamda=0.01).fit_transform(grakel_input(X)), 1)
+                lambda: GRandomWalkLabeled(lamda=0.01).fit_transform(grakel_input(X)), 1
+            )
             line += f"   GraKeL fast {t_peer:8.2f} s   ratio {t_peer / t_ours:6.1f}x"
         print(line, flush=True)
 
@@ -227,10 +248,18 @@ def section_shortest_path(quick, root, reps, peer_reps):
 
     import structk
 
-    print("\n5. shortest-path kernel, labelled, delta on lengths "
-          "(GraKeL ShortestPath(with_labels=True))")
-    compare_on_datasets(quick, root, reps, peer_reps, structk.ShortestPath(),
-                        lambda: GShortestPath(with_labels=True))
+    print(
+        "\n5. shortest-path kernel, labelled, delta on lengths "
+        "(GraKeL ShortestPath(with_labels=True))"
+    )
+    compare_on_datasets(
+        quick,
+        root,
+        reps,
+        peer_reps,
+        structk.ShortestPath(),
+        lambda: GShortestPath(with_labels=True),
+    )
 
 
 def section_wloa(quick, root, reps, peer_reps):
@@ -238,11 +267,18 @@ def section_wloa(quick, root, reps, peer_reps):
 
     import structk
 
-    print("\n6. Weisfeiler-Lehman optimal assignment, h = 5 "
-          "(GraKeL WeisfeilerLehmanOptimalAssignment(n_iter=5))")
-    compare_on_datasets(quick, root, reps, peer_reps,
-                        structk.WeisfeilerLehmanOptimalAssignment(h=5),
-                        lambda: GWLOA(n_iter=5))
+    print(
+        "\n6. Weisfeiler-Lehman optimal assignment, h = 5 "
+        "(GraKeL WeisfeilerLehmanOptimalAssignment(n_iter=5))"
+    )
+    compare_on_datasets(
+        quick,
+        root,
+        reps,
+        peer_reps,
+        structk.WeisfeilerLehmanOptimalAssignment(h=5),
+        lambda: GWLOA(n_iter=5),
+    )
 
 
 def section_graphhopper(quick, root, reps):
@@ -255,32 +291,48 @@ def section_graphhopper(quick, root, reps):
     n = 8 if quick else 24
     print(f"\n7. GraphHopper on the first {n} ENZYMES graphs (GraKeL GraphHopper, one run)")
     X, _ = load_tu(os.path.join(root, "graphs"), "ENZYMES")
-    for kernel_type, k in [("linear", structk.GraphHopper()),
-                           (("gaussian", 0.01),
-                            structk.GraphHopper(node_kernel="gaussian", gamma=0.01))]:
+    for kernel_type, k in [
+        ("linear", structk.GraphHopper()),
+        (("gaussian", 0.01), structk.GraphHopper(node_kernel="gaussian", gamma=0.01)),
+    ]:
         compare_on_datasets(
-            quick, root, reps, 1, k, lambda kt=kernel_type: GGraphHopper(kernel_type=kt),
-            names=("ENZYMES",), first=n,
-            grakel_graphs=lambda G: list(graph_from_networkx(G, node_labels_tag="attributes")))
+            quick,
+            root,
+            reps,
+            1,
+            k,
+            lambda kt=kernel_type: GGraphHopper(kernel_type=kt),
+            names=("ENZYMES",),
+            first=n,
+            grakel_graphs=lambda G: list(graph_from_networkx(G, node_labels_tag="attributes")),
+        )
         t_all, _ = median_time(lambda k=k: k(X), 1)
         print(f"  {'':<44s} structk, all {len(X)} graphs: {t_all:.2f} s", flush=True)
 
 
-def compare_on_datasets(quick, root, reps, peer_reps, kernel, make_peer,
-                        names=("MUTAG", "PTC_MR"), grakel_graphs=grakel_input, first=None):
+def compare_on_datasets(
+    quick,
+    root,
+    reps,
+    peer_reps,
+    kernel,
+    make_peer,
+    names=("MUTAG", "PTC_MR"),
+    grakel_graphs=grakel_input,
+    first=None,
+):
     """One row per dataset: kernel(X) vs make_peer().fit_transform on GraKeL input."""
     from structk.datasets import load_tu
 
     for name in names:
         X, _ = load_tu(os.path.join(root, "graphs"), name)
         if quick or first:
-            X = X[:first or 60]
+            X = X[: first or 60]
         kernel(X[:3])  # compile
         label = f"{name} ({len(X)} graphs), {kernel!r}"
         t_ours, K = median_time(lambda X=X: kernel(X), reps, label)
         gin = grakel_graphs(X)
-        t_peer, G = median_time(lambda gin=gin: make_peer().fit_transform(gin), peer_reps,
-                                label)
+        t_peer, G = median_time(lambda gin=gin: make_peer().fit_transform(gin), peer_reps, label)
         row(label, t_ours, t_peer, rel_diff(K, G))
 
 

@@ -71,8 +71,10 @@ def bench_svm(sizes, Cs, repeats, n_test=1000):
     from structk.learners import KernelSVM
 
     print("\n== KernelSVM vs SVC(kernel='precomputed') (LIBSVM), RBF, tol=1e-3 ==")
-    print(f"{'n':>6} {'C':>5} {'structk s':>10} {'libsvm s':>10} {'ratio':>6} "
-          f"{'rel dObj':>9} {'pred agree':>10} {'max|df|':>8} {'iters s/l':>15}")
+    print(
+        f"{'n':>6} {'C':>5} {'structk s':>10} {'libsvm s':>10} {'ratio':>6} "
+        f"{'rel dObj':>9} {'pred agree':>10} {'max|df|':>8} {'iters s/l':>15}"
+    )
     KernelSVM(C=1.0).fit(np.eye(2), [0, 1])  # numba compile outside the timings
     rows = []
     for n in sizes:
@@ -97,9 +99,11 @@ def bench_svm(sizes, Cs, repeats, n_test=1000):
             # a disagreement is only legitimate where |f| is within the tolerance
             assert np.all(same | (np.abs(f_ref) < 10 * 1e-3)), "predictions differ"
             rel = abs(obj - obj_ref) / abs(obj_ref)
-            print(f"{n:>6} {C:>5g} {t_ours:>10.3f} {t_ref:>10.3f} {t_ours / t_ref:>6.2f} "
-                  f"{rel:>9.1e} {agree:>10.4f} {np.abs(f - f_ref).max():>8.1e} "
-                  f"{int(ours.n_iter_[0]):>7}/{int(ref.n_iter_[0]):<7}")
+            print(
+                f"{n:>6} {C:>5g} {t_ours:>10.3f} {t_ref:>10.3f} {t_ours / t_ref:>6.2f} "
+                f"{rel:>9.1e} {agree:>10.4f} {np.abs(f - f_ref).max():>8.1e} "
+                f"{int(ours.n_iter_[0]):>7}/{int(ref.n_iter_[0]):<7}"
+            )
             rows.append((n, C, t_ours, t_ref))
         del K, Kt
     return rows
@@ -132,19 +136,25 @@ def bench_ridge(sizes, repeats):
         t_cv1, _ = timed(lambda: KernelRidgeCV(alphas=[1.0]).fit(K, y), r)
         cv_rows.append((n, t_cv, t_cv1, t_ours, cv.alpha_))
     print("\n== KernelRidgeCV, 20 alphas, exact leave-one-out from one eigendecomposition ==")
-    print(f"{'n':>6} {'CV(20) s':>9} {'CV(1) s':>8} {'CV20/CV1':>8} {'1 fit s':>8} "
-          f"{'CV20/fit':>8} {'CV20/(20 fits)':>14} {'alpha_':>8}")
+    print(
+        f"{'n':>6} {'CV(20) s':>9} {'CV(1) s':>8} {'CV20/CV1':>8} {'1 fit s':>8} "
+        f"{'CV20/fit':>8} {'CV20/(20 fits)':>14} {'alpha_':>8}"
+    )
     for n, t_cv, t_cv1, t_fit, best in cv_rows:
-        print(f"{n:>6} {t_cv:>9.3f} {t_cv1:>8.3f} {t_cv / t_cv1:>8.2f} {t_fit:>8.3f} "
-              f"{t_cv / t_fit:>8.2f} {t_cv / (20 * t_fit):>14.2f} {best:>8.3g}")
+        print(
+            f"{n:>6} {t_cv:>9.3f} {t_cv1:>8.3f} {t_cv / t_cv1:>8.2f} {t_fit:>8.3f} "
+            f"{t_cv / t_fit:>8.2f} {t_cv / (20 * t_fit):>14.2f} {best:>8.3g}"
+        )
 
 
 def bench_logistic(cases, repeats):
     from structk.learners import KernelLogisticRegression
 
     print("\n== KernelLogisticRegression (precomputed RBF), alpha=1e-2 ==")
-    print(f"{'n':>6} {'classes':>7} {'fit s':>8} {'target s':>8} {'chol s':>7} {'iters':>6} "
-          f"{'|grad|_inf':>10} {'train acc':>9}")
+    print(
+        f"{'n':>6} {'classes':>7} {'fit s':>8} {'target s':>8} {'chol s':>7} {'iters':>6} "
+        f"{'|grad|_inf':>10} {'train acc':>9}"
+    )
     from structk.learners.logistic import _jittered_cholesky
 
     for n, n_classes, target in cases:
@@ -153,8 +163,10 @@ def bench_logistic(cases, repeats):
         K = rbf(X, X, gamma=0.1)
         t, model = timed(lambda: KernelLogisticRegression(alpha=1e-2).fit(K, y), repeats)
         t_chol, _ = timed(lambda: _jittered_cholesky(K), repeats)
-        print(f"{n:>6} {n_classes:>7} {t:>8.3f} {target:>8.1f} {t_chol:>7.3f} {model.n_iter_:>6} "
-              f"{model.gradient_norm_:>10.1e} {model.score(K, y):>9.3f}")
+        print(
+            f"{n:>6} {n_classes:>7} {t:>8.3f} {target:>8.1f} {t_chol:>7.3f} {model.n_iter_:>6} "
+            f"{model.gradient_norm_:>10.1e} {model.score(K, y):>9.3f}"
+        )
 
 
 def main():
@@ -162,12 +174,19 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", choices=["svm", "ridge", "logistic"], default=None)
-    parser.add_argument("--svm-sizes", type=int, nargs="+", default=None,
-                        help="override the SVM sizes (default 2000 5000 10000)")
     parser.add_argument(
-        "--blas-threads", type=int, default=1,
+        "--svm-sizes",
+        type=int,
+        nargs="+",
+        default=None,
+        help="override the SVM sizes (default 2000 5000 10000)",
+    )
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
         help="BLAS threads for both libraries (default 1: on a shared, loaded machine "
-             "multi-threaded OpenBLAS spins and runs 10x slower; 0 = library default)",
+        "multi-threaded OpenBLAS spins and runs 10x slower; 0 = library default)",
     )
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
@@ -177,9 +196,11 @@ def main():
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
-    print(f"structk learners benchmark; {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f}; BLAS threads {args.blas_threads or 'default'}; "
-          f"medians of {repeats} run(s)")
+    print(
+        f"structk learners benchmark; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}; BLAS threads {args.blas_threads or 'default'}; "
+        f"medians of {repeats} run(s)"
+    )
     if args.only in (None, "svm"):
         sizes = [1000, 2000] if args.quick else [2000, 5000, 10000]
         sizes = args.svm_sizes or sizes

@@ -38,7 +38,7 @@ def _sequences(n, rng):
     y = np.arange(n) % 2
     for i in np.flatnonzero(y):
         at = rng.integers(0, 190)
-        seqs[i] = seqs[i][:at] + "TGACTCAGCA" + seqs[i][at + 10:]
+        seqs[i] = seqs[i][:at] + "TGACTCAGCA" + seqs[i][at + 10 :]
     return seqs, y
 
 
@@ -47,15 +47,25 @@ def _models(n, rng):
     from structk.learners import KernelSVM
 
     seqs, y = _sequences(n, rng)
-    out = [(f"SVM Spectrum(k=6), {n} sequences",
-            KernelSVM(kernel=Normalize(Spectrum(k=6)), C=1.0).fit(seqs, y), seqs[:200])]
+    out = [
+        (
+            f"SVM Spectrum(k=6), {n} sequences",
+            KernelSVM(kernel=Normalize(Spectrum(k=6)), C=1.0).fit(seqs, y),
+            seqs[:200],
+        )
+    ]
     data = os.environ.get("STRUCTK_DATA")
     if data:
         from structk.datasets import load_tu
 
         graphs, gy = load_tu(os.path.join(data, "graphs", "MUTAG"))
-        out.append(("SVM WeisfeilerLehman(h=3), MUTAG",
-                    KernelSVM(kernel=WeisfeilerLehman(h=3), C=1.0).fit(graphs, gy), graphs))
+        out.append(
+            (
+                "SVM WeisfeilerLehman(h=3), MUTAG",
+                KernelSVM(kernel=WeisfeilerLehman(h=3), C=1.0).fit(graphs, gy),
+                graphs,
+            )
+        )
     return out
 
 
@@ -104,9 +114,16 @@ def main():
                 t_save = median_time(lambda: save(model, path), repeat=args.repeats)
                 t_load = median_time(lambda: load(path), repeat=args.repeats)
                 same = np.array_equal(load(path).decision_function(test), expected)
-                rows.append([name, fmt, f"{os.path.getsize(path) / 1e3:.0f}",
-                             f"{t_save * 1e3:.1f}", f"{t_load * 1e3:.1f}",
-                             "yes" if same else "NO"])
+                rows.append(
+                    [
+                        name,
+                        fmt,
+                        f"{os.path.getsize(path) / 1e3:.0f}",
+                        f"{t_save * 1e3:.1f}",
+                        f"{t_load * 1e3:.1f}",
+                        "yes" if same else "NO",
+                    ]
+                )
             except Exception as exc:  # noqa: BLE001 - a peer failing is a result
                 rows.append([name, fmt, "-", "-", "-", f"failed: {type(exc).__name__}"])
     print_table(rows, ["model", "format", "kB", "save ms", "load ms", "same predictions"])

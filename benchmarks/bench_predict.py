@@ -36,8 +36,10 @@ def main():
         sys.exit("set STRUCTK_DATA to the folder holding graphs/MUTAG")
     graphs, y = load_tu(os.path.join(data, "graphs", "MUTAG"))
     rows = []
-    for name, kernel in [("WeisfeilerLehman(h=3)", WeisfeilerLehman(h=3)),
-                         ("RandomWalk(lam=0.01)", RandomWalk(lam=0.01))]:
+    for name, kernel in [
+        ("WeisfeilerLehman(h=3)", WeisfeilerLehman(h=3)),
+        ("RandomWalk(lam=0.01)", RandomWalk(lam=0.01)),
+    ]:
         svm = KernelSVM(kernel=kernel, C=1.0).fit(graphs, y)
         for n_test in (len(graphs), 10):
             test = graphs[:n_test]

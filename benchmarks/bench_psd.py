@@ -40,12 +40,18 @@ def main(argv=None):
         assert report.is_psd and lam_min >= -report.tol, "benchmark input must be PSD"
         t_chk = median_time(lambda: check_psd(K), repeat=repeat)
         t_eig = median_time(lambda: np.linalg.eigvalsh(K), repeat=repeat)
-        rows.append([n, f"{t_chk:.3f}", f"{t_eig:.3f}", f"{t_eig / t_chk:.1f}x",
-                     f"{lam_min:.2e}", f"{report.tol:.2e}"])
-    print(f"PSD check on RBF Gram matrices (median of {repeat}; "
-          f"{os.cpu_count()} cores)")
-    print_table(rows, ["n", "check_psd s", "eigvalsh s", "speed-up",
-                       "lambda_min", "tol"])
+        rows.append(
+            [
+                n,
+                f"{t_chk:.3f}",
+                f"{t_eig:.3f}",
+                f"{t_eig / t_chk:.1f}x",
+                f"{lam_min:.2e}",
+                f"{report.tol:.2e}",
+            ]
+        )
+    print(f"PSD check on RBF Gram matrices (median of {repeat}; {os.cpu_count()} cores)")
+    print_table(rows, ["n", "check_psd s", "eigvalsh s", "speed-up", "lambda_min", "tol"])
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def cases(quick):
     from structk.kernels import Gaussian, Normalize, Spectrum
 
     rng = np.random.default_rng(0)
-    for n in ([800] if quick else [2000, 5000]):
+    for n in [800] if quick else [2000, 5000]:
         X = rng.normal(size=(n, 10))
         y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
         yield f"Gaussian Gram, precomputed, n={n}", "precomputed", (Gaussian(sigma=3.0), X), y
@@ -44,8 +44,12 @@ def cases(quick):
 
         data = load_splice(os.path.join(root, "sequences", "splice", "splice.data"))
         X, y = data[0], data[1]
-        yield (f"splice, Normalize(Spectrum(k=5)), n={len(X)}",
-               Normalize(Spectrum(k=5, unknown="skip")), X, y)
+        yield (
+            f"splice, Normalize(Spectrum(k=5)), n={len(X)}",
+            Normalize(Spectrum(k=5, unknown="skip")),
+            X,
+            y,
+        )
 
 
 def main(argv=None):
@@ -70,26 +74,53 @@ def main(argv=None):
             K = kernel(X)
         svm = KernelSVM(kernel=kernel, solver="dual")
         t_none, t_auto = alternating(
-            [lambda: svm.set_params(psd_check="none").fit(X, y),
-             lambda: svm.set_params(psd_check="auto").fit(X, y)], repeat)
+            [
+                lambda: svm.set_params(psd_check="none").fit(X, y),
+                lambda: svm.set_params(psd_check="auto").fit(X, y),
+            ],
+            repeat,
+        )
         user = user_gram(kernel)
-        t_check = median_time(lambda: check_psd_policy(K, "auto", user_gram=user),
-                              repeat=repeat)
+        t_check = median_time(lambda: check_psd_policy(K, "auto", user_gram=user), repeat=repeat)
         with _tuning.override(PSD_LANCZOS_STEPS=0, PSD_LANCZOS_STEPS_USER=0):
-            t_block = median_time(lambda: check_psd_policy(K, "auto", user_gram=user),
-                                  repeat=repeat)
+            t_block = median_time(
+                lambda: check_psd_policy(K, "auto", user_gram=user), repeat=repeat
+            )
         t_user_gram = t_gram if kernel == "precomputed" else 0.0  # else in the fit
         steps = defaults.PSD_LANCZOS_STEPS_USER if user else defaults.PSD_LANCZOS_STEPS
         t_eig = median_time(lambda: np.linalg.eigvalsh(K), repeat=max(1, repeat // 2))
-        rows.append([name, str(steps), f"{t_none:.3f}", f"{t_auto:.3f}", f"{t_check:.3f}",
-                     f"{t_check - t_block:.3f}", f"{100 * t_check / t_none:.0f} %",
-                     f"{t_gram:.3f}", f"{100 * t_check / (t_none + t_user_gram):.0f} %",
-                     f"{t_eig:.2f}", f"{t_eig / t_check:.0f}x"])
-    print(f"KernelSVM fit with the default PSD check (medians of {repeat}; "
-          f"{os.cpu_count()} cores)")
-    print_table(rows, ["case", "Lanczos steps", "fit none s", "fit auto s", "check s",
-                       "of it Lanczos s", "check / fit", "Gram s", "check / (Gram + fit)",
-                       "eigvalsh s", "eigvalsh / check"])
+        rows.append(
+            [
+                name,
+                str(steps),
+                f"{t_none:.3f}",
+                f"{t_auto:.3f}",
+                f"{t_check:.3f}",
+                f"{t_check - t_block:.3f}",
+                f"{100 * t_check / t_none:.0f} %",
+                f"{t_gram:.3f}",
+                f"{100 * t_check / (t_none + t_user_gram):.0f} %",
+                f"{t_eig:.2f}",
+                f"{t_eig / t_check:.0f}x",
+            ]
+        )
+    print(f"KernelSVM fit with the default PSD check (medians of {repeat}; {os.cpu_count()} cores)")
+    print_table(
+        rows,
+        [
+            "case",
+            "Lanczos steps",
+            "fit none s",
+            "fit auto s",
+            "check s",
+            "of it Lanczos s",
+            "check / fit",
+            "Gram s",
+            "check / (Gram + fit)",
+            "eigvalsh s",
+            "eigvalsh / check",
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMBA_NUM_THREADS"):
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
@@ -72,7 +71,7 @@ def kmer_counts(seqs, k):
     lut = np.full(256, -1, dtype=np.int64)
     for code, letter in enumerate(DNA):
         lut[ord(letter)] = lut[ord(letter.lower())] = code
-    counts = np.zeros((len(seqs), 4 ** k))
+    counts = np.zeros((len(seqs), 4**k))
     for row, s in enumerate(seqs):
         codes = lut[np.frombuffer(s.encode(), dtype=np.uint8)]
         if len(codes) < k:
@@ -80,13 +79,13 @@ def kmer_counts(seqs, k):
         windows = np.lib.stride_tricks.sliding_window_view(codes, k)
         ok = (windows >= 0).all(axis=1)
         ids = windows[ok] @ (4 ** np.arange(k - 1, -1, -1))
-        counts[row] = np.bincount(ids, minlength=4 ** k)
+        counts[row] = np.bincount(ids, minlength=4**k)
     return counts
 
 
 def mismatch_matrix(k, m):
     """``A[a, b] = 1`` when k-mers a and b differ in at most m positions."""
-    ids = np.arange(4 ** k)
+    ids = np.arange(4**k)
     digits = (ids[:, None] // 4 ** np.arange(k - 1, -1, -1)) % 4
     hamming = (digits[:, None, :] != digits[None, :, :]).sum(axis=2)
     return (hamming <= m).astype(np.float64)
@@ -105,8 +104,10 @@ def kernel_and_data(name, seqs):
         return real[name], list(seqs), f"structk {real[name]!r}"
     from structk.kernels import Linear
 
-    return Linear(), fallback_features(name, seqs), (
-        f"FALLBACK Linear() on explicit {name} feature vectors (same values)"
+    return (
+        Linear(),
+        fallback_features(name, seqs),
+        (f"FALLBACK Linear() on explicit {name} feature vectors (same values)"),
     )
 
 
@@ -169,16 +170,24 @@ def child(spec):
     t = time.perf_counter()
     kernel, X, label = kernel_and_data(spec["kernel"], seqs)
     kernel(X[:20]), kernel(X[:10], X[10:20])  # numba compilation / cache load
-    result = {"label": label, "featurize_s": time.perf_counter() - t,
-              "input_mib": _nbytes(X) / 2**20}
+    result = {
+        "label": label,
+        "featurize_s": time.perf_counter() - t,
+        "input_mib": _nbytes(X) / 2**20,
+    }
     path = Path(spec["tmpdir"]) / f"K-{os.getpid()}.npy"
     cluster = client = None
     if spec["mode"] == "dask":
         from dask.distributed import Client, LocalCluster
 
         t = time.perf_counter()
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
         client = Client(cluster)
         result["cluster_start_s"] = time.perf_counter() - t
     try:
@@ -189,8 +198,7 @@ def child(spec):
             elif spec["mode"] == "dask":
                 K = dask_gram(kernel, X, block_size=spec["block"], client=client, out=path)
             else:
-                K = gram(kernel, X, block_size=spec["block"], out=path,
-                         n_jobs=spec["jobs"])
+                K = gram(kernel, X, block_size=spec["block"], out=path, n_jobs=spec["jobs"])
             result["time_s"] = time.perf_counter() - t
         result["checksum"] = float(np.asarray(K[-1]).sum())
         del K
@@ -207,7 +215,9 @@ def child(spec):
 def run_child(spec):
     out = subprocess.run(
         [sys.executable, __file__, "--child", json.dumps(spec)],
-        capture_output=True, text=True, env={**os.environ},
+        capture_output=True,
+        text=True,
+        env={**os.environ},
     )
     if out.returncode:
         raise RuntimeError(f"measurement {spec} failed:\n{out.stderr[-3000:]}")
@@ -226,23 +236,39 @@ def measure(spec, repeats):
 # ------------------------------------------------------------------ sections
 def section_scaling(args, report):
     sizes = [250, 500, 1000] if args.quick else [1000, 2000, 5000, 10000, 20000]
-    print("\n== scaling: blockwise Gram into a .npy memmap "
-          f"(block_size={args.block_size}, n_jobs=1) ==")
-    print(f"{'kernel':16} {'n':>6} {'mode':8} {'time s':>8} {'peak RSS MiB':>13} "
-          f"{'traced MiB':>11} {'input MiB':>10} {'K on disk MiB':>14}")
+    print(
+        "\n== scaling: blockwise Gram into a .npy memmap "
+        f"(block_size={args.block_size}, n_jobs=1) =="
+    )
+    print(
+        f"{'kernel':16} {'n':>6} {'mode':8} {'time s':>8} {'peak RSS MiB':>13} "
+        f"{'traced MiB':>11} {'input MiB':>10} {'K on disk MiB':>14}"
+    )
     for name in ("spectrum k=6", "mismatch (5,1)"):
         for n in sizes:
             repeats = 1 if n >= 10000 else args.repeats
             modes = ["memmap"] + (["oneshot"] if n <= 5000 else [])
             for mode in modes:
-                r = measure({"n": n, "kernel": name, "mode": mode, "jobs": 1,
-                             "block": args.block_size, "tmpdir": args.tmpdir}, repeats)
+                r = measure(
+                    {
+                        "n": n,
+                        "kernel": name,
+                        "mode": mode,
+                        "jobs": 1,
+                        "block": args.block_size,
+                        "tmpdir": args.tmpdir,
+                    },
+                    repeats,
+                )
                 r.update(kernel=name, n=n, mode=mode)
                 report["scaling"].append(r)
                 disk = 8 * n * n / 2**20 if mode == "memmap" else 0
-                print(f"{name:16} {n:6d} {mode:8} {r['time_s']:8.2f} "
-                      f"{r['peak_rss_mib']:13.1f} {r['traced_mib']:11.1f} "
-                      f"{r['input_mib']:10.1f} {disk:14.1f}", flush=True)
+                print(
+                    f"{name:16} {n:6d} {mode:8} {r['time_s']:8.2f} "
+                    f"{r['peak_rss_mib']:13.1f} {r['traced_mib']:11.1f} "
+                    f"{r['input_mib']:10.1f} {disk:14.1f}",
+                    flush=True,
+                )
         print(f"   kernel used: {report['scaling'][-1]['label']}")
 
 
@@ -274,8 +300,10 @@ def section_jobs(args, report):
     n = 1000 if args.quick else 5000
     headroom = statistics.median(parallel_headroom() for _ in range(args.repeats))
     report["jobs"].append({"control_2proc_speedup": headroom})
-    print(f"\n== control: 2 processes vs 1 on pure CPU work: x{headroom:.2f} "
-          "(the most any 2-worker speed-up below can reach right now) ==")
+    print(
+        f"\n== control: 2 processes vs 1 on pure CPU work: x{headroom:.2f} "
+        "(the most any 2-worker speed-up below can reach right now) =="
+    )
     print(f"\n== gram(n_jobs=1) vs gram(n_jobs=2), threads and processes, n={n} ==")
     for name in ("spectrum k=6", "mismatch (5,1)"):
         kernel, X, label = kernel_and_data(name, synthetic_dna(n))
@@ -289,32 +317,45 @@ def section_jobs(args, report):
                 runs.append(time.perf_counter() - t)
             times[backend if jobs == 2 else "one"] = statistics.median(runs)
         report["jobs"].append({"kernel": name, "label": label, "n": n, **times})
-        print(f"{name:16} n_jobs=1 {times['one']:7.2f} s   2 threads {times['threads']:7.2f} s"
-              f" (x{times['one'] / times['threads']:.2f})   2 processes "
-              f"{times['processes']:7.2f} s (x{times['one'] / times['processes']:.2f})"
-              f"   [{label}]", flush=True)
+        print(
+            f"{name:16} n_jobs=1 {times['one']:7.2f} s   2 threads {times['threads']:7.2f} s"
+            f" (x{times['one'] / times['threads']:.2f})   2 processes "
+            f"{times['processes']:7.2f} s (x{times['one'] / times['processes']:.2f})"
+            f"   [{label}]",
+            flush=True,
+        )
 
 
 def section_dask(args, report):
     n = 1000 if args.quick else 20000
     repeats = args.repeats if n < 10000 else 1
-    print(f"\n== Dask LocalCluster (2 processes x 1 thread) vs one process, n={n}, "
-          f"to a memmap ==")
+    print(f"\n== Dask LocalCluster (2 processes x 1 thread) vs one process, n={n}, to a memmap ==")
     for name in ("spectrum k=6", "mismatch (5,1)"):
         base = {"n": n, "kernel": name, "block": args.block_size, "tmpdir": args.tmpdir}
         one = measure({**base, "mode": "memmap", "jobs": 1}, repeats)
         two = measure({**base, "mode": "memmap", "jobs": 2}, repeats)
         dsk = measure({**base, "mode": "dask", "jobs": 1}, repeats)
         ratio = one["time_s"] / dsk["time_s"]
-        report["dask"].append({"kernel": name, "label": one["label"], "n": n,
-                               "single_s": one["time_s"], "threads2_s": two["time_s"],
-                               "dask_s": dsk["time_s"], "speedup": ratio,
-                               "cluster_start_s": dsk["cluster_start_s"],
-                               "client_peak_rss_mib": dsk["peak_rss_mib"]})
-        print(f"{name:16} single {one['time_s']:7.2f} s   threads(2) {two['time_s']:7.2f} s   "
-              f"dask(2) {dsk['time_s']:7.2f} s   single/dask x{ratio:.2f}   "
-              f"(cluster start {dsk['cluster_start_s']:.1f} s, client peak RSS "
-              f"{dsk['peak_rss_mib']:.0f} MiB)   [{one['label']}]", flush=True)
+        report["dask"].append(
+            {
+                "kernel": name,
+                "label": one["label"],
+                "n": n,
+                "single_s": one["time_s"],
+                "threads2_s": two["time_s"],
+                "dask_s": dsk["time_s"],
+                "speedup": ratio,
+                "cluster_start_s": dsk["cluster_start_s"],
+                "client_peak_rss_mib": dsk["peak_rss_mib"],
+            }
+        )
+        print(
+            f"{name:16} single {one['time_s']:7.2f} s   threads(2) {two['time_s']:7.2f} s   "
+            f"dask(2) {dsk['time_s']:7.2f} s   single/dask x{ratio:.2f}   "
+            f"(cluster start {dsk['cluster_start_s']:.1f} s, client peak RSS "
+            f"{dsk['peak_rss_mib']:.0f} MiB)   [{one['label']}]",
+            flush=True,
+        )
 
 
 def load_splice(root):
@@ -353,12 +394,18 @@ def section_nystroem(args, report):
     K = kernel(X)
     norm = np.linalg.norm(K)
     sizes = [25, 50, 100, 200] if args.quick else [25, 50, 100, 200, 400, 800, 1600]
-    print(f"\n== Nystroem on UCI splice: n={len(seqs)} ({dropped} sequences with IUPAC "
-          f"codes dropped), {label} ==")
-    print("relative Frobenius error ||K - Phi Phi^T|| / ||K||, median over seeds "
-          f"{list(range(args.repeats))}; time = fit + transform")
-    print(f"{'m':>6} {'structk uniform':>16} {'sklearn precomp.':>17} "
-          f"{'structk kmeans++':>17} {'t structk s':>12} {'t sklearn s':>12} {'t km++ s':>9}")
+    print(
+        f"\n== Nystroem on UCI splice: n={len(seqs)} ({dropped} sequences with IUPAC "
+        f"codes dropped), {label} =="
+    )
+    print(
+        "relative Frobenius error ||K - Phi Phi^T|| / ||K||, median over seeds "
+        f"{list(range(args.repeats))}; time = fit + transform"
+    )
+    print(
+        f"{'m':>6} {'structk uniform':>16} {'sklearn precomp.':>17} "
+        f"{'structk kmeans++':>17} {'t structk s':>12} {'t sklearn s':>12} {'t km++ s':>9}"
+    )
 
     def error(Phi):
         return np.linalg.norm(K - Phi @ Phi.T) / norm
@@ -378,28 +425,41 @@ def section_nystroem(args, report):
             rows["t_s"].append(time.perf_counter() - t)
             rows["sklearn"].append(error(Phi))
             t = time.perf_counter()
-            Phi = Nystroem(kernel, n_components=m, landmarks="kmeans++",
-                           random_state=seed).fit_transform(X)
+            Phi = Nystroem(
+                kernel, n_components=m, landmarks="kmeans++", random_state=seed
+            ).fit_transform(X)
             rows["t_k"].append(time.perf_counter() - t)
             rows["kmeans++"].append(error(Phi))
         med = {key: statistics.median(v) for key, v in rows.items()}
         report["nystroem"].append({"m": m, "label": label, **med})
-        print(f"{m:6d} {med['uniform']:16.4f} {med['sklearn']:17.4f} "
-              f"{med['kmeans++']:17.4f} {med['t_u']:12.3f} {med['t_s']:12.3f} "
-              f"{med['t_k']:9.3f}", flush=True)
-    print("   sklearn is given the precomputed K[L, L] and K[:, L] (its kernel "
-          "evaluations are not in its time; structk's are)")
+        print(
+            f"{m:6d} {med['uniform']:16.4f} {med['sklearn']:17.4f} "
+            f"{med['kmeans++']:17.4f} {med['t_u']:12.3f} {med['t_s']:12.3f} "
+            f"{med['t_k']:9.3f}",
+            flush=True,
+        )
+    print(
+        "   sklearn is given the precomputed K[L, L] and K[:, L] (its kernel "
+        "evaluations are not in its time; structk's are)"
+    )
 
 
-SECTIONS = {"scaling": section_scaling, "jobs": section_jobs, "dask": section_dask,
-            "nystroem": section_nystroem}
+SECTIONS = {
+    "scaling": section_scaling,
+    "jobs": section_jobs,
+    "dask": section_dask,
+    "nystroem": section_nystroem,
+}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small smoke run")
-    parser.add_argument("--sections", default=",".join(SECTIONS),
-                        help="comma-separated subset of " + ",".join(SECTIONS))
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help="comma-separated subset of " + ",".join(SECTIONS),
+    )
     parser.add_argument("--block-size", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--tmpdir", default=None, help="where the memmaps go")
@@ -412,13 +472,19 @@ def main():
     if args.block_size is None:
         args.block_size = 256 if args.quick else 1000
     real = string_kernels()
-    print("kernels:", "structk.kernels.Spectrum / Mismatch" if real else
-          "structk.kernels.Spectrum / Mismatch are NOT importable on this branch: "
-          "using FALLBACK Linear() on explicit feature vectors (labelled below); "
-          "re-run after the string kernels are merged")
-    print(f"cores: {os.cpu_count()}, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
-          f"numba threads {os.environ['NUMBA_NUM_THREADS']}, "
-          f"load average {os.getloadavg()}")
+    print(
+        "kernels:",
+        "structk.kernels.Spectrum / Mismatch"
+        if real
+        else "structk.kernels.Spectrum / Mismatch are NOT importable on this branch: "
+        "using FALLBACK Linear() on explicit feature vectors (labelled below); "
+        "re-run after the string kernels are merged",
+    )
+    print(
+        f"cores: {os.cpu_count()}, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
+        f"numba threads {os.environ['NUMBA_NUM_THREADS']}, "
+        f"load average {os.getloadavg()}"
+    )
     report = {name: [] for name in SECTIONS}
     with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
         args.tmpdir = tmp

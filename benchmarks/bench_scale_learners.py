@@ -23,7 +23,6 @@ Every measurement runs in a fresh process (so the peak resident memory,
 ``--repeat`` runs. See ``--help`` for the command lines of each size.
 """
 
-
 from __future__ import annotations
 
 import argparse
@@ -69,7 +68,7 @@ def dna(n, seed):
     motif = np.frombuffer(MOTIF.encode(), dtype=np.uint8)
     letters = np.frombuffer(b"ACGT", dtype=np.uint8)[codes]
     for i in np.flatnonzero(y):
-        letters[i, at[i]:at[i] + len(MOTIF)] = motif
+        letters[i, at[i] : at[i] + len(MOTIF)] = motif
     X = [row.tobytes().decode() for row in letters]
     flip = rng.random(n) < 0.1
     return X, np.where(flip, 1 - y, y)
@@ -156,14 +155,16 @@ def run_dna_peer(n, seed):
     X, y = dna(n, seed)
     T, t = dna(n, seed + 1)
     data_mb = peak_mb()
-    hv = HashingVectorizer(analyzer="char", ngram_range=(6, 6), lowercase=False,
-                           alternate_sign=False, norm="l2")
+    hv = HashingVectorizer(
+        analyzer="char", ngram_range=(6, 6), lowercase=False, alternate_sign=False, norm="l2"
+    )
     with Clock() as fit:
         clf = LinearSVC(C=1.0, tol=1e-4).fit(hv.transform(X), y)
     fit_mb = peak_mb()
     with Clock() as predict:
-        pred = np.concatenate([clf.predict(hv.transform(T[a:a + CHUNK]))
-                               for a in range(0, n, CHUNK)])
+        pred = np.concatenate(
+            [clf.predict(hv.transform(T[a : a + CHUNK])) for a in range(0, n, CHUNK)]
+        )
     return result(fit, predict, pred, t, data_mb, fit_mb, "liblinear")
 
 
@@ -172,9 +173,15 @@ def run_graphs_structk(n, seed, m, solver="nystroem"):
     from structk.learners import KernelSVM
 
     def model(m):
-        return KernelSVM(WeisfeilerLehmanOptimalAssignment(h=2), C=1.0, tol=1e-4,
-                         loss="squared_hinge", solver=solver, n_components=m,
-                         random_state=seed)
+        return KernelSVM(
+            WeisfeilerLehmanOptimalAssignment(h=2),
+            C=1.0,
+            tol=1e-4,
+            loss="squared_hinge",
+            solver=solver,
+            n_components=m,
+            random_state=seed,
+        )
 
     G, y = molecules(300, seed + 99)  # warm up
     model(50).fit(G, y).predict(G[:10])
@@ -190,13 +197,24 @@ def run_graphs_structk(n, seed, m, solver="nystroem"):
 
 
 def result(fit, predict, pred, truth, data_mb, fit_mb, solver):
-    return dict(fit=fit.wall, fit_cpu=fit.cpu, predict=predict.wall, predict_cpu=predict.cpu,
-                accuracy=float((pred == truth).mean()), data_mb=data_mb, fit_mb=fit_mb,
-                peak_mb=peak_mb(), solver=solver)
+    return dict(
+        fit=fit.wall,
+        fit_cpu=fit.cpu,
+        predict=predict.wall,
+        predict_cpu=predict.cpu,
+        accuracy=float((pred == truth).mean()),
+        data_mb=data_mb,
+        fit_mb=fit_mb,
+        peak_mb=peak_mb(),
+        solver=solver,
+    )
 
 
-RUNS = {"dna-structk": run_dna_structk, "dna-peer": run_dna_peer,
-        "graphs-structk": run_graphs_structk}
+RUNS = {
+    "dna-structk": run_dna_structk,
+    "dna-peer": run_dna_peer,
+    "graphs-structk": run_graphs_structk,
+}
 
 
 # ------------------------------------------------------------------ driver
@@ -211,8 +229,20 @@ def child(args):
 def measure(name, args):
     runs = []
     for r in range(args.repeat):
-        cmd = [sys.executable, __file__, "--child", name, "--n", str(args.n),
-               "--m", str(args.m), "--seed", str(r), "--graph-solver", args.graph_solver]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            name,
+            "--n",
+            str(args.n),
+            "--m",
+            str(args.m),
+            "--seed",
+            str(r),
+            "--graph-solver",
+            args.graph_solver,
+        ]
         out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"{name} failed:\n{out.stderr[-3000:]}")
@@ -223,23 +253,45 @@ def measure(name, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("Every measurement")[0],
-                                 epilog=EXAMPLES,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["dna", "graphs"], default="dna",
-                    help="DNA sequences (structk and the peer) or graphs (default dna)")
-    ap.add_argument("--n", type=int, default=100_000,
-                    help="training objects (default 100000; as many new ones predicted "
-                         "for dna, n // 10 for graphs)")
-    ap.add_argument("--m", type=int, default=2000,
-                    help="landmarks of the graphs' Nystroem path (default 2000)")
-    ap.add_argument("--graph-solver", choices=["nystroem", "primal"], default="nystroem",
-                    help="the graphs' solver (default nystroem)")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs per side, each in a fresh process; medians (default 3)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("Every measurement")[0],
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--part",
+        choices=["dna", "graphs"],
+        default="dna",
+        help="DNA sequences (structk and the peer) or graphs (default dna)",
+    )
+    ap.add_argument(
+        "--n",
+        type=int,
+        default=100_000,
+        help="training objects (default 100000; as many new ones predicted "
+        "for dna, n // 10 for graphs)",
+    )
+    ap.add_argument(
+        "--m", type=int, default=2000, help="landmarks of the graphs' Nystroem path (default 2000)"
+    )
+    ap.add_argument(
+        "--graph-solver",
+        choices=["nystroem", "primal"],
+        default="nystroem",
+        help="the graphs' solver (default nystroem)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per side, each in a fresh process; medians (default 3)",
+    )
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
-    ap.add_argument("--only", choices=["structk", "peer"],
-                    help="run one side only (e.g. structk at n = 10^6 on a busy machine)")
+    ap.add_argument(
+        "--only",
+        choices=["structk", "peer"],
+        help="run one side only (e.g. structk at n = 10^6 on a busy machine)",
+    )
     ap.add_argument("--child", choices=sorted(RUNS), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -249,21 +301,45 @@ def main():
     if args.only:
         names = [n for n in names if n.endswith(args.only)]
     results = {name: measure(name, args) for name in names}
-    what = (f"{args.n} DNA sequences of 200 nt, Normalize(Spectrum(k=6)), squared hinge"
-            if args.part == "dna" else
-            f"{args.n} molecule graphs, WLOA(h=2), "
-            f"{f'Nyström m={args.m}' if args.graph_solver == 'nystroem' else 'primal'}, "
-            "squared hinge")
+    what = (
+        f"{args.n} DNA sequences of 200 nt, Normalize(Spectrum(k=6)), squared hinge"
+        if args.part == "dna"
+        else f"{args.n} molecule graphs, WLOA(h=2), "
+        f"{f'Nyström m={args.m}' if args.graph_solver == 'nystroem' else 'primal'}, "
+        "squared hinge"
+    )
     print(f"{what}; medians of {args.repeat} runs, each in a fresh process")
     from _timing import print_table
 
-    rows = [[name, r["solver"], f"{r['fit']:.1f}", f"{r['fit_cpu']:.1f}",
-             f"{r['predict']:.1f}", f"{r['predict_cpu']:.1f}", f"{r['accuracy']:.4f}",
-             f"{r['data_mb']:.0f}", f"{r['peak_mb']:.0f}"]
-            for name, r in results.items()]
+    rows = [
+        [
+            name,
+            r["solver"],
+            f"{r['fit']:.1f}",
+            f"{r['fit_cpu']:.1f}",
+            f"{r['predict']:.1f}",
+            f"{r['predict_cpu']:.1f}",
+            f"{r['accuracy']:.4f}",
+            f"{r['data_mb']:.0f}",
+            f"{r['peak_mb']:.0f}",
+        ]
+        for name, r in results.items()
+    ]
     n_test = args.n if args.part == "dna" else max(args.n // 10, 1)
-    print_table(rows, ["run", "solver", "fit s", "fit CPU s", f"predict {n_test} s",
-                       "predict CPU s", "test acc", "RSS data MB", "peak RSS MB"])
+    print_table(
+        rows,
+        [
+            "run",
+            "solver",
+            "fit s",
+            "fit CPU s",
+            f"predict {n_test} s",
+            "predict CPU s",
+            "test acc",
+            "RSS data MB",
+            "peak RSS MB",
+        ],
+    )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
     if len(results) == 2:
         p, s = results["dna-peer"], results["dna-structk"]

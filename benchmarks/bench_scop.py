@@ -82,8 +82,10 @@ def load_scop(folder):
                 table[parts[0]] = [int(c) for c in parts[1:]]
     missing = [i for i in ids if i not in table]
     if missing or len(table) != len(ids):
-        sys.exit(f"the membership table and the FASTA file disagree ({len(missing)} ids "
-                 "of the FASTA file are not in the table)")
+        sys.exit(
+            f"the membership table and the FASTA file disagree ({len(missing)} ids "
+            "of the FASTA file are not in the table)"
+        )
     codes = np.array([table[i] for i in ids], dtype=np.int8)
     if codes.shape[1] != len(families):
         sys.exit("the membership table has a row with the wrong number of columns")
@@ -126,8 +128,16 @@ def la_similarity(seqs, path):
     S = LocalAlignment(beta=0.5).log_kernel(seqs)
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
     np.save(path, S)
-    meta.write_text(json.dumps({"n": len(seqs), "cpu_seconds": cpu, "wall_seconds": wall,
-                                "kernel": "LocalAlignment(beta=0.5).log_kernel"}))
+    meta.write_text(
+        json.dumps(
+            {
+                "n": len(seqs),
+                "cpu_seconds": cpu,
+                "wall_seconds": wall,
+                "kernel": "LocalAlignment(beta=0.5).log_kernel",
+            }
+        )
+    )
     return np.load(path, mmap_mode="r"), cpu, wall, False
 
 
@@ -164,9 +174,12 @@ def fit_and_score(kernel, train, test, ytr, C):
         return KernelSVM(kernel=kernel, C=float(C)).fit(train, ytr).decision_function(test)
     kernel = kernel.fit(train)
     K_train, K_test = kernel(train), kernel(test, train)
-    search = GridSearchCV(KernelSVM(kernel="precomputed"), {"C": list(C_GRID)},
-                          cv=StratifiedKFold(3, shuffle=True, random_state=0),
-                          scoring="roc_auc")
+    search = GridSearchCV(
+        KernelSVM(kernel="precomputed"),
+        {"C": list(C_GRID)},
+        cv=StratifiedKFold(3, shuffle=True, random_state=0),
+        scoring="roc_auc",
+    )
     return search.fit(K_train, ytr).decision_function(K_test)
 
 
@@ -175,8 +188,9 @@ def run_fisher(seqs, train, test, ytr, C, seed):
     from structk.kernels import Normalize
 
     Xtr = [seqs[i] for i in train]
-    hmm = DiscreteHMM(n_states=2, alphabet="protein-extended", init="frequencies",
-                      n_restarts=3, random_state=seed)
+    hmm = DiscreteHMM(
+        n_states=2, alphabet="protein-extended", init="frequencies", n_restarts=3, random_state=seed
+    )
     hmm.fit([x for x, y in zip(Xtr, ytr) if y == 1])
     kernel = Normalize(FisherKernel(hmm, parts=("transition", "emission")))
     return fit_and_score(kernel, Xtr, [seqs[i] for i in test], ytr, C)
@@ -184,23 +198,39 @@ def run_fisher(seqs, train, test, ytr, C, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=None,
-                        help="the scop153 folder (default $STRUCTK_DATA/proteins/scop153)")
-    parser.add_argument("--routes", default="la,fisher",
-                        help="comma-separated: la, la-after, la-naive, fisher "
-                             "(default la,fisher)")
-    parser.add_argument("--families", type=int, default=None,
-                        help="only the first N families (default all 54)")
-    parser.add_argument("--family", action="append", default=None, metavar="NAME",
-                        help="run this family only (repeat for several; e.g. 3.1.8.3)")
-    parser.add_argument("--C", default="10",
-                        help="the SVM's C (default 10), or 'cv': chosen per family on "
-                             "its training split")
+    parser.add_argument(
+        "--data", default=None, help="the scop153 folder (default $STRUCTK_DATA/proteins/scop153)"
+    )
+    parser.add_argument(
+        "--routes",
+        default="la,fisher",
+        help="comma-separated: la, la-after, la-naive, fisher (default la,fisher)",
+    )
+    parser.add_argument(
+        "--families", type=int, default=None, help="only the first N families (default all 54)"
+    )
+    parser.add_argument(
+        "--family",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="run this family only (repeat for several; e.g. 3.1.8.3)",
+    )
+    parser.add_argument(
+        "--C",
+        default="10",
+        help="the SVM's C (default 10), or 'cv': chosen per family on its training split",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the HMM restarts")
-    parser.add_argument("--similarity", default=None, metavar="FILE.npy",
-                        help="cache of the log-LA matrix (default: in the temporary folder)")
-    parser.add_argument("--tsv", default=None, metavar="FILE",
-                        help="also write the per-family table as TSV")
+    parser.add_argument(
+        "--similarity",
+        default=None,
+        metavar="FILE.npy",
+        help="cache of the log-LA matrix (default: in the temporary folder)",
+    )
+    parser.add_argument(
+        "--tsv", default=None, metavar="FILE", help="also write the per-family table as TSV"
+    )
     args = parser.parse_args()
 
     from sklearn.exceptions import ConvergenceWarning
@@ -231,18 +261,20 @@ def main():
     if args.families is not None:
         chosen = chosen[: args.families]
     n_fam = len(chosen)
-    print(f"SCOP 1.53: {len(seqs)} domains, {len(families)} families "
-          f"({n_fam} run), SVM C={args.C}")
+    print(f"SCOP 1.53: {len(seqs)} domains, {len(families)} families ({n_fam} run), SVM C={args.C}")
 
     S = None
     if any(r.startswith("la") for r in routes):
-        path = args.similarity or os.path.join(tempfile.gettempdir(),
-                                               "structk-scop153-la-beta0.5.npy")
+        path = args.similarity or os.path.join(
+            tempfile.gettempdir(), "structk-scop153-la-beta0.5.npy"
+        )
         S, cpu, wall, cached = la_similarity(seqs, path)
         S = np.asarray(S)
-        print(f"log-LA similarity, {len(seqs)} x {len(seqs)}, once for all families: "
-              f"{cpu:.0f} s CPU, {wall:.0f} s wall"
-              + (f" (measured when {path} was written; read from it now)" if cached else ""))
+        print(
+            f"log-LA similarity, {len(seqs)} x {len(seqs)}, once for all families: "
+            f"{cpu:.0f} s CPU, {wall:.0f} s wall"
+            + (f" (measured when {path} was written; read from it now)" if cached else "")
+        )
 
     results = {r: [] for r in routes}
     seconds = dict.fromkeys(routes, 0.0)
@@ -271,10 +303,15 @@ def main():
                 print(f"the warning, on {families[f]}'s training Gram: {warned}")
                 shown = True
         rows.append(row)
-        print(f"{f + 1:2d} {families[f]:<10} train {row[1]:3d}+/{row[2]:4d}  test "
-              f"{row[3]:3d}+/{row[4]:4d}  "
-              + "  ".join(f"{r} {a:.3f} {b:.3f}" + (" warned" if w else "") for r, (a, b, w)
-                          in zip(routes, (x[-1] for x in results.values()))), flush=True)
+        print(
+            f"{f + 1:2d} {families[f]:<10} train {row[1]:3d}+/{row[2]:4d}  test "
+            f"{row[3]:3d}+/{row[4]:4d}  "
+            + "  ".join(
+                f"{r} {a:.3f} {b:.3f}" + (" warned" if w else "")
+                for r, (a, b, w) in zip(routes, (x[-1] for x in results.values()))
+            ),
+            flush=True,
+        )
 
     print()
     header = ["family", "train+", "train", "test+", "test"]
@@ -283,8 +320,11 @@ def main():
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
-        print("| " + " | ".join(str(v) if not isinstance(v, float) else f"{v:.3f}"
-                                for v in row) + " |")
+        print(
+            "| "
+            + " | ".join(str(v) if not isinstance(v, float) else f"{v:.3f}" for v in row)
+            + " |"
+        )
     print()
     print(f"| route | mean ROC | mean ROC50 | CPU s ({n_fam} families) | published |")
     print("|---|---|---|---|---|")

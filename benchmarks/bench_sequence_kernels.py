@@ -63,7 +63,7 @@ def synthetic_proteins(n, length=250, seed=0):
         for _ in range(rng.integers(0, 4)):  # short indels
             p = int(rng.integers(0, len(s)))
             if rng.random() < 0.5:
-                del s[p:p + int(rng.integers(1, 5))]
+                del s[p : p + int(rng.integers(1, 5))]
             else:
                 s[p:p] = rng.choice(list(AMINO), int(rng.integers(1, 5)))
         out.append("".join(s))
@@ -81,12 +81,11 @@ def bench_alignment(quick, repeat):
     from structk._threads import num_threads
     from structk.kernels import LocalAlignment, Normalize, smith_waterman
 
-    print(f"\n== local alignment (load average {load():.1f}, "
-          f"{num_threads()} threads) ==")
+    print(f"\n== local alignment (load average {load():.1f}, {num_threads()} threads) ==")
     m = 30 if quick else 80
     X = synthetic_proteins(m, seed=1)
     lengths = np.array([len(s) for s in X], dtype=float)
-    cells = 0.5 * (lengths.sum() ** 2 + (lengths ** 2).sum())  # upper triangle
+    cells = 0.5 * (lengths.sum() ** 2 + (lengths**2).sum())  # upper triangle
 
     kern = LocalAlignment(beta=0.5)
     P = kern.prepare(X, "X")
@@ -101,8 +100,9 @@ def bench_alignment(quick, repeat):
         la_jit.la_log_gram(P.codes, P.offsets, *tables, np.zeros((m, m)), 0, (m + 1) // 2)
 
     def structk_sw():
-        la_jit.sw_cross(P.codes, P.offsets, P.codes, P.offsets, S, 11.0, 1.0,
-                        np.empty((m, m)), 0, m)
+        la_jit.sw_cross(
+            P.codes, P.offsets, P.codes, P.offsets, S, 11.0, 1.0, np.empty((m, m)), 0, m
+        )
 
     def parasail_sw():
         out = np.empty((m, m))
@@ -122,27 +122,32 @@ def bench_alignment(quick, repeat):
     t_la = median_time(structk_la, repeat)
     t_sw = median_time(structk_sw, repeat)
     t_ps = median_time(parasail_sw, repeat)
-    for name, t in [("structk LocalAlignment (log k, serial)", t_la),
-                    ("structk smith_waterman (serial)", t_sw),
-                    ("parasail sw_striped_profile_16", t_ps)]:
+    for name, t in [
+        ("structk LocalAlignment (log k, serial)", t_la),
+        ("structk smith_waterman (serial)", t_sw),
+        ("parasail sw_striped_profile_16", t_ps),
+    ]:
         rows.append([name, f"{t:.3f}", f"{cells / t / 1e6:.0f}", f"{t / t_ps:.1f}"])
-    print(f"{m} proteins, {m * (m + 1) // 2} pairs, {cells:.3g} cells, one thread, "
-          f"median of {repeat}")
+    print(
+        f"{m} proteins, {m * (m + 1) // 2} pairs, {cells:.3g} cells, one thread, median of {repeat}"
+    )
     print_table(rows, ["method", "time (s)", "Mcells/s", "time / parasail"])
 
     # the Gram matrix on all threads
     n = 200 if quick else 1000
     X = synthetic_proteins(n, seed=2)
     lengths = np.array([len(s) for s in X], dtype=float)
-    cells = 0.5 * (lengths.sum() ** 2 + (lengths ** 2).sum())
+    cells = 0.5 * (lengths.sum() ** 2 + (lengths**2).sum())
     Normalize(kern)(X[:2])  # warm-up: load the cached machine code
     t0 = time.perf_counter()
     K = Normalize(kern)(X)
     t = time.perf_counter() - t0
-    print(f"\nNormalize(LocalAlignment(beta=0.5)) Gram of {n} proteins (mean length "
-          f"{lengths.mean():.0f}, {cells:.3g} cells + the diagonal again): {t:.1f} s "
-          f"({cells / t / 1e6:.0f} Mcells/s), finite: {np.isfinite(K).all()}, "
-          f"load average {load():.1f}")
+    print(
+        f"\nNormalize(LocalAlignment(beta=0.5)) Gram of {n} proteins (mean length "
+        f"{lengths.mean():.0f}, {cells:.3g} cells + the diagonal again): {t:.1f} s "
+        f"({cells / t / 1e6:.0f} Mcells/s), finite: {np.isfinite(K).all()}, "
+        f"load average {load():.1f}"
+    )
 
     # the log-space pass
     from structk.algorithms.alignment._numba import _la_log
@@ -152,8 +157,10 @@ def bench_alignment(quick, repeat):
     E, L, go, ge, lgo, lge = tables
     t = median_time(lambda: _la_log(Q[0], Q[1], L, lgo, lge), max(1, repeat // 2))
     c = len(long[0]) * len(long[1])
-    print(f"log-space pass, {len(long[0])} x {len(long[1])} residues: {t:.2f} s "
-          f"({c / t / 1e6:.1f} Mcells/s)")
+    print(
+        f"log-space pass, {len(long[0])} x {len(long[1])} residues: {t:.2f} s "
+        f"({c / t / 1e6:.1f} Mcells/s)"
+    )
 
 
 # ---------------------------------------------------------------------- gappy
@@ -180,19 +187,22 @@ def bench_gappy(quick, repeat):
     for k, m in [(1, 2), (2, 2), (3, 3)]:
         ours = GappyPair(k=k, m=m)
         F = ours.features(X).toarray().reshape(len(X), m + 1, -1).sum(axis=1)
-        merged = gappypair_kernel(X, k=k, g=m, gapDifferent=False, sparse=False,
-                                  include_flanking=True)
+        merged = gappypair_kernel(
+            X, k=k, g=m, gapDifferent=False, sparse=False, include_flanking=True
+        )
         assert np.array_equal(F, merged), "structk and strkernel features differ"
 
         def peer(k=k, m=m):
-            G = sp.csr_matrix(gappypair_kernel(X, k=k, g=m, gapDifferent=True,
-                                               include_flanking=True))
+            G = sp.csr_matrix(
+                gappypair_kernel(X, k=k, g=m, gapDifferent=True, include_flanking=True)
+            )
             return (G @ G.T).toarray()
 
         t_ours = median_time(lambda ours=ours: ours(X), repeat)
         t_peer = median_time(peer, max(1, repeat // 2))
-        rows.append([f"GappyPair(k={k}, m={m})", f"{t_ours:.3f}", f"{t_peer:.2f}",
-                     f"{t_peer / t_ours:.0f}"])
+        rows.append(
+            [f"GappyPair(k={k}, m={m})", f"{t_ours:.3f}", f"{t_peer:.2f}", f"{t_peer / t_ours:.0f}"]
+        )
     print_table(rows, ["kernel", "structk (s)", "strkernel + sparse product (s)", "ratio"])
 
 
@@ -204,13 +214,16 @@ def wds_numpy(codes, d, shift):
     beta = [2 * (d - k + 1) / (d * (d + 1)) for k in range(1, d + 1)]
     for s in range(min(shift, L - 1) + 1):
         delta = 1.0 if s == 0 else 1.0 / (2 * (s + 1))
-        for a, b in ([(codes[:, s:], codes[:, :L - s])] if s == 0 else
-                     [(codes[:, s:], codes[:, :L - s]), (codes[:, :L - s], codes[:, s:])]):
+        for a, b in (
+            [(codes[:, s:], codes[:, : L - s])]
+            if s == 0
+            else [(codes[:, s:], codes[:, : L - s]), (codes[:, : L - s], codes[:, s:])]
+        ):
             eq = a[:, None, :] == b[None, :, :]  # n x n x (L - s)
             run = eq.copy()
             for k in range(1, d + 1):
                 if k > 1:
-                    run = run[:, :, :-1] & eq[:, :, k - 1:]
+                    run = run[:, :, :-1] & eq[:, :, k - 1 :]
                 K += delta * beta[k - 1] * run.sum(axis=2)
     return K
 
@@ -220,16 +233,24 @@ def bench_wds(quick, repeat):
 
     X = splice(quick)[: 300 if quick else 1000]
     codes = np.array([["ACGT".index(c) for c in s] for s in X], dtype=np.uint8)
-    print(f"\n== weighted degree with shifts, {len(X)} splice sequences of {codes.shape[1]} nt "
-          f"(load average {load():.1f}) ==")
+    print(
+        f"\n== weighted degree with shifts, {len(X)} splice sequences of {codes.shape[1]} nt "
+        f"(load average {load():.1f}) =="
+    )
     rows = []
     for d, S in [(8, 0), (8, 2), (8, 8)]:
         ours = WeightedDegree(d=d, shift=S)
         np.testing.assert_allclose(ours(X[:200]), wds_numpy(codes[:200], d, S), rtol=1e-12)
         t_ours = median_time(lambda ours=ours: ours(X), repeat)
         t_np = median_time(lambda d=d, S=S: wds_numpy(codes, d, S), max(1, repeat // 2))
-        rows.append([f"WeightedDegree(d={d}, shift={S})", f"{t_ours:.3f}", f"{t_np:.2f}",
-                     f"{t_np / t_ours:.0f}"])
+        rows.append(
+            [
+                f"WeightedDegree(d={d}, shift={S})",
+                f"{t_ours:.3f}",
+                f"{t_np:.2f}",
+                f"{t_np / t_ours:.0f}",
+            ]
+        )
     print_table(rows, ["kernel", "structk (s)", "numpy reference (s)", "ratio"])
 
 

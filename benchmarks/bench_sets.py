@@ -51,8 +51,12 @@ def _merge_gram(ids, ptr):
 
 def merge_intersection_gram(sets):
     vocabulary = {}
-    rows = [np.sort(np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in s),
-                                np.int64, len(s))) for s in sets]
+    rows = [
+        np.sort(
+            np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in s), np.int64, len(s))
+        )
+        for s in sets
+    ]
     ptr = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=ptr[1:])
     ids = np.concatenate(rows) if rows else np.empty(0, np.int64)
@@ -108,8 +112,10 @@ def main():
         t_sparse, K1 = median_time(structk_intersection_gram, sets, repeats)
         t_merge, K2 = median_time(merge_intersection_gram, sets, repeats)
         assert np.array_equal(K1, K2), name
-        print(f"n={n:<5} {name:<28} structk sparse {t_sparse:7.3f} s | sorted merge "
-              f"{t_merge:7.3f} s | merge / sparse = {t_merge / t_sparse:5.1f}")
+        print(
+            f"n={n:<5} {name:<28} structk sparse {t_sparse:7.3f} s | sorted merge "
+            f"{t_merge:7.3f} s | merge / sparse = {t_merge / t_sparse:5.1f}"
+        )
 
 
 if __name__ == "__main__":

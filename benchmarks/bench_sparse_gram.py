@@ -70,16 +70,20 @@ def cases(quick):
     for n, length, k in sizes:
         X = ["".join(rng.choice(list("ACGT"), length)) for _ in range(n)]
         kernel = Spectrum(k=k)
-        yield (f"Spectrum(k={k}), {n} x {length} nt",
-               compact(kernel.features_prepared(kernel.prepare(X))))
+        yield (
+            f"Spectrum(k={k}), {n} x {length} nt",
+            compact(kernel.features_prepared(kernel.prepare(X))),
+        )
     root = os.environ.get("STRUCTK_DATA")
     if root and not quick:
         from structk.datasets import load_tu
 
         graphs = load_tu(os.path.join(root, "graphs", "ENZYMES"))[0] * 10
         kernel = WeisfeilerLehman(h=3)
-        yield (f"WeisfeilerLehman(h=3), ENZYMES x 10 ({len(graphs)} graphs)",
-               compact(kernel.features_prepared(kernel.prepare(graphs))))
+        yield (
+            f"WeisfeilerLehman(h=3), ENZYMES x 10 ({len(graphs)} graphs)",
+            compact(kernel.features_prepared(kernel.prepare(graphs))),
+        )
 
 
 def main(argv=None):
@@ -96,14 +100,28 @@ def main(argv=None):
         if not (np.array_equal(K, plain_dense(F)) and np.array_equal(K, (F @ F.T).toarray())):
             raise AssertionError(f"{name}: the three products differ")
         ours, plain, scipy = alternating(
-            [lambda: sparse_gram(F, jitted=True), lambda: plain_dense(F),
-             lambda: (F @ F.T).toarray()], args.repeat)
-        rows.append([name, f"{ours:.3f}", f"{plain:.3f}", f"{plain / ours:.2f}x",
-                     f"{scipy:.3f}", f"{scipy / ours:.1f}x"])
-    print(f"F F^T of sparse counts (medians of {args.repeat}, alternated; "
-          f"{os.cpu_count()} cores)")
-    print_table(rows, ["case", "structk s", "plain dense s", "plain / structk",
-                       "SciPy s", "SciPy / structk"])
+            [
+                lambda: sparse_gram(F, jitted=True),
+                lambda: plain_dense(F),
+                lambda: (F @ F.T).toarray(),
+            ],
+            args.repeat,
+        )
+        rows.append(
+            [
+                name,
+                f"{ours:.3f}",
+                f"{plain:.3f}",
+                f"{plain / ours:.2f}x",
+                f"{scipy:.3f}",
+                f"{scipy / ours:.1f}x",
+            ]
+        )
+    print(f"F F^T of sparse counts (medians of {args.repeat}, alternated; {os.cpu_count()} cores)")
+    print_table(
+        rows,
+        ["case", "structk s", "plain dense s", "plain / structk", "SciPy s", "SciPy / structk"],
+    )
 
 
 if __name__ == "__main__":

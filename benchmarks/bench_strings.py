@@ -175,9 +175,13 @@ def measure(method, case, k, repeats, quick, timeout=3600):
     cmd = [sys.executable, __file__, "--child", method, case, str(k), str(repeats)]
     if quick:
         cmd.append("--quick")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OPENBLAS_NUM_THREADS=BLAS_THREADS, OMP_NUM_THREADS=BLAS_THREADS,
-               MKL_NUM_THREADS=BLAS_THREADS)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        OPENBLAS_NUM_THREADS=BLAS_THREADS,
+        OMP_NUM_THREADS=BLAS_THREADS,
+        MKL_NUM_THREADS=BLAS_THREADS,
+    )
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     if out.returncode != 0:
         raise RuntimeError(f"{method} on {case} k={k} failed:\n{out.stderr}")
@@ -195,8 +199,10 @@ def row(case, k, n, results, reference="structk"):
         med = float(np.median(r["times"]))
         text = f"{name} {med:8.3f} s {r['peak'] / 2**20:7.1f} MB"
         if name != reference:
-            text += (f" (speed-up {med / np.median(ref['times']):5.1f}x,"
-                     f" memory structk/{name} {ref['peak'] / max(r['peak'], 1):4.2f})")
+            text += (
+                f" (speed-up {med / np.median(ref['times']):5.1f}x,"
+                f" memory structk/{name} {ref['peak'] / max(r['peak'], 1):4.2f})"
+            )
         cells.append(text)
     print(" | ".join(cells), flush=True)
     prints = {tuple(np.round(r["fingerprint"], 6)) for r in results.values() if r}
@@ -208,9 +214,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small smoke run")
     parser.add_argument("--repeats", type=int, default=None)
-    parser.add_argument("--blas-threads", default="1",
-                        help="BLAS threads in the measured processes (default 1: the "
-                        "peers are single-threaded, and the machine is shared)")
+    parser.add_argument(
+        "--blas-threads",
+        default="1",
+        help="BLAS threads in the measured processes (default 1: the "
+        "peers are single-threaded, and the machine is shared)",
+    )
     parser.add_argument("--child", nargs=4, metavar=("METHOD", "CASE", "K", "REPEATS"))
     args = parser.parse_args()
     global BLAS_THREADS
@@ -220,9 +229,11 @@ def main():
         child(method, case, int(k), int(repeats), args.quick)
         return
     repeats = args.repeats or (2 if args.quick else 5)
-    print(f"structk string-kernel benchmark ({'quick' if args.quick else 'full'}; "
-          f"median of {repeats}; load average {os.getloadavg()[0]:.2f}; "
-          f"{os.cpu_count()} cpus; {BLAS_THREADS} BLAS thread(s))")
+    print(
+        f"structk string-kernel benchmark ({'quick' if args.quick else 'full'}; "
+        f"median of {repeats}; load average {os.getloadavg()[0]:.2f}; "
+        f"{os.cpu_count()} cpus; {BLAS_THREADS} BLAS thread(s))"
+    )
 
     cases = [("random", 5), ("random", 10)]
     if os.environ.get("STRUCTK_DATA"):
@@ -240,19 +251,21 @@ def main():
         slow = case == "random" and not args.quick
         results["strkernel"] = (
             measure("strkernel", case, k, 1 if slow else min(repeats, 3), args.quick)
-            if fits else None
+            if fits
+            else None
         )
         if not fits:
-            print(f"  (strkernel not run at k={k}: its dense 4^k rows need "
-                  f"{need / 2**30:.1f} GB)")
+            print(f"  (strkernel not run at k={k}: its dense 4^k rows need {need / 2**30:.1f} GB)")
         row(case, k, len(seqs), results)
 
     if os.environ.get("STRUCTK_DATA"):
         full = measure("structk-mismatch", "splice-all", 5, repeats, args.quick)
         n = len(dataset("splice-all", args.quick))
-        print(f"mismatch (5, 1), all {n} splice sequences: structk "
-              f"{np.median(full['times']):.3f} s, {full['peak'] / 2**20:.1f} MB "
-              "(goal: under 30 s)")
+        print(
+            f"mismatch (5, 1), all {n} splice sequences: structk "
+            f"{np.median(full['times']):.3f} s, {full['peak'] / 2**20:.1f} MB "
+            "(goal: under 30 s)"
+        )
         sub = {
             "structk": measure("structk-mismatch", "splice-subset", 5, repeats, args.quick),
             "strkernel": measure("strkernel-mismatch", "splice-subset", 5, 1, args.quick),

@@ -44,8 +44,9 @@ def main(argv=None):
     parser.add_argument("--dataset", default="ENZYMES", help="a TU dataset in $STRUCTK_DATA/graphs")
     parser.add_argument("--C", default="1e4,1e5,1e6", help="C values, comma-separated")
     parser.add_argument("--repeat", type=int, default=3, help="timed fits of each (median)")
-    parser.add_argument("--smo-max-C", type=float, default=1e6,
-                        help="largest C fitted by SMO alone and by SVC")
+    parser.add_argument(
+        "--smo-max-C", type=float, default=1e6, help="largest C fitted by SMO alone and by SVC"
+    )
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -68,9 +69,11 @@ def main(argv=None):
     train, test = make_splits(10, y, "classification").folds[0]
     Ktr = np.ascontiguousarray(K[np.ix_(train, train)])
     Kte = np.ascontiguousarray(K[np.ix_(test, train)])
-    print(f"{args.dataset}: {len(y)} graphs, {len(np.unique(y))} classes, Gram "
-          f"{time.perf_counter() - t0:.1f} s; fits on {len(train)}, tested on {len(test)}",
-          flush=True)
+    print(
+        f"{args.dataset}: {len(y)} graphs, {len(np.unique(y))} classes, Gram "
+        f"{time.perf_counter() - t0:.1f} s; fits on {len(train)}, tested on {len(test)}",
+        flush=True,
+    )
 
     def structk_fit(C, ipm):
         def run():
@@ -78,6 +81,7 @@ def main(argv=None):
             with _tuning.override(**limit), warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 return KernelSVM(C=C, psd_check="none").fit(Ktr, y[train])
+
         return run
 
     def sklearn_fit(C):
@@ -100,17 +104,25 @@ def main(argv=None):
         med = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
         for name in runs:
             acc = float(np.mean(models[name].predict(Kte) == y[test]))
-            iters = (f"{int(np.median(models[name].n_iter_))} (max {models[name].n_iter_.max()})"
-                     if hasattr(models[name], "dual_objective_") else "-")
-            rows.append([f"{C:g}", name, f"{med[name][0]:.3f}", f"{med[name][1]:.3f}",
-                         f"{acc:.3f}", iters])
+            iters = (
+                f"{int(np.median(models[name].n_iter_))} (max {models[name].n_iter_.max()})"
+                if hasattr(models[name], "dual_objective_")
+                else "-"
+            )
+            rows.append(
+                [f"{C:g}", name, f"{med[name][0]:.3f}", f"{med[name][1]:.3f}", f"{acc:.3f}", iters]
+            )
         if "SMO" in med:
-            ratios.append(f"C={C:g}: SMO alone / IPM {med['SMO'][0] / med['IPM'][0]:.1f}x wall, "
-                          f"SVC / IPM {med['SVC'][0] / med['IPM'][0]:.1f}x wall")
+            ratios.append(
+                f"C={C:g}: SMO alone / IPM {med['SMO'][0] / med['IPM'][0]:.1f}x wall, "
+                f"SVC / IPM {med['SVC'][0] / med['IPM'][0]:.1f}x wall"
+            )
         print(f"C={C:g} done", flush=True)
     print_table(rows, ["C", "solver", "wall s", "CPU s", "test acc", "SMO iterations"])
-    print(f"medians of {args.repeat}; structk 'IPM' = as shipped, 'SMO' = SVM_IPM_MAX_N=0, "
-          "'SVC' = sklearn.svm.SVC(kernel='precomputed', tol=1e-3)")
+    print(
+        f"medians of {args.repeat}; structk 'IPM' = as shipped, 'SMO' = SVM_IPM_MAX_N=0, "
+        "'SVC' = sklearn.svm.SVC(kernel='precomputed', tol=1e-3)"
+    )
     for line in ratios:
         print(line)
 

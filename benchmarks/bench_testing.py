@@ -57,13 +57,20 @@ def run_lists(func, objects, seed):
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample
 
-    config = settings(max_examples=300, database=None, deadline=None,
-                      phases=[Phase.generate, Phase.shrink],
-                      suppress_health_check=list(HealthCheck))
+    config = settings(
+        max_examples=300,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
     try:
-        objs = find(st.lists(objects, min_size=1, max_size=8),
-                    lambda xs: _negative(func, xs), settings=config,
-                    random=random.Random(seed))
+        objs = find(
+            st.lists(objects, min_size=1, max_size=8),
+            lambda xs: _negative(func, xs),
+            settings=config,
+            random=random.Random(seed),
+        )
     except NoSuchExample:
         return None
     return len(objs)
@@ -77,8 +84,14 @@ def run_target(func, objects, seed):
     best = [None]
 
     @hseed(seed)
-    @settings(max_examples=300, database=None, deadline=None, derandomize=False,
-              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=300,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=[Phase.generate, Phase.target],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.lists(objects, min_size=1, max_size=32))
     def search(xs):
         lam, _ = _lam(func, xs)
@@ -106,12 +119,13 @@ def main(argv=None):
     repeats = 1 if args.quick else args.repeats
     import os
 
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-          f"{repeats} seed(s) per cell")
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"{repeats} seed(s) per cell"
+    )
     print(f"{'case':18s} {'method':7s} {'found':>6s} {'median s':>9s} {'witness':>8s}")
     for name, func, objects in _cases(args.quick):
-        for method, run in (("lists", run_lists), ("target", run_target),
-                            ("pools", run_pools)):
+        for method, run in (("lists", run_lists), ("target", run_target), ("pools", run_pools)):
             times, sizes = [], []
             for seed in range(repeats):
                 start = time.perf_counter()
@@ -120,8 +134,11 @@ def main(argv=None):
                 if size is not None:
                     sizes.append(size)
             shown = f"{np.median(sizes):8.0f}" if sizes else f"{'-':>8s}"
-            print(f"{name:18s} {method:7s} {len(sizes):>3d}/{repeats:<2d} "
-                  f"{np.median(times):9.1f} {shown}", flush=True)
+            print(
+                f"{name:18s} {method:7s} {len(sizes):>3d}/{repeats:<2d} "
+                f"{np.median(times):9.1f} {shown}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -82,8 +82,9 @@ def in_process(data, repeats):
         "ShortestPath Gram, MUTAG": lambda: ShortestPath()(mutag),
         "ShortestPath Gram, ENZYMES": lambda: ShortestPath()(enzymes),
         "Gaussian Gram, 1000 x 20": lambda: Gaussian(sigma=4.0)(X),
-        "KernelSVM fit 800 + predict 200": lambda: KernelSVM(kernel=Gaussian(sigma=4.0))
-        .fit(X[:800], y[:800]).predict(X[800:]),
+        "KernelSVM fit 800 + predict 200": lambda: (
+            KernelSVM(kernel=Gaussian(sigma=4.0)).fit(X[:800], y[:800]).predict(X[800:])
+        ),
     }
     shipped = (_tuning.SMALL_PRODUCT, _tuning.SPARSE_THREADED_FROM)
     print(f"in one process, medians of {repeats} (ms)")
@@ -91,23 +92,30 @@ def in_process(data, repeats):
         fn()
         times = {"one thread": [], "threaded": []}
         for r in range(repeats):
-            for mode in (("one thread", "threaded") if r % 2 else ("threaded", "one thread")):
+            for mode in ("one thread", "threaded") if r % 2 else ("threaded", "one thread"):
                 _tuning.SMALL_PRODUCT, _tuning.SPARSE_THREADED_FROM = (
-                    shipped if mode == "one thread" else (0, 0))
+                    shipped if mode == "one thread" else (0, 0)
+                )
                 t = time.perf_counter()
                 fn()
                 times[mode].append(time.perf_counter() - t)
         _tuning.SMALL_PRODUCT, _tuning.SPARSE_THREADED_FROM = shipped
         one, threaded = (statistics.median(times[m]) for m in ("one thread", "threaded"))
-        print(f"  {name:34s} one thread {1e3 * one:8.1f}  threaded {1e3 * threaded:8.1f}  "
-              f"ratio {threaded / one:.2f}  load {os.getloadavg()[0]:.1f}")
+        print(
+            f"  {name:34s} one thread {1e3 * one:8.1f}  threaded {1e3 * threaded:8.1f}  "
+            f"ratio {threaded / one:.2f}  load {os.getloadavg()[0]:.1f}"
+        )
 
 
 def _run(code):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode:
@@ -123,21 +131,25 @@ def fresh(data, repeats, tmp):
     fasta = os.path.join(tmp, "splice.fasta")
     with open(fasta, "w") as fh:
         fh.writelines(f">{n} class={c}\n{s}\n" for s, c, n in zip(seqs, y, names))
-    scripts = {"MUTAG script": MUTAG.format(data=data),
-               "structk cv splice": SPLICE.format(fasta=fasta),
-               "Gaussian SVM 5-fold, 2000": VECTORS}
+    scripts = {
+        "MUTAG script": MUTAG.format(data=data),
+        "structk cv splice": SPLICE.format(fasta=fasta),
+        "Gaussian SVM 5-fold, 2000": VECTORS,
+    }
     print(f"whole fresh processes, medians of {repeats} (s)")
     for name, code in scripts.items():
         _run(code)  # fills the numba cache
         times = {"one thread": [], "threaded": []}
         for r in range(repeats):
-            for mode in (("one thread", "threaded") if r % 2 else ("threaded", "one thread")):
+            for mode in ("one thread", "threaded") if r % 2 else ("threaded", "one thread"):
                 times[mode].append(_run(code if mode == "one thread" else OFF + code))
         med = {m: [statistics.median(t[i] for t in times[m]) for i in (0, 1)] for m in times}
         (w1, c1), (w2, c2) = med["one thread"], med["threaded"]
-        print(f"  {name:28s} wall {w1:6.2f} vs {w2:6.2f} (ratio {w2 / w1:.2f})  "
-              f"CPU {c1:6.2f} vs {c2:6.2f} (ratio {c2 / c1:.2f})  "
-              f"load {os.getloadavg()[0]:.1f}")
+        print(
+            f"  {name:28s} wall {w1:6.2f} vs {w2:6.2f} (ratio {w2 / w1:.2f})  "
+            f"CPU {c1:6.2f} vs {c2:6.2f} (ratio {c2 / c1:.2f})  "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
 
 
 def main():

@@ -49,9 +49,13 @@ def main():
         ("N(0,1), d=20", rng.normal(size=(n, 20)), 3.0),
         ("N(0,1), d=300", rng.normal(size=(n, 300)), 12.0),
         ("1e6 + N(0,1), d=20", 1e6 + rng.normal(size=(n, 20)), 3.0),
-        ("two clusters +-1e6, d=20",
-         np.vstack([1e6 + rng.normal(size=(n // 2, 20)), -1e6 + rng.normal(size=(n - n // 2, 20))]),
-         3.0),
+        (
+            "two clusters +-1e6, d=20",
+            np.vstack(
+                [1e6 + rng.normal(size=(n // 2, 20)), -1e6 + rng.normal(size=(n - n // 2, 20))]
+            ),
+            3.0,
+        ),
     ]
     rows = []
     for name, X, sigma in inputs:
@@ -59,12 +63,20 @@ def main():
         ref = np.exp(-cdist(X, X, "sqeuclidean") / (2 * sigma**2))
         t_s = median_time(lambda: k(X), args.repeats)
         t_p = median_time(lambda: rbf_kernel(X, gamma=1 / (2 * sigma**2)), args.repeats)
-        rows.append([name, f"{t_s * 1e3:.1f}", f"{t_p * 1e3:.1f}", f"{t_s / t_p:.2f}",
-                     f"{_rel_err(k(X), ref):.1e}",
-                     f"{_rel_err(rbf_kernel(X, gamma=1 / (2 * sigma**2)), ref):.1e}"])
+        rows.append(
+            [
+                name,
+                f"{t_s * 1e3:.1f}",
+                f"{t_p * 1e3:.1f}",
+                f"{t_s / t_p:.2f}",
+                f"{_rel_err(k(X), ref):.1e}",
+                f"{_rel_err(rbf_kernel(X, gamma=1 / (2 * sigma**2)), ref):.1e}",
+            ]
+        )
     print(f"n = {n}, load average {os.getloadavg()[0]:.1f}")
-    print_table(rows, ["input", "structk ms", "sklearn ms", "ratio", "structk rel err",
-                       "sklearn rel err"])
+    print_table(
+        rows, ["input", "structk ms", "sklearn ms", "ratio", "structk rel err", "sklearn rel err"]
+    )
 
 
 if __name__ == "__main__":

@@ -55,9 +55,15 @@ def fit_hmmlearn(X, start, n_iter, pseudocount):
     symbols = resolve_alphabet("protein")
     codes = np.array([symbols.index(c) for c in "".join(X)])[:, None]
     pi, A, B = start
-    m = CategoricalHMM(n_components=len(pi), n_iter=n_iter, init_params="",
-                       params="ste", implementation="scaling",
-                       transmat_prior=1 + pseudocount, emissionprob_prior=1 + pseudocount)
+    m = CategoricalHMM(
+        n_components=len(pi),
+        n_iter=n_iter,
+        init_params="",
+        params="ste",
+        implementation="scaling",
+        transmat_prior=1 + pseudocount,
+        emissionprob_prior=1 + pseudocount,
+    )
     m.startprob_, m.transmat_, m.emissionprob_ = pi.copy(), A.copy(), B.copy()
     m.n_features = B.shape[1]
     t = time.perf_counter()
@@ -102,12 +108,15 @@ def main():
     from structk import DiscreteHMM
     from structk import hmm as hmm_module
 
-    X, sup, fam = superfamilies(args.superfamilies, args.families, args.members,
-                                args.length, args.divergence, args.seed)
+    X, sup, fam = superfamilies(
+        args.superfamilies, args.families, args.members, args.length, args.divergence, args.seed
+    )
     X = np.array(X, dtype=object)
-    print(f"{len(X)} synthetic proteins ({args.superfamilies} superfamilies x "
-          f"{args.families} families x {args.members}), {args.states}-state HMMs, "
-          f"n_iter={args.n_iter}, hmmlearn {hmmlearn_version}")
+    print(
+        f"{len(X)} synthetic proteins ({args.superfamilies} superfamilies x "
+        f"{args.families} families x {args.members}), {args.states}-state HMMs, "
+        f"n_iter={args.n_iter}, hmmlearn {hmmlearn_version}"
+    )
     variants = {
         "em": {"algorithm": "em"},
         "hmmlearn": None,
@@ -126,14 +135,19 @@ def main():
             if params is None:  # hmmlearn, from em's starting point
                 start = hmm_module._random_params(np.random.RandomState(i), args.states, 20)
                 hmm, seconds, iters, converged = fit_hmmlearn(
-                    pos, start, args.n_iter, fitted["em"].pseudocount)
-                ll = hmm.score(np.array([[fitted["em"].alphabet_.index(c)]
-                                         for c in "".join(pos)]), [len(x) for x in pos])
-                hmm = DiscreteHMM.from_params(hmm.startprob_, hmm.transmat_,
-                                              hmm.emissionprob_, alphabet="protein")
+                    pos, start, args.n_iter, fitted["em"].pseudocount
+                )
+                ll = hmm.score(
+                    np.array([[fitted["em"].alphabet_.index(c)] for c in "".join(pos)]),
+                    [len(x) for x in pos],
+                )
+                hmm = DiscreteHMM.from_params(
+                    hmm.startprob_, hmm.transmat_, hmm.emissionprob_, alphabet="protein"
+                )
             else:
-                hmm = DiscreteHMM(args.states, "protein", n_iter=args.n_iter,
-                                  random_state=i, **params)
+                hmm = DiscreteHMM(
+                    args.states, "protein", n_iter=args.n_iter, random_state=i, **params
+                )
                 t = time.perf_counter()
                 hmm.fit(pos)
                 seconds = time.perf_counter() - t
@@ -143,20 +157,32 @@ def main():
             roc = np.nan if args.no_fisher else fisher_roc(hmm, X, train, ytr, test, yte)
             rows[name].append((converged, iters, ll / n_symbols, seconds, roc))
         same_stop.append(rows["em-absolute"][-1][1] == rows["hmmlearn"][-1][1])
-        print(f"experiment {i + 1}: " + ", ".join(
-            f"{name} {int(r[-1][1])}" for name, r in rows.items()), file=sys.stderr, flush=True)
-    print(f"{len(rows['em'])} experiments; per variant: runs stopped by tol, "
-          f"E-steps (median, max), final log-likelihood per symbol (mean), "
-          f"fit time (sum), Fisher-kernel ROC (mean)\n")
-    print(f"{'variant':14s} {'converged':>10s} {'iterations':>12s} {'loglik/sym':>11s} "
-          f"{'time':>8s} {'ROC':>6s}")
+        print(
+            f"experiment {i + 1}: "
+            + ", ".join(f"{name} {int(r[-1][1])}" for name, r in rows.items()),
+            file=sys.stderr,
+            flush=True,
+        )
+    print(
+        f"{len(rows['em'])} experiments; per variant: runs stopped by tol, "
+        f"E-steps (median, max), final log-likelihood per symbol (mean), "
+        f"fit time (sum), Fisher-kernel ROC (mean)\n"
+    )
+    print(
+        f"{'variant':14s} {'converged':>10s} {'iterations':>12s} {'loglik/sym':>11s} "
+        f"{'time':>8s} {'ROC':>6s}"
+    )
     for name, r in rows.items():
         r = np.array(r, dtype=float)
-        print(f"{name:14s} {int(r[:, 0].sum()):>4d} of {len(r):<3d} "
-              f"{np.median(r[:, 1]):>5.0f}, {r[:, 1].max():>4.0f} {r[:, 2].mean():>11.5f} "
-              f"{r[:, 3].sum():>7.2f}s {np.nanmean(r[:, 4]):>6.3f}")
-    print(f"\nem-absolute stopped at hmmlearn's iteration in {sum(same_stop)} of "
-          f"{len(same_stop)} experiments")
+        print(
+            f"{name:14s} {int(r[:, 0].sum()):>4d} of {len(r):<3d} "
+            f"{np.median(r[:, 1]):>5.0f}, {r[:, 1].max():>4.0f} {r[:, 2].mean():>11.5f} "
+            f"{r[:, 3].sum():>7.2f}s {np.nanmean(r[:, 4]):>6.3f}"
+        )
+    print(
+        f"\nem-absolute stopped at hmmlearn's iteration in {sum(same_stop)} of "
+        f"{len(same_stop)} experiments"
+    )
 
 
 if __name__ == "__main__":

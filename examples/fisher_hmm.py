@@ -34,8 +34,11 @@ def read_records(path=DATA):
     """Return ``(sequences, labels, splits)`` from the bundled FASTA file."""
     _, headers, sequences = read_fasta(path, descriptions=True)
     fields = [dict(f.split("=") for f in h.split()[1:]) for h in headers]
-    return (sequences, np.array([f["class"] for f in fields]),
-            np.array([f["split"] for f in fields]))
+    return (
+        sequences,
+        np.array([f["class"] for f in fields]),
+        np.array([f["split"] for f in fields]),
+    )
 
 
 def spectrum_gram(train, test, k):
@@ -46,8 +49,9 @@ def spectrum_gram(train, test, k):
 
 def fisher_gram(train, test, parts, n_states=2, seed=0):
     """Fisher kernel Gram matrices of an HMM fitted (without labels) on ``train``."""
-    hmm = DiscreteHMM(n_states, "dna", n_iter=300, tol=1e-7, n_restarts=3,
-                      random_state=seed).fit(train)
+    hmm = DiscreteHMM(n_states, "dna", n_iter=300, tol=1e-7, n_restarts=3, random_state=seed).fit(
+        train
+    )
     kernel = FisherKernel(hmm, parts=parts).fit(train)
     return kernel(train), kernel(test, train)
 
@@ -73,12 +77,14 @@ def compare(make_learner=_svm, ks=(1, 2, 3), path=DATA):
     y_train, y_test = labels[splits == "train"], labels[splits == "test"]
     results = {}
     for k in ks:
-        results[f"spectrum k={k}"] = accuracy(*_pair(spectrum_gram(train, test, k),
-                                                     y_train, y_test), make_learner)
+        results[f"spectrum k={k}"] = accuracy(
+            *_pair(spectrum_gram(train, test, k), y_train, y_test), make_learner
+        )
     for parts in (("emission",), ("transition", "emission")):
         grams = fisher_gram(train, test, parts)
-        results[f"Fisher {'+'.join(parts)}"] = accuracy(*_pair(grams, y_train, y_test),
-                                                        make_learner)
+        results[f"Fisher {'+'.join(parts)}"] = accuracy(
+            *_pair(grams, y_train, y_test), make_learner
+        )
     return results
 
 

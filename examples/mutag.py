@@ -48,8 +48,9 @@ def svm_factory():
     return KernelSVM(kernel="precomputed", max_iter=100_000)
 
 
-def nested_cv_accuracy(K, y, estimator_factory=svm_factory, repeats=10, folds=10,
-                       inner_folds=5, C_grid=C_GRID, seed=0):
+def nested_cv_accuracy(
+    K, y, estimator_factory=svm_factory, repeats=10, folds=10, inner_folds=5, C_grid=C_GRID, seed=0
+):
     """Accuracy of ``repeats`` x ``folds``-fold CV with C tuned on training folds only.
 
     Parameters
@@ -108,8 +109,9 @@ def gram_matrices(graphs, lam=0.01):
     return {
         f"random walk, labelled, lam={lam}, normalised": normalise(walk),
         f"random walk, labelled, lam={lam}, raw": walk,
-        "GraKeL's labelled variant (+1 per mismatched pair), normalised":
-            normalise(walk + mismatched),
+        "GraKeL's labelled variant (+1 per mismatched pair), normalised": normalise(
+            walk + mismatched
+        ),
         "GraKeL's labelled variant (+1 per mismatched pair), raw": walk + mismatched,
         f"random walk, unlabelled, lam={lam}, normalised": normalise(unlabelled),
         "Weisfeiler-Lehman h=5, normalised": normalise(wl),
@@ -122,8 +124,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", action="append", help="MUTAG and/or PTC_MR (default both)")
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--quick", action="store_true",
-                        help="MUTAG only, one repeat, three kernels")
+    parser.add_argument(
+        "--quick", action="store_true", help="MUTAG only, one repeat, three kernels"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.dataset, args.repeats = args.dataset or ["MUTAG"], 1
@@ -137,17 +140,24 @@ def main(argv=None):
 
     for name in args.dataset or ["MUTAG", "PTC_MR"]:
         graphs, y = load_tu(os.path.join(root, "graphs"), name)
-        print(f"\n{name}: {len(graphs)} graphs, {args.repeats} x 10-fold CV, "
-              "C tuned by inner 5-fold CV on the training folds")
+        print(
+            f"\n{name}: {len(graphs)} graphs, {args.repeats} x 10-fold CV, "
+            "C tuned by inner 5-fold CV on the training folds"
+        )
         grams = gram_matrices(graphs)
         if args.quick:
-            grams = {name: K for name, K in grams.items()
-                     if name.endswith("normalised") and "GraKeL" not in name}
+            grams = {
+                name: K
+                for name, K in grams.items()
+                if name.endswith("normalised") and "GraKeL" not in name
+            }
         for kernel, K in grams.items():
             t = time.perf_counter()
             mean, std = nested_cv_accuracy(K, y, repeats=args.repeats)
-            print(f"  {100 * mean:5.1f} % +- {100 * std:.1f}  {kernel}  "
-                  f"({time.perf_counter() - t:.0f} s)")
+            print(
+                f"  {100 * mean:5.1f} % +- {100 * std:.1f}  {kernel}  "
+                f"({time.perf_counter() - t:.0f} s)"
+            )
 
 
 if __name__ == "__main__":

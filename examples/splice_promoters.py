@@ -50,8 +50,10 @@ def cv_accuracy(kernel, data, cv, groups=None, make_estimator=make_svm):
 def main(quick=False):
     root = os.environ.get("STRUCTK_DATA")
     if not root:
-        sys.exit("Set STRUCTK_DATA to the folder holding sequences/splice/splice.data "
-                 "and sequences/promoters/promoters.data (the UCI files).")
+        sys.exit(
+            "Set STRUCTK_DATA to the folder holding sequences/splice/splice.data "
+            "and sequences/promoters/promoters.data (the UCI files)."
+        )
     root = Path(root)
     splice = load_splice(root / "sequences/splice/splice.data")
     promoters = load_promoters(root / "sequences/promoters/promoters.data")
@@ -61,27 +63,37 @@ def main(quick=False):
 
     print(f"splice: {len(splice.sequences)} sequences, 5-fold stratified CV, SVM C=1")
     folds = StratifiedKFold(5, shuffle=True, random_state=0)
-    kernels = [Spectrum(k=3, normalize=True, unknown="skip"),
-               Spectrum(k=5, normalize=True, unknown="skip"),
-               Mismatch(k=5, m=1, normalize=True, unknown="skip"),
-               WeightedDegree(d=3, unknown="skip"),
-               WeightedDegree(d=8, unknown="skip"),
-               WeightedDegree(d=12, unknown="skip"),
-               GappyPair(k=2, m=2, normalize=True, unknown="skip"),
-               GappyPair(k=3, m=3, normalize=True, unknown="skip"),
-               WeightedDegree(d=8, shift=1, unknown="skip"),
-               WeightedDegree(d=8, shift=3, unknown="skip")]
+    kernels = [
+        Spectrum(k=3, normalize=True, unknown="skip"),
+        Spectrum(k=5, normalize=True, unknown="skip"),
+        Mismatch(k=5, m=1, normalize=True, unknown="skip"),
+        WeightedDegree(d=3, unknown="skip"),
+        WeightedDegree(d=8, unknown="skip"),
+        WeightedDegree(d=12, unknown="skip"),
+        GappyPair(k=2, m=2, normalize=True, unknown="skip"),
+        GappyPair(k=3, m=3, normalize=True, unknown="skip"),
+        WeightedDegree(d=8, shift=1, unknown="skip"),
+        WeightedDegree(d=8, shift=3, unknown="skip"),
+    ]
     for kernel in kernels[1::3] if quick else kernels:
         print(f"  {cv_accuracy(kernel, splice, folds):.4f}  {kernel!r}")
 
-    print(f"promoters: {len(promoters.sequences)} sequences, SVM C=1 "
-          "(leave-one-out | 5 folds grouping overlapping windows)")
+    print(
+        f"promoters: {len(promoters.sequences)} sequences, SVM C=1 "
+        "(leave-one-out | 5 folds grouping overlapping windows)"
+    )
     groups = promoter_groups(promoters)
-    kernels = [Spectrum(k=3, normalize=True), Spectrum(k=4, normalize=True),
-               Mismatch(k=5, m=1, normalize=True),
-               WeightedDegree(d=3), WeightedDegree(d=5),
-               GappyPair(k=2, m=2, normalize=True), GappyPair(k=1, m=4, normalize=True),
-               WeightedDegree(d=5, shift=2), WeightedDegree(d=5, shift=8)]
+    kernels = [
+        Spectrum(k=3, normalize=True),
+        Spectrum(k=4, normalize=True),
+        Mismatch(k=5, m=1, normalize=True),
+        WeightedDegree(d=3),
+        WeightedDegree(d=5),
+        GappyPair(k=2, m=2, normalize=True),
+        GappyPair(k=1, m=4, normalize=True),
+        WeightedDegree(d=5, shift=2),
+        WeightedDegree(d=5, shift=8),
+    ]
     for kernel in kernels[1::3] if quick else kernels:
         loo = cv_accuracy(kernel, promoters, LeaveOneOut())
         grouped = cv_accuracy(kernel, promoters, GroupKFold(5), groups=groups)
@@ -92,6 +104,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="a quarter of splice and two kernels per data set")
+    parser.add_argument(
+        "--quick", action="store_true", help="a quarter of splice and two kernels per data set"
+    )
     main(parser.parse_args().quick)

@@ -40,13 +40,10 @@ def attach(package_name: str, submodules: dict[str, list[str]], subpackages=()):
         try:
             module = where[name]
         except KeyError:
-            raise AttributeError(
-                f"module {package_name!r} has no attribute {name!r}"
-            ) from None
+            raise AttributeError(f"module {package_name!r} has no attribute {name!r}") from None
         return getattr(importlib.import_module(module, package_name), name)
 
     def __dir__():
         return sorted(set(public) | subpackages)
 
     return __getattr__, __dir__, public
-

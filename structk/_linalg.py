@@ -80,8 +80,9 @@ def _address(A):
 
 
 def _check_fortran_square(A, routine):
-    if not (A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2
-            and A.shape[0] == A.shape[1]):
+    if not (
+        A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2 and A.shape[0] == A.shape[1]
+    ):
         raise ValueError(f"{routine} needs a square Fortran-ordered float64 matrix")
 
 
@@ -132,8 +133,16 @@ def orthogonal_of_tridiagonal(A, tau):
     order, info = ctypes.c_int(n), ctypes.c_int(0)
     lwork = max(1, 64 * (n - 1))  # (n - 1) x LAPACK's block size (32), with room
     work = np.empty(lwork)
-    dorgtr(b"L", ctypes.byref(order), _address(A), ctypes.byref(order), _address(tau),
-           _address(work), ctypes.byref(ctypes.c_int(lwork)), ctypes.byref(info))
+    dorgtr(
+        b"L",
+        ctypes.byref(order),
+        _address(A),
+        ctypes.byref(order),
+        _address(tau),
+        _address(work),
+        ctypes.byref(ctypes.c_int(lwork)),
+        ctypes.byref(info),
+    )
     if info.value != 0:  # pragma: no cover - LAPACK argument error
         raise RuntimeError(f"LAPACK dorgtr failed (info={info.value})")
     return A
@@ -146,9 +155,17 @@ def _dorgtr():
     # a prototype of its own (CFUNCTYPE) so the call releases the GIL: it
     # runs for tens of milliseconds on the Grams that come here
     pointer = ctypes.POINTER
-    prototype = ctypes.CFUNCTYPE(None, ctypes.c_char_p, pointer(ctypes.c_int), ctypes.c_void_p,
-                                 pointer(ctypes.c_int), ctypes.c_void_p, ctypes.c_void_p,
-                                 pointer(ctypes.c_int), pointer(ctypes.c_int))
+    prototype = ctypes.CFUNCTYPE(
+        None,
+        ctypes.c_char_p,
+        pointer(ctypes.c_int),
+        ctypes.c_void_p,
+        pointer(ctypes.c_int),
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        pointer(ctypes.c_int),
+        pointer(ctypes.c_int),
+    )
     return prototype(_lapack_address("dorgtr"))
 
 
@@ -249,5 +266,4 @@ def permute_symmetric(K, q, strip_bytes=None):
             j = k
     step = max(1, min(strip_bytes // max(1, K.itemsize * n), n // 16))
     for a in range(0, n, step):
-        K[a:a + step] = K[a:a + step][:, q]
-
+        K[a : a + step] = K[a : a + step][:, q]

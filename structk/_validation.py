@@ -41,9 +41,7 @@ def check_objects(X, name="X"):
             raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
         return X
     if not isinstance(X, Iterable):
-        raise TypeError(
-            f"{name} must be a sequence of objects, got {type(X).__name__}"
-        )
+        raise TypeError(f"{name} must be a sequence of objects, got {type(X).__name__}")
     X = list(X)
     if len(X) == 0:
         raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
@@ -117,8 +115,10 @@ def as_vectors(X, name="X"):
     return np.ascontiguousarray(A)
 
 
-_COMPLEX_HINT = ("kernels on real vectors take real input: pass the real part, the "
-                 "modulus, or both as separate features, explicitly")
+_COMPLEX_HINT = (
+    "kernels on real vectors take real input: pass the real part, the "
+    "modulus, or both as separate features, explicitly"
+)
 
 
 class NonNumericEntryError(TypeError, ValueError):
@@ -138,19 +138,23 @@ def _check_rows(X, name):
         )
     first = None
     for i, x in enumerate(X):
-        if isinstance(x, np.ndarray) and x.ndim != 1 or not isinstance(
-            x, (np.ndarray, list, tuple)
+        if (
+            isinstance(x, np.ndarray)
+            and x.ndim != 1
+            or not isinstance(x, (np.ndarray, list, tuple))
         ):
-            got = (f"an array of shape {x.shape}" if isinstance(x, np.ndarray)
-                   else f"a {type(x).__name__}")
+            got = (
+                f"an array of shape {x.shape}"
+                if isinstance(x, np.ndarray)
+                else f"a {type(x).__name__}"
+            )
             raise ValueError(f"{name}[{i}] is not a 1-D vector of numbers (got {got})")
         for j, v in enumerate(x):
             if isinstance(v, (numbers.Real, np.bool_)):
                 continue
             if isinstance(v, numbers.Complex):
                 raise ValueError(  # noqa: TRY004 - a bad value, as numpy reports it
-                    f"{name}[{i}] holds a complex number ({v!r}) at feature {j}; "
-                    f"{_COMPLEX_HINT}"
+                    f"{name}[{i}] holds a complex number ({v!r}) at feature {j}; {_COMPLEX_HINT}"
                 )
             raise NonNumericEntryError(
                 f"{name}[{i}] holds {v!r} ({type(v).__name__}) at feature {j}: each "
@@ -161,21 +165,26 @@ def _check_rows(X, name):
             first = len(x)
         elif len(x) != first:
             raise ValueError(
-                f"ragged input: {name}[{i}] has {len(x)} features but {name}[0] "
-                f"has {first}"
+                f"ragged input: {name}[{i}] has {len(x)} features but {name}[0] has {first}"
             )
 
 
 def check_same_dim(A, B, name_a="X", name_b="Y"):
     """Raise if two 2-D arrays have different numbers of features."""
     if A.shape[1] != B.shape[1]:
-        raise ValueError(
-            f"{name_a} has {A.shape[1]} features but {name_b} has {B.shape[1]}"
-        )
+        raise ValueError(f"{name_a} has {A.shape[1]} features but {name_b} has {B.shape[1]}")
 
 
-def check_scalar(value, name, *, lower=None, lower_inclusive=True, upper=None,
-                 upper_inclusive=True, integer=False):
+def check_scalar(
+    value,
+    name,
+    *,
+    lower=None,
+    lower_inclusive=True,
+    upper=None,
+    upper_inclusive=True,
+    integer=False,
+):
     """Validate a numeric parameter and return it as ``int`` or ``float``.
 
     ``bool`` is rejected even though it is an ``int`` subclass: ``degree=True``

@@ -38,8 +38,7 @@ def resolve_alphabet(alphabet):
         symbols = tuple(alphabet)
     except TypeError:
         raise TypeError(
-            f"alphabet must be 'dna', 'rna', 'protein' or a sequence of symbols, "
-            f"got {alphabet!r}"
+            f"alphabet must be 'dna', 'rna', 'protein' or a sequence of symbols, got {alphabet!r}"
         ) from None
     if len(symbols) == 0:
         raise ValueError("alphabet is empty")

@@ -19,7 +19,6 @@ class KernelOverflowError(OverflowError):
     """A kernel value does not fit in float64 (for example ``exp`` of a large value)."""
 
 
-
 class ModelFileError(ValueError):
     """A model file cannot be saved or loaded: not a structk model file,
     damaged, tampered with (a class or value outside the allow-list), or

@@ -114,9 +114,7 @@ def rkhs_norm(dual_coef, K, squared=False):
     K = np.asarray(K, dtype=np.float64)
     n = A.shape[-1]
     if K.shape != (n, n):
-        raise ValueError(
-            f"K must be ({n}, {n}) to match {n} coefficients, got shape {K.shape}"
-        )
+        raise ValueError(f"K must be ({n}, {n}) to match {n} coefficients, got shape {K.shape}")
     from ._threads import small_matmul
 
     sq = np.sum(small_matmul(A, K) * A, axis=-1)  # a^T K a per row, by BLAS
@@ -177,9 +175,7 @@ def rademacher_bound(kernel_or_gram, B, X=None):
             raise ValueError("kernel_or_gram is a Gram matrix: X must not be given")
         K = np.asarray(kernel_or_gram)
         if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
-            raise ValueError(
-                f"a Gram matrix must be square and non-empty, got shape {K.shape}"
-            )
+            raise ValueError(f"a Gram matrix must be square and non-empty, got shape {K.shape}")
         d = np.diag(K).astype(np.float64)
     if not np.isfinite(d).all():
         i = int(np.argmin(np.isfinite(d)))
@@ -191,4 +187,3 @@ def rademacher_bound(kernel_or_gram, B, X=None):
             "a non-negative diagonal)"
         )
     return float(2.0 * B * np.sqrt(d.mean()) / np.sqrt(len(d)))
-

@@ -228,9 +228,20 @@ class DiscreteHMM(BaseEstimator):
     (2,)
     """
 
-    def __init__(self, n_states=2, alphabet="dna", n_iter=500, tol=1e-6,
-                 n_restarts=1, init="random", random_state=None, ignore_case=True,
-                 pseudocount=0.01, algorithm="squarem", convergence="relative"):
+    def __init__(
+        self,
+        n_states=2,
+        alphabet="dna",
+        n_iter=500,
+        tol=1e-6,
+        n_restarts=1,
+        init="random",
+        random_state=None,
+        ignore_case=True,
+        pseudocount=0.01,
+        algorithm="squarem",
+        convergence="relative",
+    ):
         self.n_states = n_states
         self.alphabet = alphabet
         self.ignore_case = ignore_case
@@ -267,10 +278,13 @@ class DiscreteHMM(BaseEstimator):
             ``history_``; ``init`` holds the parameters, so ``fit`` would
             start Baum-Welch from them.
         """
-        init = {"startprob": startprob, "transmat": transmat,
-                "emissionprob": emissionprob}
-        hmm = cls(n_states=len(np.atleast_1d(startprob)), alphabet=alphabet,
-                  init=init, ignore_case=ignore_case)
+        init = {"startprob": startprob, "transmat": transmat, "emissionprob": emissionprob}
+        hmm = cls(
+            n_states=len(np.atleast_1d(startprob)),
+            alphabet=alphabet,
+            init=init,
+            ignore_case=ignore_case,
+        )
         symbols = resolve_alphabet(alphabet)
         pi, A, B = _check_init(init, hmm.n_states, len(symbols), "")
         hmm._set_fitted(pi, A, B, symbols)
@@ -369,10 +383,14 @@ class DiscreteHMM(BaseEstimator):
         """
         check_is_fitted(self, "emissionprob_")
         n = getattr(self, "n_fit_symbols_", 0)
-        return ConvergenceMonitor(tol=self.tol, n_iter=self.n_iter, iter=int(self.n_iter_),
-                                  history=list(np.asarray(self.history_) * n),
-                                  converged=bool(self.converged_),
-                                  convergence=self.convergence)
+        return ConvergenceMonitor(
+            tol=self.tol,
+            n_iter=self.n_iter,
+            iter=int(self.n_iter_),
+            history=list(np.asarray(self.history_) * n),
+            converged=bool(self.converged_),
+            convergence=self.convergence,
+        )
 
     def _stops(self, history, n_symbols):
         """Whether the last step of ``history`` (mean log-likelihood per
@@ -388,21 +406,29 @@ class DiscreteHMM(BaseEstimator):
         if len(history) > 1:
             gain = history[-1] - history[-2]
             if self.convergence == "absolute":
-                change = (f"the last change of the total log-likelihood was "
-                          f"{gain * n_symbols:.3g} (>= tol={float(self.tol):g})")
+                change = (
+                    f"the last change of the total log-likelihood was "
+                    f"{gain * n_symbols:.3g} (>= tol={float(self.tol):g})"
+                )
             else:
-                change = (f"the last relative change of the log-likelihood per symbol "
-                          f"was {abs(gain) / abs(history[-2]):.3g} > tol={float(self.tol):g}")
+                change = (
+                    f"the last relative change of the log-likelihood per symbol "
+                    f"was {abs(gain) / abs(history[-2]):.3g} > tol={float(self.tol):g}"
+                )
         else:
             change = f"one iteration cannot show a change <= tol={float(self.tol):g}"
-        hint = ("raise n_iter (or tol)" if self.algorithm == "squarem" else
-                "raise n_iter (or tol), or use algorithm='squarem', which needs "
-                "several times fewer iterations")
+        hint = (
+            "raise n_iter (or tol)"
+            if self.algorithm == "squarem"
+            else "raise n_iter (or tol), or use algorithm='squarem', which needs "
+            "several times fewer iterations"
+        )
         warnings.warn(
             f"DiscreteHMM restart {r} stopped after n_iter={int(self.n_iter)} "
             f"Baum-Welch iterations without converging (log-likelihood per symbol "
             f"{history[-1]:.6g}): {change}; {hint}",
-            ConvergenceWarning, stacklevel=3,
+            ConvergenceWarning,
+            stacklevel=3,
         )
 
     def _em_step(self, seq, offsets, params):
@@ -410,7 +436,8 @@ class DiscreteHMM(BaseEstimator):
         ``(total log-likelihood, new params)``."""
         pi, A, B = params
         ll, s0, s1, s2 = _recursions.expected_counts(
-            seq, offsets, (pi, A, np.ascontiguousarray(B.T)), False)
+            seq, offsets, (pi, A, np.ascontiguousarray(B.T)), False
+        )
         return ll, _m_step(s0.sum(0), s1.sum(0), s2.sum(0).T, A, B, float(self.pseudocount))
 
     def _baum_welch(self, seq, offsets, params):
@@ -455,7 +482,7 @@ class DiscreteHMM(BaseEstimator):
             out, i = [], 0
             for shape in shapes:
                 size = int(np.prod(shape))
-                a = v[i:i + size].reshape(shape)
+                a = v[i : i + size].reshape(shape)
                 out.append(a / a.sum(axis=-1, keepdims=True))
                 i += size
             return tuple(out)
@@ -521,9 +548,11 @@ class DiscreteHMM(BaseEstimator):
         return seq, offsets
 
     def _jit_params(self):
-        return (np.ascontiguousarray(self.startprob_, dtype=np.float64),
-                np.ascontiguousarray(self.transmat_, dtype=np.float64),
-                np.ascontiguousarray(self.emissionprob_.T, dtype=np.float64))
+        return (
+            np.ascontiguousarray(self.startprob_, dtype=np.float64),
+            np.ascontiguousarray(self.transmat_, dtype=np.float64),
+            np.ascontiguousarray(self.emissionprob_.T, dtype=np.float64),
+        )
 
     def score(self, X, y=None):
         """Total log-likelihood ``sum_i log p(x_i)`` of the sequences (a
@@ -632,13 +661,18 @@ class DiscreteHMM(BaseEstimator):
         lengths = np.asarray(length, dtype=object)
         if lengths.ndim > 1 or (lengths.ndim == 1 and lengths.shape[0] != n):
             raise ValueError(
-                f"length must be one int or {n} ints (one per sequence), got "
-                f"shape {lengths.shape}"
+                f"length must be one int or {n} ints (one per sequence), got shape {lengths.shape}"
             )
         lengths = np.broadcast_to(lengths, (n,))
-        lengths = np.array([check_scalar(v.item() if hasattr(v, "item") else v,
-                                         f"length[{i}]", lower=1, integer=True)
-                            for i, v in enumerate(lengths)], dtype=np.int64)
+        lengths = np.array(
+            [
+                check_scalar(
+                    v.item() if hasattr(v, "item") else v, f"length[{i}]", lower=1, integer=True
+                )
+                for i, v in enumerate(lengths)
+            ],
+            dtype=np.int64,
+        )
         rng = _rng(random_state)
         cum_pi = _cumulative(self.startprob_)
         cum_A = _cumulative(self.transmat_)
@@ -656,10 +690,10 @@ class DiscreteHMM(BaseEstimator):
         lookup = np.array(alphabet, dtype=object)
         out = []
         for i in range(n):
-            row = lookup[symbols[i, :lengths[i]]]
+            row = lookup[symbols[i, : lengths[i]]]
             out.append("".join(row) if as_text else list(row))
         if return_states:
-            return out, [states[i, :lengths[i]].copy() for i in range(n)]
+            return out, [states[i, : lengths[i]].copy() for i in range(n)]
         return out
 
 
@@ -667,8 +701,9 @@ class DiscreteHMM(BaseEstimator):
 #: Largest alphabet of a model (``uint16`` symbol codes).
 MAX_SYMBOLS = 65535
 
-_UNKNOWN_HINT = ("a model scores only sequences over its alphabet: fit it on an "
-                 "alphabet that holds every symbol")
+_UNKNOWN_HINT = (
+    "a model scores only sequences over its alphabet: fit it on an alphabet that holds every symbol"
+)
 
 
 def _encode(X, symbols, name="X", ignore_case=True):
@@ -682,13 +717,18 @@ def _encode(X, symbols, name="X", ignore_case=True):
     """
     from .sequences import encode
 
-    E = encode(X, symbols, ignore_case=ignore_case, unknown="error", name=name,
-               unknown_hint=_UNKNOWN_HINT, max_symbols=MAX_SYMBOLS)
+    E = encode(
+        X,
+        symbols,
+        ignore_case=ignore_case,
+        unknown="error",
+        name=name,
+        unknown_hint=_UNKNOWN_HINT,
+        max_symbols=MAX_SYMBOLS,
+    )
     empty = np.flatnonzero(E.lengths == 0)
     if empty.size:
-        raise ValueError(
-            f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol"
-        )
+        raise ValueError(f"{name}[{empty[0]}] is empty: every sequence needs at least one symbol")
     return E.codes.astype(np.int64), E.offsets
 
 

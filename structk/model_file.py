@@ -209,16 +209,24 @@ class _Writer:
             tag = "set" if isinstance(value, set) else "frozenset"
             return {tag: [self.encode(v, f"{where}{{}}") for v in value]}
         if type(value) is dict:
-            return {"dict": [[self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
-                             for k, v in value.items()]}
+            return {
+                "dict": [
+                    [self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
+                    for k, v in value.items()
+                ]
+            }
         if nx is not None and isinstance(value, nx.Graph):
             return self._graph(value, where)
         if sp.issparse(value):
             csr = value.tocsr()
-            return {"sparse": {"shape": list(csr.shape),
-                               "data": self._array(csr.data, where),
-                               "indices": self._array(csr.indices, where),
-                               "indptr": self._array(csr.indptr, where)}}
+            return {
+                "sparse": {
+                    "shape": list(csr.shape),
+                    "data": self._array(csr.data, where),
+                    "indices": self._array(csr.indices, where),
+                    "indptr": self._array(csr.indptr, where),
+                }
+            }
         if callable(value) and id(value) in self.functions_by_id:
             return {"function": self.functions_by_id[id(value)]}
         name = _qualname(type(value))
@@ -230,23 +238,30 @@ class _Writer:
         from .kernels import Kernel
 
         if isinstance(value, Kernel):
-            why = (f"{where} is a {type(value).__name__}, which runs Python code of its "
-                   "own; a model file holds data only (use a built-in kernel)")
+            why = (
+                f"{where} is a {type(value).__name__}, which runs Python code of its "
+                "own; a model file holds data only (use a built-in kernel)"
+            )
         elif callable(value):
             name = getattr(value, "__qualname__", type(value).__name__)
-            why = (f"{where} is the Python function {name}; a model file holds data "
-                   "only, so it cannot hold code (use a built-in kernel)")
+            why = (
+                f"{where} is the Python function {name}; a model file holds data "
+                "only, so it cannot hold code (use a built-in kernel)"
+            )
         else:
-            why = (f"{where} is a {type(value).__name__}, which a model file cannot hold "
-                   "(it holds structk kernels, learners and HMMs, numbers, strings, "
-                   "arrays, lists, sets, dicts and networkx graphs)")
+            why = (
+                f"{where} is a {type(value).__name__}, which a model file cannot hold "
+                "(it holds structk kernels, learners and HMMs, numbers, strings, "
+                "arrays, lists, sets, dicts and networkx graphs)"
+            )
         return ModelFileError(why)
 
     def _array(self, a, where):
         if a.dtype.kind == "O" or a.dtype.fields is not None:
             if a.dtype.fields is not None:
-                raise ModelFileError(f"{where} is a structured array, which a model "
-                                     "file cannot hold")
+                raise ModelFileError(
+                    f"{where} is a structured array, which a model file cannot hold"
+                )
             items = [self.encode(v, f"{where}[{i}]") for i, v in enumerate(a.ravel().tolist())]
             return {"object_array": {"shape": list(a.shape), "items": items}}
         member = self.arrays.get(id(a))
@@ -261,8 +276,9 @@ class _Writer:
 
     def _scalar(self, x, where):
         if x.dtype.kind not in "biuf" and x.dtype.kind != "U":
-            raise ModelFileError(f"{where} is a NumPy {x.dtype} scalar, which a model "
-                                 "file cannot hold")
+            raise ModelFileError(
+                f"{where} is a NumPy {x.dtype} scalar, which a model file cannot hold"
+            )
         value = x.item()
         if isinstance(value, float) and not np.isfinite(value):
             value = {"float": repr(value)}
@@ -273,18 +289,28 @@ class _Writer:
 
         kinds = {nx.Graph: "Graph", nx.DiGraph: "DiGraph"}
         if type(G) not in kinds:
-            raise ModelFileError(f"{where} is a {type(G).__name__}; model files hold "
-                                 "networkx Graph and DiGraph only")
+            raise ModelFileError(
+                f"{where} is a {type(G).__name__}; model files hold networkx Graph and DiGraph only"
+            )
         index = {v: i for i, v in enumerate(G)}
-        return {"graph": {
-            "kind": kinds[type(G)],
-            "attrs": self.encode(dict(G.graph), f"{where}.graph"),
-            "nodes": [[self.encode(v, f"{where} node"), self.encode(dict(d), f"{where} node {v!r}")]
-                      for v, d in G.nodes(data=True)],
-            # every node's adjacency in its order (the order kernels read it in)
-            "adj": [[[index[u], self.encode(dict(d), f"{where} edge ({v!r}, {u!r})")]
-                     for u, d in G.adj[v].items()] for v in G],
-        }}
+        return {
+            "graph": {
+                "kind": kinds[type(G)],
+                "attrs": self.encode(dict(G.graph), f"{where}.graph"),
+                "nodes": [
+                    [self.encode(v, f"{where} node"), self.encode(dict(d), f"{where} node {v!r}")]
+                    for v, d in G.nodes(data=True)
+                ],
+                # every node's adjacency in its order (the order kernels read it in)
+                "adj": [
+                    [
+                        [index[u], self.encode(dict(d), f"{where} edge ({v!r}, {u!r})")]
+                        for u, d in G.adj[v].items()
+                    ]
+                    for v in G
+                ],
+            }
+        }
 
     def _object(self, obj, name, where):
         ref = self.objects.get(id(obj))
@@ -297,23 +323,34 @@ class _Writer:
         state = _user_state(obj, where) if _user_kernel(obj) else vars(obj)
         missing = params - set(state)
         if missing:
-            raise ModelFileError(f"{where} ({type(obj).__name__}) lacks its parameter(s) "
-                                 f"{sorted(missing)}")
+            raise ModelFileError(
+                f"{where} ({type(obj).__name__}) lacks its parameter(s) {sorted(missing)}"
+            )
         rebuilt = _REBUILT.get(name, ())
         if rebuilt and state.get("V") is not None and "landmark_objects" not in state:
-            raise ModelFileError(f"{where} keeps its Nyström landmarks only prepared; "
-                                 "refit the model with this structk to save it")
+            raise ModelFileError(
+                f"{where} keeps its Nyström landmarks only prepared; "
+                "refit the model with this structk to save it"
+            )
         label = f"{where}" if where else type(obj).__name__
         left_over = _model_schema.stale(obj)
-        return {"object": {
-            "id": ref,
-            "class": name,
-            "params": {k: self.encode(_stored(k, state[k]), f"{label}.{k}")
-                       for k in sorted(params)},
-            "state": {k: self.encode(_stored(k, v), f"{label}.{k}") for k, v in state.items()
-                      if k not in params and not _is_cache(k) and k not in rebuilt
-                      and k not in left_over},
-        }}
+        return {
+            "object": {
+                "id": ref,
+                "class": name,
+                "params": {
+                    k: self.encode(_stored(k, state[k]), f"{label}.{k}") for k in sorted(params)
+                },
+                "state": {
+                    k: self.encode(_stored(k, v), f"{label}.{k}")
+                    for k, v in state.items()
+                    if k not in params
+                    and not _is_cache(k)
+                    and k not in rebuilt
+                    and k not in left_over
+                },
+            }
+        }
 
 
 def _user_kernel(value):
@@ -333,9 +370,11 @@ def _user_state(obj, where):
         return vars(obj)
     state = obj.__getstate__()
     if not isinstance(state, dict):
-        raise ModelFileError(f"{where} ({type(obj).__name__}) gives a state of type "
-                             f"{type(state).__name__} from __getstate__; a model file "
-                             "stores a dict of attributes")
+        raise ModelFileError(
+            f"{where} ({type(obj).__name__}) gives a state of type "
+            f"{type(state).__name__} from __getstate__; a model file "
+            "stores a dict of attributes"
+        )
     return state
 
 
@@ -378,15 +417,18 @@ def objects_kind(estimator):
 
 
 _FAMILIES = (
-    ("structk.kernels.strings", "sequences"), ("structk.kernels.alignment", "sequences"),
-    ("structk.kernels.fisher", "sequences"), ("structk.kernels.class_fisher", "sequences"),
-    ("structk.kernels.gapped_kmer", "sequences"), ("structk.kernels.sets", "sets"),
-    ("structk.kernels.graphs", "graphs"), ("structk.kernels.vectors", "vectors"),
+    ("structk.kernels.strings", "sequences"),
+    ("structk.kernels.alignment", "sequences"),
+    ("structk.kernels.fisher", "sequences"),
+    ("structk.kernels.class_fisher", "sequences"),
+    ("structk.kernels.gapped_kmer", "sequences"),
+    ("structk.kernels.sets", "sets"),
+    ("structk.kernels.graphs", "graphs"),
+    ("structk.kernels.vectors", "vectors"),
 )
 
 
-def save(estimator: Any, path: str | os.PathLike[str], *,
-         metadata: dict | None = None) -> None:
+def save(estimator: Any, path: str | os.PathLike[str], *, metadata: dict | None = None) -> None:
     """Save a fitted structk estimator to a model file.
 
     Parameters
@@ -420,14 +462,14 @@ def save(estimator: Any, path: str | os.PathLike[str], *,
 
     tmp = partial_file(path, "the model")
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED,
-                             compresslevel=1) as zf:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
             writer = _Writer(zf)
             root = writer.encode(estimator, type(estimator).__name__)
             if not isinstance(root, dict) or "object" not in root:
                 raise ModelFileError(
                     f"structk.save saves structk estimators and kernels, not a "
-                    f"{type(estimator).__name__}")
+                    f"{type(estimator).__name__}"
+                )
             header = {
                 "format": FORMAT_NAME,
                 "format_version": FORMAT_VERSION,
@@ -464,7 +506,7 @@ class _Reader:
             return node
         if not (isinstance(node, dict) and len(node) == 1):
             raise self.fail(f"unexpected value {_short(node)} in the model")
-        (tag, body), = node.items()
+        ((tag, body),) = node.items()
         method = _TAGS.get(tag)
         if method is None:
             raise self.fail(f"unknown tag {tag!r} in the model (nothing was run)")
@@ -488,8 +530,7 @@ class _Reader:
         return frozenset(self._seq(body))
 
     def _dict(self, body):
-        if not isinstance(body, list) or not all(isinstance(p, list) and len(p) == 2
-                                                 for p in body):
+        if not isinstance(body, list) or not all(isinstance(p, list) and len(p) == 2 for p in body):
             raise self.fail(f"a dict must be a list of [key, value] pairs, got {_short(body)}")
         return {self.decode(k): self.decode(v) for k, v in body}
 
@@ -515,8 +556,9 @@ class _Reader:
         data = io.BytesIO(raw)
         try:
             version = fmt.read_magic(data)
-            read_header = (fmt.read_array_header_1_0 if version == (1, 0)
-                           else fmt.read_array_header_2_0)
+            read_header = (
+                fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            )
             shape, fortran, dtype = read_header(data)
             if dtype.hasobject:
                 raise ValueError("it holds Python objects, which a model file never does")
@@ -526,8 +568,9 @@ class _Reader:
             needed = dtype.itemsize * count
             held = len(raw) - data.tell()
             if needed != held:
-                raise ValueError(f"its header claims {needed} bytes of data, the member "
-                                 f"holds {held}")
+                raise ValueError(
+                    f"its header claims {needed} bytes of data, the member holds {held}"
+                )
             flat = np.frombuffer(raw, dtype=dtype, count=count, offset=data.tell())
             array = flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
             return array if array.flags.aligned else array.copy()
@@ -543,8 +586,9 @@ class _Reader:
         try:
             return out.reshape(body["shape"])
         except (TypeError, ValueError):
-            raise self.fail(f"object array of {len(items)} items cannot have shape "
-                            f"{_short(body['shape'])}") from None
+            raise self.fail(
+                f"object array of {len(items)} items cannot have shape {_short(body['shape'])}"
+            ) from None
 
     def _scalar(self, body):
         if not (isinstance(body, list) and len(body) == 2 and isinstance(body[0], str)):
@@ -563,15 +607,23 @@ class _Reader:
         if not isinstance(body, dict) or set(body) != {"shape", "data", "indices", "indptr"}:
             raise self.fail("bad sparse matrix")
         try:
-            return sp.csr_matrix((self.decode(body["data"]), self.decode(body["indices"]),
-                                  self.decode(body["indptr"])), shape=tuple(body["shape"]))
+            return sp.csr_matrix(
+                (
+                    self.decode(body["data"]),
+                    self.decode(body["indices"]),
+                    self.decode(body["indptr"]),
+                ),
+                shape=tuple(body["shape"]),
+            )
         except (TypeError, ValueError) as exc:
             raise self.fail(f"bad sparse matrix: {exc}") from None
 
     def _function(self, body):
         if body not in self.functions:
-            raise self.fail(f"refused function {_short(body)}: not one structk allows in a "
-                            "model file (nothing was run)")
+            raise self.fail(
+                f"refused function {_short(body)}: not one structk allows in a "
+                "model file (nothing was run)"
+            )
         return self.functions[body]
 
     def _graph(self, body):
@@ -581,8 +633,12 @@ class _Reader:
             raise self.fail("bad graph")
         cls = {"Graph": nx.Graph, "DiGraph": nx.DiGraph}.get(body["kind"])
         nodes, adj = body["nodes"], body["adj"]
-        if cls is None or not isinstance(nodes, list) or not isinstance(adj, list) \
-                or len(adj) != len(nodes):
+        if (
+            cls is None
+            or not isinstance(nodes, list)
+            or not isinstance(adj, list)
+            or len(adj) != len(nodes)
+        ):
             raise self.fail("bad graph")
         G = cls()
         G.graph.update(self._dict_value(body["attrs"]))
@@ -602,8 +658,12 @@ class _Reader:
             if not isinstance(row, list):
                 raise self.fail("bad graph adjacency")
             for entry in row:
-                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
-                        and 0 <= entry[0] < len(names)):
+                if not (
+                    isinstance(entry, list)
+                    and len(entry) == 2
+                    and isinstance(entry[0], int)
+                    and 0 <= entry[0] < len(names)
+                ):
                     raise self.fail("bad graph edge")
                 j = entry[0]
                 key = (min(i, j), max(i, j)) if cls is nx.Graph else (i, j)
@@ -614,8 +674,9 @@ class _Reader:
                 G._adj[u][v] = attrs
                 if cls is nx.DiGraph:
                     G._pred[v][u] = attrs
-        if cls is nx.Graph and any(G._adj[v].get(u) is not d
-                                   for u, nbrs in G._adj.items() for v, d in nbrs.items()):
+        if cls is nx.Graph and any(
+            G._adj[v].get(u) is not d for u, nbrs in G._adj.items() for v, d in nbrs.items()
+        ):
             raise self.fail("an undirected graph's adjacency is not symmetric")
         return G
 
@@ -643,7 +704,8 @@ class _Reader:
                 f"refused class {_short(name)}: not a structk kernel, learner or HMM "
                 "(only those are rebuilt from a model file; nothing was imported or run). "
                 "If it is your own kernel class and you trust this file, pass the class "
-                "itself: structk.load(path, trusted=[TheClass])")
+                "itself: structk.load(path, trusted=[TheClass])"
+            )
         params, state = body["params"], body["state"]
         if not isinstance(params, dict) or not isinstance(state, dict):
             raise self.fail(f"bad {cls.__name__} entry")
@@ -651,8 +713,10 @@ class _Reader:
             raise self.fail(f"bad {cls.__name__} entry")
         never = [k for k in state if _is_cache(k) or k in _REBUILT.get(name, ())]
         if never:
-            raise self.fail(f"{cls.__name__}.{never[0]} is stored, but a model file never "
-                            "stores it (it is computed again on loading): the file was edited")
+            raise self.fail(
+                f"{cls.__name__}.{never[0]} is stored, but a model file never "
+                "stores it (it is computed again on loading): the file was edited"
+            )
         added = self._added_params(cls, params)
         if trusted:
             return self._trusted_object(cls, body["id"], added, params, state)
@@ -670,8 +734,7 @@ class _Reader:
         cls = self.trusted.get(name)
         if cls is not None:
             return cls
-        matches = [c for c in self.trusted.values()
-                   if name.endswith("." + c.__qualname__)]
+        matches = [c for c in self.trusted.values() if name.endswith("." + c.__qualname__)]
         return matches[0] if len(matches) == 1 else None
 
     def _trusted_object(self, cls, ref, added, params, state):
@@ -688,8 +751,10 @@ class _Reader:
             else:
                 obj.__dict__.update(restored)
         except Exception as exc:  # noqa: BLE001 - the trusted class's own error
-            raise self.fail(f"the trusted class {cls.__name__} refused the stored values: "
-                            f"{type(exc).__name__}: {exc}") from None
+            raise self.fail(
+                f"the trusted class {cls.__name__} refused the stored values: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
         self.objects[ref] = obj
         return obj
 
@@ -706,7 +771,8 @@ class _Reader:
         if removed:
             raise self.fail(
                 f"{cls.__name__} was saved (by {version}) with the parameter(s) {removed}, "
-                f"which this structk's {cls.__name__} no longer has: refit the model")
+                f"which this structk's {cls.__name__} no longer has: refit the model"
+            )
         added = {}
         signature = inspect.signature(cls.__init__).parameters
         for name in expected:
@@ -716,17 +782,27 @@ class _Reader:
                     raise self.fail(
                         f"{cls.__name__} was saved (by {version}) without the parameter "
                         f"{name!r}, which this structk's {cls.__name__} requires: refit "
-                        "the model")
+                        "the model"
+                    )
                 added[name] = default
         return added
 
 
 _TAGS = {
-    "list": _Reader._list, "tuple": _Reader._tuple, "set": _Reader._set,
-    "frozenset": _Reader._frozenset, "dict": _Reader._dict, "float": _Reader._float,
-    "array": _Reader._array, "object_array": _Reader._object_array,
-    "scalar": _Reader._scalar, "sparse": _Reader._sparse, "function": _Reader._function,
-    "graph": _Reader._graph, "ref": _Reader._ref, "object": _Reader._object,
+    "list": _Reader._list,
+    "tuple": _Reader._tuple,
+    "set": _Reader._set,
+    "frozenset": _Reader._frozenset,
+    "dict": _Reader._dict,
+    "float": _Reader._float,
+    "array": _Reader._array,
+    "object_array": _Reader._object_array,
+    "scalar": _Reader._scalar,
+    "sparse": _Reader._sparse,
+    "function": _Reader._function,
+    "graph": _Reader._graph,
+    "ref": _Reader._ref,
+    "object": _Reader._object,
 }
 
 
@@ -742,16 +818,19 @@ _UPGRADES = {}
 
 def _read_header(zf, path):
     if _HEADER not in zf.namelist():
-        raise ModelFileError(f"{path}: not a structk model file (a zip archive without "
-                             f"{_HEADER})", path)
+        raise ModelFileError(
+            f"{path}: not a structk model file (a zip archive without {_HEADER})", path
+        )
     try:
         text = _read_member(zf, zf.getinfo(_HEADER), path).decode("utf-8")
         header = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelFileError(f"{path}: {_HEADER} is not valid JSON ({exc})", path) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path}: not a structk model file ({_HEADER} does not say "
-                             f"format {FORMAT_NAME!r})", path)
+        raise ModelFileError(
+            f"{path}: not a structk model file ({_HEADER} does not say format {FORMAT_NAME!r})",
+            path,
+        )
     version = header.get("format_version")
     written_by = header.get("structk_version", "an unknown version")
     if not isinstance(version, int) or version < 1:
@@ -762,13 +841,16 @@ def _read_header(zf, path):
         raise ModelFileError(
             f"{path}: written by structk {written_by} in model format {version}; this "
             f"structk ({__version__}) reads formats up to {FORMAT_VERSION}: upgrade structk",
-            path)
+            path,
+        )
     while version < FORMAT_VERSION:
         upgrade = _UPGRADES.get(version)
         if upgrade is None:
             raise ModelFileError(
                 f"{path}: model format {version} (structk {written_by}) can no longer be "
-                "read; refit the model", path)
+                "read; refit the model",
+                path,
+            )
         header = upgrade(header)
         version = header["format_version"]
     for key in ("root", "metadata"):
@@ -796,7 +878,7 @@ def _zip_entries(path, size):
         if at < 0 or at + 22 > len(tail):
             return None
         count = struct.unpack_from("<H", tail, at + 10)[0]
-        if count == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":
+        if count == 0xFFFF and at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07":
             fh.seek(struct.unpack_from("<Q", tail, at - 12)[0])
             record = fh.read(56)
             if len(record) == 56 and record[:4] == b"PK\x06\x06":
@@ -810,11 +892,14 @@ def _check_members(zf, path, max_bytes, max_ratio):
     or a symbolic-link member, another compression method, or members that
     would inflate past ``max_bytes`` in all (or one past the JSON bound), or
     to more than ``max_ratio`` times the file's size."""
+
     def refuse(why):
         return ModelFileError(f"{path}: {why}", path)
 
-    how = ("the file is damaged or was made by something other than structk.save; "
-           "nothing was read from it")
+    how = (
+        "the file is damaged or was made by something other than structk.save; "
+        "nothing was read from it"
+    )
     if _HEADER not in zf.namelist():
         raise refuse(f"not a structk model file (a zip archive without {_HEADER})")
     seen = set()
@@ -822,49 +907,65 @@ def _check_members(zf, path, max_bytes, max_ratio):
     for info in zf.infolist():
         name = info.filename
         if name in seen:
-            raise refuse(f"the member {name!r} appears twice; a model file holds each "
-                         f"member once (two readers could see two different models): {how}")
+            raise refuse(
+                f"the member {name!r} appears twice; a model file holds each "
+                f"member once (two readers could see two different models): {how}"
+            )
         seen.add(name)
         if name != _HEADER and not _ARRAY.match(name):
-            raise refuse(f"the member {_short(name)} is not part of a structk model file "
-                         f"(it holds {_HEADER} and arrays/<n>.npy only): {how}")
+            raise refuse(
+                f"the member {_short(name)} is not part of a structk model file "
+                f"(it holds {_HEADER} and arrays/<n>.npy only): {how}"
+            )
         if info.flag_bits & 0x1:
-            raise refuse(f"the member {name!r} is encrypted; structk model files never "
-                         f"are: {how}")
+            raise refuse(f"the member {name!r} is encrypted; structk model files never are: {how}")
         kind = stat.S_IFMT(info.external_attr >> 16)
         if kind not in (0, stat.S_IFREG):
             what = "a symbolic link" if kind == stat.S_IFLNK else "not a regular file"
-            raise refuse(f"the member {name!r} is {what}; a model file holds regular "
-                         f"members only: {how}")
+            raise refuse(
+                f"the member {name!r} is {what}; a model file holds regular members only: {how}"
+            )
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise refuse(f"the member {name!r} uses zip compression method "
-                         f"{info.compress_type}; structk writes deflate only: {how}")
+            raise refuse(
+                f"the member {name!r} uses zip compression method "
+                f"{info.compress_type}; structk writes deflate only: {how}"
+            )
         limit = min(MAX_JSON_BYTES, max_bytes) if name == _HEADER else max_bytes
         if info.file_size > limit:
-            raise refuse(f"the member {name} would inflate to {_size(info.file_size)}, "
-                         f"more than the limit of {_size(limit)}"
-                         + (" for the model's JSON" if name == _HEADER else
-                            "; if you trust this file, raise the limit: "
-                            "structk.load(path, max_bytes=...)"))
+            raise refuse(
+                f"the member {name} would inflate to {_size(info.file_size)}, "
+                f"more than the limit of {_size(limit)}"
+                + (
+                    " for the model's JSON"
+                    if name == _HEADER
+                    else "; if you trust this file, raise the limit: "
+                    "structk.load(path, max_bytes=...)"
+                )
+            )
         total += info.file_size
     members = zf.infolist()
     largest = max(members, key=lambda i: i.file_size, default=None)
     if total > max_bytes:
-        raise refuse(f"its members would inflate to {_size(total)} in all (the largest, "
-                     f"{largest.filename}, to {_size(largest.file_size)}), more than the "
-                     f"limit of {_size(max_bytes)}; if you trust this file, raise the "
-                     "limit: structk.load(path, max_bytes=...)")
+        raise refuse(
+            f"its members would inflate to {_size(total)} in all (the largest, "
+            f"{largest.filename}, to {_size(largest.file_size)}), more than the "
+            f"limit of {_size(max_bytes)}; if you trust this file, raise the "
+            "limit: structk.load(path, max_bytes=...)"
+        )
     size = os.path.getsize(path)
     if total > RATIO_FLOOR and total > max_ratio * size:
+
         def ratio(info):
             return info.file_size / max(info.compress_size, 1)
 
         worst = max(members, key=ratio)
-        raise refuse(f"its members would inflate to {_size(total)} from a file of "
-                     f"{_size(size)}, more than {max_ratio} times its size (the member "
-                     f"{worst.filename} inflates {ratio(worst):.0f} times), as a zip "
-                     "bomb does; if you trust this file, raise the "
-                     "limit: structk.load(path, max_ratio=...)")
+        raise refuse(
+            f"its members would inflate to {_size(total)} from a file of "
+            f"{_size(size)}, more than {max_ratio} times its size (the member "
+            f"{worst.filename} inflates {ratio(worst):.0f} times), as a zip "
+            "bomb does; if you trust this file, raise the "
+            "limit: structk.load(path, max_ratio=...)"
+        )
 
 
 def _read_member(zf, info, path):
@@ -883,17 +984,23 @@ def _read_member(zf, info, path):
                 chunk = fh.read(min(_READ_CHUNK, size - got))
                 if not chunk:
                     break
-                view[got:got + len(chunk)] = chunk
+                view[got : got + len(chunk)] = chunk
                 got += len(chunk)
             more = fh.read(1)
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise ModelFileError(f"{path}: the member {info.filename} is damaged: it does not "
-                             f"inflate to its declared {info.file_size} bytes or fails its "
-                             f"checksum ({exc})", path) from None
+        raise ModelFileError(
+            f"{path}: the member {info.filename} is damaged: it does not "
+            f"inflate to its declared {info.file_size} bytes or fails its "
+            f"checksum ({exc})",
+            path,
+        ) from None
     if got != size or more:
-        raise ModelFileError(f"{path}: the member {info.filename} inflates to "
-                             f"{'more' if more else got} than the {size} bytes its zip "
-                             "header declares: the file is damaged or was edited", path)
+        raise ModelFileError(
+            f"{path}: the member {info.filename} inflates to "
+            f"{'more' if more else got} than the {size} bytes its zip "
+            "header declares: the file is damaged or was edited",
+            path,
+        )
     return buffer
 
 
@@ -907,20 +1014,25 @@ def _open(path, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
         if head[:1] == b"\x80":
             raise ModelFileError(f"{path}: not a structk model file: {_PICKLE_HINT}", path)
         if head[:2] == b"PK":
-            raise ModelFileError(f"{path}: a damaged or truncated model file (its zip "
-                                 "directory cannot be read)", path)
-        raise ModelFileError(f"{path}: not a structk model file (not a zip archive; "
-                             f"starts with {head!r})", path)
+            raise ModelFileError(
+                f"{path}: a damaged or truncated model file (its zip directory cannot be read)",
+                path,
+            )
+        raise ModelFileError(
+            f"{path}: not a structk model file (not a zip archive; starts with {head!r})", path
+        )
     entries = _zip_entries(path, path.stat().st_size)
     if entries is not None and entries > MAX_MEMBERS:
-        raise ModelFileError(f"{path}: its zip directory lists {entries:,} members, more "
-                             f"than a model file has (at most {MAX_MEMBERS:,}); nothing was "
-                             "read from it", path)
+        raise ModelFileError(
+            f"{path}: its zip directory lists {entries:,} members, more "
+            f"than a model file has (at most {MAX_MEMBERS:,}); nothing was "
+            "read from it",
+            path,
+        )
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
-                             path) from None
+        raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})", path) from None
     try:
         _check_members(zf, path, max_bytes, max_ratio)
     except BaseException:
@@ -937,8 +1049,9 @@ def load_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
         try:
             header = _read_header(zf, path)
         except (zipfile.BadZipFile, _zlib_error(), OSError, EOFError) as exc:
-            raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
-                                 path) from None
+            raise ModelFileError(
+                f"{path}: a damaged or truncated model file ({exc})", path
+            ) from None
     return {k: v for k, v in header.items() if k != "root"}
 
 
@@ -948,8 +1061,13 @@ def _zlib_error():
     return zlib.error
 
 
-def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
-         max_bytes: int = MAX_BYTES, max_ratio: float = MAX_RATIO) -> Any:
+def load(
+    path: str | os.PathLike[str],
+    *,
+    trusted: Iterable[type] = (),
+    max_bytes: int = MAX_BYTES,
+    max_ratio: float = MAX_RATIO,
+) -> Any:
     """Load an estimator saved by :func:`save`; nothing in the file is run.
 
     Parameters
@@ -1007,24 +1125,27 @@ def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
     with _open(path, max_bytes, max_ratio) as zf:
         try:
             header = _read_header(zf, path)
-            reader = _Reader(zf, path, header.get("structk_version", "an unknown version"),
-                             trusted_classes)
+            reader = _Reader(
+                zf, path, header.get("structk_version", "an unknown version"), trusted_classes
+            )
             root = header["root"]
             if not (isinstance(root, dict) and set(root) == {"object"}):
                 raise ModelFileError(f"{path}: the model is not a structk estimator", path)
             estimator = reader.decode(root)
         except ModelFileError:
             raise
-        except (TypeError, ValueError, OverflowError, KeyError, IndexError,
-                AttributeError) as exc:
+        except (TypeError, ValueError, OverflowError, KeyError, IndexError, AttributeError) as exc:
             # a value of the wrong type where a container expects another
             # (an unhashable set item, a huge integer in an int64 scalar...)
-            raise ModelFileError(f"{path}: not a valid model ({type(exc).__name__}: "
-                                 f"{str(exc).splitlines()[0] if str(exc) else ''})",
-                                 path) from None
+            raise ModelFileError(
+                f"{path}: not a valid model ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''})",
+                path,
+            ) from None
         except (zipfile.BadZipFile, _zlib_error(), OSError, EOFError) as exc:
-            raise ModelFileError(f"{path}: a damaged or truncated model file ({exc})",
-                                 path) from None
+            raise ModelFileError(
+                f"{path}: a damaged or truncated model file ({exc})", path
+            ) from None
         except RecursionError:
             raise ModelFileError(f"{path}: the model is nested too deeply", path) from None
     _check_loaded(estimator, reader, path)
@@ -1033,7 +1154,9 @@ def load(path: str | os.PathLike[str], *, trusted: Iterable[type] = (),
         raise ModelFileError(
             f"{path}: the member {unused[0]} is not used by the model"
             + (f" (nor are {len(unused) - 1} more)" if len(unused) > 1 else "")
-            + "; a model file holds its own arrays only: the file was edited", path)
+            + "; a model file holds its own arrays only: the file was edited",
+            path,
+        )
     return estimator
 
 
@@ -1047,7 +1170,8 @@ def _trusted_classes(trusted):
             raise TypeError(
                 f"trusted= takes the classes themselves (trusted=[MyKernel]), got "
                 f"{cls!r}; structk never imports a class by name, so a name cannot be "
-                "trusted")
+                "trusted"
+            )
         out[_qualname(cls)] = cls
     return out
 
@@ -1073,7 +1197,8 @@ def _check_loaded(estimator, reader, path):
         return ModelFileError(
             f"{path}: the stored {type(obj).__name__} is not valid: "
             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-            path)
+            path,
+        )
 
     for obj in reader.objects.values():
         if isinstance(obj, Kernel):
@@ -1091,14 +1216,18 @@ def _check_loaded(estimator, reader, path):
             if isinstance(obj, DiscreteHMM) and obj is not estimator:
                 _model_schema.check(obj, type(obj).__name__)
     except _model_schema.SchemaError as exc:
-        raise ModelFileError(f"{path}: {exc}; the file is damaged or was edited (a "
-                             "structk fit never makes such a model)", path) from None
+        raise ModelFileError(
+            f"{path}: {exc}; the file is damaged or was edited (a "
+            "structk fit never makes such a model)",
+            path,
+        ) from None
     for obj in reader.objects.values():
         try:
             if isinstance(obj, Nystroem) and hasattr(obj, "kernel_"):
                 obj._components_prepared = obj.kernel_.prepare(obj.components_, "X")
             elif isinstance(obj, FeatureMap):
-                obj.landmarks = None if obj.V is None else \
-                    obj.kernel.prepare(obj.landmark_objects, "X")
+                obj.landmarks = (
+                    None if obj.V is None else obj.kernel.prepare(obj.landmark_objects, "X")
+                )
         except Exception as exc:  # noqa: BLE001 - any failure means a bad file
             raise invalid(obj, exc) from None

@@ -106,13 +106,12 @@ class PSDReport:
             )
         else:
             rel = self.min_eigenvalue / self.scale if self.scale > 0 else 0.0
-            how = {"submatrix": "smallest eigenvalue at most (that of a principal submatrix)",
-                   "lanczos": "smallest eigenvalue at most (a Rayleigh quotient, Lanczos)",
-                   }.get(self.method, "smallest eigenvalue:")
+            how = {
+                "submatrix": "smallest eigenvalue at most (that of a principal submatrix)",
+                "lanczos": "smallest eigenvalue at most (a Rayleigh quotient, Lanczos)",
+            }.get(self.method, "smallest eigenvalue:")
             lines.append(f"  {how} {self.min_eigenvalue:.6g} ({rel:.3g} x ||K||_F)")
-        lines.append(
-            f"  tolerance: {self.tol:.3g} ({self.tol_rule}; ||K||_F = {self.scale:.6g})"
-        )
+        lines.append(f"  tolerance: {self.tol:.3g} ({self.tol_rule}; ||K||_F = {self.scale:.6g})")
         lines.append(f"  asymmetry max|K - K^T|: {self.asymmetry:.3g}")
         if self.witness is not None:
             z = self.witness
@@ -149,8 +148,9 @@ def _as_square(K):
     # a finite sum proves every entry finite in one pass without a temporary
     if not np.isfinite(np.sum(K)) and not np.isfinite(K).all():
         i, j = np.argwhere(~np.isfinite(K))[0]
-        raise ValueError(f"K holds a non-finite value {K[i, j]} at entry ({i}, {j}); "
-                         "NaN and inf are not allowed")
+        raise ValueError(
+            f"K holds a non-finite value {K[i, j]} at entry ({i}, {j}); NaN and inf are not allowed"
+        )
     return K, eps
 
 
@@ -195,8 +195,9 @@ def _smallest_eigenpair(K):
     return float(w[0]), v[:, 0]
 
 
-def check_psd(K: ArrayLike, tol: float | None = None, *, method: str = "auto",
-              sym_rtol: float = 1e-10) -> PSDReport:
+def check_psd(
+    K: ArrayLike, tol: float | None = None, *, method: str = "auto", sym_rtol: float = 1e-10
+) -> PSDReport:
     """Check whether a Gram matrix is positive semi-definite.
 
     Parameters
@@ -275,8 +276,9 @@ def assert_psd(K: ArrayLike, tol: float | None = None, **kwargs: Any) -> PSDRepo
 _REPAIRS = ("clip", "flip", "shift")
 
 
-def nearest_psd(K: ArrayLike, method: str = "clip", *, sym_rtol: float = 1e-10
-                ) -> NDArray[np.float64]:
+def nearest_psd(
+    K: ArrayLike, method: str = "clip", *, sym_rtol: float = 1e-10
+) -> NDArray[np.float64]:
     """Repair a symmetric similarity matrix into a PSD one, by its spectrum.
 
     With ``K = V diag(lambda) V^T`` (``K`` symmetrised first):

@@ -60,8 +60,10 @@ from .alphabets import PROTEIN, resolve_alphabet
 
 #: Code of a symbol outside the alphabet kept with ``unknown="skip"``.
 UNKNOWN = 255
-_SKIP_HINT = ("pass unknown='skip' to drop the k-mers that contain them, or choose "
-              "an alphabet that holds them")
+_SKIP_HINT = (
+    "pass unknown='skip' to drop the k-mers that contain them, or choose "
+    "an alphabet that holds them"
+)
 _UNKNOWN_MODES = ("error", "skip")
 
 
@@ -94,7 +96,7 @@ class EncodedSequences:
         return np.diff(self.offsets)
 
     def __getitem__(self, i):
-        return self.codes[self.offsets[i]:self.offsets[i + 1]]
+        return self.codes[self.offsets[i] : self.offsets[i + 1]]
 
     def take(self, index):
         """The sequences selected by ``index`` (a slice or integer positions), re-packed."""
@@ -103,7 +105,7 @@ class EncodedSequences:
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         if isinstance(index, slice) and (index.step in (None, 1)) and len(idx):
-            codes = self.codes[self.offsets[idx[0]]:self.offsets[idx[-1] + 1]]
+            codes = self.codes[self.offsets[idx[0]] : self.offsets[idx[-1] + 1]]
         elif len(idx):
             codes = np.concatenate([self[i] for i in idx])
         else:
@@ -138,8 +140,16 @@ def check_unknown(unknown):
     return unknown
 
 
-def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X",
-           unknown_hint=None, max_symbols=255):
+def encode(
+    X,
+    alphabet="dna",
+    *,
+    ignore_case=True,
+    unknown="error",
+    name="X",
+    unknown_hint=None,
+    max_symbols=255,
+):
     """Encode a collection of sequences as flat ``uint8`` codes plus offsets.
 
     Parameters
@@ -200,8 +210,9 @@ def encode(X, alphabet="dna", *, ignore_case=True, unknown="error", name="X",
             parts.append(_encode_generic(x, table, dtype, f"{name}[{i}]"))
     lengths = np.fromiter((len(p) for p in parts), np.int64, len(parts))
     codes = np.concatenate(parts) if parts else np.empty(0, dtype)
-    return _finish(codes.astype(dtype, copy=False), lengths, items, symbols,
-                   unknown, name, unknown_hint)
+    return _finish(
+        codes.astype(dtype, copy=False), lengths, items, symbols, unknown, name, unknown_hint
+    )
 
 
 def _symbol_table(symbols, ignore_case):
@@ -245,14 +256,18 @@ def _check_one_column(X, name):
     its rows would be read as sequences of one multi-letter symbol."""
     shape = getattr(X, "shape", None)
     dtypes = getattr(X, "dtypes", None)  # a DataFrame's, else the array's dtype
-    kinds = ({d.kind for d in dtypes} if dtypes is not None
-             else {getattr(getattr(X, "dtype", None), "kind", None)})
+    kinds = (
+        {d.kind for d in dtypes}
+        if dtypes is not None
+        else {getattr(getattr(X, "dtype", None), "kind", None)}
+    )
     if shape is not None and len(shape) == 2 and shape[1] == 1 and kinds & set("OUS"):
         kind = "DataFrame" if hasattr(X, "columns") else "array"
         raise ValueError(
             f"{name} is a 2-d {kind} of shape {tuple(shape)}; sequence kernels take a list "
             f"or a 1-d array of sequences: pass {name}.ravel() (an array) or "
-            f"{name}[column].tolist() (a DataFrame)")
+            f"{name}[column].tolist() (a DataFrame)"
+        )
 
 
 def _as_sequence(x, where):
@@ -260,7 +275,8 @@ def _as_sequence(x, where):
         raise TypeError(
             f"{where} is a graph ({type(x).__name__}), not a sequence: this kernel takes "
             "strings (str, bytes, Bio.Seq); graphs need a graph kernel (WeisfeilerLehman, "
-            "ShortestPath, RandomWalk, ...)")
+            "ShortestPath, RandomWalk, ...)"
+        )
     if type(x).__module__.startswith("Bio."):  # Seq, SeqRecord, MutableSeq
         return str(getattr(x, "seq", x))
     if isinstance(x, (bytearray, memoryview)):
@@ -295,9 +311,7 @@ def _encode_generic(x, table, dtype, where):
         try:
             out[p] = table.get(s, not_found)
         except TypeError:
-            raise TypeError(
-                f"{where} has an unhashable symbol {s!r} at position {p}"
-            ) from None
+            raise TypeError(f"{where} has an unhashable symbol {s!r} at position {p}") from None
     return out
 
 
@@ -338,14 +352,17 @@ def _finish(codes, lengths, items, symbols, unknown, name, hint=None):
         symbol = chr(x[pos]) if isinstance(x, bytes) else x[pos]
         shown = "".join(symbols) if all(isinstance(s, str) for s in symbols) else symbols
         n_seqs = len(np.unique(np.searchsorted(offsets, bad, side="right") - 1))
-        if (set(symbols) == set(PROTEIN) and isinstance(symbol, str)
-                and symbol.upper() in "XBZUO"):
-            hint = ("X, B, Z, U and O are in alphabet='protein-extended' (the 20 amino "
-                    f"acids and these five); {hint or _SKIP_HINT}")
+        if set(symbols) == set(PROTEIN) and isinstance(symbol, str) and symbol.upper() in "XBZUO":
+            hint = (
+                "X, B, Z, U and O are in alphabet='protein-extended' (the 20 amino "
+                f"acids and these five); {hint or _SKIP_HINT}"
+            )
         elif _looks_like_protein(codes, offsets, bad, items, symbols):
-            hint = ("these look like protein sequences (most symbols are amino acids "
-                    "outside the nucleotide alphabet): pass alphabet='protein'; "
-                    f"{hint or _SKIP_HINT}")
+            hint = (
+                "these look like protein sequences (most symbols are amino acids "
+                "outside the nucleotide alphabet): pass alphabet='protein'; "
+                f"{hint or _SKIP_HINT}"
+            )
         raise ValueError(
             f"{name}[{i}] has symbol {symbol!r} at position {pos}, which is not in "
             f"the alphabet {shown!r} ({bad.size} such symbol(s) in {n_seqs} "
@@ -391,8 +408,9 @@ def kmer_index(kmer, alphabet="dna"):
     index = 0
     for p, s in enumerate(kmer):
         if s not in table:
-            raise ValueError(f"k-mer {kmer!r} has symbol {s!r} at position {p}, "
-                             "which is not in the alphabet")
+            raise ValueError(
+                f"k-mer {kmer!r} has symbol {s!r} at position {p}, which is not in the alphabet"
+            )
         index = index * A + table[s]
     return index
 
@@ -534,15 +552,20 @@ def _bad_byte(path, opener):
     with opener(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if line.startswith(b">"):
-                record = line[1:].split(maxsplit=1)[0].decode("utf-8", "replace") \
-                    if line[1:].strip() else ""
+                record = (
+                    line[1:].split(maxsplit=1)[0].decode("utf-8", "replace")
+                    if line[1:].strip()
+                    else ""
+                )
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as exc:
                 where = f" of record {record!r}" if record is not None else ""
-                return (f"{str(path)!r} is not a text FASTA file: line {number}{where} holds "
-                        f"byte {line[exc.start]:#04x} (column {exc.start + 1}), which is "
-                        "not UTF-8 text")
+                return (
+                    f"{str(path)!r} is not a text FASTA file: line {number}{where} holds "
+                    f"byte {line[exc.start]:#04x} (column {exc.start + 1}), which is "
+                    "not UTF-8 text"
+                )
     return f"{str(path)!r} is not a UTF-8 text FASTA file"
 
 
@@ -577,8 +600,7 @@ def write_fasta(path, sequences, ids=None, *, line_length=60):
     for i, ident in enumerate(ids):
         if not ident or any(c.isspace() for c in str(ident)):
             raise ValueError(f"ids[{i}] = {ident!r} is empty or holds whitespace")
-    records = [SeqRecord(Seq(s), id=str(ident), description="")
-               for s, ident in zip(sequences, ids)]
+    records = [SeqRecord(Seq(s), id=str(ident), description="") for s, ident in zip(sequences, ids)]
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "wt") as handle:

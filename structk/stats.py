@@ -47,6 +47,7 @@ import numpy as np
 from . import _tuning
 from ._validation import check_objects, check_scalar, fitted_kernel
 
+
 @dataclass(frozen=True)
 class KernelTestResult:
     """Outcome of a kernel test.
@@ -158,7 +159,7 @@ def mmd_test(kernel, X, Y, n_permutations=1000, random_state=None):
         A = np.zeros((N, b))
         for j in range(b):
             A[rng.permutation(N)[:m], j] = 1.0
-        null[start:start + b] = _mmd_from_indicators(K, d, row, total, A, m, n)
+        null[start : start + b] = _mmd_from_indicators(K, d, row, total, A, m, n)
     return _result(stat, null, np.abs(K).max())
 
 
@@ -333,10 +334,15 @@ def _precomputed_gram(K, name, kernel_name):
     K = np.asarray(K) if isinstance(K, np.ndarray) or _is_numeric_table(K) else None
     if K is None or K.ndim != 2 or K.shape[0] != K.shape[1]:
         got = "a list of objects" if K is None else f"shape {K.shape}"
-        hint = ("; to test objects, give a structk kernel as " + kernel_name
-                if K is None or K.ndim == 1 else "")
-        raise ValueError(f"with {kernel_name}='precomputed', {name} must be a square Gram "
-                         f"matrix, got {got}{hint}")
+        hint = (
+            "; to test objects, give a structk kernel as " + kernel_name
+            if K is None or K.ndim == 1
+            else ""
+        )
+        raise ValueError(
+            f"with {kernel_name}='precomputed', {name} must be a square Gram "
+            f"matrix, got {got}{hint}"
+        )
     K = check_gram(K, name)
     asym = np.abs(K - K.T)
     if asym.max() > 1e-8 * max(1.0, np.abs(K).max()):

@@ -16,8 +16,8 @@ def feature_product(F, G=None):
     cols, inverse = np.unique(np.concatenate([F.indices, G.indices]), return_inverse=True)
     inverse = inverse.ravel()
     shape = len(cols) + 1
-    F = sp.csr_matrix((F.data, inverse[:F.nnz], F.indptr), shape=(F.shape[0], shape))
-    G = sp.csr_matrix((G.data, inverse[F.nnz:], G.indptr), shape=(G.shape[0], shape))
+    F = sp.csr_matrix((F.data, inverse[: F.nnz], F.indptr), shape=(F.shape[0], shape))
+    G = sp.csr_matrix((G.data, inverse[F.nnz :], G.indptr), shape=(G.shape[0], shape))
     return (F @ G.T).toarray()
 
 

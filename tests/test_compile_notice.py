@@ -20,8 +20,14 @@ def run(cache, **extra):
     env = {k: v for k, v in os.environ.items() if k != "STRUCTK_QUIET_COMPILE"}
     env.update(NUMBA_CACHE_DIR=str(cache), **extra)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", SCRIPT], check=False, capture_output=True,
-                         text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     return out.stderr
 
@@ -57,12 +63,18 @@ def test_one_notice_for_a_command_whose_workers_both_compile(tmp_path):
     from structk.cli import commands
 
     assert commands._NOTICE_TOKEN == TOKEN_VARIABLE
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("STRUCTK_QUIET_COMPILE", TOKEN_VARIABLE)}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("STRUCTK_QUIET_COMPILE", TOKEN_VARIABLE)
+    }
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run(
         [sys.executable, "-c", COMMAND.format(script=SCRIPT, cache=str(tmp_path))],
-        check=False, capture_output=True, text=True, env=env, timeout=300)
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr.count(COMPILE_NOTICE) == 1, out.stderr
 
@@ -77,6 +89,11 @@ def test_cv_workers_map_the_gram_writable(tmp_path):
     from structk.cli.evaluation import _run
 
     K = np.ones((600, 600))  # 2.9 MB: above joblib's 1 MB memmapping threshold
-    flags = _run((delayed(lambda A: (type(A).__name__, A.flags.writeable))(K)
-                  for _ in range(2)), 2, 2, False, "")
+    flags = _run(
+        (delayed(lambda A: (type(A).__name__, A.flags.writeable))(K) for _ in range(2)),
+        2,
+        2,
+        False,
+        "",
+    )
     assert flags == [("memmap", True)] * 2

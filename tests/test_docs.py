@@ -12,10 +12,23 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 # pages whose python blocks are self-contained and quick (no $STRUCTK_DATA)
-RUNNABLE_PAGES = ["index.md", "kernels.md", "psd.md", "testing.md", "vectors.md",
-                  "learners.md", "pca.md", "cca.md", "stats.md",
-                  "bound.md", "class_fisher.md", "predictions.md", "explain.md",
-                  "custom_kernels.md", "gp.md"]
+RUNNABLE_PAGES = [
+    "index.md",
+    "kernels.md",
+    "psd.md",
+    "testing.md",
+    "vectors.md",
+    "learners.md",
+    "pca.md",
+    "cca.md",
+    "stats.md",
+    "bound.md",
+    "class_fisher.md",
+    "predictions.md",
+    "explain.md",
+    "custom_kernels.md",
+    "gp.md",
+]
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "mkdocs.yml").exists(), reason="tests run outside a source checkout"
@@ -26,7 +39,10 @@ def test_docs_build_strict(tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     out = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert out.returncode == 0, out.stdout + out.stderr
     api = (tmp_path / "site" / "api" / "kernels" / "index.html").read_text()
@@ -125,8 +141,9 @@ def test_every_structk_name_the_docs_and_docstrings_give_exists():
         names |= {(page.name, n) for n in re.findall(r"`(structk(?:\.\w+)+)`", page.read_text())}
     role = r":(?:mod|class|func|meth|attr|data|exc):`~?(structk(?:\.\w+)+)`"
     for source in sorted((ROOT / "structk").rglob("*.py")):
-        names |= {(source.relative_to(ROOT).as_posix(), n)
-                  for n in re.findall(role, source.read_text())}
+        names |= {
+            (source.relative_to(ROOT).as_posix(), n) for n in re.findall(role, source.read_text())
+        }
     assert len(names) > 100
     assert not _resolves("structk.learners.beyond")
     missing = sorted((where, name) for where, name in names if not _resolves(name))

@@ -25,8 +25,14 @@ def _env(**changes):
 def test_example_runs(script, request, tmp_path):
     if script.name in NEEDS_DATA:
         request.getfixturevalue("structk_data")  # skips with a reason when unset
-    out = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True,
-                         text=True, cwd=tmp_path, env=_env(), timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(),
+        timeout=600,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert out.stdout.strip(), f"{script.name} printed nothing"
 
@@ -38,7 +44,13 @@ def test_real_data_examples_explain_missing_data(tmp_path):
         script = EXAMPLES / name
         if not script.exists():
             continue
-        out = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True,
-                             text=True, cwd=tmp_path, env=env, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(script), "--quick"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+        )
         assert out.returncode != 0
         assert "STRUCTK_DATA" in out.stderr + out.stdout

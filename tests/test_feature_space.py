@@ -12,7 +12,8 @@ def test_linear_kernel_distances_are_euclidean():
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
     np.testing.assert_allclose(
-        feature_distance(Linear(), X, Y), np.linalg.norm(X[:, None] - Y[None], axis=-1),
+        feature_distance(Linear(), X, Y),
+        np.linalg.norm(X[:, None] - Y[None], axis=-1),
         atol=1e-10,
     )
     D = feature_distance(Linear(), X)
@@ -34,7 +35,8 @@ def test_distance_to_barycentre_against_explicit_mean():
     )
     w = rng.random(7)
     np.testing.assert_allclose(
-        distance_to_barycentre(Linear(), X, S, weights=w), np.linalg.norm(X - w @ S, axis=1),
+        distance_to_barycentre(Linear(), X, S, weights=w),
+        np.linalg.norm(X - w @ S, axis=1),
         atol=1e-9,
     )
     with pytest.raises(ValueError, match="one entry per object of S"):

@@ -42,16 +42,23 @@ def _codes(s, alphabet=ALPHABET):
 
 
 def _tiny_sequences(rng, n=12, max_len=5, alphabet=ALPHABET):
-    return ["".join(rng.choice(list(alphabet), size=rng.integers(1, max_len + 1)))
-            for _ in range(n)]
+    return [
+        "".join(rng.choice(list(alphabet), size=rng.integers(1, max_len + 1))) for _ in range(n)
+    ]
 
 
 def _hmmlearn(params, n_iter=1, tol=-np.inf):
     from hmmlearn.hmm import CategoricalHMM
 
     pi, A, B = params
-    m = CategoricalHMM(n_components=len(pi), n_iter=n_iter, tol=tol,
-                       implementation="scaling", init_params="", params="ste")
+    m = CategoricalHMM(
+        n_components=len(pi),
+        n_iter=n_iter,
+        tol=tol,
+        implementation="scaling",
+        init_params="",
+        params="ste",
+    )
     m.startprob_, m.transmat_, m.emissionprob_ = pi.copy(), A.copy(), B.copy()
     m.n_features = B.shape[1]
     return m
@@ -121,8 +128,9 @@ def test_posteriors_equal_brute_force_marginals():
         for p, path in _paths(*params, _codes(s)):
             expected[np.arange(len(s)), path] += p
         np.testing.assert_allclose(np.log(expected.sum(1)[0]), l, rtol=1e-12)
-        np.testing.assert_allclose(gamma, expected / expected.sum(1, keepdims=True),
-                                   rtol=1e-10, atol=1e-15)
+        np.testing.assert_allclose(
+            gamma, expected / expected.sum(1, keepdims=True), rtol=1e-10, atol=1e-15
+        )
 
 
 def test_viterbi_equals_brute_force():
@@ -182,8 +190,9 @@ def _training_data(seed=9, n=40):
 def test_baum_welch_likelihood_is_monotone(seed, algorithm):
     X = _training_data()
     # plain maximum likelihood: pseudo-counts make it a MAP estimate
-    hmm = DiscreteHMM(3, "dna", n_iter=60, tol=0.0, random_state=seed, pseudocount=0,
-                      algorithm=algorithm).fit(X)
+    hmm = DiscreteHMM(
+        3, "dna", n_iter=60, tol=0.0, random_state=seed, pseudocount=0, algorithm=algorithm
+    ).fit(X)
     h = hmm.history_
     # SQUAREM records the points it keeps, not the rejected jumps
     assert hmm.n_iter_ == 60 and 2 <= len(h) <= 60 and (len(h) == 60) == (algorithm == "em")
@@ -196,16 +205,16 @@ def test_baum_welch_equals_hmmlearn_from_the_same_start():
     X = _training_data(n=30)
     start = _random_params(np.random.default_rng(10), 3, 4)
     init = dict(zip(("startprob", "transmat", "emissionprob"), start))
-    hmm = DiscreteHMM(3, "dna", n_iter=7, tol=0.0, init=init, pseudocount=0,
-                      algorithm="em").fit(X)
+    hmm = DiscreteHMM(3, "dna", n_iter=7, tol=0.0, init=init, pseudocount=0, algorithm="em").fit(X)
     col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
     peer = _hmmlearn(start, n_iter=7).fit(col, [len(s) for s in X])
     assert hmm.n_iter_ == peer.monitor_.iter == 7
-    np.testing.assert_allclose(hmm.history_ * len(col), list(peer.monitor_.history),
-                               rtol=1e-12)
-    for ours, theirs in [(hmm.startprob_, peer.startprob_),
-                         (hmm.transmat_, peer.transmat_),
-                         (hmm.emissionprob_, peer.emissionprob_)]:
+    np.testing.assert_allclose(hmm.history_ * len(col), list(peer.monitor_.history), rtol=1e-12)
+    for ours, theirs in [
+        (hmm.startprob_, peer.startprob_),
+        (hmm.transmat_, peer.transmat_),
+        (hmm.emissionprob_, peer.emissionprob_),
+    ]:
         np.testing.assert_allclose(ours, theirs, atol=1e-12)
 
 
@@ -226,8 +235,15 @@ def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch, tun
     for n in (1, threads):
         monkeypatch.setattr(threads_module, "num_threads", lambda n=n: n)
         fitted = clone(hmm).fit(X)
-        results.append((fitted.startprob_, fitted.transmat_, fitted.emissionprob_,
-                        fitted.history_, FisherKernel(serial).fit(X)(X)))
+        results.append(
+            (
+                fitted.startprob_,
+                fitted.transmat_,
+                fitted.emissionprob_,
+                fitted.history_,
+                FisherKernel(serial).fit(X)(X),
+            )
+        )
     for a, b in zip(*results):
         assert np.array_equal(a, b)
     # chunked sums differ from the one-chunk loop only by rounding
@@ -237,7 +253,8 @@ def test_threaded_e_step_equals_one_thread_bit_for_bit(threads, monkeypatch, tun
 
 
 def test_likelihoods_posteriors_and_paths_in_groups_of_sequences_equal_one_call(
-        tuning, monkeypatch):
+    tuning, monkeypatch
+):
     """Scores, posteriors and Viterbi paths computed on groups of sequences of
     ``HMM_CALL_WORK`` (a Ctrl-C is answered between the compiled calls) are
     those of one call, bit for bit."""
@@ -255,9 +272,11 @@ def test_likelihoods_posteriors_and_paths_in_groups_of_sequences_equal_one_call(
 
     calls = []
     real = threads_module.compiled_call
-    monkeypatch.setattr(threads_module, "compiled_call",
-                        lambda fn, *args: (calls.append(getattr(fn, "__name__", "")),
-                                           real(fn, *args))[1])
+    monkeypatch.setattr(
+        threads_module,
+        "compiled_call",
+        lambda fn, *args: (calls.append(getattr(fn, "__name__", "")), real(fn, *args))[1],
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         other = DiscreteHMM(2, "dna", n_iter=2, random_state=0).fit(X[:10])
@@ -269,9 +288,15 @@ def test_likelihoods_posteriors_and_paths_in_groups_of_sequences_equal_one_call(
         cut = values()
     names = sorted(set(calls))
     assert {n: calls[:n_whole].count(n) for n in names} == {
-        "loglik": 1 + 2, "posteriors": 1, "viterbi": 1}  # one per class for cc
+        "loglik": 1 + 2,
+        "posteriors": 1,
+        "viterbi": 1,
+    }  # one per class for cc
     assert {n: calls[n_whole:].count(n) for n in names} == {
-        "loglik": 30 + 2 * 7, "posteriors": 30, "viterbi": 30}
+        "loglik": 30 + 2 * 7,
+        "posteriors": 30,
+        "viterbi": 30,
+    }
     assert len(whole) == len(cut)
     for a, b in zip(whole, cut):
         assert np.array_equal(a, b)
@@ -279,8 +304,11 @@ def test_likelihoods_posteriors_and_paths_in_groups_of_sequences_equal_one_call(
 
 def test_converged_only_when_tol_is_reached():
     X = _training_data()
-    with pytest.warns(ConvergenceWarning, match=r"restart 0 stopped after n_iter=3 .* > "
-                                                r"tol=1e-12; raise n_iter"):
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"restart 0 stopped after n_iter=3 .* > "
+        r"tol=1e-12; raise n_iter",
+    ):
         capped = DiscreteHMM(3, "dna", n_iter=3, tol=1e-12, random_state=0).fit(X)
     assert capped.n_iter_ == 3 and capped.converged_ is False
     done = DiscreteHMM(3, "dna", n_iter=500, tol=1e-4, random_state=0, algorithm="em").fit(X)
@@ -317,10 +345,16 @@ def test_unused_symbol_and_unvisited_state_give_no_nan():
 
 
 def test_fit_rejects_data_impossible_under_explicit_start():
-    init = {"startprob": [1.0, 0.0], "transmat": [[1.0, 0.0], [0.0, 1.0]],
-            "emissionprob": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]}
-    with pytest.raises(ValueError, match=r"X\[1\] has probability zero under the "
-                                         "starting parameters"):
+    init = {
+        "startprob": [1.0, 0.0],
+        "transmat": [[1.0, 0.0], [0.0, 1.0]],
+        "emissionprob": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]],
+    }
+    with pytest.raises(
+        ValueError,
+        match=r"X\[1\] has probability zero under the "
+        "starting parameters",
+    ):
         DiscreteHMM(2, ALPHABET, init=init).fit(["ACA", "AG"])
 
 
@@ -350,7 +384,8 @@ def test_symbol_alphabets_and_array_input():
     assert all(isinstance(s, list) and set(s) <= {"sun", "rain", "fog"} for s in sampled)
     ll = chars.score_samples(["ACGGA", "GC"])
     np.testing.assert_allclose(
-        words.score_samples([["sun", "rain", "fog", "fog", "sun"], ("fog", "rain")]), ll)
+        words.score_samples([["sun", "rain", "fog", "fog", "sun"], ("fog", "rain")]), ll
+    )
     np.testing.assert_allclose(ints.score_samples([np.array([0, 1, 2, 2, 0]), [2, 1]]), ll)
     np.testing.assert_allclose(chars.score_samples([b"ACGGA", list("GC")]), ll)
 
@@ -380,8 +415,11 @@ def test_estimator_contract():
 # -------------------------------------------------------------- bad input
 def test_unknown_symbol_names_sequence_position_and_symbol():
     hmm = DiscreteHMM(2, "dna", random_state=0).fit(["ACGT"])
-    with pytest.raises(ValueError, match=r"X\[2\] has symbol 'N' at position 3, "
-                                         r"which is not in the alphabet 'ACGT'"):
+    with pytest.raises(
+        ValueError,
+        match=r"X\[2\] has symbol 'N' at position 3, "
+        r"which is not in the alphabet 'ACGT'",
+    ):
         hmm.score_samples(["ACGT", "A", "GGCNA"])
     with pytest.raises(ValueError, match=r"X\[1\] has symbol 'é' at position 1"):
         hmm.score_samples(["ACGT", "Aé"])
@@ -406,29 +444,60 @@ def test_empty_sequences_and_collections_are_rejected():
 
 def test_unfitted_model_raises_not_fitted():
     hmm = DiscreteHMM(2, "dna")
-    for call in (lambda: hmm.score_samples(["AC"]), lambda: hmm.decode(["AC"]),
-                 lambda: hmm.posteriors(["AC"]), lambda: hmm.sample(1, 3)):
+    for call in (
+        lambda: hmm.score_samples(["AC"]),
+        lambda: hmm.decode(["AC"]),
+        lambda: hmm.posteriors(["AC"]),
+        lambda: hmm.sample(1, 3),
+    ):
         with pytest.raises(NotFittedError):
             call()
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"n_states": 0}, "n_states must be >= 1"),
-    ({"n_iter": 0}, "n_iter must be >= 1"),
-    ({"tol": -1.0}, "tol must be >= 0"),
-    ({"n_restarts": 1.5}, "n_restarts must be an integer"),
-    ({"init": "kmeans"}, "init must be 'random', 'frequencies'"),
-    ({"algorithm": "EM"}, r"algorithm must be one of \('em', 'squarem'\), got 'EM'"),
-    ({"convergence": None}, r"convergence must be one of \('relative', 'absolute'\), got None"),
-    ({"alphabet": "AA"}, "repeated"),
-    ({"init": {"startprob": [1.0, 0.0]}}, "missing"),
-    ({"init": {"startprob": [0.5, 0.6], "transmat": np.eye(2),
-               "emissionprob": np.full((2, 4), 0.25)}}, r"startprob'\] sums to 1.1, not 1"),
-    ({"init": {"startprob": [0.5, 0.5], "transmat": np.eye(3),
-               "emissionprob": np.full((2, 4), 0.25)}}, r"transmat'\] must have shape"),
-    ({"init": {"startprob": [0.5, 0.5], "transmat": [[1.2, -0.2], [0, 1]],
-               "emissionprob": np.full((2, 4), 0.25)}}, r"transmat'\] row 0 must hold"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_states": 0}, "n_states must be >= 1"),
+        ({"n_iter": 0}, "n_iter must be >= 1"),
+        ({"tol": -1.0}, "tol must be >= 0"),
+        ({"n_restarts": 1.5}, "n_restarts must be an integer"),
+        ({"init": "kmeans"}, "init must be 'random', 'frequencies'"),
+        ({"algorithm": "EM"}, r"algorithm must be one of \('em', 'squarem'\), got 'EM'"),
+        ({"convergence": None}, r"convergence must be one of \('relative', 'absolute'\), got None"),
+        ({"alphabet": "AA"}, "repeated"),
+        ({"init": {"startprob": [1.0, 0.0]}}, "missing"),
+        (
+            {
+                "init": {
+                    "startprob": [0.5, 0.6],
+                    "transmat": np.eye(2),
+                    "emissionprob": np.full((2, 4), 0.25),
+                }
+            },
+            r"startprob'\] sums to 1.1, not 1",
+        ),
+        (
+            {
+                "init": {
+                    "startprob": [0.5, 0.5],
+                    "transmat": np.eye(3),
+                    "emissionprob": np.full((2, 4), 0.25),
+                }
+            },
+            r"transmat'\] must have shape",
+        ),
+        (
+            {
+                "init": {
+                    "startprob": [0.5, 0.5],
+                    "transmat": [[1.2, -0.2], [0, 1]],
+                    "emissionprob": np.full((2, 4), 0.25),
+                }
+            },
+            r"transmat'\] row 0 must hold",
+        ),
+    ],
+)
 def test_invalid_parameters_are_named(params, match):
     hmm = DiscreteHMM(**{"n_states": 2, **params})
     with pytest.raises((ValueError, TypeError), match=match):
@@ -447,13 +516,20 @@ def test_sample_rejects_bad_lengths():
         hmm.sample(1, "10")
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # n_iter=3 and 5: fast fits
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # n_iter=3 and 5: fast fits
 def test_sequences_are_read_by_the_library_encoder():
     # the same encoder as the string kernels: case ignored by default
     hmm = DiscreteHMM(2, "dna", n_iter=5, random_state=0).fit(["ACGTTGCA", "AACCGGTT"])
-    np.testing.assert_array_equal(hmm.score_samples(["acgt", "GaTtAcA"]), hmm.score_samples(["ACGT", "GATTACA"]))
-    with pytest.raises(ValueError, match=r"X\[0\] has symbol 'N' at position 1.*fit it on an "
-                                         "alphabet that holds every symbol"):
+    np.testing.assert_array_equal(
+        hmm.score_samples(["acgt", "GaTtAcA"]), hmm.score_samples(["ACGT", "GATTACA"])
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"X\[0\] has symbol 'N' at position 1.*fit it on an "
+        "alphabet that holds every symbol",
+    ):
         hmm.score_samples(["aNt"])
     with pytest.raises(ValueError, match="differ only by case; pass ignore_case=False"):
         DiscreteHMM(2, "aA").fit(["aA"])
@@ -491,7 +567,8 @@ def test_pseudocount_is_the_additive_smoothing_of_one_m_step():
     hmm = DiscreteHMM(2, "dna", n_iter=1, tol=0.0, init=init, pseudocount=c).fit(X)
     seq, offsets = hmm_module._encode(X, tuple("ACGT"))
     _, _, s1, s2 = expected_counts(
-        seq, offsets, (start[0], start[1], np.ascontiguousarray(start[2].T)), False)
+        seq, offsets, (start[0], start[1], np.ascontiguousarray(start[2].T)), False
+    )
     trans, emit = s1.sum(0) + c, s2.sum(0).T + c
     np.testing.assert_allclose(hmm.transmat_, trans / trans.sum(1, keepdims=True), rtol=1e-12)
     np.testing.assert_allclose(hmm.emissionprob_, emit / emit.sum(1, keepdims=True), rtol=1e-12)
@@ -510,8 +587,7 @@ def test_protein_extended_alphabet_holds_x_b_z_u_o():
     X = ["MKVLAXGIVHHW", "PQERTYDDCSNGBZ", "MKUOLL"]
     with pytest.raises(ValueError, match=r"X\[0\] has symbol 'X'.*alphabet='protein-extended'"):
         DiscreteHMM(alphabet="protein").fit(X)
-    hmm = DiscreteHMM(n_states=2, alphabet="protein-extended", n_iter=20,
-                      random_state=0).fit(X)
+    hmm = DiscreteHMM(n_states=2, alphabet="protein-extended", n_iter=20, random_state=0).fit(X)
     assert hmm.alphabet_ == tuple(PROTEIN_EXTENDED) and len(PROTEIN_EXTENDED) == 25
     assert PROTEIN_EXTENDED.startswith(PROTEIN)
     # X is a symbol of its own: its emission probability is learnt from the data
@@ -522,10 +598,14 @@ def test_protein_extended_alphabet_holds_x_b_z_u_o():
 
     s = "MXB"
     idx = [PROTEIN_EXTENDED.index(c) for c in s]
-    total = sum(hmm.startprob_[p[0]] * hmm.emissionprob_[p[0], idx[0]]
-                * np.prod([hmm.transmat_[p[t - 1], p[t]] * hmm.emissionprob_[p[t], idx[t]]
-                           for t in range(1, 3)])
-                for p in paths(range(2), repeat=3))
+    total = sum(
+        hmm.startprob_[p[0]]
+        * hmm.emissionprob_[p[0], idx[0]]
+        * np.prod(
+            [hmm.transmat_[p[t - 1], p[t]] * hmm.emissionprob_[p[t], idx[t]] for t in range(1, 3)]
+        )
+        for p in paths(range(2), repeat=3)
+    )
     assert hmm.score_samples([s])[0] == pytest.approx(np.log(total), rel=1e-10)
     K = Spectrum(k=1, alphabet="protein-extended")(["XX", "BX"])
     np.testing.assert_array_equal(K, [[4.0, 2.0], [2.0, 2.0]])
@@ -533,8 +613,12 @@ def test_protein_extended_alphabet_holds_x_b_z_u_o():
 
 # ------------------------------------------------ convergence: rules, SQUAREM, init
 def _start(seed, K=3, M=4):
-    return dict(zip(("startprob", "transmat", "emissionprob"),
-                    _random_params(np.random.default_rng(seed), K, M)))
+    return dict(
+        zip(
+            ("startprob", "transmat", "emissionprob"),
+            _random_params(np.random.default_rng(seed), K, M),
+        )
+    )
 
 
 @pytest.mark.parametrize("tol", [1e-2, 0.5])
@@ -544,8 +628,16 @@ def test_absolute_convergence_stops_where_hmmlearn_stops(tol):
     history (hmmlearn's ``monitor_.history`` is the total)."""
     X = _training_data(n=30)
     init = _start(4)
-    hmm = DiscreteHMM(3, "dna", n_iter=500, tol=tol, convergence="absolute", init=init,
-                      pseudocount=0, algorithm="em").fit(X)
+    hmm = DiscreteHMM(
+        3,
+        "dna",
+        n_iter=500,
+        tol=tol,
+        convergence="absolute",
+        init=init,
+        pseudocount=0,
+        algorithm="em",
+    ).fit(X)
     col = np.concatenate([np.array(_codes(s, "ACGT")) for s in X])[:, None]
     peer = _hmmlearn(tuple(init.values()), n_iter=500, tol=tol)
     peer.fit(col, [len(s) for s in X])
@@ -565,8 +657,16 @@ def test_relative_and_absolute_rules_differ_by_the_amount_of_data():
     iters = {}
     for rule, tol in (("relative", 1e-5), ("absolute", 1e-2)):
         for copies in (1, 10):
-            hmm = DiscreteHMM(3, "dna", n_iter=2000, tol=tol, convergence=rule, init=init,
-                              pseudocount=0, algorithm="em").fit(X * copies)
+            hmm = DiscreteHMM(
+                3,
+                "dna",
+                n_iter=2000,
+                tol=tol,
+                convergence=rule,
+                init=init,
+                pseudocount=0,
+                algorithm="em",
+            ).fit(X * copies)
             assert hmm.converged_
             iters[rule, copies] = hmm.n_iter_
     assert iters["relative", 1] == iters["relative", 10]
@@ -601,8 +701,15 @@ def test_squarem_reaches_an_em_fixed_point_in_fewer_steps(seed):
 def test_squarem_with_pseudocounts_and_zero_probabilities_stays_valid():
     X = _training_data(n=20)
     for pseudocount in (0.0, 0.01):
-        hmm = DiscreteHMM(4, "dna", algorithm="squarem", n_iter=400, tol=1e-8,
-                          random_state=0, pseudocount=pseudocount).fit(X)
+        hmm = DiscreteHMM(
+            4,
+            "dna",
+            algorithm="squarem",
+            n_iter=400,
+            tol=1e-8,
+            random_state=0,
+            pseudocount=pseudocount,
+        ).fit(X)
         for p in (hmm.startprob_, hmm.transmat_, hmm.emissionprob_):
             assert np.isfinite(p).all() and (p >= 0).all()
             np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
@@ -611,16 +718,22 @@ def test_squarem_with_pseudocounts_and_zero_probabilities_stays_valid():
 
 def test_squarem_warns_when_n_iter_runs_out():
     X = _training_data()
-    with pytest.warns(ConvergenceWarning, match=r"restart 0 stopped after n_iter=4 .*"
-                                                r"log-likelihood per symbol -\d.*> tol=1e-12; "
-                                                r"raise n_iter \(or tol\)$"):
-        hmm = DiscreteHMM(3, "dna", algorithm="squarem", n_iter=4, tol=1e-12,
-                          random_state=0).fit(X)
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"restart 0 stopped after n_iter=4 .*"
+        r"log-likelihood per symbol -\d.*> tol=1e-12; "
+        r"raise n_iter \(or tol\)$",
+    ):
+        hmm = DiscreteHMM(3, "dna", algorithm="squarem", n_iter=4, tol=1e-12, random_state=0).fit(X)
     assert hmm.n_iter_ == 4 and hmm.converged_ is False and hmm.monitor_.converged is False
-    with pytest.warns(ConvergenceWarning, match=r"total log-likelihood was [\d.e+-]+ "
-                                                r"\(>= tol=1e-09\).*algorithm='squarem'"):
-        DiscreteHMM(3, "dna", n_iter=3, tol=1e-9, convergence="absolute",
-                    random_state=0, algorithm="em").fit(X)
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"total log-likelihood was [\d.e+-]+ "
+        r"\(>= tol=1e-09\).*algorithm='squarem'",
+    ):
+        DiscreteHMM(
+            3, "dna", n_iter=3, tol=1e-9, convergence="absolute", random_state=0, algorithm="em"
+        ).fit(X)
 
 
 def test_frequency_init_is_seeded_and_centred_on_the_data():
@@ -638,8 +751,9 @@ def test_frequency_init_is_seeded_and_centred_on_the_data():
     c = DiscreteHMM(3, "dna", init=init, **kw).fit(X)  # init rows renormalised: rounding
     np.testing.assert_allclose(a.emissionprob_, c.emissionprob_, rtol=1e-14)
     # the draws are centred on the frequencies (A 75, C 10, G 5, T 10; plus one each)
-    rows = np.vstack([hmm_module._frequency_params(np.random.RandomState(s), 3, 4, seq)[2]
-                      for s in range(300)])
+    rows = np.vstack(
+        [hmm_module._frequency_params(np.random.RandomState(s), 3, 4, seq)[2] for s in range(300)]
+    )
     np.testing.assert_allclose(rows.mean(0), np.array([76, 11, 6, 11]) / 104, atol=0.02)
 
 
@@ -649,8 +763,9 @@ def test_squarem_restarts_one_state_and_monitor_of_an_unfitted_run():
     X = _training_data(n=20)
     one = DiscreteHMM(1, "dna", n_iter=50, random_state=0).fit(X)
     counts = np.bincount(np.concatenate([_codes(s, "ACGT") for s in X]), minlength=4)
-    np.testing.assert_allclose(one.emissionprob_[0], (counts + 0.01) / (counts.sum() + 0.04),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        one.emissionprob_[0], (counts + 0.01) / (counts.sum() + 0.04), rtol=1e-12
+    )
     assert one.converged_ and one.n_iter_ <= 3
     hmm = DiscreteHMM(3, "dna", n_iter=300, n_restarts=3, random_state=2).fit(X)
     again = DiscreteHMM(3, "dna", n_iter=300, n_restarts=3, random_state=2).fit(X)

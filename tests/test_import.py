@@ -7,7 +7,9 @@ import sys
 def _modules_after(code):
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return set(out.stdout.split())
 
@@ -20,8 +22,7 @@ def test_import_structk_loads_no_heavy_dependency():
 
 def test_vector_kernels_do_not_need_numba_or_sklearn():
     loaded = _modules_after(
-        "import numpy as np, structk\n"
-        "structk.Gaussian()(np.eye(3)); structk.check_psd(np.eye(3))"
+        "import numpy as np, structk\nstructk.Gaussian()(np.eye(3)); structk.check_psd(np.eye(3))"
     )
     assert "numba" not in loaded
     assert "sklearn" not in loaded

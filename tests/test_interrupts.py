@@ -81,7 +81,9 @@ for s in range({n}):
     G.append(g)
 """
 
-RANDOM_WALK = GRAPHS.format(n=600, nodes=60) + """
+RANDOM_WALK = (
+    GRAPHS.format(n=600, nodes=60)
+    + """
 from structk.kernels import RandomWalk
 k = RandomWalk(lam=0.01)
 k(G[:3])
@@ -89,6 +91,7 @@ P = k.prepare(G)
 {ready}
 k.gram_prepared(P)
 """
+)
 
 WEIGHTED_DEGREE = """
 import numpy as np
@@ -127,7 +130,9 @@ P = k.prepare(X)
 k.gram_prepared(P)
 """
 
-SHORTEST_PATH = GRAPHS.format(n=60, nodes=4000) + """
+SHORTEST_PATH = (
+    GRAPHS.format(n=60, nodes=4000)
+    + """
 from structk.kernels import ShortestPath
 k = ShortestPath()
 k(G[:1])
@@ -135,6 +140,7 @@ E = k._encode(G, "X")  # the graphs read: the breadth-first searches are left
 {ready}
 k._prepare_encoded(E, "X")
 """
+)
 
 SCRIPTS = {
     "mismatch-gram": GRAM,
@@ -154,8 +160,10 @@ def _interrupted(script):
     env = dict(os.environ, STRUCTK_QUIET_COMPILE="1")
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(script).format(ready=READY)], env=env,
-        stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", textwrap.dedent(script).format(ready=READY)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     assert wait_for_handler(proc, signal.SIGUSR1, timeout=120), "the script never got going"
@@ -229,9 +237,14 @@ def test_ctrl_c_during_a_first_compilation_is_a_keyboard_interrupt(tmp_path):
     env = dict(os.environ, STRUCTK_QUIET_COMPILE="1", NUMBA_CACHE_DIR=str(tmp_path))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run(
-        [sys.executable, "-c", FIRST_COMPILATION], env=env, capture_output=True, text=True,
-        timeout=300, check=False,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
+        [sys.executable, "-c", FIRST_COMPILATION],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # noqa: PLW1509
     assert out.stderr.strip().splitlines()[-1] == "KeyboardInterrupt", out.stderr[-2000:]
     assert "no compiled object" not in out.stderr
     assert "not interrupted" not in out.stdout
@@ -272,8 +285,10 @@ def test_a_compilation_that_was_not_interrupted_keeps_its_error():
     before = sys.unraisablehook
     sys.unraisablehook = lambda args: seen.append(args.exc_type)
     try:
-        with pytest.raises(RuntimeError, match="^no compiled object yet for x$"), \
-                _compiling_structk():
+        with (
+            pytest.raises(RuntimeError, match="^no compiled object yet for x$"),
+            _compiling_structk(),
+        ):
             _callback_raising(ValueError("not an interrupt"))
             raise RuntimeError("no compiled object yet for x")
         with _compiling_structk():

@@ -75,19 +75,23 @@ def _uses_numba(path):
     ``njit`` / ``jit`` (a module that imports numba inside a function only,
     to read a setting, compiles nothing)."""
     for node in _parse(path).body:
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba"
-                                                for a in node.names):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "numba" for a in node.names
+        ):
             return True
-        if (isinstance(node, ast.ImportFrom) and not node.level and node.module
-                and node.module.split(".")[0] == "numba"):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and node.module
+            and node.module.split(".")[0] == "numba"
+        ):
             return True
     return _compiles(path)
 
 
 def _compiled_modules():
     """The modules that use numba, but the first-compilation notice itself."""
-    return [p for p in ROOT.rglob("*.py")
-            if _uses_numba(p) and _module_name(p) not in LEAVES]
+    return [p for p in ROOT.rglob("*.py") if _uses_numba(p) and _module_name(p) not in LEAVES]
 
 
 def _compiled_names():
@@ -103,11 +107,26 @@ def _is_compiled_name(name, compiled):
 
 def test_compiled_modules_exist_where_the_layout_says():
     names = _compiled_names()
-    assert {f"structk.algorithms.{topic}._numba" for topic in (
-        "kmers", "weighted_degree", "sparse_gram", "wl_relabel", "random_walk",
-        "shortest_paths", "alignment", "hmm", "gram_blocks")} <= names
-    assert {"structk.learners._perceptron._numba", "structk.learners._ridge_loo._numba",
-            "structk.learners._smo.numba_smo", "structk.learners._psd.numba_pass"} <= names
+    assert {
+        f"structk.algorithms.{topic}._numba"
+        for topic in (
+            "kmers",
+            "weighted_degree",
+            "sparse_gram",
+            "wl_relabel",
+            "random_walk",
+            "shortest_paths",
+            "alignment",
+            "hmm",
+            "gram_blocks",
+        )
+    } <= names
+    assert {
+        "structk.learners._perceptron._numba",
+        "structk.learners._ridge_loo._numba",
+        "structk.learners._smo.numba_smo",
+        "structk.learners._psd.numba_pass",
+    } <= names
 
 
 def test_every_compiled_loop_lives_in_the_folder_of_its_algorithm():
@@ -119,16 +138,21 @@ def test_every_compiled_loop_lives_in_the_folder_of_its_algorithm():
     for path in _compiled_modules():
         parts = path.relative_to(ROOT).parts
         named = path.stem == "_numba" or path.stem.startswith("numba_")
-        if not (named and len(parts) == 3 and parts[0] in ("algorithms", "learners")
-                and (path.parent / "__init__.py").exists()):
+        if not (
+            named
+            and len(parts) == 3
+            and parts[0] in ("algorithms", "learners")
+            and (path.parent / "__init__.py").exists()
+        ):
             bad.append(str(path.relative_to(ROOT.parent)))
     assert not bad, bad
 
 
 def test_compiled_modules_import_nothing_above_them():
     compiled = _compiled_names()
-    upward = tuple(f"structk.{layer}" for layer in ("kernels", "learners", "explain", "cli",
-                                                       "scale"))
+    upward = tuple(
+        f"structk.{layer}" for layer in ("kernels", "learners", "explain", "cli", "scale")
+    )
     bad = []
     for path in _compiled_modules():
         for name in _structk_imports(path):
@@ -144,8 +168,10 @@ def _callers():
     for path in ROOT.rglob("*.py"):
         parts = path.relative_to(ROOT).parts
         if parts[0] in ("kernels", "explain") or (
-                parts[0] == "learners" and len(parts) == 2
-                and (path.stem == "__init__" or not path.stem.startswith("_"))):
+            parts[0] == "learners"
+            and len(parts) == 2
+            and (path.stem == "__init__" or not path.stem.startswith("_"))
+        ):
             yield path
 
 
@@ -157,8 +183,11 @@ def test_kernels_learners_and_explanations_never_import_compiled_modules():
     for path in _callers():
         if _module_name(path) in compiled:
             bad.append(f"{_module_name(path)} is itself compiled")
-        bad += [f"{_module_name(path)} imports {name}" for name in set(_structk_imports(path))
-                if _is_compiled_name(name, compiled)]
+        bad += [
+            f"{_module_name(path)} imports {name}"
+            for name in set(_structk_imports(path))
+            if _is_compiled_name(name, compiled)
+        ]
     assert not bad, sorted(bad)
 
 
@@ -188,45 +217,85 @@ def test_importing_an_algorithm_folder_imports_no_numba():
         for node in _parse(init).body:
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [f"{module}.{a.name}" for a in node.names] if node.level == 1 and not node.module
-                else [f"{module}.{node.module}" if node.level == 1 else node.module or ""])
-            bad += [f"{module} imports {n} when imported" for n in names
-                    if n.split(".")[0] == "numba" or _is_compiled_name(n, compiled)]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else (
+                    [f"{module}.{a.name}" for a in node.names]
+                    if node.level == 1 and not node.module
+                    else [f"{module}.{node.module}" if node.level == 1 else node.module or ""]
+                )
+            )
+            bad += [
+                f"{module} imports {n} when imported"
+                for n in names
+                if n.split(".")[0] == "numba" or _is_compiled_name(n, compiled)
+            ]
     assert not bad, bad
 
 
 #: The bottom layer: modules every other layer may import (they import only each other).
-BOTTOM = {"structk._tuning", "structk.defaults", "structk._threads", "structk._memory",
-          "structk._jit", "structk.exceptions"}
+BOTTOM = {
+    "structk._tuning",
+    "structk.defaults",
+    "structk._threads",
+    "structk._memory",
+    "structk._jit",
+    "structk.exceptions",
+}
 
 
 def test_algorithms_import_only_algorithms_and_the_bottom_layer():
     bad = []
     for path in (ROOT / "algorithms").rglob("*.py"):
         for name in _structk_imports(path):
-            if name in BOTTOM or name == "structk.algorithms" \
-                    or name.startswith("structk.algorithms."):
+            if (
+                name in BOTTOM
+                or name == "structk.algorithms"
+                or name.startswith("structk.algorithms.")
+            ):
                 continue
             bad.append(f"{_module_name(path)} imports {name}")
     for name in BOTTOM:
         path = ROOT / (name.split(".", 1)[1].replace(".", "/") + ".py")
         if not path.exists():
             path = path.with_suffix("") / "__init__.py"
-        bad += [f"{name} imports {n}" for n in _structk_imports(path)
-                if n not in BOTTOM and n != "structk"]
+        bad += [
+            f"{name} imports {n}"
+            for n in _structk_imports(path)
+            if n not in BOTTOM and n != "structk"
+        ]
     assert not bad, bad
 
 
 #: A kernel's hooks (``structk/kernels/base.py``): what a kernel implements, and
 #: what only the kernel layer calls.
 HOOKS = {
-    "_check_params", "_check_fitted", "_validate", "_fit", "_kernel_params",
-    "_prepare", "_prepare_with", "_prepare_encoded", "_encode", "_encoding_key", "_take",
-    "_features", "_gram", "_cross", "_diag", "_check_pair",
-    "_checked_gram", "_checked_cross", "_checked_diag",
-    "_log_gram", "_log_cross", "_log_diag",
-    "_signed_log_gram", "_signed_log_cross", "_signed_log_diag",
+    "_check_params",
+    "_check_fitted",
+    "_validate",
+    "_fit",
+    "_kernel_params",
+    "_prepare",
+    "_prepare_with",
+    "_prepare_encoded",
+    "_encode",
+    "_encoding_key",
+    "_take",
+    "_features",
+    "_gram",
+    "_cross",
+    "_diag",
+    "_check_pair",
+    "_checked_gram",
+    "_checked_cross",
+    "_checked_diag",
+    "_log_gram",
+    "_log_cross",
+    "_log_diag",
+    "_signed_log_gram",
+    "_signed_log_cross",
+    "_signed_log_diag",
 }
 
 
@@ -279,7 +348,11 @@ def test_every_compiling_module_registers_the_first_compilation_notice():
     """A module that compiles imports ``structk._jit`` first, so that its
     first compilation says why the run is slow (gapped k-mers and the
     explainer's loops once compiled silently)."""
-    missing = [_module_name(p) for p in ROOT.rglob("*.py")
-               if _compiles(p) and not _module_name(p).startswith("structk._jit")
-               and "structk._jit" not in set(_structk_imports(p))]
+    missing = [
+        _module_name(p)
+        for p in ROOT.rglob("*.py")
+        if _compiles(p)
+        and not _module_name(p).startswith("structk._jit")
+        and "structk._jit" not in set(_structk_imports(p))
+    ]
     assert not missing, missing

@@ -25,9 +25,16 @@ from structk.exceptions import ModelFileError
 from structk.model_file import FORMAT_VERSION
 
 _CODE_KERNELS = {"FunctionKernel", "FunctionScaled"}  # hold Python functions
-_SUPERVISED = {"KernelPerceptron", "KernelSVM", "KernelLogisticRegression",
-               "NearestClassMean", "KernelRidge", "KernelRidgeCV",
-               "GaussianProcessRegressor", "GaussianProcessClassifier"}
+_SUPERVISED = {
+    "KernelPerceptron",
+    "KernelSVM",
+    "KernelLogisticRegression",
+    "NearestClassMean",
+    "KernelRidge",
+    "KernelRidgeCV",
+    "GaussianProcessRegressor",
+    "GaussianProcessClassifier",
+}
 _METHODS = ("predict", "decision_function", "predict_proba", "transform")
 
 
@@ -100,21 +107,28 @@ def test_every_learner_round_trips(learner, family, tmp_path):
     _round_trip(est, X, tmp_path / "m.structk")
 
 
-_PAST_THE_GRAM = sorted(n for n in structk.learners.__all__
-                        if "solver" in inspect.signature(getattr(structk.learners, n)).parameters)
+_PAST_THE_GRAM = sorted(
+    n
+    for n in structk.learners.__all__
+    if "solver" in inspect.signature(getattr(structk.learners, n)).parameters
+)
 
 
 @pytest.mark.parametrize("learner", _PAST_THE_GRAM)
-@pytest.mark.parametrize("solver, family", [("primal", "strings"), ("nystroem", "strings"),
-                                            ("nystroem", "graphs")])
+@pytest.mark.parametrize(
+    "solver, family", [("primal", "strings"), ("nystroem", "strings"), ("nystroem", "graphs")]
+)
 def test_primal_and_nystroem_models_round_trip(learner, solver, family, tmp_path):
     """The feature map is stored with its landmark objects (their prepared
     form is rebuilt); a Dask client is not part of the model."""
     X, y = _data(family)
     X = X * 4
     y = y * 4
-    kernel = (structk.kernels.Normalize(structk.kernels.Spectrum(k=2)) if family == "strings"
-              else structk.kernels.WeisfeilerLehman(h=2))
+    kernel = (
+        structk.kernels.Normalize(structk.kernels.Spectrum(k=2))
+        if family == "strings"
+        else structk.kernels.WeisfeilerLehman(h=2)
+    )
     est = _fit(learner, kernel, X, y)
     est.set_params(solver=solver, n_components=5)
     with warnings.catch_warnings():
@@ -156,12 +170,21 @@ def test_values_keep_their_types(tmp_path):
     G.add_edge("b", "a", label=2)
     G.add_node("c", attributes=np.array([0.5, -1.0]))
     values = {
-        "f64": np.float64(0.1), "i32": np.int32(-3), "b": np.bool_(True),
-        "u": np.str_("x"), "nan": float("nan"), "inf": np.float64("-inf"),
-        "tuple": (1, "a", None), "set": {1, 2}, "frozen": frozenset({"x"}),
-        "dict": {1: "one", ("k", 2): [3.5]}, "big": 2**80,
-        "ustr": np.array(["ab", "c"]), "obj": np.array([1, "a"], dtype=object),
-        "empty": np.zeros((0, 3)), "fortran": np.asfortranarray(np.arange(6.).reshape(2, 3)),
+        "f64": np.float64(0.1),
+        "i32": np.int32(-3),
+        "b": np.bool_(True),
+        "u": np.str_("x"),
+        "nan": float("nan"),
+        "inf": np.float64("-inf"),
+        "tuple": (1, "a", None),
+        "set": {1, 2},
+        "frozen": frozenset({"x"}),
+        "dict": {1: "one", ("k", 2): [3.5]},
+        "big": 2**80,
+        "ustr": np.array(["ab", "c"]),
+        "obj": np.array([1, "a"], dtype=object),
+        "empty": np.zeros((0, 3)),
+        "fortran": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
         "graph": G,
     }
     k = structk.kernels.Spectrum(k=2)
@@ -193,8 +216,7 @@ def test_precomputed_hmm_nystroem_and_bare_kernels_round_trip(tmp_path):
     seqs = ["ACGTAC", "TTGACA", "GGGTCA", "ACCATG"] * 3
     hmm = structk.DiscreteHMM(n_states=2, random_state=0).fit(seqs)
     structk.save(hmm, tmp_path / "h.structk")
-    np.testing.assert_array_equal(structk.load(tmp_path / "h.structk").score(seqs),
-                                  hmm.score(seqs))
+    np.testing.assert_array_equal(structk.load(tmp_path / "h.structk").score(seqs), hmm.score(seqs))
     ny = structk.Nystroem(structk.kernels.Spectrum(k=2), n_components=5).fit(seqs)
     _round_trip(ny, seqs, tmp_path / "n.structk")
     k = structk.kernels.Normalize(structk.kernels.WeightedDegree(d=3))
@@ -213,8 +235,7 @@ def test_header_records_versions_kind_and_metadata(tmp_path):
     assert info["metadata"] == {"input": {"format": "tu"}}
     with zipfile.ZipFile(tmp_path / "m.structk") as zf:
         names = zf.namelist()
-    assert "model.json" in names and all(n == "model.json" or n.endswith(".npy")
-                                         for n in names)
+    assert "model.json" in names and all(n == "model.json" or n.endswith(".npy") for n in names)
 
 
 def test_code_is_refused_when_saving(tmp_path):
@@ -226,8 +247,9 @@ def test_code_is_refused_when_saving(tmp_path):
     assert not (tmp_path / "m.structk").exists()
     assert not list(tmp_path.iterdir()), "a partial file was left behind"
     with pytest.raises(FileNotFoundError, match="no_such_folder"):
-        structk.save(_fit("KernelSVM", structk.Gaussian(), X, y),
-                     tmp_path / "no_such_folder" / "m.structk")
+        structk.save(
+            _fit("KernelSVM", structk.Gaussian(), X, y), tmp_path / "no_such_folder" / "m.structk"
+        )
     with pytest.raises(ModelFileError, match="not a dict"):
         structk.save({"a": 1}, tmp_path / "m.structk")
 
@@ -265,10 +287,16 @@ def _set_class(header, name):
 def test_unknown_class_is_refused_and_never_imported(saved, tmp_path, monkeypatch):
     marker = tmp_path / "ran"
     (tmp_path / "structk_probe_module.py").write_text(
-        f"open({str(marker)!r}, 'w').close()\nclass Evil:\n    pass\n")
+        f"open({str(marker)!r}, 'w').close()\nclass Evil:\n    pass\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    for name in ("structk_probe_module.Evil", "os.system", "builtins.eval",
-                 "sklearn.svm._classes.SVC", "structk.kernels.function.FunctionKernel"):
+    for name in (
+        "structk_probe_module.Evil",
+        "os.system",
+        "builtins.eval",
+        "sklearn.svm._classes.SVC",
+        "structk.kernels.function.FunctionKernel",
+    ):
         bad = _rewrite(saved, lambda h: _set_class(h, name))
         with pytest.raises(ModelFileError, match=r"tampered\.structk.*refused class"):
             structk.load(bad)
@@ -292,9 +320,16 @@ def test_tampered_values_are_refused(saved):
     def escaping_array(h):
         h["root"]["object"]["state"]["dual_coef_"] = {"array": "../../etc/passwd"}
 
-    cases = [(unknown_tag, "unknown tag 'pickle'"), (bad_param, "Spectrum is not valid"),
-             (lost_param, f"Spectrum was saved (by structk {structk.__version__}) with the parameter(s) ['bogus']"), (missing_array, "arrays/99.npy"),
-             (escaping_array, "passwd")]
+    cases = [
+        (unknown_tag, "unknown tag 'pickle'"),
+        (bad_param, "Spectrum is not valid"),
+        (
+            lost_param,
+            f"Spectrum was saved (by structk {structk.__version__}) with the parameter(s) ['bogus']",
+        ),
+        (missing_array, "arrays/99.npy"),
+        (escaping_array, "passwd"),
+    ]
     for edit, words in cases:
         with pytest.raises(ModelFileError, match=re.escape(words)) as info:
             structk.load(_rewrite(saved, edit))
@@ -311,8 +346,11 @@ def test_malformed_values_are_refused(saved):
     def not_an_estimator(h):
         h["root"] = {"list": [1, 2]}
 
-    for edit, words in [(huge_scalar, "not a valid model"), (unhashable, "not a valid model"),
-                        (not_an_estimator, "not a structk estimator")]:
+    for edit, words in [
+        (huge_scalar, "not a valid model"),
+        (unhashable, "not a valid model"),
+        (not_an_estimator, "not a structk estimator"),
+    ]:
         with pytest.raises(ModelFileError, match=words) as info:
             structk.load(_rewrite(saved, edit))
         assert "tampered.structk" in str(info.value)
@@ -321,7 +359,8 @@ def test_malformed_values_are_refused(saved):
 def test_array_header_claiming_more_than_the_member_is_refused(saved):
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(
-        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**13,)})
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**13,)}
+    )
     raw = buffer.getvalue() + np.zeros(4).tobytes()  # 10^13 claimed, 4 held
 
     def point(h):
@@ -346,6 +385,7 @@ def test_object_array_member_is_refused_not_unpickled(saved):
 def test_a_model_from_before_a_parameter_was_added_loads_with_its_default(saved):
     """A learner gains a parameter (with a default) after the file was written:
     the model loads as if it had been left at its default."""
+
     def older(h):
         del h["root"]["object"]["params"]["solver"]
         del h["root"]["object"]["params"]["probability"]
@@ -421,4 +461,3 @@ def test_a_pickle_is_refused_unopened(tmp_path):
     with pytest.raises(ModelFileError, match=r"model\.pkl.*pickle"):
         structk.load(path)
     assert not marker.exists()
-

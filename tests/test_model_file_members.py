@@ -70,7 +70,7 @@ def _patch(path, values, offset=24, fmt="<I"):
     at = data.find(b"PK\x01\x02")
     while at >= 0:
         name_len, extra_len, comment_len = struct.unpack_from("<HHH", data, at + 28)
-        name = bytes(data[at + 46:at + 46 + name_len]).decode()
+        name = bytes(data[at + 46 : at + 46 + name_len]).decode()
         if name in values:
             struct.pack_into(fmt, data, at + offset, values[name])
         at = data.find(b"PK\x01\x02", at + 46 + name_len + extra_len + comment_len)
@@ -120,8 +120,10 @@ def test_a_zip_bomb_is_refused_by_its_ratio(saved, tmp_path):
 
 
 def test_a_member_inflating_past_its_declared_size_is_refused(saved, tmp_path):
-    array, data = max(((i.filename, d) for i, d in _content(saved)
-                       if i.filename.endswith(".npy")), key=lambda pair: len(pair[1]))
+    array, data = max(
+        ((i.filename, d) for i, d in _content(saved) if i.filename.endswith(".npy")),
+        key=lambda pair: len(pair[1]),
+    )
     short = _copy(saved, tmp_path / "short.structk")
     _patch_sizes(short, {array: len(data) - 100})  # holds 100 bytes more than it says
     _refused(short, array, "damaged")
@@ -131,8 +133,7 @@ def test_a_member_inflating_past_its_declared_size_is_refused(saved, tmp_path):
 
 
 @pytest.mark.slow
-def test_too_many_members_are_refused_before_the_directory_is_parsed(saved, tmp_path,
-                                                                     monkeypatch):
+def test_too_many_members_are_refused_before_the_directory_is_parsed(saved, tmp_path, monkeypatch):
     """100,000 junk members: refused by name; with fewer allowed than the
     zip64 directory declares, refused by count before zipfile lists them."""
     many = tmp_path / "many.structk"
@@ -150,8 +151,14 @@ def test_too_many_members_are_refused_before_the_directory_is_parsed(saved, tmp_
 
 # ----------------------------------------------------------------- members
 def test_members_the_format_does_not_have_are_refused(saved, tmp_path):
-    for name in ("../../x", "/etc/passwd", "arrays/1.npy/", "notes.txt", "arrays/a.npy",
-                 "Model.json"):
+    for name in (
+        "../../x",
+        "/etc/passwd",
+        "arrays/1.npy/",
+        "notes.txt",
+        "arrays/a.npy",
+        "Model.json",
+    ):
         bad = _copy(saved, tmp_path / "extra.structk", [(name, b"hello")])
         _refused(bad, repr(name), "not part of a structk model file")
 
@@ -170,18 +177,20 @@ def test_encrypted_linked_and_foreign_members_are_refused(saved, tmp_path):
         new.compress_type = zipfile.ZIP_DEFLATED
         for key, value in attributes.items():
             setattr(new, key, value)
-        return _copy(saved, tmp_path / "altered.structk", [(new, data)],
-                     skip={info.filename})
+        return _copy(saved, tmp_path / "altered.structk", [(new, data)], skip={info.filename})
 
     encrypted = _copy(saved, tmp_path / "encrypted.structk")
     _patch(encrypted, {info.filename: info.flag_bits | 0x1}, offset=8, fmt="<H")
     _refused(encrypted, repr(info.filename), "encrypted")
-    _refused(altered(external_attr=(stat.S_IFLNK | 0o777) << 16), repr(info.filename),
-             "symbolic link")
-    _refused(altered(external_attr=(stat.S_IFDIR | 0o755) << 16), repr(info.filename),
-             "not a regular file")
-    _refused(altered(compress_type=zipfile.ZIP_BZIP2), repr(info.filename),
-             "compression method 12")
+    _refused(
+        altered(external_attr=(stat.S_IFLNK | 0o777) << 16), repr(info.filename), "symbolic link"
+    )
+    _refused(
+        altered(external_attr=(stat.S_IFDIR | 0o755) << 16),
+        repr(info.filename),
+        "not a regular file",
+    )
+    _refused(altered(compress_type=zipfile.ZIP_BZIP2), repr(info.filename), "compression method 12")
     assert structk.load(altered(external_attr=(stat.S_IFREG | 0o644) << 16)) is not None
 
 
@@ -194,8 +203,12 @@ def test_a_member_the_model_does_not_use_is_refused(saved, tmp_path):
 
 def test_an_array_with_trailing_bytes_is_refused(saved, tmp_path):
     info, data = next((i, d) for i, d in _content(saved) if i.filename.endswith(".npy"))
-    bad = _copy(saved, tmp_path / "trailing.structk", [(info.filename, data + b"\0" * 8)],
-                skip={info.filename})
+    bad = _copy(
+        saved,
+        tmp_path / "trailing.structk",
+        [(info.filename, data + b"\0" * 8)],
+        skip={info.filename},
+    )
     _refused(bad, info.filename, "not a valid array", "claims")
 
 
@@ -203,8 +216,9 @@ def test_a_stored_cache_is_refused(saved, tmp_path):
     with zipfile.ZipFile(saved) as zf:
         header = json.loads(zf.read("model.json"))
     header["root"]["object"]["state"]["_train_prepared"] = None
-    bad = _copy(saved, tmp_path / "cache.structk", [("model.json", json.dumps(header))],
-                skip={"model.json"})
+    bad = _copy(
+        saved, tmp_path / "cache.structk", [("model.json", json.dumps(header))], skip={"model.json"}
+    )
     _refused(bad, "KernelSVM._train_prepared is stored")
 
 
@@ -272,12 +286,10 @@ def test_a_user_kernel_is_saved_and_loaded_only_when_trusted(tmp_path):
     svm = KernelSVM(kernel=kernel).fit(_SEQS, _LABELS)
     path = tmp_path / "user.structk"
     structk.save(svm, path)
-    message = _refused(path, "refused class", "LetterCounts", "nothing was imported",
-                       "trusted=[")
+    message = _refused(path, "refused class", "LetterCounts", "nothing was imported", "trusted=[")
     assert "structk.load(path, trusted=[TheClass])" in message
     again = structk.load(path, trusted=[LetterCounts])
-    np.testing.assert_array_equal(again.decision_function(_SEQS),
-                                  svm.decision_function(_SEQS))
+    np.testing.assert_array_equal(again.decision_function(_SEQS), svm.decision_function(_SEQS))
     assert repr(again) == repr(svm)
     assert type(again.kernel_.kernel.k1) is LetterCounts
     # trusting another class does not admit this one
@@ -309,8 +321,9 @@ def test_a_trusted_class_is_matched_by_name_never_imported(tmp_path, monkeypatch
         h["root"]["object"]["class"] = name
         if params:
             h["root"]["object"]["params"].update(params)
-        return _copy(path, tmp_path / "renamed.structk", [("model.json", json.dumps(h))],
-                     skip={"model.json"})
+        return _copy(
+            path, tmp_path / "renamed.structk", [("model.json", json.dumps(h))], skip={"model.json"}
+        )
 
     # saved from a script: its module is __main__; the one trusted class of
     # that name is the one meant
@@ -318,16 +331,20 @@ def test_a_trusted_class_is_matched_by_name_never_imported(tmp_path, monkeypatch
     np.testing.assert_array_equal(again(_SEQS), k(_SEQS))
     marker = tmp_path / "ran"
     (tmp_path / "structk_probe_user.py").write_text(
-        f"open({str(marker)!r}, 'w').close()\nclass LetterCounts:\n    pass\n")
+        f"open({str(marker)!r}, 'w').close()\nclass LetterCounts:\n    pass\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in ("structk_probe_user.Evil", "os.system", "builtins.eval"):
         _refused(renamed(name), "refused class", trusted=[LetterCounts])
     assert not marker.exists() and "structk_probe_user" not in sys.modules
     # the class's own checks run on the file's values
-    _refused(renamed(f"{__name__}.LetterCounts", {"letters": ""}), "LetterCounts",
-             "letters must be a non-empty str", trusted=[LetterCounts])
-    _refused(renamed(f"{__name__}.LetterCounts", {"bogus": 1}), "['bogus']",
-             trusted=[LetterCounts])
+    _refused(
+        renamed(f"{__name__}.LetterCounts", {"letters": ""}),
+        "LetterCounts",
+        "letters must be a non-empty str",
+        trusted=[LetterCounts],
+    )
+    _refused(renamed(f"{__name__}.LetterCounts", {"bogus": 1}), "['bogus']", trusted=[LetterCounts])
 
 
 def test_trusted_takes_classes_not_names(saved):
@@ -339,7 +356,10 @@ def test_trusted_takes_classes_not_names(saved):
 
 def test_a_user_kernel_holding_code_is_refused_when_saving(tmp_path):
     svm = KernelSVM(kernel=LetterCounts(weights=lambda c: 1.0))
-    with pytest.raises(ModelFileError, match=r"KernelSVM\.kernel\.weights is the Python "
-                                             "function"):
+    with pytest.raises(
+        ModelFileError,
+        match=r"KernelSVM\.kernel\.weights is the Python "
+        "function",
+    ):
         structk.save(svm, tmp_path / "code.structk")
     assert not list(tmp_path.iterdir())

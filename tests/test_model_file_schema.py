@@ -38,21 +38,30 @@ def _configs():
         cls = getattr(L, name)
         params = inspect.signature(cls).parameters
         if "kernel_x" in params:
-            out.append((name, cls(kernel_x=Spectrum(k=2), kernel_y=Spectrum(k=1)),
-                        _SEQS, _SEQS))
+            out.append((name, cls(kernel_x=Spectrum(k=2), kernel_y=Spectrum(k=1)), _SEQS, _SEQS))
             continue
         if name.startswith("GaussianProcess"):  # duplicates in _SEQS: some noise
             regression = name.endswith("Regressor")
             extra = {"alpha": 0.1} if regression else {}
-            for tag, y in ([("one", _TARGETS), ("two", np.c_[_TARGETS, _TARGETS ** 2])]
-                           if regression else [("two", _TWO), ("three", _THREE)]):
-                out.append((f"{name}-{tag}", cls(kernel=Normalize(Spectrum(k=2)), **extra),
-                            _SEQS, y))
-            out.append((f"{name}-vectors", cls(kernel=Gaussian(), **extra), _VECTORS,
-                        _TARGETS if regression else _TWO))
+            for tag, y in (
+                [("one", _TARGETS), ("two", np.c_[_TARGETS, _TARGETS**2])]
+                if regression
+                else [("two", _TWO), ("three", _THREE)]
+            ):
+                out.append(
+                    (f"{name}-{tag}", cls(kernel=Normalize(Spectrum(k=2)), **extra), _SEQS, y)
+                )
+            out.append(
+                (
+                    f"{name}-vectors",
+                    cls(kernel=Gaussian(), **extra),
+                    _VECTORS,
+                    _TARGETS if regression else _TWO,
+                )
+            )
             continue
         if name in ("KernelRidge", "KernelRidgeCV"):
-            ys = [("one", _TARGETS), ("two", np.c_[_TARGETS, _TARGETS ** 2])]
+            ys = [("one", _TARGETS), ("two", np.c_[_TARGETS, _TARGETS**2])]
         elif name in ("KernelPCA", "KernelCenterer"):
             ys = [("", None)]
         else:
@@ -61,27 +70,63 @@ def _configs():
             out.append((f"{name}-{tag}", cls(kernel=Normalize(Spectrum(k=2))), _SEQS, y))
             if "solver" in params:
                 for solver in ("primal", "nystroem"):
-                    out.append((f"{name}-{tag}-{solver}",
-                                cls(kernel=Normalize(Spectrum(k=2)), solver=solver,
-                                    n_components=5, random_state=0), _SEQS, y))
+                    out.append(
+                        (
+                            f"{name}-{tag}-{solver}",
+                            cls(
+                                kernel=Normalize(Spectrum(k=2)),
+                                solver=solver,
+                                n_components=5,
+                                random_state=0,
+                            ),
+                            _SEQS,
+                            y,
+                        )
+                    )
         y = ys[0][1]
         out.append((f"{name}-vectors", cls(kernel=Gaussian()), _VECTORS, y))
-        out.append((f"{name}-precomputed", cls(kernel="precomputed"),
-                    Gaussian()(_VECTORS), y))
-    out.append(("KernelSVM-probability", L.KernelSVM(kernel=Spectrum(k=2), probability=True,
-                                                     random_state=0), _SEQS, _THREE))
-    out.append(("KernelSVM-ovr", L.KernelSVM(kernel=Spectrum(k=2), multi_class="ovr"),
-                _SEQS, _THREE))
-    out.append(("KernelSVM-ovr-primal", L.KernelSVM(kernel=Spectrum(k=2), multi_class="ovr",
-                                                    solver="primal"), _SEQS, _THREE))
-    out.append(("Nystroem", structk.Nystroem(Spectrum(k=2), n_components=5, random_state=0),
-                _SEQS, None))
-    out.append(("Nystroem-vectors", structk.Nystroem(Gaussian(), n_components=5, rcond=0.1),
-                _VECTORS, None))
+        out.append((f"{name}-precomputed", cls(kernel="precomputed"), Gaussian()(_VECTORS), y))
+    out.append(
+        (
+            "KernelSVM-probability",
+            L.KernelSVM(kernel=Spectrum(k=2), probability=True, random_state=0),
+            _SEQS,
+            _THREE,
+        )
+    )
+    out.append(
+        ("KernelSVM-ovr", L.KernelSVM(kernel=Spectrum(k=2), multi_class="ovr"), _SEQS, _THREE)
+    )
+    out.append(
+        (
+            "KernelSVM-ovr-primal",
+            L.KernelSVM(kernel=Spectrum(k=2), multi_class="ovr", solver="primal"),
+            _SEQS,
+            _THREE,
+        )
+    )
+    out.append(
+        ("Nystroem", structk.Nystroem(Spectrum(k=2), n_components=5, random_state=0), _SEQS, None)
+    )
+    out.append(
+        (
+            "Nystroem-vectors",
+            structk.Nystroem(Gaussian(), n_components=5, rcond=0.1),
+            _VECTORS,
+            None,
+        )
+    )
     out.append(("DiscreteHMM", structk.DiscreteHMM(n_states=2, random_state=0), _SEQS, None))
-    out.append(("DiscreteHMM-from-params", structk.DiscreteHMM.from_params(
-        [0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]], [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]]),
-        None, None))
+    out.append(
+        (
+            "DiscreteHMM-from-params",
+            structk.DiscreteHMM.from_params(
+                [0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]], [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]]
+            ),
+            None,
+            None,
+        )
+    )
     return out
 
 
@@ -103,7 +148,9 @@ def fitted():
 
 def test_every_learner_is_declared():
     for cls in [getattr(structk.learners, n) for n in structk.learners.__all__] + [
-            structk.Nystroem, structk.DiscreteHMM]:
+        structk.Nystroem,
+        structk.DiscreteHMM,
+    ]:
         name = cls.__name__
         schema = _model_schema.schema_of(cls.__new__(cls))
         assert schema is not None, name
@@ -119,6 +166,7 @@ def test_fit_sets_exactly_the_declared_attributes(cid, fitted, tmp_path):
     _model_schema.check(est, type(est).__name__)
     structk.save(est, tmp_path / "m.structk")
     again = structk.load(tmp_path / "m.structk")
+
     # prepared-data caches (private names holding "prepared") are rebuilt, not stored
     def stored(obj):
         return sorted(k for k in vars(obj) if not (k.startswith("_") and "prepared" in k))
@@ -137,8 +185,11 @@ def test_an_unfitted_learner_is_checked_on_its_parameters(tmp_path):
 def _nested_schema(node):
     """Whether a JSON object node is a class with a schema (checked with
     its holder: a feature map, a centerer)."""
-    return (isinstance(node, dict) and "object" in node
-            and node["object"]["class"].rsplit(".", 1)[-1] in _model_schema._BUILDERS)
+    return (
+        isinstance(node, dict)
+        and "object" in node
+        and node["object"]["class"].rsplit(".", 1)[-1] in _model_schema._BUILDERS
+    )
 
 
 def _entries(body, prefix=""):
@@ -201,8 +252,7 @@ def _corruptions(node, content, shared, free_length=False):
             nan.flat[0] = np.nan
             out.append(("a NaN entry", node, {member: _npy(nan)}))
         if a.ndim and a.shape[0] and not free_length:
-            out.append(("one entry more", node,
-                        {member: _npy(np.concatenate([a, a[-1:]]))}))
+            out.append(("one entry more", node, {member: _npy(np.concatenate([a, a[-1:]]))}))
         out.append(("one axis more", node, {member: _npy(a[None])}))
     if isinstance(node, dict) and set(node) == {"list"} and node["list"]:
         out.append(("one object fewer", {"list": node["list"][:-1]}, {}))
@@ -227,9 +277,12 @@ def _set(body, path, value):
 
 #: every layout of every learner, once (the three-class and several-output
 #: variants past the Gram add no attribute)
-_CORRUPTED = [c[0] for c in _CONFIGS if not c[0].endswith(("three-primal", "three-nystroem",
-                                                              "two-primal", "two-nystroem"))
-              or c[0].startswith("KernelRidge")]
+_CORRUPTED = [
+    c[0]
+    for c in _CONFIGS
+    if not c[0].endswith(("three-primal", "three-nystroem", "two-primal", "two-nystroem"))
+    or c[0].startswith("KernelRidge")
+]
 
 
 @pytest.mark.parametrize("cid", _CORRUPTED)
@@ -258,13 +311,17 @@ def test_every_corrupted_attribute_is_refused_naming_it(cid, fitted, tmp_path):
             bad = _write(path, edited, files, tmp_path / "bad.structk")
             with pytest.raises(ModelFileError, match=r"bad\.structk") as info:
                 structk.load(bad)
-            assert f".{name}" in str(info.value) or f"{name} " in str(info.value), \
+            assert f".{name}" in str(info.value) or f"{name} " in str(info.value), (
                 f"{cid}: {name} set to {label}: {info.value}"
+            )
             tried += 1
         # deletable: feature_names_in_ (DataFrames only), n_fit_symbols_ (an HMM
         # without it is one DiscreteHMM.from_params makes)
-        if where[0] == "state" and len(where) == 2 \
-                and name not in ("feature_names_in_", "n_fit_symbols_"):
+        if (
+            where[0] == "state"
+            and len(where) == 2
+            and name not in ("feature_names_in_", "n_fit_symbols_")
+        ):
             edited = json.loads(json.dumps(header))
             del edited["root"]["object"]["state"][name]
             bad = _write(path, edited, content, tmp_path / "bad.structk")
@@ -292,8 +349,9 @@ def test_swapped_and_disagreeing_arrays_are_refused(fitted, tmp_path):
     def load_with(edit, members=None):
         edited = json.loads(json.dumps(header))
         edit(edited["root"]["object"])
-        return structk.load(_write(path, edited, {**content, **(members or {})},
-                                   tmp_path / "bad.structk"))
+        return structk.load(
+            _write(path, edited, {**content, **(members or {})}, tmp_path / "bad.structk")
+        )
 
     def swap(body):
         s = body["state"]
@@ -304,8 +362,10 @@ def test_swapped_and_disagreeing_arrays_are_refused(fitted, tmp_path):
     member = state["classes_"]["array"]
     with pytest.raises(ModelFileError, match=r"classes_ \(4 classes.*6 machine"):
         load_with(lambda b: None, {member: _npy(np.array(["a", "b", "c", "d"]))})
-    for value, words in [("1.0", "C must be a real number, got '1.0'"),
-                         ({"float": "nan"}, "C must be finite")]:
+    for value, words in [
+        ("1.0", "C must be a real number, got '1.0'"),
+        ({"float": "nan"}, "C must be finite"),
+    ]:
         with pytest.raises(ModelFileError, match=f"KernelSVM.{words}"):
             load_with(lambda b, v=value: b["params"].__setitem__("C", v))
     assert params["C"] == 1.0

@@ -38,16 +38,17 @@ def _problem(n, seed, C):
     return K, y, C
 
 
-@pytest.mark.parametrize("n, seed, C", [(2, 0, 1.0), (15, 1, 0.1), (60, 2, 1.0),
-                                        (120, 3, 100.0), (200, 4, 10.0)])
+@pytest.mark.parametrize(
+    "n, seed, C", [(2, 0, 1.0), (15, 1, 0.1), (60, 2, 1.0), (120, 3, 100.0), (200, 4, 10.0)]
+)
 def test_numpy_smo_follows_the_numba_iterates(n, seed, C):
     from structk.learners._smo.numba_smo import smo_stoppable
 
     K, y, C = _problem(n, seed, C)
     alpha, G, it, converged = numpy_smo.smo_numpy(K, y, C, 1e-3, 1e-12, 10**6)
-    a2, G2, rho2, obj2, it2, conv2 = smo_stoppable(K, y, C, 1e-3, 1e-12, False, 10**6,
-                                                   np.zeros(n), -np.ones(n),
-                                                   np.zeros(1, dtype=np.int64))
+    a2, G2, rho2, obj2, it2, conv2 = smo_stoppable(
+        K, y, C, 1e-3, 1e-12, False, 10**6, np.zeros(n), -np.ones(n), np.zeros(1, dtype=np.int64)
+    )
     assert converged and conv2 and it == it2
     np.testing.assert_array_equal(alpha, a2)  # same choices, same arithmetic
     np.testing.assert_array_equal(G, G2)
@@ -135,8 +136,11 @@ def test_numpy_necessary_conditions_equal_numba(case):
 
 # ------------------------------------------------------------ k-mers
 @settings(max_examples=150)
-@given(st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6), st.integers(1, 6),
-       st.booleans())
+@given(
+    st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6),
+    st.integers(1, 6),
+    st.booleans(),
+)
 def test_numpy_kmer_ids_and_counts_equal_numba(seqs, k, presence):
     from structk.algorithms.kmers._numba import count_rows, kmer_ids
     from structk.sequences import encode
@@ -156,8 +160,12 @@ def test_string_and_set_grams_do_not_depend_on_the_path(tuning):
     rng = np.random.default_rng(9)
     X = ["".join(rng.choice(list("ACGT"), size=rng.integers(0, 40))) for _ in range(30)]
     S = [set(rng.choice(50, size=rng.integers(0, 12)).tolist()) for _ in range(30)]
-    kernels = [(Spectrum(k=3), X), (Normalize(Spectrum(k=5, presence=True)), X),
-               (Spectrum(k=31), X), (Intersection(), S)]
+    kernels = [
+        (Spectrum(k=3), X),
+        (Normalize(Spectrum(k=5, presence=True)), X),
+        (Spectrum(k=31), X),
+        (Intersection(), S),
+    ]
     small = [(k(data), k(data[:7], data[7:])) for k, data in kernels]
     tuning.set(KMERS_NUMPY_MAX_SYMBOLS=-1, SPARSE_SCIPY_MAX_RESULT=-1)
     for (k, data), (K, C) in zip(kernels, small):
@@ -170,8 +178,9 @@ def _graphs(directed, seed):
     rng = np.random.default_rng(seed)
     out = []
     for s in range(12):
-        G = nx.gnp_random_graph(int(rng.integers(0, 9)), 0.4, seed=s + 100 * seed,
-                                directed=directed)
+        G = nx.gnp_random_graph(
+            int(rng.integers(0, 9)), 0.4, seed=s + 100 * seed, directed=directed
+        )
         for v in G:
             G.nodes[v]["label"] = int(rng.integers(3))
         for u, v in G.edges:
@@ -192,8 +201,9 @@ def test_numpy_wl_labels_equal_numba(directed, edge_label):
         whole = np.empty((h + 1, len(P.node_keys)), np.uint64)
         wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, whole, 0, n_graphs)
         np.testing.assert_array_equal(
-            numpy_relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx,
-                                           edges, h), whole)
+            numpy_relabel.wl_relabel_numpy(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, h),
+            whole,
+        )
         cut = np.empty_like(whole)  # graph by graph: the same labels
         for g in range(n_graphs):
             wl_relabel(P.node_keys, P.node_ptr, P.adj_ptr, P.adj_idx, edges, cut, g, g + 1)
@@ -227,8 +237,13 @@ def test_a_small_cross_validation_does_not_load_numba():
         cross_val_score(KernelSVM(kernel=WeisfeilerLehman(h=2)), graphs, y, cv=4)
         print("numba" in sys.modules)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
     assert out.stdout.strip() == "False", out.stderr
 
 

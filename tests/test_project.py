@@ -22,8 +22,10 @@ def test_version_is_written_once():
     meta = _project()
     assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
     source = ROOT / meta["tool"]["hatch"]["version"]["path"]
-    assert re.search(r'^__version__ = "([^"]+)"$', source.read_text(), re.M).group(1) \
+    assert (
+        re.search(r'^__version__ = "([^"]+)"$', source.read_text(), re.M).group(1)
         == structk.__version__
+    )
 
 
 def test_license_file_matches_the_declared_license():
@@ -48,10 +50,17 @@ def test_python_m_structk_version_in_a_fresh_process():
     import subprocess
     import sys
 
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-m", "structk", "--version"], capture_output=True,
-                         text=True, env=env, cwd=ROOT, check=True)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "structk", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
     assert out.stdout.strip() == f"structk {structk.__version__}"
 
 
@@ -84,8 +93,12 @@ def test_the_wheel_ships_py_typed_and_the_sdist_the_changelog(tmp_path):
     import tarfile
     import zipfile
 
-    subprocess.run([sys.executable, "-m", "hatchling", "build", "-d", str(tmp_path)],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-d", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = tmp_path.glob("*.whl")
     (sdist,) = tmp_path.glob("*.tar.gz")
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -158,8 +158,7 @@ def test_tol_must_be_a_number(tol):
         check_psd(np.eye(2), tol)
 
 
-@pytest.mark.parametrize("n", [4, 37, PSD_SMALL_CERTIFICATE_MAX_N,
-                               PSD_SMALL_CERTIFICATE_MAX_N + 1])
+@pytest.mark.parametrize("n", [4, 37, PSD_SMALL_CERTIFICATE_MAX_N, PSD_SMALL_CERTIFICATE_MAX_N + 1])
 def test_certificate_agrees_with_lapack_on_both_sides_of_the_small_bound(n):
     from scipy.linalg import lapack
 

@@ -8,9 +8,14 @@ import pytest
 @pytest.fixture(params=[1, 3, 1000])
 def blocks(request, tuning):
     b = request.param
-    tuning.set(MIRROR_BLOCK_ROWS=b, PSD_SYMMETRY_BLOCK_ROWS=b, ASYMMETRY_BLOCK=b,
-               LOWER_TRIANGLE_BLOCK_ROWS=b, POISON_BLOCK_ROWS=b,
-               PERMUTE_STRIP_BYTES=8 * 11 * b)
+    tuning.set(
+        MIRROR_BLOCK_ROWS=b,
+        PSD_SYMMETRY_BLOCK_ROWS=b,
+        ASYMMETRY_BLOCK=b,
+        LOWER_TRIANGLE_BLOCK_ROWS=b,
+        POISON_BLOCK_ROWS=b,
+        PERMUTE_STRIP_BYTES=8 * 11 * b,
+    )
     return b
 
 
@@ -39,8 +44,11 @@ def test_triangles_norms_permutations_and_checks(blocks):
     X = np.random.default_rng(1).normal(size=(11, 4))
     G, A = X @ X.T, np.random.default_rng(3).normal(size=(11, 2))
     U = np.triu(G) + np.tril(np.full_like(G, 5.0), -1)  # a factor below the diagonal
-    np.testing.assert_allclose(rkhs_norm_from_upper(U, np.diag(G), A),
-                               np.sqrt(np.einsum("ik,ij,jk->k", A, G, A)), rtol=1e-12)
+    np.testing.assert_allclose(
+        rkhs_norm_from_upper(U, np.diag(G), A),
+        np.sqrt(np.einsum("ik,ij,jk->k", A, G, A)),
+        rtol=1e-12,
+    )
 
     q = np.random.default_rng(2).permutation(11)
     P = K.copy()

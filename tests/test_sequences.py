@@ -7,7 +7,12 @@ import pytest
 
 from structk.datasets import load_promoters, load_splice, promoter_groups
 from structk.sequences import (
-    UNKNOWN, encode, kmer_index, kmer_strings, read_fasta, write_fasta,
+    UNKNOWN,
+    encode,
+    kmer_index,
+    kmer_strings,
+    read_fasta,
+    write_fasta,
 )
 
 
@@ -24,9 +29,17 @@ def test_all_input_kinds_give_the_same_codes():
     from Bio.Seq import Seq
     from Bio.SeqRecord import SeqRecord
 
-    forms = ["GATTACA", b"GATTACA", bytearray(b"GATTACA"), list("GATTACA"),
-             tuple("GATTACA"), Seq("GATTACA"), SeqRecord(Seq("GATTACA"), id="x"),
-             "gattaca", [b"G", b"A", b"T", b"T", b"A", b"C", b"A"]]
+    forms = [
+        "GATTACA",
+        b"GATTACA",
+        bytearray(b"GATTACA"),
+        list("GATTACA"),
+        tuple("GATTACA"),
+        Seq("GATTACA"),
+        SeqRecord(Seq("GATTACA"), id="x"),
+        "gattaca",
+        [b"G", b"A", b"T", b"T", b"A", b"C", b"A"],
+    ]
     P = encode(forms)
     for i in range(len(forms)):
         np.testing.assert_array_equal(P[i], P[0])
@@ -43,8 +56,11 @@ def test_case_handling():
 
 
 def test_unknown_symbol_error_names_index_position_and_symbol():
-    with pytest.raises(ValueError, match=r"X\[2\] has symbol 'N' at position 3.*'ACGT'"
-                                         r".*2 such symbol\(s\) in 2 sequence"):
+    with pytest.raises(
+        ValueError,
+        match=r"X\[2\] has symbol 'N' at position 3.*'ACGT'"
+        r".*2 such symbol\(s\) in 2 sequence",
+    ):
         encode(["ACGT", "AC", "ACGNT", "NN"[:1]])
     with pytest.raises(ValueError, match=r"Y\[0\] has symbol 'X' at position 1"):
         encode(["AXK"], "dna", name="Y")
@@ -121,7 +137,10 @@ def test_load_splice(structk_data):
     d = load_splice(structk_data("sequences/splice/splice.data"))
     assert len(d.sequences) == 3190 and len(d.names) == 3190
     assert {c: int((d.target == c).sum()) for c in ("EI", "IE", "N")} == {
-        "EI": 767, "IE": 768, "N": 1655}
+        "EI": 767,
+        "IE": 768,
+        "N": 1655,
+    }
     assert d.names[0] == "ATRINS-DONOR-521"
     assert d.sequences[0].startswith("CCAGCTGCATCACAGGAGGCC")
     ambiguous = [i for i, s in enumerate(d.sequences) if set(s) - set("ACGT")]

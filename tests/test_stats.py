@@ -67,8 +67,10 @@ def test_mmd_matches_hyppo_on_vectors():
     Kxx, Kyy, Kxy = K[:m, :m], K[m:, m:], K[:m, m:]
     # put the diagonals back: the within-group sums of the unbiased estimate
     within = ours.statistic + 2 * Kxy.sum() / (m * n)  # = sxx/(m(m-1)) + syy/(n(n-1))
-    assert within == pytest.approx((Kxx.sum() - np.trace(Kxx)) / (m * (m - 1))
-                                   + (Kyy.sum() - np.trace(Kyy)) / (n * (n - 1)), rel=1e-12)
+    assert within == pytest.approx(
+        (Kxx.sum() - np.trace(Kxx)) / (m * (m - 1)) + (Kyy.sum() - np.trace(Kyy)) / (n * (n - 1)),
+        rel=1e-12,
+    )
     mmd_b = Kxx.sum() / m**2 + Kyy.sum() / n**2 - 2 * Kxy.sum() / (m * n)
     H = np.eye(N) - 1.0 / N
     S = np.zeros((N, N))
@@ -100,8 +102,9 @@ def test_hsic_matches_hyppo_on_vectors():
     sxx = hsic_test(kx, kx, x, x, n_permutations=0).statistic
     syy = hsic_test(ky, ky, y, y, n_permutations=0).statistic
     ref = Hsic(compute_kernel=None, bias=True)
-    assert ref.statistic(Kx, Ky) ** 2 == pytest.approx(ours.statistic / np.sqrt(sxx * syy),
-                                                       rel=1e-8)
+    assert ref.statistic(Kx, Ky) ** 2 == pytest.approx(
+        ours.statistic / np.sqrt(sxx * syy), rel=1e-8
+    )
     _, p_ref = ref.test(Kx, Ky, reps=1000, random_state=0)
     assert abs(ours.pvalue - p_ref) < 0.05
 
@@ -114,10 +117,13 @@ def test_level_over_repeated_null_splits():
     reps = 400
     for _ in range(reps):
         pool = rng.standard_t(df=3, size=(24, 2))
-        rejected_mmd += mmd_test(k, pool[:12], pool[12:], n_permutations=99,
-                                 random_state=rng).pvalue <= 0.05
-        rejected_hsic += hsic_test(k, k, pool[:12], pool[12:], n_permutations=99,
-                                   random_state=rng).pvalue <= 0.05
+        rejected_mmd += (
+            mmd_test(k, pool[:12], pool[12:], n_permutations=99, random_state=rng).pvalue <= 0.05
+        )
+        rejected_hsic += (
+            hsic_test(k, k, pool[:12], pool[12:], n_permutations=99, random_state=rng).pvalue
+            <= 0.05
+        )
     assert rejected_mmd / reps <= 0.07
     assert rejected_hsic / reps <= 0.07
     # and the tests are not trivially conservative
@@ -169,8 +175,7 @@ def test_power_on_splice(structk_data):
     assert mmd_test(k, ei, ie, n_permutations=200, random_state=0).pvalue < 0.01
     labels = np.array(["EI"] * 40 + ["IE"] * 40)
     onehot = np.column_stack([labels == "EI", labels == "IE"]).astype(float)
-    assert hsic_test(k, Linear(), ei + ie, onehot, n_permutations=200,
-                     random_state=0).pvalue < 0.01
+    assert hsic_test(k, Linear(), ei + ie, onehot, n_permutations=200, random_state=0).pvalue < 0.01
     # two halves of the same class pool: no difference found
     assert mmd_test(k, ei[:20], ei[20:], n_permutations=200, random_state=0).pvalue > 0.05
 
@@ -186,8 +191,9 @@ def test_precomputed_mmd_is_the_kernel_path_on_the_pooled_gram():
         assert pre.statistic == ours.statistic and pre.pvalue == ours.pvalue
         np.testing.assert_array_equal(pre.null_distribution, ours.null_distribution)
     # a Gram written as nested lists is a Gram too
-    pre = mmd_test("precomputed", k(X + Y).tolist(), [0] * 9 + [1] * 6, n_permutations=200,
-                   random_state=3)
+    pre = mmd_test(
+        "precomputed", k(X + Y).tolist(), [0] * 9 + [1] * 6, n_permutations=200, random_state=3
+    )
     assert pre.pvalue == ours.pvalue
 
 
@@ -215,10 +221,11 @@ def test_precomputed_hsic_is_the_kernel_path():
     kx, ky = Gaussian(sigma=1.0), Gaussian(sigma=0.5)
     ours = hsic_test(kx, ky, x, y, n_permutations=300, random_state=7)
     K, L = kx(x), ky(y)
-    for pre in (hsic_test("precomputed", "precomputed", K, L, n_permutations=300,
-                          random_state=7),
-                hsic_test("precomputed", ky, K, y, n_permutations=300, random_state=7),
-                hsic_test(kx, "precomputed", x, L, n_permutations=300, random_state=7)):
+    for pre in (
+        hsic_test("precomputed", "precomputed", K, L, n_permutations=300, random_state=7),
+        hsic_test("precomputed", ky, K, y, n_permutations=300, random_state=7),
+        hsic_test(kx, "precomputed", x, L, n_permutations=300, random_state=7),
+    ):
         assert pre.statistic == ours.statistic and pre.pvalue == ours.pvalue
         np.testing.assert_array_equal(pre.null_distribution, ours.null_distribution)
     # and the statistic is tr(KHLH) / n^2
@@ -226,55 +233,89 @@ def test_precomputed_hsic_is_the_kernel_path():
     assert ours.statistic == pytest.approx(np.trace(K @ H @ L @ H) / 25**2, rel=1e-10)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: mmd_test("precomputed", np.ones((3, 4)), [0, 0, 1]),
-     r"kernel='precomputed', X must be a square Gram matrix, got shape \(3, 4\)"),
-    (lambda: mmd_test("precomputed", ["AC", "GT", "TT"], [0, 0, 1]),
-     "X must be a square Gram matrix, got a list of objects; to test objects, give a "
-     "structk kernel as kernel"),
-    (lambda: mmd_test("precomputed", np.eye(4), [0, 0, 1]),
-     r"Y must hold one sample label per row of the Gram matrix X \(4\), got shape \(3,\)"),
-    (lambda: mmd_test("precomputed", np.eye(4), [[0, 0], [1, 1]]), "got shape \\(2, 2\\)"),
-    (lambda: mmd_test("precomputed", np.eye(4), [0, 0, 0, 0]),
-     "Y must hold exactly 2 distinct sample labels, got 1"),
-    (lambda: mmd_test("precomputed", np.eye(4), [0, 1, 2, 2]), "exactly 2 distinct"),
-    (lambda: mmd_test("precomputed", np.eye(4), ["s", "t", "t", "t"]),
-     "the sample labelled 's' in Y has 1 object"),
-    (lambda: mmd_test("precomputed", [[1, 2], [0, 1]], [0, 1]),
-     r"X must be a symmetric Gram matrix: X\[0, 1\] = 2 but X\[1, 0\] = 0"),
-    (lambda: mmd_test("precomputed", np.diag([1.0, np.nan]), [0, 1]),
-     r"X holds a non-finite value nan at entry \(1, 1\)"),
-    (lambda: hsic_test("precomputed", "precomputed", np.eye(4), np.eye(3)),
-     "X is a Gram matrix of 4 objects but Y is a Gram matrix of 3 objects"),
-    (lambda: hsic_test(Linear(), "precomputed", np.ones((4, 2)), np.eye(3)),
-     "X has 4 objects but Y is a Gram matrix of 3 objects"),
-    (lambda: hsic_test(Linear(), "precomputed", np.ones((3, 2)), np.ones((3, 2))),
-     r"kernel_y='precomputed', Y must be a square Gram matrix, got shape \(3, 2\)"),
-    (lambda: hsic_test("precomputed", Linear(), np.ones(3), np.ones((3, 2))),
-     r"kernel_x='precomputed', X must be a square Gram matrix, got shape \(3,\); to test "
-     "objects, give a structk kernel as kernel_x"),
-    (lambda: hsic_test("rbf", Linear(), np.ones((3, 2)), np.ones((3, 2))),
-     "kernel_x must be a structk Kernel or 'precomputed'"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: mmd_test("precomputed", np.ones((3, 4)), [0, 0, 1]),
+            r"kernel='precomputed', X must be a square Gram matrix, got shape \(3, 4\)",
+        ),
+        (
+            lambda: mmd_test("precomputed", ["AC", "GT", "TT"], [0, 0, 1]),
+            "X must be a square Gram matrix, got a list of objects; to test objects, give a "
+            "structk kernel as kernel",
+        ),
+        (
+            lambda: mmd_test("precomputed", np.eye(4), [0, 0, 1]),
+            r"Y must hold one sample label per row of the Gram matrix X \(4\), got shape \(3,\)",
+        ),
+        (lambda: mmd_test("precomputed", np.eye(4), [[0, 0], [1, 1]]), "got shape \\(2, 2\\)"),
+        (
+            lambda: mmd_test("precomputed", np.eye(4), [0, 0, 0, 0]),
+            "Y must hold exactly 2 distinct sample labels, got 1",
+        ),
+        (lambda: mmd_test("precomputed", np.eye(4), [0, 1, 2, 2]), "exactly 2 distinct"),
+        (
+            lambda: mmd_test("precomputed", np.eye(4), ["s", "t", "t", "t"]),
+            "the sample labelled 's' in Y has 1 object",
+        ),
+        (
+            lambda: mmd_test("precomputed", [[1, 2], [0, 1]], [0, 1]),
+            r"X must be a symmetric Gram matrix: X\[0, 1\] = 2 but X\[1, 0\] = 0",
+        ),
+        (
+            lambda: mmd_test("precomputed", np.diag([1.0, np.nan]), [0, 1]),
+            r"X holds a non-finite value nan at entry \(1, 1\)",
+        ),
+        (
+            lambda: hsic_test("precomputed", "precomputed", np.eye(4), np.eye(3)),
+            "X is a Gram matrix of 4 objects but Y is a Gram matrix of 3 objects",
+        ),
+        (
+            lambda: hsic_test(Linear(), "precomputed", np.ones((4, 2)), np.eye(3)),
+            "X has 4 objects but Y is a Gram matrix of 3 objects",
+        ),
+        (
+            lambda: hsic_test(Linear(), "precomputed", np.ones((3, 2)), np.ones((3, 2))),
+            r"kernel_y='precomputed', Y must be a square Gram matrix, got shape \(3, 2\)",
+        ),
+        (
+            lambda: hsic_test("precomputed", Linear(), np.ones(3), np.ones((3, 2))),
+            r"kernel_x='precomputed', X must be a square Gram matrix, got shape \(3,\); to test "
+            "objects, give a structk kernel as kernel_x",
+        ),
+        (
+            lambda: hsic_test("rbf", Linear(), np.ones((3, 2)), np.ones((3, 2))),
+            "kernel_x must be a structk Kernel or 'precomputed'",
+        ),
+    ],
+)
 def test_bad_precomputed_input_names_the_argument(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: mmd_test(Linear(), np.ones((1, 2)), np.ones((3, 2))), "X has 1 object"),
-    (lambda: mmd_test(Linear(), np.ones((3, 2)), np.ones((3, 3))), "different shapes"),
-    (lambda: mmd_test(Linear(), np.ones((3, 2)), np.ones((3, 2)), n_permutations=-1),
-     "n_permutations must be >= 0"),
-    (lambda: mmd_test("rbf", np.ones((3, 2)), np.ones((3, 2))), "structk Kernel"),
-    (lambda: hsic_test(Linear(), Linear(), np.ones((4, 2)), np.ones((3, 2))),
-     "X has 4 objects but Y has 3"),
-    (lambda: alignment(np.eye(3), [0, 1]), "y has 2"),
-    (lambda: alignment(np.eye(3), [0, 0, 0]), "y is constant"),
-    (lambda: alignment(np.ones((3, 3)), [0, 1, 1]), "constant kernel"),
-    (lambda: alignment(Linear(), [0, 1, 1]), "pass the objects as X"),
-    (lambda: alignment(np.eye(3), [0.0, 1.0, np.nan]), r"y\[2\] is nan"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: mmd_test(Linear(), np.ones((1, 2)), np.ones((3, 2))), "X has 1 object"),
+        (lambda: mmd_test(Linear(), np.ones((3, 2)), np.ones((3, 3))), "different shapes"),
+        (
+            lambda: mmd_test(Linear(), np.ones((3, 2)), np.ones((3, 2)), n_permutations=-1),
+            "n_permutations must be >= 0",
+        ),
+        (lambda: mmd_test("rbf", np.ones((3, 2)), np.ones((3, 2))), "structk Kernel"),
+        (
+            lambda: hsic_test(Linear(), Linear(), np.ones((4, 2)), np.ones((3, 2))),
+            "X has 4 objects but Y has 3",
+        ),
+        (lambda: alignment(np.eye(3), [0, 1]), "y has 2"),
+        (lambda: alignment(np.eye(3), [0, 0, 0]), "y is constant"),
+        (lambda: alignment(np.ones((3, 3)), [0, 1, 1]), "constant kernel"),
+        (lambda: alignment(Linear(), [0, 1, 1]), "pass the objects as X"),
+        (lambda: alignment(np.eye(3), [0.0, 1.0, np.nan]), r"y\[2\] is nan"),
+    ],
+)
 def test_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()

@@ -13,8 +13,11 @@ from structk._tuning import ONE_BLAS_THREAD_MAX_N
 
 
 def blas_threads():
-    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
-            if lib["user_api"] == "blas"}
+    return {
+        lib["filepath"]: lib["num_threads"]
+        for lib in threadpool_info()
+        if lib["user_api"] == "blas"
+    }
 
 
 @pytest.fixture
@@ -88,7 +91,7 @@ def test_cost_bounds_cap_each_chunk_and_give_the_threads_their_parts():
         assert (np.diff(bounds) > 0).all()
         step = min(cap, costs.sum() / parts)
         for lo, hi in zip(bounds[:-1], bounds[1:]):  # over the step by its last item at most
-            assert costs[lo:hi - 1].sum() < step
+            assert costs[lo : hi - 1].sum() < step
     assert cost_bounds(costs, 1, 0.5) == list(range(12))  # every item a chunk
     assert len(cost_bounds(np.ones(12), 3, 100.0)) - 1 == 3  # the threads' parts
     assert cost_bounds(costs, 1, 1e9) == [0, len(costs)]  # one call when it is cheap
@@ -137,19 +140,30 @@ def test_num_threads_does_not_start_numbas_threading_layer():
     import subprocess
     import sys
 
-    code = ("from structk._threads import num_threads\n"
-            "from numba.np.ufunc import parallel\n"
-            "print(num_threads(), parallel._is_initialized)")
+    code = (
+        "from structk._threads import num_threads\n"
+        "from numba.np.ufunc import parallel\n"
+        "print(num_threads(), parallel._is_initialized)"
+    )
     env = dict(os.environ, NUMBA_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["1", "False"]
 
 
 @pytest.mark.blas_threads
-@pytest.mark.parametrize("shape, limited", [((400, 400, 1), False), ((700, 700, 3), True),
-                                            ((2, 10**6, 2), True), ((None, 800, 800), True),
-                                            ((None, 1200, 1200), True), ((30, 3000, 3000), False)])
+@pytest.mark.parametrize(
+    "shape, limited",
+    [
+        ((400, 400, 1), False),
+        ((700, 700, 3), True),
+        ((2, 10**6, 2), True),
+        ((None, 800, 800), True),
+        ((None, 1200, 1200), True),
+        ((30, 3000, 3000), False),
+    ],
+)
 def test_small_products_run_on_one_blas_thread(shape, limited, limits_set, tuning):
     """Products of more than THREADED_PRODUCT and at most SMALL_PRODUCT
     multiply-adds are computed under the one-thread limit; the result is
@@ -300,9 +314,11 @@ def test_sparse_gram_dense_columns_go_through_small_blas(matmul_calls, tuning, m
 
     works = []
     original = _threads.product_threads
-    monkeypatch.setattr(_threads, "product_threads",
-                        lambda work, largest=None: (works.append((work, largest)),
-                                                    original(work, largest))[1])
+    monkeypatch.setattr(
+        _threads,
+        "product_threads",
+        lambda work, largest=None: (works.append((work, largest)), original(work, largest))[1],
+    )
     calls = matmul_calls
     rng = np.random.default_rng(0)
     F = sp.random(60, 40, density=0.1, random_state=1, format="lil")
@@ -314,10 +330,12 @@ def test_sparse_gram_dense_columns_go_through_small_blas(matmul_calls, tuning, m
     assert len(works) == 1 and works[0][1] == tuning.SPARSE_THREADED_FROM
     assert works[0][0] % (60 * 60 // 2) == 0 and works[0][0] > 0
     G = sp.csr_matrix(F[:25])
-    np.testing.assert_allclose(_sparse_gram.sparse_cross(F, G, jitted=True),
-                               (F @ G.T).toarray(), rtol=1e-12)
-    assert calls and all(a[0] == 60 and largest == tuning.SPARSE_THREADED_FROM
-                         for a, _, largest in calls)
+    np.testing.assert_allclose(
+        _sparse_gram.sparse_cross(F, G, jitted=True), (F @ G.T).toarray(), rtol=1e-12
+    )
+    assert calls and all(
+        a[0] == 60 and largest == tuning.SPARSE_THREADED_FROM for a, _, largest in calls
+    )
 
 
 def test_sparse_gram_dense_blocks_add_in_place_exactly(tuning):
@@ -357,8 +375,11 @@ def test_sparse_products_in_chunks_of_rows_equal_one_call(tuning, monkeypatch):
     whole = _sparse_gram.sparse_gram(F, jitted=True), _sparse_gram.sparse_cross(F, G, jitted=True)
     calls = []
     real = _numba.add_row_products
-    monkeypatch.setattr(_numba, "add_row_products",
-                        lambda *args: (calls.append(args[-1] - args[-2]), real(*args))[1])
+    monkeypatch.setattr(
+        _numba,
+        "add_row_products",
+        lambda *args: (calls.append(args[-1] - args[-2]), real(*args))[1],
+    )
     tuning.set(SPARSE_CHUNK_WORK=1e-9)  # every row with work a call of its own
     cut = _sparse_gram.sparse_gram(F, jitted=True), _sparse_gram.sparse_cross(F, G, jitted=True)
     assert len(calls) > 60 and max(calls) <= 50

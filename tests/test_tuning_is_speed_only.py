@@ -37,8 +37,10 @@ def _dna(n, length, seed):
 
 def _proteins(n, seed):
     rng = np.random.default_rng(seed)
-    return ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), size=int(rng.integers(5, 20))))
-            for _ in range(n)]
+    return [
+        "".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), size=int(rng.integers(5, 20))))
+        for _ in range(n)
+    ]
 
 
 def _graphs(n, seed):
@@ -55,6 +57,7 @@ def _graphs(n, seed):
 def _gram(kernel, X):
     def run():
         return [kernel(X), kernel(X[:5], X[5:]), kernel.diag(X)]
+
     return run
 
 
@@ -67,8 +70,14 @@ def _svm():
 
     def run():
         svm = KernelSVM(C=10.0).fit(K.copy(), y)
-        return [svm.decision_function(T), svm.dual_coef_, svm.intercept_,
-                np.atleast_1d(svm.rkhs_norm_), svm.predict(T)]
+        return [
+            svm.decision_function(T),
+            svm.dual_coef_,
+            svm.intercept_,
+            np.atleast_1d(svm.rkhs_norm_),
+            svm.predict(T),
+        ]
+
     return run
 
 
@@ -81,6 +90,7 @@ def _ridge_cv():
         model = KernelRidgeCV(Gaussian(sigma=1.5), alphas=(1e-2, 0.1, 1.0, 10.0, 100.0))
         model.fit(X, y)
         return [model.dual_coef_, model.loo_mse_, np.array([model.alpha_]), model.predict(X)]
+
     return run
 
 
@@ -91,54 +101,119 @@ def _mmd():
     def run():
         result = mmd_test(Gaussian(sigma=1.0), X, Y, n_permutations=200, random_state=0)
         return [np.array([result.statistic, result.pvalue]), result.null_distribution]
+
     return run
 
 
 #: (what is computed, the extreme values of one sample of speed entries)
 CASES = {
-    "kmers-sparse": (lambda: _gram(Normalize(Spectrum(k=3)), _dna(30, 40, 0)), [
-        dict(KMERS_NUMPY_MAX_SYMBOLS=-1, SPARSE_SCIPY_MAX_RESULT=-1, SPARSE_DENSE_RATIO=0.0,
-             SPARSE_CHUNK_WORK=1),
-        dict(KMERS_NUMPY_MAX_SYMBOLS=-1, KMER_COUNTER_SPACE=0, SPARSE_SCIPY_MAX_RESULT=-1,
-             SPARSE_DENSE_RATIO=1e12, SPARSE_DIRECT_SPACE=0, SPARSE_BLOCK_BYTES=8,
-             SPARSE_THREADED_FROM=0, THREADED_PRODUCT=0),
-    ]),
-    "weighted-degree": (lambda: _gram(WeightedDegree(d=4, shift=1), _dna(12, 70, 1)), [
-        dict(WD_CHUNK_WORK=1),
-    ]),
-    "gapped-kmers": (lambda: _gram(GappedKmer(l=6, k=4, d=2), _dna(14, 30, 2)), [
-        dict(GKM_NUMPY_MAX_PAIRS=-1, GKM_NUMPY_MAX_SYMBOLS=-1, GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
-             GKM_THREADED_MIN_WORK=0, GKM_CHUNKS_PER_THREAD=1, GKM_PAIRS_CHUNK_WORK=1),
-        dict(GKM_NUMPY_MAX_PAIRS=-1, GKM_PAIRS_PER_SUBSET_ENTRY=0.0, GKM_THREADED_MIN_WORK=0,
-             GKM_RADIX_BITS=3, GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=1, GKM_TILE_BITS=1),
-    ]),
-    "wl-relabel": (lambda: _gram(WeisfeilerLehman(h=3), _graphs(14, 1)), [
-        dict(WL_NUMPY_MAX_ENTRIES=-1, WL_CHUNK_WORK=1),
-    ]),
-    "random-walk": (lambda: _gram(RandomWalk(lam=0.02, node_label="label"), _graphs(10, 2)), [
-        dict(WALK_PRODUCT_LAYOUT=1),
-        dict(WALK_PRODUCT_LAYOUT=2, WALK_PARALLEL_WORK=0, WALK_CHUNKS_PER_THREAD=1,
-             WALK_CHUNK_WORK=1, THREADED_EIGH_MIN_N=0),
-    ]),
-    "alignment": (lambda: _gram(LocalAlignment(), _proteins(9, 3)), [
-        dict(ALIGNMENT_PARALLEL_CELLS=0, ALIGNMENT_CHUNKS_PER_THREAD=1, ALIGNMENT_CHUNK_CELLS=1),
-    ]),
-    "svm": (_svm, [
-        dict(SVM_BLOCK_COPY_MAX_FRACTION=0.0, PERMUTE_STRIP_BYTES=8, LOWER_TRIANGLE_BLOCK_ROWS=1),
-        dict(GRAM_BLOCK_NUMPY_MAX=0, PSD_SMALL_CERTIFICATE_MAX_N=0, PSD_NUMPY_PASS_MAX_N=0,
-             PSD_NUMPY_FINITE_SCAN_MAX=0, PSD_SYMMETRY_BLOCK_ROWS=1, ONE_BLAS_THREAD_MAX_N=0,
-             MIRROR_BLOCK_ROWS=1),
-    ]),
-    "ridge-cv": (_ridge_cv, [
-        dict(RIDGE_CV_EIGH_MAX_N=0, RIDGE_LOO_PENALTY_BLOCK=1),
-        dict(RIDGE_CV_EIGH_MAX_N=0, RIDGE_LOO_PENALTY_BLOCK=3),
-    ]),
+    "kmers-sparse": (
+        lambda: _gram(Normalize(Spectrum(k=3)), _dna(30, 40, 0)),
+        [
+            dict(
+                KMERS_NUMPY_MAX_SYMBOLS=-1,
+                SPARSE_SCIPY_MAX_RESULT=-1,
+                SPARSE_DENSE_RATIO=0.0,
+                SPARSE_CHUNK_WORK=1,
+            ),
+            dict(
+                KMERS_NUMPY_MAX_SYMBOLS=-1,
+                KMER_COUNTER_SPACE=0,
+                SPARSE_SCIPY_MAX_RESULT=-1,
+                SPARSE_DENSE_RATIO=1e12,
+                SPARSE_DIRECT_SPACE=0,
+                SPARSE_BLOCK_BYTES=8,
+                SPARSE_THREADED_FROM=0,
+                THREADED_PRODUCT=0,
+            ),
+        ],
+    ),
+    "weighted-degree": (
+        lambda: _gram(WeightedDegree(d=4, shift=1), _dna(12, 70, 1)),
+        [
+            dict(WD_CHUNK_WORK=1),
+        ],
+    ),
+    "gapped-kmers": (
+        lambda: _gram(GappedKmer(l=6, k=4, d=2), _dna(14, 30, 2)),
+        [
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_NUMPY_MAX_SYMBOLS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
+                GKM_THREADED_MIN_WORK=0,
+                GKM_CHUNKS_PER_THREAD=1,
+                GKM_PAIRS_CHUNK_WORK=1,
+            ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
+                GKM_THREADED_MIN_WORK=0,
+                GKM_RADIX_BITS=3,
+                GKM_DIRECT_BYTES=0,
+                GKM_BUFFER_HITS=1,
+                GKM_TILE_BITS=1,
+            ),
+        ],
+    ),
+    "wl-relabel": (
+        lambda: _gram(WeisfeilerLehman(h=3), _graphs(14, 1)),
+        [
+            dict(WL_NUMPY_MAX_ENTRIES=-1, WL_CHUNK_WORK=1),
+        ],
+    ),
+    "random-walk": (
+        lambda: _gram(RandomWalk(lam=0.02, node_label="label"), _graphs(10, 2)),
+        [
+            dict(WALK_PRODUCT_LAYOUT=1),
+            dict(
+                WALK_PRODUCT_LAYOUT=2,
+                WALK_PARALLEL_WORK=0,
+                WALK_CHUNKS_PER_THREAD=1,
+                WALK_CHUNK_WORK=1,
+                THREADED_EIGH_MIN_N=0,
+            ),
+        ],
+    ),
+    "alignment": (
+        lambda: _gram(LocalAlignment(), _proteins(9, 3)),
+        [
+            dict(
+                ALIGNMENT_PARALLEL_CELLS=0, ALIGNMENT_CHUNKS_PER_THREAD=1, ALIGNMENT_CHUNK_CELLS=1
+            ),
+        ],
+    ),
+    "svm": (
+        _svm,
+        [
+            dict(
+                SVM_BLOCK_COPY_MAX_FRACTION=0.0, PERMUTE_STRIP_BYTES=8, LOWER_TRIANGLE_BLOCK_ROWS=1
+            ),
+            dict(
+                GRAM_BLOCK_NUMPY_MAX=0,
+                PSD_SMALL_CERTIFICATE_MAX_N=0,
+                PSD_NUMPY_PASS_MAX_N=0,
+                PSD_NUMPY_FINITE_SCAN_MAX=0,
+                PSD_SYMMETRY_BLOCK_ROWS=1,
+                ONE_BLAS_THREAD_MAX_N=0,
+                MIRROR_BLOCK_ROWS=1,
+            ),
+        ],
+    ),
+    "ridge-cv": (
+        _ridge_cv,
+        [
+            dict(RIDGE_CV_EIGH_MAX_N=0, RIDGE_LOO_PENALTY_BLOCK=1),
+            dict(RIDGE_CV_EIGH_MAX_N=0, RIDGE_LOO_PENALTY_BLOCK=3),
+        ],
+    ),
     "mmd": (_mmd, [dict(MMD_BLOCK_ENTRIES=1)]),
 }
 
 
-@pytest.mark.parametrize("case, index", [(c, i) for c, (_, sets) in CASES.items()
-                                         for i in range(len(sets))])
+@pytest.mark.parametrize(
+    "case, index", [(c, i) for c, (_, sets) in CASES.items() for i in range(len(sets))]
+)
 def test_speed_entries_change_no_result(case, index, tuning):
     build, sets = CASES[case]
     run = build()

@@ -24,8 +24,21 @@ def _typed_modules():
 
 
 #: Special methods that are part of the API (operators, comparison, calls).
-DUNDERS = {"__init__", "__call__", "__eq__", "__hash__", "__add__", "__radd__", "__mul__",
-           "__rmul__", "__truediv__", "__pow__", "__sub__", "__neg__", "__bool__"}
+DUNDERS = {
+    "__init__",
+    "__call__",
+    "__eq__",
+    "__hash__",
+    "__add__",
+    "__radd__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__pow__",
+    "__sub__",
+    "__neg__",
+    "__bool__",
+}
 #: Modules typed whole; the kernel family modules are typed at their kernels'
 #: public methods and the functions structk.kernels exports.
 WHOLE = ("structk.kernels.base", "structk.kernels.algebra", "structk.psd", "structk.testing")
@@ -58,8 +71,11 @@ def _functions(module):
 
 def _unannotated(func):
     sig = inspect.signature(func)
-    missing = [p.name for p in sig.parameters.values()
-               if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    missing = [
+        p.name
+        for p in sig.parameters.values()
+        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+    ]
     if sig.return_annotation is inspect.Signature.empty:
         missing.append("return")
     return missing
@@ -69,8 +85,12 @@ MODULES = _typed_modules()
 
 
 def test_the_typed_modules_are_the_public_api():
-    assert {"structk.kernels.base", "structk.kernels.algebra", "structk.psd",
-            "structk.testing"} <= set(MODULES)
+    assert {
+        "structk.kernels.base",
+        "structk.kernels.algebra",
+        "structk.psd",
+        "structk.testing",
+    } <= set(MODULES)
     kernel_modules = {Kernel.__module__}
     for name in structk.kernels.__all__:
         obj = getattr(structk.kernels, name)

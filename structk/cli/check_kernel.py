@@ -21,8 +21,10 @@ from pathlib import Path
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
-OBJECTS_HELP = ("what to draw: strings[:ALPHABET] (default dna), sets[:TOKENS] (default "
-                "abcdefgh), vectors:DIM, graphs[:NODE_LABELS] (default unlabelled)")
+OBJECTS_HELP = (
+    "what to draw: strings[:ALPHABET] (default dna), sets[:TOKENS] (default "
+    "abcdefgh), vectors:DIM, graphs[:NODE_LABELS] (default unlabelled)"
+)
 
 
 def load_function(target):
@@ -64,19 +66,22 @@ def _importing(what, path):
         if path is not None and filename and Path(filename).resolve() == path.resolve():
             filename = what
         where = f"{filename}:{exc.lineno}" if exc.lineno else str(filename or what)
-        raise ValueError(f"{where}: syntax error: {exc.msg} (importing {what} failed)") \
-            from None
+        raise ValueError(f"{where}: syntax error: {exc.msg} (importing {what} failed)") from None
     except SystemExit as exc:
-        raise ValueError(f"importing {what} failed: it called sys.exit({exc.code!r}) "
-                         "(keep script code under `if __name__ == \"__main__\":`)") from None
+        raise ValueError(
+            f"importing {what} failed: it called sys.exit({exc.code!r}) "
+            '(keep script code under `if __name__ == "__main__":`)'
+        ) from None
     except ImportError as exc:
         if path is None:  # "cannot import module ...", by the caller
             raise
-        raise ValueError(f"importing {what} failed{_line_in(exc, path, what)}: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise ValueError(
+            f"importing {what} failed{_line_in(exc, path, what)}: {type(exc).__name__}: {exc}"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - any error of the user's code, named
-        raise ValueError(f"importing {what} failed{_line_in(exc, path, what)}: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise ValueError(
+            f"importing {what} failed{_line_in(exc, path, what)}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _line_in(exc, path, what):
@@ -124,8 +129,9 @@ def make_strategy(spec, min_size, max_size):
         if not arg.isdigit() or int(arg) < 1:
             raise ValueError(f"--objects vectors:DIM needs a dimension >= 1, got {spec!r}")
         if sizes:
-            raise ValueError("--min-size/--max-size do not apply to vectors "
-                             "(use --min-value/--max-value)")
+            raise ValueError(
+                "--min-size/--max-size do not apply to vectors (use --min-value/--max-value)"
+            )
         return testing.vectors(int(arg))
     if kind == "graphs":
         graph_sizes = {k.replace("size", "nodes"): v for k, v in sizes.items()}
@@ -136,31 +142,52 @@ def make_strategy(spec, min_size, max_size):
 def add_parser(sub, formatter):
     """Register the ``check-kernel`` subcommand."""
     p = sub.add_parser(
-        "check-kernel", help="search for a counterexample to a similarity being a kernel",
+        "check-kernel",
+        help="search for a counterexample to a similarity being a kernel",
         formatter_class=formatter,
         description="Import a function f(x, y) (or a structk kernel instance), search pools "
-                    "of generated objects for a Gram matrix that is not symmetric positive "
-                    "semi-definite, and print the shrunk counterexample. Exit 0 when none "
-                    "is found, 1 when one is, 2 for bad input or an inconclusive search "
-                    "(the function failed on every or most generated objects).",
+        "of generated objects for a Gram matrix that is not symmetric positive "
+        "semi-definite, and print the shrunk counterexample. Exit 0 when none "
+        "is found, 1 when one is, 2 for bad input or an inconclusive search "
+        "(the function failed on every or most generated objects).",
         epilog="examples:\n"
-               "  structk check-kernel my_sim.py:edit_similarity --objects strings:ACGT\n"
-               "  structk check-kernel mypkg.sims:overlap --objects sets:abcdef --max-size 4\n"
-               "  structk check-kernel structk.testing.non_kernels:max_nodes --objects graphs\n"
-               "  structk check-kernel sims.py:score --objects vectors:3 --seed 1",
+        "  structk check-kernel my_sim.py:edit_similarity --objects strings:ACGT\n"
+        "  structk check-kernel mypkg.sims:overlap --objects sets:abcdef --max-size 4\n"
+        "  structk check-kernel structk.testing.non_kernels:max_nodes --objects graphs\n"
+        "  structk check-kernel sims.py:score --objects vectors:3 --seed 1",
     )
-    p.add_argument("function", metavar="MODULE:FUNCTION",
-                   help="module path or .py file, a colon, and the function's name")
+    p.add_argument(
+        "function",
+        metavar="MODULE:FUNCTION",
+        help="module path or .py file, a colon, and the function's name",
+    )
     p.add_argument("--objects", default="strings:dna", help=OBJECTS_HELP)
-    p.add_argument("--min-size", type=int, default=None,
-                   help="smallest object (string length, set size, graph nodes)")
-    p.add_argument("--max-size", type=int, default=None,
-                   help="largest object (defaults: strings 8, sets 6, graphs 6 nodes)")
-    p.add_argument("--pools", default=None, metavar="N,N,...",
-                   help="pool sizes, one Gram matrix each (default 32,256,1024)")
+    p.add_argument(
+        "--min-size",
+        type=int,
+        default=None,
+        help="smallest object (string length, set size, graph nodes)",
+    )
+    p.add_argument(
+        "--max-size",
+        type=int,
+        default=None,
+        help="largest object (defaults: strings 8, sets 6, graphs 6 nodes)",
+    )
+    p.add_argument(
+        "--pools",
+        default=None,
+        metavar="N,N,...",
+        help="pool sizes, one Gram matrix each (default 32,256,1024)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
-    p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="start no new pool after this many seconds (default 60)")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="start no new pool after this many seconds (default 60)",
+    )
     p.set_defaults(func=run)
 
 
@@ -176,16 +203,17 @@ def run(args):
         try:
             pools = tuple(int(p) for p in args.pools.split(","))
         except ValueError:
-            raise ValueError(f"--pools must be comma-separated integers, got {args.pools!r}")\
-                from None
+            raise ValueError(
+                f"--pools must be comma-separated integers, got {args.pools!r}"
+            ) from None
     if args.time_limit is not None and args.time_limit <= 0:
         raise ValueError(f"--time-limit must be > 0, got {args.time_limit}")
     try:
-        result = check_kernel(kernel, strategy, pool_sizes=pools, seed=args.seed,
-                              time_limit=args.time_limit)
+        result = check_kernel(
+            kernel, strategy, pool_sizes=pools, seed=args.seed, time_limit=args.time_limit
+        )
     except SystemExit as exc:
-        raise ValueError(f"{kernel!r} called sys.exit({exc.code!r}) during the search") \
-            from None
+        raise ValueError(f"{kernel!r} called sys.exit({exc.code!r}) during the search") from None
     if not result.conclusive:
         raise ValueError(f"inconclusive: {result.inconclusive}")
     print(result)

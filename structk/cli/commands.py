@@ -88,10 +88,16 @@ def _read(args, need_labels=False):
     from .inputs import read_objects
 
     data = read_objects(
-        args.input, args.input_format, label_pattern=args.label_pattern, labels=args.labels,
-        label_column=args.label_column, alphabet=getattr(args, "alphabet", None),
-        smiles_column=args.smiles_column, target_column=args.target_column,
-        groups=getattr(args, "groups", None), need_labels=need_labels,
+        args.input,
+        args.input_format,
+        label_pattern=args.label_pattern,
+        labels=args.labels,
+        label_column=args.label_column,
+        alphabet=getattr(args, "alphabet", None),
+        smiles_column=args.smiles_column,
+        target_column=args.target_column,
+        groups=getattr(args, "groups", None),
+        need_labels=need_labels,
     )
     if need_labels and data.labels is None:
         raise ValueError(
@@ -138,9 +144,15 @@ def _json_default(value):
 
 
 def _psd_dict(report):
-    return {"is_psd": bool(report.is_psd), "n": report.n, "min_eigenvalue": report.min_eigenvalue,
-            "tol": report.tol, "scale": report.scale, "asymmetry": report.asymmetry,
-            "method": report.method}
+    return {
+        "is_psd": bool(report.is_psd),
+        "n": report.n,
+        "min_eigenvalue": report.min_eigenvalue,
+        "tol": report.tol,
+        "scale": report.scale,
+        "asymmetry": report.asymmetry,
+        "method": report.method,
+    }
 
 
 # ----------------------------------------------------------------- commands
@@ -160,11 +172,11 @@ def _cmd_gram(args):
     data = _read(args)
     kernel = _kernel(args.kernel, data)
     # a .npy file is filled tile by tile (memory-mapped) and renamed into place
-    out = args.output if str(args.output).endswith(".npy") and \
-        not is_special(args.output) else None
+    out = args.output if str(args.output).endswith(".npy") and not is_special(args.output) else None
     with naming_path(args.output, "the Gram matrix"):  # written atomically
-        K, seconds = compute_gram(kernel, data.objects, progress=_show_progress(args),
-                                  out=out, block_size=args.block_size)
+        K, seconds = compute_gram(
+            kernel, data.objects, progress=_show_progress(args), out=out, block_size=args.block_size
+        )
     if out is None:  # .npy content under exactly the name given (np.save adds .npy)
         with atomic_output(args.output, "the Gram matrix", "wb") as fh:
             np.save(fh, np.asarray(K))
@@ -172,16 +184,29 @@ def _cmd_gram(args):
         _write_tsv(args.tsv, K, data.names)
     report = check_psd(K)
     if args.format == "json":
-        _emit_json({"input": str(args.input), "kernel": repr(kernel), "n": int(K.shape[0]),
-                    "output": str(args.output), "tsv": args.tsv, "gram_seconds": seconds,
-                    "notes": data.notes, "psd": _psd_dict(report)})
+        _emit_json(
+            {
+                "input": str(args.input),
+                "kernel": repr(kernel),
+                "n": int(K.shape[0]),
+                "output": str(args.output),
+                "tsv": args.tsv,
+                "gram_seconds": seconds,
+                "notes": data.notes,
+                "psd": _psd_dict(report),
+            }
+        )
     elif args.format == "tsv":
         print("input\tkernel\tn\toutput\tgram_seconds\tpsd\tmin_eigenvalue")
-        print(f"{args.input}\t{kernel!r}\t{K.shape[0]}\t{args.output}\t{seconds:.3f}\t"
-              f"{'yes' if report.is_psd else 'no'}\t{_or_dash(report.min_eigenvalue)}")
+        print(
+            f"{args.input}\t{kernel!r}\t{K.shape[0]}\t{args.output}\t{seconds:.3f}\t"
+            f"{'yes' if report.is_psd else 'no'}\t{_or_dash(report.min_eigenvalue)}"
+        )
     else:
-        print(f"{kernel!r}: {K.shape[0]} x {K.shape[1]} Gram matrix in {seconds:.2f} s "
-              f"written to {args.output}" + (f" and {args.tsv}" if args.tsv else ""))
+        print(
+            f"{kernel!r}: {K.shape[0]} x {K.shape[1]} Gram matrix in {seconds:.2f} s "
+            f"written to {args.output}" + (f" and {args.tsv}" if args.tsv else "")
+        )
         _print_notes(data)
         print(report)
     return EXIT_NOT_PSD if (args.require_psd and not report.is_psd) else EXIT_OK
@@ -194,8 +219,9 @@ def _or_dash(value):
 def _write_tsv(path, K, names):
     with atomic_output(path, "the TSV matrix") as fh:
         fh.write("\t" + "\t".join(names) + "\n")
-        fh.writelines(name + "\t" + "\t".join(f"{v:.17g}" for v in row) + "\n"
-                      for name, row in zip(names, K))
+        fh.writelines(
+            name + "\t" + "\t".join(f"{v:.17g}" for v in row) + "\n" for name, row in zip(names, K)
+        )
 
 
 def _cmd_check_psd(args):
@@ -208,8 +234,10 @@ def _cmd_check_psd(args):
         _emit_json({"file": str(args.file), **_psd_dict(report)})
     elif args.format == "tsv":
         print("file\tn\tpsd\tmin_eigenvalue\ttol\tmethod")
-        print(f"{args.file}\t{report.n}\t{'yes' if report.is_psd else 'no'}\t"
-              f"{_or_dash(report.min_eigenvalue)}\t{report.tol:.6g}\t{report.method}")
+        print(
+            f"{args.file}\t{report.n}\t{'yes' if report.is_psd else 'no'}\t"
+            f"{_or_dash(report.min_eigenvalue)}\t{report.tol:.6g}\t{report.method}"
+        )
     else:
         print(report)
     return EXIT_OK if report.is_psd else EXIT_NOT_PSD
@@ -224,8 +252,7 @@ def _learners(args, task):
     for text in args.learner or [default]:
         estimator, grid, given = parse_learner(text)
         if isinstance(estimator, type):
-            raise ValueError(f"learner {text!r} is a class: call it, e.g. "
-                             f"{estimator.__name__}()")
+            raise ValueError(f"learner {text!r} is a class: call it, e.g. {estimator.__name__}()")
         if not hasattr(estimator, "predict"):
             raise ValueError(
                 f"learner {text!r} has no predict: {type(estimator).__name__} is a "
@@ -239,7 +266,8 @@ def _learners(args, task):
                 f"learner {text!r}: cv computes the Gram matrix of {kernels} once and "
                 f"fits every learner on slices of it, where only the exact dual solver "
                 f"applies, not solver={solver!r} (which computes features of the "
-                "objects): drop solver= here, or fit the learner with structk fit")
+                "objects): drop solver= here, or fit the learner with structk fit"
+            )
         if args.no_nested:
             grid, given = {}, set(estimator.get_params(deep=False))
         specs.append(learner_spec(estimator, grid, given))
@@ -256,8 +284,7 @@ def _kernel_or_grid(text, data):
     if found is None:
         return _kernel(text, data)
     grid, variants = found
-    return KernelGrid([(params, _kernel(variant, data)) for params, variant in variants],
-                      grid)
+    return KernelGrid([(params, _kernel(variant, data)) for params, variant in variants], grid)
 
 
 def _cmd_cv(args):
@@ -278,8 +305,15 @@ def _cmd_cv(args):
     task, y = task_and_targets(data, args.task)
     kernels = [_kernel_or_grid(text, data) for text in args.kernel]
     learners = _learners(args, task)
-    splits = make_splits(args.cv, y, task, groups=data.groups, repeats=args.repeats,
-                         seed=args.seed, inner_folds=args.inner_folds)
+    splits = make_splits(
+        args.cv,
+        y,
+        task,
+        groups=data.groups,
+        repeats=args.repeats,
+        seed=args.seed,
+        inner_folds=args.inner_folds,
+    )
     if task == "classification":
         what = f"classes {sorted(set(y.tolist()))}"
     else:
@@ -288,20 +322,36 @@ def _cmd_cv(args):
     if any(s.grid for s in learners) or any(isinstance(k, KernelGrid) for k in kernels):
         counts = inner_fold_counts(splits, y, task)
         inner = ", parameters chosen by " + inner_folds_text(
-            args.inner_folds, counts, y, len(splits.folds), task, splits.groups)
+            args.inner_folds, counts, y, len(splits.folds), task, splits.groups
+        )
     source = args.input if args.input is not None else f"{args.positive} + {args.negative}"
     header = f"{source}: {len(data.objects)} objects, {what}, {splits.description}{inner}"
     if args.format == "table":
         print(header)
         _print_notes(data)
         sys.stdout.flush()
-    rows = cross_validate_grams(kernels, learners, data.objects, y, n_jobs=args.jobs,
-                                progress=_show_progress(args), task=task, splits=splits,
-                                kernel_names=args.kernel)
+    rows = cross_validate_grams(
+        kernels,
+        learners,
+        data.objects,
+        y,
+        n_jobs=args.jobs,
+        progress=_show_progress(args),
+        task=task,
+        splits=splits,
+        kernel_names=args.kernel,
+    )
     if args.format == "json":
         for row in rows:
-            _emit_json({"input": str(source), "n": len(data.objects), "cv": splits.description,
-                        "notes": data.notes, **row.as_dict()})
+            _emit_json(
+                {
+                    "input": str(source),
+                    "n": len(data.objects),
+                    "cv": splits.description,
+                    "notes": data.notes,
+                    **row.as_dict(),
+                }
+            )
     elif args.format == "tsv":
         print(format_tsv(rows))
     else:
@@ -317,52 +367,88 @@ _INPUT_HELP = "FASTA file (.fa/.fasta[.gz]), token-set file (.sets/.txt), TU fol
 
 def _add_input(p, groups=False, optional=False):
     p.add_argument("input", help=_INPUT_HELP, nargs="?" if optional else None)
-    p.add_argument("--input-format", default="auto",
-                   choices=["auto", "fasta", "sets", "tu", "csv"],
-                   help="input format (default: from the file name; a folder is TU)")
-    p.add_argument("--label-pattern", metavar="REGEX",
-                   help="take labels from FASTA headers: first group of REGEX, "
-                        r"e.g. 'class=(\S+)'")
-    p.add_argument("--labels", metavar="FILE",
-                   help="labels: one per line in input order, or name<TAB>label lines")
-    p.add_argument("--label-column", metavar="COL",
-                   help="CSV column (name or number) holding the labels")
-    p.add_argument("--alphabet", metavar="NAME",
-                   help="FASTA alphabet: dna, rna, protein or the symbols themselves "
-                        "(default: detected from the records)")
-    p.add_argument("--smiles-column", metavar="COL",
-                   help="CSV column of SMILES strings: the objects are molecular graphs "
-                        "(needs structk[chem])")
-    p.add_argument("--target-column", metavar="COL",
-                   help="CSV column of targets: class labels or numbers (regression)")
+    p.add_argument(
+        "--input-format",
+        default="auto",
+        choices=["auto", "fasta", "sets", "tu", "csv"],
+        help="input format (default: from the file name; a folder is TU)",
+    )
+    p.add_argument(
+        "--label-pattern",
+        metavar="REGEX",
+        help="take labels from FASTA headers: first group of REGEX, "
+        r"e.g. 'class=(\S+)'",
+    )
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="labels: one per line in input order, or name<TAB>label lines",
+    )
+    p.add_argument(
+        "--label-column", metavar="COL", help="CSV column (name or number) holding the labels"
+    )
+    p.add_argument(
+        "--alphabet",
+        metavar="NAME",
+        help="FASTA alphabet: dna, rna, protein or the symbols themselves "
+        "(default: detected from the records)",
+    )
+    p.add_argument(
+        "--smiles-column",
+        metavar="COL",
+        help="CSV column of SMILES strings: the objects are molecular graphs (needs structk[chem])",
+    )
+    p.add_argument(
+        "--target-column",
+        metavar="COL",
+        help="CSV column of targets: class labels or numbers (regression)",
+    )
     if groups:
-        p.add_argument("--groups", metavar="REGEX|FILE|COL",
-                       help="groups for --cv grouped: a regex on FASTA headers (first group), "
-                            "a file (one group per line, or name<TAB>group), or a CSV column")
+        p.add_argument(
+            "--groups",
+            metavar="REGEX|FILE|COL",
+            help="groups for --cv grouped: a regex on FASTA headers (first group), "
+            "a file (one group per line, or name<TAB>group), or a CSV column",
+        )
 
 
 def add_pair_options(p):
     """--positive/--negative (of ``fit`` and ``cv``), instead of INPUT."""
-    p.add_argument("--positive", metavar="POS.fa",
-                   help="FASTA file of positive sequences (with --negative, instead of INPUT)")
+    p.add_argument(
+        "--positive",
+        metavar="POS.fa",
+        help="FASTA file of positive sequences (with --negative, instead of INPUT)",
+    )
     p.add_argument("--negative", metavar="NEG.fa", help="FASTA file of negative sequences")
 
 
 def add_inner_cv_options(p, what):
     """--inner-folds, --no-nested and --task (of ``cv`` and ``fit``)."""
-    p.add_argument("--inner-folds", type=_int_at_least(2), default=5,
-                   help="folds of the inner CV choosing the regularisation (default 5)")
-    p.add_argument("--no-nested", action="store_true",
-                   help=f"fit {what} as written, without the inner CV")
-    p.add_argument("--task", default="auto", choices=["auto", "classification", "regression"],
-                   help="default: regression for a numeric --target-column with many "
-                        "distinct values, else classification")
+    p.add_argument(
+        "--inner-folds",
+        type=_int_at_least(2),
+        default=5,
+        help="folds of the inner CV choosing the regularisation (default 5)",
+    )
+    p.add_argument(
+        "--no-nested", action="store_true", help=f"fit {what} as written, without the inner CV"
+    )
+    p.add_argument(
+        "--task",
+        default="auto",
+        choices=["auto", "classification", "regression"],
+        help="default: regression for a numeric --target-column with many "
+        "distinct values, else classification",
+    )
 
 
 def _add_format(p):
-    p.add_argument("--format", default="table", choices=["table", "tsv", "json"],
-                   help="output: a table for people (default), TSV, or JSON "
-                        "(one object per line)")
+    p.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "tsv", "json"],
+        help="output: a table for people (default), TSV, or JSON (one object per line)",
+    )
 
 
 def build_parser():
@@ -376,9 +462,11 @@ def build_parser():
     formatter = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser(
-        "demo", help="run the main job on the bundled data", formatter_class=formatter,
+        "demo",
+        help="run the main job on the bundled data",
+        formatter_class=formatter,
         description="Classify bundled sequences, graphs and vectors with several kernels "
-                    "and learners under cross-validation; check every Gram matrix.",
+        "and learners under cross-validation; check every Gram matrix.",
         epilog="examples:\n  structk demo\n  structk demo --quick",
     )
     p.add_argument("--quick", action="store_true", help="fewer kernels and folds")
@@ -386,84 +474,121 @@ def build_parser():
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser(
-        "gram", help="compute a Gram matrix from a file", formatter_class=formatter,
+        "gram",
+        help="compute a Gram matrix from a file",
+        formatter_class=formatter,
         description="Compute the Gram matrix of the objects in a file with a kernel "
-                    "written as an expression of structk kernels; report PSD status.",
+        "written as an expression of structk kernels; report PSD status.",
         epilog="examples:\n"
-               "  structk gram seqs.fasta --kernel 'Normalize(Spectrum(k=5))' -o K.npy\n"
-               "  structk gram seqs.fa.gz --kernel 'Mismatch(k=5, m=1)' -o K.npy --tsv K.tsv\n"
-               "  structk gram baskets.sets --kernel 'Jaccard()' -o K.npy\n"
-               "  structk gram MUTAG/ --kernel 'WeisfeilerLehman(h=3)' -o K.npy\n"
-               "  structk gram points.csv --kernel 'Gaussian(sigma=2)' -o K.npy",
+        "  structk gram seqs.fasta --kernel 'Normalize(Spectrum(k=5))' -o K.npy\n"
+        "  structk gram seqs.fa.gz --kernel 'Mismatch(k=5, m=1)' -o K.npy --tsv K.tsv\n"
+        "  structk gram baskets.sets --kernel 'Jaccard()' -o K.npy\n"
+        "  structk gram MUTAG/ --kernel 'WeisfeilerLehman(h=3)' -o K.npy\n"
+        "  structk gram points.csv --kernel 'Gaussian(sigma=2)' -o K.npy",
     )
     _add_input(p)
     p.add_argument("--kernel", required=True, metavar="EXPR", help="kernel expression")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.npy",
-                   help="where to write the Gram matrix (numpy .npy)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE.npy",
+        help="where to write the Gram matrix (numpy .npy)",
+    )
     p.add_argument("--tsv", metavar="FILE", help="also write a labelled TSV matrix")
-    p.add_argument("--block-size", type=_int_at_least(1), default=256,
-                   help="tile side for the blockwise computation (default 256)")
-    p.add_argument("--require-psd", action="store_true",
-                   help="exit with status 1 when the Gram matrix is not PSD")
+    p.add_argument(
+        "--block-size",
+        type=_int_at_least(1),
+        default=256,
+        help="tile side for the blockwise computation (default 256)",
+    )
+    p.add_argument(
+        "--require-psd",
+        action="store_true",
+        help="exit with status 1 when the Gram matrix is not PSD",
+    )
     _add_format(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_gram)
 
     p = sub.add_parser(
-        "check-psd", help="check that a Gram matrix file is positive semi-definite",
+        "check-psd",
+        help="check that a Gram matrix file is positive semi-definite",
         formatter_class=formatter,
         description="Print the PSD report of a square matrix; exit 1 when it is not PSD. "
-                    "Reads .npy and .npz (one array) files, the labelled .tsv written by "
-                    "'structk gram --tsv', and plain .csv/.tsv matrices.",
+        "Reads .npy and .npz (one array) files, the labelled .tsv written by "
+        "'structk gram --tsv', and plain .csv/.tsv matrices.",
         epilog="examples:\n  structk check-psd K.npy && echo valid\n"
-               "  structk check-psd K.tsv --format json\n"
-               "  structk check-psd K.npy --eigenvalues --tol 1e-8",
+        "  structk check-psd K.tsv --format json\n"
+        "  structk check-psd K.npy --eigenvalues --tol 1e-8",
     )
     p.add_argument("file", help="a matrix file: .npy, .npz, .tsv or .csv")
-    p.add_argument("--tol", type=float, default=None,
-                   help="absolute tolerance (default 10*n*eps*||K||_F)")
-    p.add_argument("--eigenvalues", action="store_true",
-                   help="always compute the smallest eigenvalue")
+    p.add_argument(
+        "--tol", type=float, default=None, help="absolute tolerance (default 10*n*eps*||K||_F)"
+    )
+    p.add_argument(
+        "--eigenvalues", action="store_true", help="always compute the smallest eigenvalue"
+    )
     _add_format(p)
     p.set_defaults(func=_cmd_check_psd)
 
     p = sub.add_parser(
-        "cv", help="cross-validate learners with kernels on labelled data",
+        "cv",
+        help="cross-validate learners with kernels on labelled data",
         formatter_class=formatter,
         description="Compute each kernel's Gram matrix once, check it, and cross-validate "
-                    "each learner on slices of it (the same folds for every pair). A "
-                    "learner's regularisation (KernelSVM C, KernelRidge and "
-                    "KernelLogisticRegression alpha) is chosen on each training part by an "
-                    "inner cross-validation unless the expression fixes it; a list gives "
-                    "the grid. Every score is printed beside the majority-class (or "
-                    "mean-predictor) baseline.",
+        "each learner on slices of it (the same folds for every pair). A "
+        "learner's regularisation (KernelSVM C, KernelRidge and "
+        "KernelLogisticRegression alpha) is chosen on each training part by an "
+        "inner cross-validation unless the expression fixes it; a list gives "
+        "the grid. Every score is printed beside the majority-class (or "
+        "mean-predictor) baseline.",
         epilog="examples:\n"
-               "  structk cv MUTAG/ --kernel 'Normalize(RandomWalk(lam=0.01))'\n"
-               "  structk cv seqs.fasta --label-pattern 'class=(\\S+)' \\\n"
-               "      --kernel 'Spectrum(k=4)' --kernel 'Mismatch(k=5, m=1)' \\\n"
-               "      --learner 'KernelSVM(C=[0.1, 1, 10, 100])' --learner 'NearestClassMean()'\n"
-               "  structk cv promoters.fasta --label-pattern 'class=(\\S+)' \\\n"
-               "      --cv grouped --groups 'source=(\\S+)' --kernel 'Spectrum(k=3)'\n"
-               "  structk cv delaney-processed.csv --smiles-column smiles \\\n"
-               "      --target-column 'measured log solubility in mols per litre' \\\n"
-               "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()'",
+        "  structk cv MUTAG/ --kernel 'Normalize(RandomWalk(lam=0.01))'\n"
+        "  structk cv seqs.fasta --label-pattern 'class=(\\S+)' \\\n"
+        "      --kernel 'Spectrum(k=4)' --kernel 'Mismatch(k=5, m=1)' \\\n"
+        "      --learner 'KernelSVM(C=[0.1, 1, 10, 100])' --learner 'NearestClassMean()'\n"
+        "  structk cv promoters.fasta --label-pattern 'class=(\\S+)' \\\n"
+        "      --cv grouped --groups 'source=(\\S+)' --kernel 'Spectrum(k=3)'\n"
+        "  structk cv delaney-processed.csv --smiles-column smiles \\\n"
+        "      --target-column 'measured log solubility in mols per litre' \\\n"
+        "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()'",
     )
     _add_input(p, groups=True, optional=True)
     add_pair_options(p)
-    p.add_argument("--kernel", action="append", required=True, metavar="EXPR",
-                   help="kernel expression (repeat for several)")
-    p.add_argument("--learner", action="append", metavar="EXPR",
-                   help="learner expression (repeat; default KernelSVM() with C chosen by "
-                        "inner CV, or KernelRidgeCV() for regression)")
-    p.add_argument("--cv", "--folds", default="10", metavar="K|loo|grouped",
-                   help="outer folds: K-fold (stratified for classes; default 10), "
-                        "leave-one-out, or grouped by --groups")
+    p.add_argument(
+        "--kernel",
+        action="append",
+        required=True,
+        metavar="EXPR",
+        help="kernel expression (repeat for several)",
+    )
+    p.add_argument(
+        "--learner",
+        action="append",
+        metavar="EXPR",
+        help="learner expression (repeat; default KernelSVM() with C chosen by "
+        "inner CV, or KernelRidgeCV() for regression)",
+    )
+    p.add_argument(
+        "--cv",
+        "--folds",
+        default="10",
+        metavar="K|loo|grouped",
+        help="outer folds: K-fold (stratified for classes; default 10), "
+        "leave-one-out, or grouped by --groups",
+    )
     add_inner_cv_options(p, "learners")
-    p.add_argument("--repeats", type=_int_at_least(1), default=1,
-                   help="repetitions of the k-fold split")
+    p.add_argument(
+        "--repeats", type=_int_at_least(1), default=1, help="repetitions of the k-fold split"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffling")
-    p.add_argument("--jobs", type=_int_at_least(1, also=(-1,)), default=1,
-                   help="folds run in parallel (default 1; -1: one per core)")
+    p.add_argument(
+        "--jobs",
+        type=_int_at_least(1, also=(-1,)),
+        default=1,
+        help="folds run in parallel (default 1; -1: one per core)",
+    )
     _add_format(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
@@ -475,8 +600,7 @@ def build_parser():
     explain.add_parsers(sub, formatter)
     for command in sub.choices.values():  # one vocabulary: --quiet everywhere
         if "--quiet" not in command._option_string_actions:
-            command.add_argument("--quiet", action="store_true",
-                                 help="no progress bars or notices")
+            command.add_argument("--quiet", action="store_true", help="no progress bars or notices")
     return parser
 
 
@@ -508,8 +632,17 @@ def main(argv=None):
         if _caused_by_interrupt(exc):
             return _interrupted(args)
         return _error(args, exc)
-    except (OSError, ValueError, TypeError, LookupError, ImportError, ArithmeticError,
-            MemoryError, EOFError, RuntimeError) as exc:
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+        LookupError,
+        ImportError,
+        ArithmeticError,
+        MemoryError,
+        EOFError,
+        RuntimeError,
+    ) as exc:
         return _error(args, exc)
     finally:
         _remove_token(token)

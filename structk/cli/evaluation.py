@@ -45,8 +45,16 @@ def progress_bar(enabled, desc, unit, total=None):
     return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)
 
 
-def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
-                 blockwise_from=None, prepared=None):
+def compute_gram(
+    kernel,
+    objects,
+    *,
+    progress=False,
+    out=None,
+    block_size=None,
+    blockwise_from=None,
+    prepared=None,
+):
     """Gram matrix of ``objects``; returns ``(K, seconds)``.
 
     Without an output file and without a progress bar, up to
@@ -86,8 +94,14 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
         bar.update(done - bar.n)  # update, not refresh: keeps the one-second delay
 
     try:
-        K = gram(kernel, objects, block_size=block_size, out=out,
-                 progress=tick if bar is not None else False, prepared=prepared)
+        K = gram(
+            kernel,
+            objects,
+            block_size=block_size,
+            out=out,
+            progress=tick if bar is not None else False,
+            prepared=prepared,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -102,8 +116,9 @@ def compute_gram(kernel, objects, *, progress=False, out=None, block_size=None,
 #: the values below are those of a Gram whose scale ``s`` rounds to 1.
 DEFAULT_GRIDS = {
     "KernelSVM": {"C": (0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)},
-    "KernelLogisticRegression": {"alpha": (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0,
-                                           10.0, 100.0)},
+    "KernelLogisticRegression": {
+        "alpha": (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
+    },
     "KernelRidge": {"alpha": (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3)},
 }
 
@@ -202,12 +217,19 @@ def scaled_spec(spec, grams):
     folds; the moved grid 0.1 ... 1e5 holds that optimum inside."""
     if not spec.scaled:
         return spec
-    if ("C" in spec.scaled and type(spec.estimator).__name__ == "KernelSVM"
-            and spec.estimator.get_params().get("loss") == "hinge"
-            and max(K.shape[0] for K in grams) <= defaults.CV_SVM_WIDE_C_MAX_N):
+    if (
+        "C" in spec.scaled
+        and type(spec.estimator).__name__ == "KernelSVM"
+        and spec.estimator.get_params().get("loss") == "hinge"
+        and max(K.shape[0] for K in grams) <= defaults.CV_SVM_WIDE_C_MAX_N
+    ):
         above = [v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]
-        spec = replace(spec, grid={**spec.grid, "C": spec.grid["C"] + above}, name="",
-                       lazy=len(above) if len(spec.grid) == 1 else 0)
+        spec = replace(
+            spec,
+            grid={**spec.grid, "C": spec.grid["C"] + above},
+            name="",
+            lazy=len(above) if len(spec.grid) == 1 else 0,
+        )
     s = float(np.median([gram_scale(K) for K in grams]))
     if not (np.isfinite(s) and s > 0.0):
         return spec
@@ -221,8 +243,7 @@ def scaled_spec(spec, grams):
     if "alphas" in spec.scaled:
         from sklearn.base import clone
 
-        estimator = clone(estimator).set_params(
-            alphas=tuple(moved("alphas", estimator.alphas)))
+        estimator = clone(estimator).set_params(alphas=tuple(moved("alphas", estimator.alphas)))
     return LearnerSpec(estimator, grid, lazy=spec.lazy)
 
 
@@ -231,8 +252,7 @@ def _learner_name(estimator, grid):
         return _short_repr(estimator)
     fixed = {k: v for k, v in estimator.get_params(deep=False).items() if k not in grid}
     shown = _short_repr(type(estimator)(**fixed))
-    inner = ", ".join(f"{k}=[{', '.join(_fmt_value(v) for v in vals)}]"
-                      for k, vals in grid.items())
+    inner = ", ".join(f"{k}=[{', '.join(_fmt_value(v) for v in vals)}]" for k, vals in grid.items())
     head, _, rest = shown.partition("(")
     rest = rest[:-1]
     return f"{head}({inner}{', ' + rest if rest else ''})"
@@ -280,12 +300,12 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
     cv = str(cv).lower()
     if cv == "loo":
         folds = list(LeaveOneOut().split(dummy))
-        return Splits(folds, f"leave-one-out CV ({len(y)} folds)", "loo",
-                      inner_folds=inner_folds, seed=seed)
+        return Splits(
+            folds, f"leave-one-out CV ({len(y)} folds)", "loo", inner_folds=inner_folds, seed=seed
+        )
     if cv == "grouped":
         if groups is None:
-            raise ValueError("--cv grouped needs --groups (a header regex, a TSV or a "
-                             "CSV column)")
+            raise ValueError("--cv grouped needs --groups (a header regex, a TSV or a CSV column)")
         groups = np.asarray(groups)
         n_groups = len(np.unique(groups))
         if n_groups < 2:
@@ -294,8 +314,9 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
             folds = list(LeaveOneGroupOut().split(dummy, y, groups))
             text = f"leave-one-group-out CV ({n_groups} groups)"
         elif task == "classification":
-            folds = list(StratifiedGroupKFold(10, shuffle=True, random_state=seed)
-                         .split(dummy, y, groups))
+            folds = list(
+                StratifiedGroupKFold(10, shuffle=True, random_state=seed).split(dummy, y, groups)
+            )
             text = f"grouped stratified 10-fold CV ({n_groups} groups)"
         else:
             folds = list(GroupKFold(10).split(dummy, y, groups))
@@ -307,21 +328,26 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
                     raise ValueError(
                         f"--groups: leaving out group(s) {left} leaves only class "
                         f"{str(y[train][0])!r} to train on; regroup so that every training "
-                        "part holds at least two classes")
+                        "part holds at least two classes"
+                    )
         return Splits(folds, text, "grouped", groups, inner_folds, seed)
     try:
         k = int(cv)
     except ValueError:
-        raise ValueError(f"--cv must be a number of folds, 'loo' or 'grouped', got {cv!r}") \
-            from None
+        raise ValueError(
+            f"--cv must be a number of folds, 'loo' or 'grouped', got {cv!r}"
+        ) from None
     if k < 2 or k > len(y):
-        raise ValueError(f"--cv {k}: the number of folds must be between 2 and the "
-                         f"number of objects ({len(y)})")
+        raise ValueError(
+            f"--cv {k}: the number of folds must be between 2 and the number of objects ({len(y)})"
+        )
     if task == "classification":
         smallest = int(np.unique(y, return_counts=True)[1].min())
         if k > smallest:
-            raise ValueError(f"--cv {k}: the smallest class has only {smallest} objects; "
-                             f"use --cv {max(2, smallest)} or fewer, or --cv loo")
+            raise ValueError(
+                f"--cv {k}: the smallest class has only {smallest} objects; "
+                f"use --cv {max(2, smallest)} or fewer, or --cv loo"
+            )
         splitter = RepeatedStratifiedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
         text = f"stratified {k}-fold CV"
     else:
@@ -354,13 +380,17 @@ def _inner_splits(splits, train, y, task):
                         "--groups: every inner split of a training part (groups "
                         f"{', '.join(map(str, np.unique(g)))}) leaves one class to train "
                         "on, so the regularisation cannot be chosen; use --no-nested "
-                        "and fix it in --learner, or regroup")
+                        "and fix it in --learner, or regroup"
+                    )
             return inner
     if task == "classification":
         smallest = int(np.unique(yt, return_counts=True)[1].min())
         if smallest >= 2:
-            return list(StratifiedKFold(min(k, smallest), shuffle=True,
-                                        random_state=splits.seed).split(dummy, yt))
+            return list(
+                StratifiedKFold(min(k, smallest), shuffle=True, random_state=splits.seed).split(
+                    dummy, yt
+                )
+            )
     return list(KFold(k, shuffle=True, random_state=splits.seed).split(dummy))
 
 
@@ -433,9 +463,13 @@ def _path_order(estimator, candidates):
     import inspect
 
     plain = list(range(len(candidates))), [None] * len(candidates)
-    if (not defaults.CV_SVM_C_PATH or not candidates or "C" not in candidates[0]
-            or "init" not in inspect.signature(estimator.fit).parameters
-            or not all(isinstance(p["C"], (int, float)) for p in candidates)):
+    if (
+        not defaults.CV_SVM_C_PATH
+        or not candidates
+        or "C" not in candidates[0]
+        or "init" not in inspect.signature(estimator.fit).parameters
+        or not all(isinstance(p["C"], (int, float)) for p in candidates)
+    ):
         return plain
 
     def rest(c):
@@ -476,8 +510,7 @@ def choose_with_ties(spec, K, y, train, inner, task):
         return {}, []
     candidates, losses, ok = _inner_losses(spec, K, y, train, inner, task)
     best = min(ok, key=lambda c: losses[c])
-    return candidates[best], [candidates[c] for c in ok
-                              if c != best and losses[c] == losses[best]]
+    return candidates[best], [candidates[c] for c in ok if c != best and losses[c] == losses[best]]
 
 
 def _inner_losses(spec, K, y, train, inner, task):
@@ -492,18 +525,19 @@ def _inner_losses(spec, K, y, train, inner, task):
     upwards only where the inner folds ask for it.)
     """
     if spec.lazy:
-        (name, values), = spec.grid.items()
+        ((name, values),) = spec.grid.items()
         searched = LearnerSpec(spec.estimator, {name: values[: -spec.lazy]}, spec.name)
         candidates, losses, ok = _inner_losses(searched, K, y, train, inner, task)
-        for value in values[-spec.lazy:]:
+        for value in values[-spec.lazy :]:
             top = len(candidates) - 1
             others = [losses[c] for c in ok if c != top]
             flat = all(v == losses[top] for v in others)  # nothing learnt yet
             if top not in ok or not (flat or all(v > losses[top] for v in others)):
                 break
             try:
-                more, extra, _ = _inner_losses(LearnerSpec(spec.estimator, {name: [value]}),
-                                               K, y, train, inner, task)
+                more, extra, _ = _inner_losses(
+                    LearnerSpec(spec.estimator, {name: [value]}), K, y, train, inner, task
+                )
             except (ValueError, ArithmeticError, np.linalg.LinAlgError):
                 break  # as a failed grid point: not chosen
             candidates, losses = candidates + more, np.append(losses, extra)
@@ -567,9 +601,15 @@ def _fold(spec, K, y, train, test, splits, task):
         params, ties = _choose(spec, K, y, train, inner, task)
     model = clone(spec.estimator).set_params(**params)
     pred = _fit_predict(model, K, y, train, test)
-    params = {**kparams, **params, **{name: float(getattr(model, attr))
-                                      for attr, name in _SELF_CHOSEN.items()
-                                      if hasattr(model, attr)}}
+    params = {
+        **kparams,
+        **params,
+        **{
+            name: float(getattr(model, attr))
+            for attr, name in _SELF_CHOSEN.items()
+            if hasattr(model, attr)
+        },
+    }
     yt = y[test]
     # with a grid: how many other grid points had the chosen one's inner loss
     # (a learner choosing its own penalty, KernelRidgeCV, picks a unique best)
@@ -580,18 +620,27 @@ def _fold(spec, K, y, train, test, splits, task):
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
-        return {"params": params, **tied, "score": float(np.mean(pred == yt)),
-                "baseline": float(np.mean(yt == majority)),
-                "one_class": bool(len(yt) > 1 and len(np.unique(pred)) == 1
-                                  and len(np.unique(y[train])) > 1)}
+        return {
+            "params": params,
+            **tied,
+            "score": float(np.mean(pred == yt)),
+            "baseline": float(np.mean(yt == majority)),
+            "one_class": bool(
+                len(yt) > 1 and len(np.unique(pred)) == 1 and len(np.unique(y[train])) > 1
+            ),
+        }
     pred = np.asarray(pred, dtype=np.float64)
     mean = float(np.mean(y[train]))
     sst = float(np.sum((yt - np.mean(yt)) ** 2))
     sse = float(np.sum((yt - pred) ** 2))
-    return {"params": params, **tied, "score": float(np.sqrt(sse / len(yt))),
-            "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
-            "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
-            "one_class": False}
+    return {
+        "params": params,
+        **tied,
+        "score": float(np.sqrt(sse / len(yt))),
+        "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
+        "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
+        "one_class": False,
+    }
 
 
 def _same_model_above(model):
@@ -599,8 +648,11 @@ def _same_model_above(model):
     ``C`` of a hinge-loss ``KernelSVM`` solved in the dual with no dual
     variable at its bound ``C`` (a hard margin: the KKT conditions at any
     larger ``C`` hold at the same solution)."""
-    if (type(model).__name__ != "KernelSVM" or getattr(model, "solver_", None) != "dual"
-            or model.loss != "hinge"):
+    if (
+        type(model).__name__ != "KernelSVM"
+        or getattr(model, "solver_", None) != "dual"
+        or model.loss != "hinge"
+    ):
         return []
     return ["C"] if float(np.abs(model.dual_coef_).max(initial=0.0)) < model.C else []
 
@@ -684,15 +736,28 @@ class CVResult:
         """Everything about the row, for JSON output."""
         baseline = "majority class" if self.task == "classification" else "mean predictor"
         out = {
-            "kernel": self.kernel, "learner": self.learner, "task": self.task,
-            "metric": self.metric, "mean": self.mean, "std": self.std,
+            "kernel": self.kernel,
+            "learner": self.learner,
+            "task": self.task,
+            "metric": self.metric,
+            "mean": self.mean,
+            "std": self.std,
             "folds": [{k: v for k, v in f.items()} for f in self.folds],
-            "baseline": {"name": baseline, "mean": float(np.mean(self.baselines)),
-                         "std": float(np.std(self.baselines))},
-            "grid": self.grid, "grid_edge_folds": self.edge_folds(),
-            "one_class_folds": self.one_class_folds, "gram_seconds": self.gram_seconds,
-            "psd": {"is_psd": self.is_psd, "min_eigenvalue": self.psd.min_eigenvalue,
-                    "tol": self.psd.tol, "method": self.psd.method},
+            "baseline": {
+                "name": baseline,
+                "mean": float(np.mean(self.baselines)),
+                "std": float(np.std(self.baselines)),
+            },
+            "grid": self.grid,
+            "grid_edge_folds": self.edge_folds(),
+            "one_class_folds": self.one_class_folds,
+            "gram_seconds": self.gram_seconds,
+            "psd": {
+                "is_psd": self.is_psd,
+                "min_eigenvalue": self.psd.min_eigenvalue,
+                "tol": self.psd.tol,
+                "method": self.psd.method,
+            },
         }
         if self.task == "regression":
             r2 = np.array([f["r2"] for f in self.folds])
@@ -700,9 +765,22 @@ class CVResult:
         return out
 
 
-def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, seed=0,
-                         n_jobs=1, progress=False, gram=None, kernel_names=None,
-                         task="classification", splits=None):
+def cross_validate_grams(
+    kernels,
+    learners,
+    objects,
+    y,
+    *,
+    folds=5,
+    repeats=1,
+    seed=0,
+    n_jobs=1,
+    progress=False,
+    gram=None,
+    kernel_names=None,
+    task="classification",
+    splits=None,
+):
     """Nested cross-validation of every (kernel, learner) pair on one Gram
     matrix per kernel.
 
@@ -752,6 +830,7 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
     if splits is None:
         splits = make_splits(folds, y, task, repeats=repeats, seed=seed)
     if gram is None:
+
         def gram(kernel, objs):
             return compute_gram(kernel, objs, progress=progress)
 
@@ -785,11 +864,20 @@ def cross_validate_grams(kernels, learners, objects, y, *, folds=5, repeats=1, s
                 fixed["psd_check"] = "none"
             spec = replace(spec, estimator=estimator.set_params(**fixed))
             jobs = (delayed(_fold)(spec, K, y, tr, te, splits, task) for tr, te in splits.folds)
-            results = _run(jobs, n_jobs, len(splits.folds), progress,
-                           f"{type(spec.estimator).__name__} folds")
-            rows.append(CVResult(kernel_name, spec.name, task, results, seconds, report,
-                                 {**kernel_grid, **spec.grid,
-                                  **_self_chosen_grid(spec.estimator)}))
+            results = _run(
+                jobs, n_jobs, len(splits.folds), progress, f"{type(spec.estimator).__name__} folds"
+            )
+            rows.append(
+                CVResult(
+                    kernel_name,
+                    spec.name,
+                    task,
+                    results,
+                    seconds,
+                    report,
+                    {**kernel_grid, **spec.grid, **_self_chosen_grid(spec.estimator)},
+                )
+            )
     return rows
 
 
@@ -821,14 +909,20 @@ def _chosen_text(row):
     chosen = row.chosen()
     if not chosen:
         return "-"
-    return ", ".join(" ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
-                     + (f" ({n})" if len(chosen) > 1 else "") for p, n in chosen)
+    return ", ".join(
+        " ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
+        + (f" ({n})" if len(chosen) > 1 else "")
+        for p, n in chosen
+    )
 
 
 def _cells(row):
     base = row.baselines
-    cells = {"kernel": row.kernel, "learner": compact_learner(row.learner, row.grid),
-             row.metric: f"{row.mean:.3f} ± {row.std:.3f}"}
+    cells = {
+        "kernel": row.kernel,
+        "learner": compact_learner(row.learner, row.grid),
+        row.metric: f"{row.mean:.3f} ± {row.std:.3f}",
+    }
     if row.task == "regression":
         r2 = row.as_dict()["r2"]
         cells["R²"] = f"{r2['mean']:.3f} ± {r2['std']:.3f}"
@@ -858,8 +952,11 @@ def _chosen_cell(row, shown=2):
     chosen = row.chosen()
     if not chosen:
         return "-"
-    text = ", ".join(" ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
-                     + (f" ({n})" if len(chosen) > 1 else "") for p, n in chosen[:shown])
+    text = ", ".join(
+        " ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
+        + (f" ({n})" if len(chosen) > 1 else "")
+        for p, n in chosen[:shown]
+    )
     rest = len(chosen) - shown
     return text + (f", +{rest} other{'s' if rest > 1 else ''}" if rest > 0 else "")
 
@@ -875,8 +972,7 @@ def grid_summary(values):
     grid = sorted(set(values))
     if grid[0] > 0:
         logs = np.log10(grid)
-        if np.allclose(logs, np.round(logs), atol=1e-9) and \
-                np.all(np.diff(np.round(logs)) == 1):
+        if np.allclose(logs, np.round(logs), atol=1e-9) and np.all(np.diff(np.round(logs)) == 1):
             return f"10^{round(logs[0])}..10^{round(logs[-1])} ({len(grid)})"
     return f"{_fmt_value(grid[0])}..{_fmt_value(grid[-1])} ({len(grid)})"
 
@@ -888,8 +984,7 @@ def compact_learner(learner, grid):
         # a list the user wrote, or KernelRidgeCV's own candidates (a tuple)
         key = name if re.search(rf"\b{re.escape(name)}=\[", learner) else name + "s"
         pattern = rf"\b{re.escape(key)}=[\[(][^\])]*[\])]"
-        learner = re.sub(pattern, lambda m: f"{key}∈{grid_summary(values)}", learner,
-                         count=1)
+        learner = re.sub(pattern, lambda m: f"{key}∈{grid_summary(values)}", learner, count=1)
     return learner
 
 
@@ -908,21 +1003,26 @@ def edge_notes(rows):
     notes = []
     for row in rows:
         for name, values in row.grid.items():
-            if len(values) < 3 or not all(isinstance(v, (int, float))
-                                          and not isinstance(v, bool) for v in values):
+            if len(values) < 3 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+            ):
                 continue
             grid = sorted(set(values))
             chosen = [_edge_choice(f, name, grid[-1]) for f in row.folds]
-            ends = {"largest": (grid[-1], chosen.count(grid[-1])),
-                    "smallest": (grid[0], chosen.count(grid[0]))}
+            ends = {
+                "largest": (grid[-1], chosen.count(grid[-1])),
+                "smallest": (grid[0], chosen.count(grid[0])),
+            }
             end = max(ends, key=lambda e: ends[e][1])
             value, n = ends[end]
             if 2 * n <= len(row.folds):
                 continue
-            head = (f"{row.kernel}, {row.learner.partition('(')[0]}: {name} = "
-                    f"{_fmt_value(value)}, the {end} value of its grid, was chosen on "
-                    f"{n}/{len(row.folds)} outer folds; the best {name} may lie "
-                    f"{'above' if end == 'largest' else 'below'} the grid")
+            head = (
+                f"{row.kernel}, {row.learner.partition('(')[0]}: {name} = "
+                f"{_fmt_value(value)}, the {end} value of its grid, was chosen on "
+                f"{n}/{len(row.folds)} outer folds; the best {name} may lie "
+                f"{'above' if end == 'largest' else 'below'} the grid"
+            )
             wider = _wider_grid(grid, end)
             learner = row.learner
             # KernelRidgeCV's own candidates are its ``alphas``, a tuple
@@ -933,8 +1033,9 @@ def edge_notes(rows):
                 learner = re.sub(pattern, lambda m: listed, learner, count=1)
                 head += f": try a wider grid, e.g. --learner '{learner}'"
             elif re.search(rf"\b{re.escape(name)}=\[", row.kernel):
-                head = head.replace(f"{row.kernel}, {row.learner.partition('(')[0]}: ",
-                                    f"{row.kernel}: ")
+                head = head.replace(
+                    f"{row.kernel}, {row.learner.partition('(')[0]}: ", f"{row.kernel}: "
+                )
                 head += f": try a wider grid for {name} in the --kernel expression"
             else:
                 head += f": try a wider grid for {name} in the --learner expression"
@@ -969,8 +1070,10 @@ def format_table(rows):
     headers = list(dict.fromkeys(h for c in cells for h in c))
     table = [[c.get(h, "") for h in headers] for c in cells]
     widths = [max(len(h), *(len(c[i]) for c in table)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
     for row, cell in zip(rows, cells):
         for note in _row_notes(row):
@@ -980,15 +1083,40 @@ def format_table(rows):
 
 def format_tsv(rows):
     """Tab-separated: one header line, one line per kernel x learner pair."""
-    headers = ["kernel", "learner", "metric", "mean", "std", "baseline", "r2_mean",
-               "chosen", "gram_seconds", "psd", "one_class_folds", "folds"]
+    headers = [
+        "kernel",
+        "learner",
+        "metric",
+        "mean",
+        "std",
+        "baseline",
+        "r2_mean",
+        "chosen",
+        "gram_seconds",
+        "psd",
+        "one_class_folds",
+        "folds",
+    ]
     lines = ["\t".join(headers)]
     for r in rows:
         d = r.as_dict()
         r2 = f"{d['r2']['mean']:.6g}" if "r2" in d else ""
-        lines.append("\t".join([r.kernel, r.learner, r.metric, f"{r.mean:.6g}",
-                                f"{r.std:.6g}", f"{d['baseline']['mean']:.6g}", r2,
-                                _chosen_text(r), f"{r.gram_seconds:.2f}",
-                                "yes" if r.is_psd else "no", str(r.one_class_folds),
-                                str(len(r.folds))]))
+        lines.append(
+            "\t".join(
+                [
+                    r.kernel,
+                    r.learner,
+                    r.metric,
+                    f"{r.mean:.6g}",
+                    f"{r.std:.6g}",
+                    f"{d['baseline']['mean']:.6g}",
+                    r2,
+                    _chosen_text(r),
+                    f"{r.gram_seconds:.2f}",
+                    "yes" if r.is_psd else "no",
+                    str(r.one_class_folds),
+                    str(len(r.folds)),
+                ]
+            )
+        )
     return "\n".join(lines)

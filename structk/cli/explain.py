@@ -15,75 +15,109 @@ def add_parsers(sub, formatter):
     from .commands import _int_at_least
 
     p = sub.add_parser(
-        "explain", help="feature weights and per-position / per-node contributions of a model",
+        "explain",
+        help="feature weights and per-position / per-node contributions of a model",
         formatter_class=formatter,
         description="Load a model saved by structk.save and explain its decision values on "
-                    "the objects of INPUT (FASTA, TU graph folder, CSV with --smiles-column): "
-                    "print its features with the largest positive and negative weights and, "
-                    "for each object, the decision value and its most contributing positions "
-                    "or nodes. The contributions sum, with the bias, to the decision value. "
-                    "A model whose kernel has no explicit features (random walk, local "
-                    "alignment, Fisher) cannot be decomposed: use --ism for sequences.",
+        "the objects of INPUT (FASTA, TU graph folder, CSV with --smiles-column): "
+        "print its features with the largest positive and negative weights and, "
+        "for each object, the decision value and its most contributing positions "
+        "or nodes. The contributions sum, with the bias, to the decision value. "
+        "A model whose kernel has no explicit features (random walk, local "
+        "alignment, Fisher) cannot be decomposed: use --ism for sequences.",
         epilog="examples:\n"
-               "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
-               "  structk explain nfe2.model test.fa --tsv contributions.tsv -o report.txt\n"
-               "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
-               "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
-               "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv\n"
-               "  structk explain esol.model mols.csv --smiles-column smiles --id-column name",
+        "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
+        "  structk explain nfe2.model test.fa --tsv contributions.tsv -o report.txt\n"
+        "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
+        "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
+        "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv\n"
+        "  structk explain esol.model mols.csv --smiles-column smiles --id-column name",
     )
     _add_model(p)
     p.add_argument("input", help="objects to explain: FASTA, TU folder or CSV")
     p.add_argument("--smiles-column", metavar="COL", help="CSV column of SMILES strings")
-    p.add_argument("--id-column", metavar="COL",
-                   help="CSV column holding each row's id (default row0, row1, ...)")
-    p.add_argument("--top", type=_int_at_least(1), default=10,
-                   help="features and positions/nodes listed (default 10)")
-    p.add_argument("--tsv", metavar="FILE", help="write every contribution: object, unit, "
-                                                 "symbol or node, score")
-    p.add_argument("--edges", action="store_true",
-                   help="graph models: split each feature over the nodes and edges it is made "
-                        "of (WL: its unfolding tree; shortest path: end nodes and path edges), "
-                        "list the top edges, write them to --tsv and colour them in --plot")
-    p.add_argument("--index", type=_int_at_least(0), default=0,
-                   help="the object --plot and --ism use (default 0, the first)")
-    p.add_argument("--plot", metavar="FILE.png", type=_plot_file,
-                   help="draw the contributions of object --index (a logo for a sequence, "
-                        "the molecule or graph otherwise); needs matplotlib "
-                        "(pip install 'structk[plot]')")
-    p.add_argument("--hypothetical", action="store_true",
-                   help="with --plot on a sequence: draw the hypothetical contributions "
-                        "of every symbol at every position (GkmExplain)")
-    p.add_argument("--ism", metavar="FILE",
-                   help="write the change of the decision value for every single-symbol "
-                        "substitution of sequence --index (TSV: position, ref, alt, delta)")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the report here instead of standard output")
+    p.add_argument(
+        "--id-column",
+        metavar="COL",
+        help="CSV column holding each row's id (default row0, row1, ...)",
+    )
+    p.add_argument(
+        "--top",
+        type=_int_at_least(1),
+        default=10,
+        help="features and positions/nodes listed (default 10)",
+    )
+    p.add_argument(
+        "--tsv",
+        metavar="FILE",
+        help="write every contribution: object, unit, symbol or node, score",
+    )
+    p.add_argument(
+        "--edges",
+        action="store_true",
+        help="graph models: split each feature over the nodes and edges it is made "
+        "of (WL: its unfolding tree; shortest path: end nodes and path edges), "
+        "list the top edges, write them to --tsv and colour them in --plot",
+    )
+    p.add_argument(
+        "--index",
+        type=_int_at_least(0),
+        default=0,
+        help="the object --plot and --ism use (default 0, the first)",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        type=_plot_file,
+        help="draw the contributions of object --index (a logo for a sequence, "
+        "the molecule or graph otherwise); needs matplotlib "
+        "(pip install 'structk[plot]')",
+    )
+    p.add_argument(
+        "--hypothetical",
+        action="store_true",
+        help="with --plot on a sequence: draw the hypothetical contributions "
+        "of every symbol at every position (GkmExplain)",
+    )
+    p.add_argument(
+        "--ism",
+        metavar="FILE",
+        help="write the change of the decision value for every single-symbol "
+        "substitution of sequence --index (TSV: position, ref, alt, delta)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report here instead of standard output"
+    )
     p.set_defaults(func=run_explain)
 
     p = sub.add_parser(
-        "score-variants", help="change of a sequence model's score between alleles (deltaSVM)",
+        "score-variants",
+        help="change of a sequence model's score between alleles (deltaSVM)",
         formatter_class=formatter,
         description="Score variants by f(alt) - f(ref) with a saved sequence model. Either "
-                    "two FASTA files, reference and alternative sequences paired in order, "
-                    "or a variant table (tab-separated: name, chrom, pos (1-based), ref, "
-                    "alt; '#' comments) with the reference FASTA holding the records "
-                    "'chrom' names. A reference allele that differs from the FASTA is an "
-                    "error naming the line; a multi-allelic alt (A,T) is scored one allele "
-                    "per row (name:A, name:T). Writes TSV: name, ref_score, alt_score, "
-                    "delta.",
+        "two FASTA files, reference and alternative sequences paired in order, "
+        "or a variant table (tab-separated: name, chrom, pos (1-based), ref, "
+        "alt; '#' comments) with the reference FASTA holding the records "
+        "'chrom' names. A reference allele that differs from the FASTA is an "
+        "error naming the line; a multi-allelic alt (A,T) is scored one allele "
+        "per row (name:A, name:T). Writes TSV: name, ref_score, alt_score, "
+        "delta.",
         epilog="examples:\n"
-               "  structk score-variants nfe2.model ref.fa alt.fa -o scores.tsv\n"
-               "  structk score-variants nfe2.model variants.tsv genome.fa --flank 100\n"
-               "  structk score-variants three_classes.model variants.tsv genome.fa "
-               "--class enhancer",
+        "  structk score-variants nfe2.model ref.fa alt.fa -o scores.tsv\n"
+        "  structk score-variants nfe2.model variants.tsv genome.fa --flank 100\n"
+        "  structk score-variants three_classes.model variants.tsv genome.fa "
+        "--class enhancer",
     )
     _add_model(p)
     p.add_argument("variants", help="reference FASTA, or a variant table")
     p.add_argument("sequences", help="alternative FASTA, or (with a table) the reference FASTA")
-    p.add_argument("--flank", type=_int_at_least(0), default=None,
-                   help="with a table: score the N bases either side of each variant only "
-                        "(at least the kernel's feature length minus 1)")
+    p.add_argument(
+        "--flank",
+        type=_int_at_least(0),
+        default=None,
+        help="with a table: score the N bases either side of each variant only "
+        "(at least the kernel's feature length minus 1)",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="TSV file (default: standard output)")
     p.add_argument("--out", dest="out_old", metavar="FILE", help=argparse.SUPPRESS)
     p.set_defaults(func=run_score_variants)
@@ -91,9 +125,14 @@ def add_parsers(sub, formatter):
 
 def _add_model(p):
     p.add_argument("model", help="a model file written by structk.save")
-    p.add_argument("--class", dest="output_class", default=None, metavar="CLASS",
-                   help="which decision function of a model with several: a class (one "
-                        "versus the rest), a pair 'a vs b' (one versus one) or its index")
+    p.add_argument(
+        "--class",
+        dest="output_class",
+        default=None,
+        metavar="CLASS",
+        help="which decision function of a model with several: a class (one "
+        "versus the rest), a pair 'a vs b' (one versus one) or its index",
+    )
 
 
 def _importable(name):
@@ -110,7 +149,8 @@ def _plot_file(text):
     if not _importable("matplotlib"):
         raise argparse.ArgumentTypeError(
             "drawing needs matplotlib, which is not installed: "
-            "pip install 'structk[plot]' (or pip install matplotlib)")
+            "pip install 'structk[plot]' (or pip install matplotlib)"
+        )
     return text
 
 
@@ -118,8 +158,10 @@ def _old_output(args):
     """``--output INDEX`` named the decision function before ``--class``; a
     whole number there is refused rather than written to as a file."""
     if args.output is not None and str(args.output).lstrip("-").isdigit():
-        raise ValueError(f"-o/--output names the output file now (as in every command); "
-                         f"choose the decision function with --class {args.output}")
+        raise ValueError(
+            f"-o/--output names the output file now (as in every command); "
+            f"choose the decision function with --class {args.output}"
+        )
 
 
 def _class_index(model, text, names):
@@ -133,14 +175,17 @@ def _class_index(model, text, names):
     if len(names) == 1 and len(classes) == 2 and text in classes:
         if text == classes[1]:
             return 0
-        raise ValueError(f"--class {text}: the model has one decision function "
-                         f"({names[0]}); positive values favour {classes[1]}, negative "
-                         f"ones {classes[0]}: give --class {classes[1]}, or no --class")
+        raise ValueError(
+            f"--class {text}: the model has one decision function "
+            f"({names[0]}); positive values favour {classes[1]}, negative "
+            f"ones {classes[0]}: give --class {classes[1]}, or no --class"
+        )
     if text.lstrip("-").isdigit() and 0 <= int(text) < len(names):
         return int(text)
     listed = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
-    raise ValueError(f"--class {text!r} is not a decision function of the model; "
-                     f"give one of {listed}")
+    raise ValueError(
+        f"--class {text!r} is not a decision function of the model; give one of {listed}"
+    )
 
 
 def _favours(model, name):
@@ -165,7 +210,8 @@ def _learner(model, path, what):
         raise ValueError(
             f"{path} holds a {type(model).__name__}, not a fitted learner: {what} needs the "
             "model file of structk fit (or structk.save of a fitted KernelSVM, "
-            "KernelRidge, ...)")
+            "KernelRidge, ...)"
+        )
     return model
 
 
@@ -202,14 +248,17 @@ def run_explain(args):
         reason = str(exc).split(". For sequence models")[0]
         if args.ism and data.format == "fasta":
             print(f"note: {reason}; writing in-silico mutagenesis only")
-            _write_ism(args.ism, objects[args.index],
-                       ism(model, objects[args.index], output), ism_symbols(model))
+            _write_ism(
+                args.ism,
+                objects[args.index],
+                ism(model, objects[args.index], output),
+                ism_symbols(model),
+            )
             return 0
         hint = " (--ism FILE gives in-silico mutagenesis)" if data.format == "fasta" else ""
         raise ValueError(reason + hint) from None
     if args.edges and explainer.unit != "node":
-        raise ValueError("--edges is for graph models; this model explains "
-                         f"{explainer.unit}s")
+        raise ValueError(f"--edges is for graph models; this model explains {explainer.unit}s")
     E = explainer.contributions(objects, edges=args.edges)
     with _report(args.output) as out:
         _print_report(out, args, model, explainer, objects, names, E)
@@ -219,8 +268,12 @@ def run_explain(args):
     if args.ism:
         if data.format != "fasta":
             raise ValueError("--ism is for sequences (FASTA input)")
-        _write_ism(args.ism, objects[args.index], explainer.ism(objects[args.index]),
-                   [str(s) for s in explainer._sequence_leaves().symbols])
+        _write_ism(
+            args.ism,
+            objects[args.index],
+            explainer.ism(objects[args.index]),
+            [str(s) for s in explainer._sequence_leaves().symbols],
+        )
     if args.plot:
         _plot(args, explainer, objects[args.index], E[args.index], names[args.index])
     if args.output is not None:
@@ -234,16 +287,19 @@ def _print_report(out, args, model, explainer, objects, names, E):
     def say(text=""):
         print(text, file=out)
 
-    say(f"model: {type(model).__name__} with {describe(explainer.kernel)} "
-        f"({explainer.output_name})")
+    say(
+        f"model: {type(model).__name__} with {describe(explainer.kernel)} ({explainer.output_name})"
+    )
     favours = _favours(model, explainer.output_name)
     if favours is not None:
         say(f"positive weights and contributions favour {favours}")
     say(f"features with the largest weights (top {args.top} each way):")
     for name, w in explainer.feature_weights(args.top):
         say(f"  {w:+.6g}  {name}")
-    say(f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
-        f"top {explainer.unit}s (symbol@index, 0-based)")
+    say(
+        f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
+        f"top {explainer.unit}s (symbol@index, 0-based)"
+    )
     for name, obj, e in zip(names, objects, E):
         order = [int(i) for i in _top(e.scores, min(args.top, 5))]
         shown = _unit_labels(obj, e)
@@ -279,6 +335,7 @@ def _unit_labels(obj, explanation):
 
 def _edge_labels(graph, explanation):
     """``label(u)-label(v)@u-v`` for each edge of an explanation."""
+
     def label(v):
         return str(graph.nodes[v].get("label", v))
 
@@ -308,19 +365,28 @@ def _plot(args, explainer, obj, explanation, name):
     title = f"{name}: f = {explanation.decision:.4g}"
     if isinstance(obj, str):
         symbols = [str(s) for s in explainer._sequence_leaves().symbols]
-        M = (explainer.hypothetical(obj) if args.hypothetical
-             else plots.contribution_matrix(explanation, symbols))
+        M = (
+            explainer.hypothetical(obj)
+            if args.hypothetical
+            else plots.contribution_matrix(explanation, symbols)
+        )
         fig = plots.plot_logo(M, symbols, title=title)
     elif args.smiles_column and obj.graph.get("smiles"):
-        png = plots.plot_molecule(obj.graph["smiles"], explanation.scores, None,
-                                  bond_scores=explanation.edge_scores, edges=explanation.edges)
+        png = plots.plot_molecule(
+            obj.graph["smiles"],
+            explanation.scores,
+            None,
+            bond_scores=explanation.edge_scores,
+            edges=explanation.edges,
+        )
         with atomic_output(args.plot, "the picture", "wb") as f:
             f.write(png)
         print(f"wrote {args.plot}")
         return
     else:
-        fig = plots.plot_graph(obj, explanation.scores, title=title,
-                               edge_scores=explanation.edge_scores)
+        fig = plots.plot_graph(
+            obj, explanation.scores, title=title, edge_scores=explanation.edge_scores
+        )
     kind = os.path.splitext(str(args.plot))[1].lstrip(".").lower() or "png"
     with atomic_output(args.plot, "the picture", "wb") as f:
         fig.savefig(f, format=kind, dpi=150, bbox_inches="tight")
@@ -341,8 +407,9 @@ def run_score_variants(args):
     if args.out_old is not None:
         if args.output is not None:
             raise ValueError("give -o/--output only (--out is its old spelling)")
-        print("structk score-variants: note: --out is deprecated, write -o/--output",
-              file=sys.stderr)
+        print(
+            "structk score-variants: note: --out is deprecated, write -o/--output", file=sys.stderr
+        )
         args.output = args.out_old
     model = _learner(_load(args.model), args.model, "score-variants")
     try:
@@ -353,15 +420,18 @@ def run_score_variants(args):
     output = _class_index(model, args.output_class, names)
     if output is None and len(names) > 1:
         listed = ", ".join(f"{i} ({n})" for i, n in enumerate(names))
-        raise ValueError(f"{args.model} has {len(names)} decision functions: choose one "
-                         f"with --class, one of {listed}")
+        raise ValueError(
+            f"{args.model} has {len(names)} decision functions: choose one "
+            f"with --class, one of {listed}"
+        )
     if args.flank is not None:
         need, kernel = min_flank(model)
         if args.flank < need:
             raise ValueError(
                 f"--flank {args.flank} is too short for {kernel}: its features are "
                 f"{need + 1} symbols long, so a variant changes features up to {need} "
-                f"bases either side of it; give --flank {need} or more")
+                f"bases either side of it; give --flank {need} or more"
+            )
     ids, ref, alt = read_variants(args.variants, args.sequences, flank=args.flank)
     f_ref, f_alt, delta = score_variants(model, ref, alt, output)
     lines = ["name\tref_score\talt_score\tdelta"]

@@ -83,11 +83,12 @@ def text_lines(path):
                 try:
                     yield line.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    column = len(line[:exc.start].decode("utf-8", "replace")) + 1
+                    column = len(line[: exc.start].decode("utf-8", "replace")) + 1
                     raise ValueError(
                         f"{str(path)!r} line {lineno}, column {column}: byte "
                         f"0x{line[exc.start]:02x} is not UTF-8 text; save the file as "
-                        "UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+                        "UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+                    ) from None
     except (OSError, EOFError) as exc:  # a damaged gzip stream
         if isinstance(exc, FileNotFoundError):
             raise
@@ -112,9 +113,20 @@ def guess_format(path):
     )
 
 
-def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_column=None,
-                 alphabet=None, smiles_column=None, target_column=None, groups=None,
-                 need_labels=False, id_column=None):
+def read_objects(
+    path,
+    fmt="auto",
+    *,
+    label_pattern=None,
+    labels=None,
+    label_column=None,
+    alphabet=None,
+    smiles_column=None,
+    target_column=None,
+    groups=None,
+    need_labels=False,
+    id_column=None,
+):
     """Read objects (and labels, targets and groups where the options say
     where they are; a CSV's object names from ``id_column``)."""
     path = Path(path)
@@ -128,10 +140,12 @@ def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_col
     if alphabet is not None and fmt != "fasta":
         raise ValueError("--alphabet applies to FASTA input only")
     if fmt != "csv":
-        for option, value in (("--label-column", label_column),
-                              ("--smiles-column", smiles_column),
-                              ("--target-column", target_column),
-                              ("--id-column", id_column)):
+        for option, value in (
+            ("--label-column", label_column),
+            ("--smiles-column", smiles_column),
+            ("--target-column", target_column),
+            ("--id-column", id_column),
+        ):
             if value is not None:
                 raise ValueError(f"{option} applies to CSV input only")
     headers = None
@@ -142,8 +156,15 @@ def read_objects(path, fmt="auto", *, label_pattern=None, labels=None, label_col
     elif fmt == "tu":
         data = _read_tu(path)
     else:
-        data = _read_csv(path, label_column, smiles_column, target_column,
-                         need_labels and labels is None, groups, id_column)
+        data = _read_csv(
+            path,
+            label_column,
+            smiles_column,
+            target_column,
+            need_labels and labels is None,
+            groups,
+            id_column,
+        )
     if labels is not None:
         data.labels = read_labels(labels, data.names)
     if groups is not None and data.groups is None:
@@ -156,8 +177,10 @@ def _read_groups(groups, names, headers):
     if Path(groups).is_file():
         return read_labels(groups, names, option="--groups")
     if headers is None:
-        raise ValueError(f"--groups {groups!r} is not a file (a regex on headers needs "
-                         "FASTA input; for CSV give a column name)")
+        raise ValueError(
+            f"--groups {groups!r} is not a file (a regex on headers needs "
+            "FASTA input; for CSV give a column name)"
+        )
     return _match_headers(groups, headers, "--groups")
 
 
@@ -259,12 +282,15 @@ def check_symbols(data, ignore_case=True):
     seq = str(data.objects[first])
     j = next(j for j, c in enumerate(seq) if c not in accepted)
     wider = "".join(symbols) + "".join(sorted(missing))
-    where = (f"{_record(first, data.names)} has symbol {seq[j]!r} at position {j}, outside "
-             "that alphabet")
+    where = (
+        f"{_record(first, data.names)} has symbol {seq[j]!r} at position {j}, outside that alphabet"
+    )
     if n_records > 1:
         where += f" ({n_records} records hold such symbols)"
-    fix = (f"give --alphabet with every symbol (--alphabet {wider}), or add unknown='skip' "
-           "to the kernel to drop the k-mers that hold them")
+    fix = (
+        f"give --alphabet with every symbol (--alphabet {wider}), or add unknown='skip' "
+        "to the kernel to drop the k-mers that hold them"
+    )
     if data.alphabet_source == "--alphabet":
         raise ValueError(f"--alphabet {data.alphabet}: {where}; {fix}")
     raise ValueError(f"alphabet {data.alphabet} (detected from the records): {where}; {fix}")
@@ -280,15 +306,17 @@ def _read_fasta(path, label_pattern, alphabet):
     if empty:
         raise ValueError(
             f"{str(path)!r}: record {empty[0] + 1} ({ids[empty[0]]!r}) has no sequence "
-            f"({len(empty)} of {len(seqs)} records are empty); remove the empty records")
+            f"({len(empty)} of {len(seqs)} records are empty); remove the empty records"
+        )
     labels = None
     if label_pattern is not None:
         labels = _match_headers(label_pattern, headers, "--label-pattern")
     data = Objects(seqs, ids, labels, "fasta")
     if alphabet is None:
         name = detect_alphabet(seqs, ids)
-        data.notes.append(f"alphabet {name} detected from the records "
-                          "(give --alphabet to choose another)")
+        data.notes.append(
+            f"alphabet {name} detected from the records (give --alphabet to choose another)"
+        )
         data.alphabet, data.alphabet_source = name, "detected"
     else:
         from ..alphabets import resolve_alphabet
@@ -327,8 +355,9 @@ def _read_tu(path):
     return Objects(graphs, [f"graph{i}" for i in range(len(graphs))], np.asarray(y), "tu")
 
 
-def _read_csv(path, label_column, smiles_column, target_column, need_labels, groups,
-              id_column=None):
+def _read_csv(
+    path, label_column, smiles_column, target_column, need_labels, groups, id_column=None
+):
     import csv
 
     lines = (line for line in text_lines(path) if not line.lstrip().startswith("#"))
@@ -336,16 +365,17 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
     if not rows:
         raise ValueError(f"{str(path)!r} holds no rows")
     has_header = not all(_is_number(f) for f in rows[0] if f.strip())
-    header = [f.strip() for f in rows[0]] if has_header else \
-        [str(i) for i in range(len(rows[0]))]
-    body = rows[int(has_header):]
+    header = [f.strip() for f in rows[0]] if has_header else [str(i) for i in range(len(rows[0]))]
+    body = rows[int(has_header) :]
     if not body:
         raise ValueError(f"{str(path)!r} holds a header but no rows")
     for i, row in enumerate(body):
         if len(row) != len(header):
-            raise ValueError(f"{str(path)!r} row {i + int(has_header) + 1} has {len(row)} "
-                             f"fields, the {'header' if has_header else 'first row'} "
-                             f"{len(header)}")
+            raise ValueError(
+                f"{str(path)!r} row {i + int(has_header) + 1} has {len(row)} "
+                f"fields, the {'header' if has_header else 'first row'} "
+                f"{len(header)}"
+            )
     table = np.array(body, dtype=str).reshape(len(body), len(header))
     names = [f"row{i}" for i in range(len(body))]
     notes = []
@@ -355,8 +385,9 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
             return header.index(name)
         if name.lstrip("-").isdigit() and -len(header) <= int(name) < len(header):
             return int(name) % len(header)
-        raise ValueError(f"{option} {name!r} is not a column of {str(path)!r} "
-                         f"(columns: {', '.join(header)})")
+        raise ValueError(
+            f"{option} {name!r} is not a column of {str(path)!r} (columns: {', '.join(header)})"
+        )
 
     group_values, group_col = None, None
     if groups is not None and not Path(groups).is_file():
@@ -377,13 +408,21 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
             raise ValueError("give --target-column or --label-column, not both")
         target = target_column if target_column is not None else label_column
         graphs = _smiles_graphs(from_smiles, table[:, column("--smiles-column", smiles_column)])
-        data = Objects(graphs, names, None, "csv", notes, groups=group_values,
-                       columns=[header[column("--smiles-column", smiles_column)]],
-                       has_header=has_header)
+        data = Objects(
+            graphs,
+            names,
+            None,
+            "csv",
+            notes,
+            groups=group_values,
+            columns=[header[column("--smiles-column", smiles_column)]],
+            has_header=has_header,
+        )
         if target is not None:
             col = column("--target-column", target)
-            data.labels, data.task = _targets(table[:, col], label_column is not None,
-                                              path, header[col])
+            data.labels, data.task = _targets(
+                table[:, col], label_column is not None, path, header[col]
+            )
         return data
 
     if label_column is not None and target_column is not None:
@@ -394,8 +433,7 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
     labels, task = None, "classification"
     target = target_column if target_column is not None else label_column
     if target is not None:
-        col = column("--target-column" if target_column is not None else "--label-column",
-                     target)
+        col = column("--target-column" if target_column is not None else "--label-column", target)
         labels, task = _targets(table[:, col], label_column is not None, path, header[col])
         table = np.delete(table, col, axis=1)
         del header[col]
@@ -403,25 +441,34 @@ def _read_csv(path, label_column, smiles_column, target_column, need_labels, gro
         # a last column of words only is a label column; one mixing numbers
         # and words is more likely a typo, reported below
         labels, _ = _targets(table[:, -1], True, path, header[-1])
-        notes.append(f"labels taken from the last column {header[-1]!r} (not numeric); "
-                     "give --label-column to choose another")
+        notes.append(
+            f"labels taken from the last column {header[-1]!r} (not numeric); "
+            "give --label-column to choose another"
+        )
         table = table[:, :-1]
         del header[-1]
     elif need_labels:
-        raise ValueError(f"{str(path)!r}: say which column holds the labels with "
-                         "--label-column NAME (or --target-column for numbers to regress)")
+        raise ValueError(
+            f"{str(path)!r}: say which column holds the labels with "
+            "--label-column NAME (or --target-column for numbers to regress)"
+        )
     else:
-        notes.append(f"all {table.shape[1]} columns used as features (give "
-                     "--label-column to leave out a label column)")
+        notes.append(
+            f"all {table.shape[1]} columns used as features (give "
+            "--label-column to leave out a label column)"
+        )
     for j in range(table.shape[1]):
         for i in range(table.shape[0]):
             if not _is_number(table[i, j]):
-                raise ValueError(f"{str(path)!r} holds a non-numeric value {str(table[i, j])!r} in "
-                                 f"column {header[j]!r}, row {i}: give --label-column, or "
-                                 "--smiles-column for molecules")
+                raise ValueError(
+                    f"{str(path)!r} holds a non-numeric value {str(table[i, j])!r} in "
+                    f"column {header[j]!r}, row {i}: give --label-column, or "
+                    "--smiles-column for molecules"
+                )
     X = table.astype(np.float64)
-    return Objects(X, names, labels, "csv", notes, task, group_values, columns=header,
-                   has_header=has_header)
+    return Objects(
+        X, names, labels, "csv", notes, task, group_values, columns=header, has_header=has_header
+    )
 
 
 def _smiles_graphs(from_smiles, column):
@@ -431,8 +478,9 @@ def _smiles_graphs(from_smiles, column):
         m = re.match(r"smiles\[(\d+)\]", str(exc))
         if m is None:
             raise
-        raise ValueError(f"row {m.group(1)} of --smiles-column: "
-                         f"{str(exc).split('= ', 1)[-1]}") from None
+        raise ValueError(
+            f"row {m.group(1)} of --smiles-column: {str(exc).split('= ', 1)[-1]}"
+        ) from None
 
 
 def _targets(values, classes, path, name):
@@ -443,9 +491,11 @@ def _targets(values, classes, path, name):
     values = np.char.strip(values)
     empty = np.flatnonzero(values == "")
     if len(empty):
-        raise ValueError(f"{str(path)!r} row {int(empty[0])} has an empty label in column "
-                         f"{name!r} ({len(empty)} empty in all): fill it in or remove the "
-                         "row")
+        raise ValueError(
+            f"{str(path)!r} row {int(empty[0])} has an empty label in column "
+            f"{name!r} ({len(empty)} empty in all): fill it in or remove the "
+            "row"
+        )
     if classes or not all(_is_number(v) for v in values):
         return values, "classification"
     numbers = values.astype(np.float64)
@@ -475,13 +525,13 @@ def read_labels(path, names, option="--labels"):
             raise ValueError(f"{option} {str(path)!r} has no entry for {missing[0]!r}")
         blank = [n for n in names if not table[n].strip()]
         if blank:
-            raise ValueError(f"{option} {str(path)!r}: the entry of {blank[0]!r} is empty; "
-                             "give every object a value")
+            raise ValueError(
+                f"{option} {str(path)!r}: the entry of {blank[0]!r} is empty; "
+                "give every object a value"
+            )
         return np.array([table[n].strip() for n in names])
     if len(lines) != len(names):
-        raise ValueError(
-            f"{option} {str(path)!r} has {len(lines)} lines for {len(names)} objects"
-        )
+        raise ValueError(f"{option} {str(path)!r} has {len(lines)} lines for {len(names)} objects")
     return np.array([line.strip() for line in lines])
 
 
@@ -502,8 +552,10 @@ def read_matrix(path):
         _fits_in_memory(path, _npz_size(path), "inflated")
         with np.load(path, allow_pickle=False) as archive:
             if len(archive.files) != 1:
-                raise ValueError(f"{str(path)!r} holds {len(archive.files)} arrays "
-                                 f"({', '.join(archive.files)}); save just the Gram matrix")
+                raise ValueError(
+                    f"{str(path)!r} holds {len(archive.files)} arrays "
+                    f"({', '.join(archive.files)}); save just the Gram matrix"
+                )
             return archive[archive.files[0]]
     if suffix in (".tsv", ".csv", ".txt"):
         return _read_text_matrix(path, "\t" if suffix != ".csv" else ",")
@@ -532,7 +584,8 @@ def _fits_in_memory(path, nbytes, what):
         raise MemoryError(
             f"{str(path)!r} takes {nbytes / 2**30:.1f} GiB {what}, more than half the "
             f"{available / 2**30:.1f} GiB of memory available; save the matrix as .npy, "
-            "which is read without loading it")
+            "which is read without loading it"
+        )
 
 
 #: Bound on the memory a text matrix takes while parsed, per byte of the file:

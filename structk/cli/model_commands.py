@@ -46,8 +46,13 @@ from .outputs import atomic_output, naming_path, refuse_special, same_file
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
-_WHAT = {"sequences": "sequences", "sets": "token sets", "graphs": "graphs",
-         "vectors": "numeric vectors", "gram": "a precomputed Gram matrix"}
+_WHAT = {
+    "sequences": "sequences",
+    "sets": "token sets",
+    "graphs": "graphs",
+    "vectors": "numeric vectors",
+    "gram": "a precomputed Gram matrix",
+}
 
 
 # ---------------------------------------------------------------------- fit
@@ -59,41 +64,53 @@ def training_data(args):
         if args.input is not None:
             raise ValueError(f"give INPUT ({args.input}) or --positive/--negative, not both")
         if args.negative is None:
-            raise ValueError("--positive needs --negative: the FASTA file of negative "
-                             "sequences (as gkmtrain takes pos.fa neg.fa)")
+            raise ValueError(
+                "--positive needs --negative: the FASTA file of negative "
+                "sequences (as gkmtrain takes pos.fa neg.fa)"
+            )
         if args.positive is None:
-            raise ValueError("--negative needs --positive: the FASTA file of positive "
-                             "sequences")
+            raise ValueError("--negative needs --positive: the FASTA file of positive sequences")
         if Path(args.positive).exists() and same_file(args.positive, args.negative):
-            raise ValueError(f"--positive {args.positive} and --negative {args.negative} "
-                             "are the same file: give the positive and the negative "
-                             "sequences in two files")
+            raise ValueError(
+                f"--positive {args.positive} and --negative {args.negative} "
+                "are the same file: give the positive and the negative "
+                "sequences in two files"
+            )
         return _read_pair(args)
     if args.input is None:
-        raise ValueError("give the training data: INPUT, or --positive pos.fa "
-                         "--negative neg.fa")
+        raise ValueError("give the training data: INPUT, or --positive pos.fa --negative neg.fa")
     return _read(args, need_labels=True)
 
 
 def _read_pair(args):
     from .inputs import Objects, detect_alphabet, read_objects
 
-    for option in ("label_pattern", "labels", "label_column", "smiles_column",
-                   "target_column", "groups"):
+    for option in (
+        "label_pattern",
+        "labels",
+        "label_column",
+        "smiles_column",
+        "target_column",
+        "groups",
+    ):
         if getattr(args, option, None) is not None:
-            raise ValueError(f"--{option.replace('_', '-')} does not apply to "
-                             "--positive/--negative (their files are the labels)")
-    parts = [read_objects(path, "fasta", alphabet=args.alphabet or "protein")
-             for path in (args.positive, args.negative)]
+            raise ValueError(
+                f"--{option.replace('_', '-')} does not apply to "
+                "--positive/--negative (their files are the labels)"
+            )
+    parts = [
+        read_objects(path, "fasta", alphabet=args.alphabet or "protein")
+        for path in (args.positive, args.negative)
+    ]
     seqs = parts[0].objects + parts[1].objects
     names = parts[0].names + parts[1].names
-    labels = np.array(["positive"] * len(parts[0].objects)
-                      + ["negative"] * len(parts[1].objects))
+    labels = np.array(["positive"] * len(parts[0].objects) + ["negative"] * len(parts[1].objects))
     data = Objects(seqs, names, labels, "fasta")
     if args.alphabet is None:
         name = detect_alphabet(seqs, names)
-        data.notes.append(f"alphabet {name} detected from the records "
-                          "(give --alphabet to choose another)")
+        data.notes.append(
+            f"alphabet {name} detected from the records (give --alphabet to choose another)"
+        )
         data.alphabet, data.alphabet_source = name, "detected"
     else:
         data.alphabet, data.alphabet_source = args.alphabet, "--alphabet"
@@ -109,8 +126,10 @@ def _learner(args, task):
     if isinstance(estimator, type):
         raise ValueError(f"learner {text!r} is a class: call it, e.g. {estimator.__name__}()")
     if not hasattr(estimator, "predict") or "kernel" not in estimator.get_params(deep=False):
-        raise ValueError(f"learner {text!r} cannot predict from one kind of objects: fit "
-                         "needs a classifier or regressor such as KernelSVM(C=1.0)")
+        raise ValueError(
+            f"learner {text!r} cannot predict from one kind of objects: fit "
+            "needs a classifier or regressor such as KernelSVM(C=1.0)"
+        )
     if args.no_nested:
         grid, given = {}, set(estimator.get_params(deep=False))
     return learner_spec(estimator, grid, given), bool(grid)
@@ -166,13 +185,13 @@ def _cmd_fit(args):
             f"no inner CV over {len(y)} objects (its Gram matrix would take "
             f"{8 * len(y) ** 2 / 1e9:.1f} GB): the learner's defaults are used; give a "
             f"grid in --learner (e.g. {type(spec.estimator).__name__}"
-            f"({next(iter(spec.grid))}=[...])) to search one anyway")
+            f"({next(iter(spec.grid))}=[...])) to search one anyway"
+        )
         spec = LearnerSpec(spec.estimator)
     t0 = time.perf_counter()
     chosen, ties, folds, trained = ({}, [], args.inner_folds, None)
     if spec.grid:
-        chosen, ties, folds, trained = _choose_params(spec, kernel, data.objects, y, task,
-                                                      args)
+        chosen, ties, folds, trained = _choose_params(spec, kernel, data.objects, y, task, args)
     model = clone(spec.estimator).set_params(kernel=kernel, **chosen)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -185,17 +204,33 @@ def _cmd_fit(args):
     kind = "graphs" if data.format == "csv" and args.smiles_column else _KINDS[data.format]
     inputs = [str(p) for p in ([args.input] if args.input else [args.positive, args.negative])]
     meta = {
-        "input": {"files": inputs, "format": data.format, "kind": kind,
-                  "alphabet": data.alphabet, "columns": data.columns,
-                  "has_header": data.has_header, "smiles": bool(args.smiles_column)},
-        "task": task, "kernel": args.kernel, "learner": spec.name,
-        "chosen": {k: _plain(v) for k, v in chosen.items()}, "n_train": len(y),
+        "input": {
+            "files": inputs,
+            "format": data.format,
+            "kind": kind,
+            "alphabet": data.alphabet,
+            "columns": data.columns,
+            "has_header": data.has_header,
+            "smiles": bool(args.smiles_column),
+        },
+        "task": task,
+        "kernel": args.kernel,
+        "learner": spec.name,
+        "chosen": {k: _plain(v) for k, v in chosen.items()},
+        "n_train": len(y),
     }
     with naming_path(args.output, "the model"):  # save writes atomically
         save(model, args.output, metadata=meta)
     size = Path(args.output).stat().st_size
-    summary = {"output": str(args.output), "bytes": size, "estimator": repr(model),
-               "n_train": len(y), "task": task, "seconds": seconds, **meta}
+    summary = {
+        "output": str(args.output),
+        "bytes": size,
+        "estimator": repr(model),
+        "n_train": len(y),
+        "task": task,
+        "seconds": seconds,
+        **meta,
+    }
     if task == "classification":
         values, counts = np.unique(y, return_counts=True)
         summary["classes"] = {str(v): int(c) for v, c in zip(values, counts)}
@@ -205,14 +240,19 @@ def _cmd_fit(args):
     if args.format == "json":
         _emit_json(summary)
         return EXIT_OK
-    what = (", ".join(f"{c} {v}" for c, v in summary["classes"].items())
-            if task == "classification" else f"targets in [{y.min():.3g}, {y.max():.3g}]")
+    what = (
+        ", ".join(f"{c} {v}" for c, v in summary["classes"].items())
+        if task == "classification"
+        else f"targets in [{y.min():.3g}, {y.max():.3g}]"
+    )
     print(f"{' + '.join(inputs)}: {len(y)} objects ({what})")
     for note in data.notes:
         print(f"note: {note}")
     if chosen:
-        print(f"chosen by {inner_folds_text(args.inner_folds, [folds], y, 1, task)}: "
-              f"{_point(chosen)}{_tied(ties)}")
+        print(
+            f"chosen by {inner_folds_text(args.inner_folds, [folds], y, 1, task)}: "
+            f"{_point(chosen)}{_tied(ties)}"
+        )
     extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
     print(f"fitted {describe(model)} in {seconds:.2f} s{extra}")
     print(f"model written to {args.output}")
@@ -226,8 +266,9 @@ def _plain(value):
 
 
 def _point(params):
-    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}"
-                     for k, v in params.items())
+    return ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v!r}" for k, v in params.items()
+    )
 
 
 def _tied(ties, shown=4):
@@ -237,15 +278,21 @@ def _tied(ties, shown=4):
         return ""
     points = "; ".join(_point(p) for p in ties[:shown])
     more = f" and {len(ties) - shown} more" if len(ties) > shown else ""
-    return (f"; {len(ties)} other grid point{'s' if len(ties) > 1 else ''} tied "
-            f"({points}{more}), the first in grid order is kept")
+    return (
+        f"; {len(ties)} other grid point{'s' if len(ties) > 1 else ''} tied "
+        f"({points}{more}), the first in grid order is kept"
+    )
 
 
 #: Parameters printed in every model's summary even at their defaults,
 #: beyond those a kernel's own repr always shows: the learner's
 #: regularisation, the gapped k-mer kernel's ``kind`` (LS-GKM's ``-t``).
-KEY_PARAMS = {"KernelSVM": ("C",), "KernelRidge": ("alpha",),
-              "KernelLogisticRegression": ("alpha",), "GappedKmer": ("kind",)}
+KEY_PARAMS = {
+    "KernelSVM": ("C",),
+    "KernelRidge": ("alpha",),
+    "KernelLogisticRegression": ("alpha",),
+    "GappedKmer": ("kind",),
+}
 
 
 @contextlib.contextmanager
@@ -278,8 +325,9 @@ def describe(estimator):
         if isinstance(estimator, Kernel) or not hasattr(estimator, "get_params"):
             return repr(estimator)
         try:
-            defaults = {name: p.default for name, p in
-                        inspect.signature(type(estimator)).parameters.items()}
+            defaults = {
+                name: p.default for name, p in inspect.signature(type(estimator)).parameters.items()
+            }
         except (TypeError, ValueError):
             return repr(estimator)
         keep = KEY_PARAMS.get(type(estimator).__name__, ())
@@ -287,8 +335,9 @@ def describe(estimator):
         for name, value in estimator.get_params(deep=False).items():
             default = defaults.get(name, inspect.Parameter.empty)
             try:
-                same = value is default or (not isinstance(value, Kernel)
-                                            and bool(value == default))
+                same = value is default or (
+                    not isinstance(value, Kernel) and bool(value == default)
+                )
             except (TypeError, ValueError):  # arrays
                 same = False
             if name in keep or not same:
@@ -305,18 +354,25 @@ def _check_kind(model_path, header, args, fmt, model_input):
     """Refuse an input of another kind of objects than the model takes."""
     kind = header.get("objects") or model_input.get("kind")
     if kind == "gram":
-        raise ValueError(f"{model_path} was fitted on a precomputed Gram matrix: it cannot "
-                         "predict from objects (fit it with a kernel, e.g. structk fit "
-                         "--kernel ...)")
+        raise ValueError(
+            f"{model_path} was fitted on a precomputed Gram matrix: it cannot "
+            "predict from objects (fit it with a kernel, e.g. structk fit "
+            "--kernel ...)"
+        )
     given = _input_kind(args, fmt)
     if kind is not None and kind != given:
-        fitted = f" (fitted on {model_input['format'].upper()} input)" \
-            if model_input.get("format") else ""
+        fitted = (
+            f" (fitted on {model_input['format'].upper()} input)"
+            if model_input.get("format")
+            else ""
+        )
         hint = ""
         if kind == "graphs" and fmt == "csv":
             hint = "; give --smiles-column for a CSV of molecules"
-        raise ValueError(f"{model_path} predicts from {_WHAT[kind]}{fitted}, but "
-                         f"{args.input} holds {_WHAT[given]}{hint}")
+        raise ValueError(
+            f"{model_path} predicts from {_WHAT[kind]}{fitted}, but "
+            f"{args.input} holds {_WHAT[given]}{hint}"
+        )
 
 
 def _sequence_check(model, model_input):
@@ -350,7 +406,9 @@ def _sequence_check(model, model_input):
                     f"position {j}, which the model never saw: it was fitted on the "
                     f"alphabet {name} ({''.join(map(str, symbols))}); remove or mask such "
                     "records, or refit with --alphabet holding every symbol (or a kernel "
-                    "with unknown='skip')")
+                    "with unknown='skip')"
+                )
+
     return check
 
 
@@ -370,8 +428,10 @@ def _chunks(args, fmt, model_input):
 
         graphs, _ = load_tu(args.input, require_targets=False)
         for start in range(0, len(graphs), size):
-            yield ([f"graph{i}" for i in range(start, min(start + size, len(graphs)))],
-                   graphs[start:start + size])
+            yield (
+                [f"graph{i}" for i in range(start, min(start + size, len(graphs)))],
+                graphs[start : start + size],
+            )
 
 
 def _set_chunks(path, size):
@@ -402,38 +462,50 @@ def _csv_chunks(args, model_input, size):
     if first is None:
         raise ValueError(f"{str(path)!r} holds no rows")
     has_header = not all(_is_number(f) for f in first if f.strip())
-    header = [f.strip() for f in first] if has_header else \
-        [str(i) for i in range(len(first))]
+    header = [f.strip() for f in first] if has_header else [str(i) for i in range(len(first))]
     pending = [] if has_header else [first]
-    smiles = args.smiles_column or (model_input.get("columns") or [None])[0] \
-        if model_input.get("smiles") or args.smiles_column else None
+    smiles = (
+        args.smiles_column or (model_input.get("columns") or [None])[0]
+        if model_input.get("smiles") or args.smiles_column
+        else None
+    )
     wanted = [smiles] if smiles is not None else model_input.get("columns")
     if wanted is None:  # a model saved from Python: every column is a feature
-        wanted = header if args.id_column is None else \
-            [h for h in header if h != args.id_column]
-    if smiles is None and not model_input.get("has_header", has_header) and \
-            not has_header and len(header) != len(wanted):
-        raise ValueError(f"{str(path)!r} has {len(header)} columns; the model was fitted "
-                         f"on {len(wanted)} unnamed columns")
+        wanted = header if args.id_column is None else [h for h in header if h != args.id_column]
+    if (
+        smiles is None
+        and not model_input.get("has_header", has_header)
+        and not has_header
+        and len(header) != len(wanted)
+    ):
+        raise ValueError(
+            f"{str(path)!r} has {len(header)} columns; the model was fitted "
+            f"on {len(wanted)} unnamed columns"
+        )
     index = []
     for name in wanted:
         if name not in header:
             what = "SMILES column" if smiles is not None else "column"
             raise ValueError(
                 f"{str(path)!r} has no {what} {name!r}, which the model was fitted on "
-                f"(its columns: {', '.join(header)}; the model's: {', '.join(wanted)})")
+                f"(its columns: {', '.join(header)}; the model's: {', '.join(wanted)})"
+            )
         index.append(header.index(name))
     id_col = None
     if args.id_column is not None:
         if args.id_column not in header:
-            raise ValueError(f"--id-column {args.id_column!r} is not a column of "
-                             f"{str(path)!r} (columns: {', '.join(header)})")
+            raise ValueError(
+                f"--id-column {args.id_column!r} is not a column of "
+                f"{str(path)!r} (columns: {', '.join(header)})"
+            )
         id_col = header.index(args.id_column)
     chunk, numbers = [], []
     for row_no, row in enumerate(_chain(pending, rows)):
         if len(row) != len(header):
-            raise ValueError(f"{str(path)!r} row {row_no + int(has_header) + 1} has "
-                             f"{len(row)} fields, the header {len(header)}")
+            raise ValueError(
+                f"{str(path)!r} row {row_no + int(has_header) + 1} has "
+                f"{len(row)} fields, the header {len(header)}"
+            )
         chunk.append(row)
         numbers.append(row_no)
         if len(chunk) == size:
@@ -451,8 +523,9 @@ def _chain(first, rest):
 def _csv_objects(path, rows, numbers, index, id_col, header, smiles):
     from .inputs import _is_number
 
-    names = [rows[i][id_col].strip() if id_col is not None else f"row{n}"
-             for i, n in enumerate(numbers)]
+    names = [
+        rows[i][id_col].strip() if id_col is not None else f"row{n}" for i, n in enumerate(numbers)
+    ]
     if smiles is not None:
         from ..datasets.chem import from_smiles
 
@@ -466,14 +539,18 @@ def _csv_objects(path, rows, numbers, index, id_col, header, smiles):
             if m is None:
                 raise
             i = int(m.group(1))
-            raise ValueError(f"{str(path)!r} row {numbers[i]} of SMILES column {smiles!r}: "
-                             f"{str(exc).split('= ', 1)[-1]}") from None
+            raise ValueError(
+                f"{str(path)!r} row {numbers[i]} of SMILES column {smiles!r}: "
+                f"{str(exc).split('= ', 1)[-1]}"
+            ) from None
     X = np.empty((len(rows), len(index)))
     for i, row in enumerate(rows):
         for j, col in enumerate(index):
             if not _is_number(row[col]):
-                raise ValueError(f"{str(path)!r} holds a non-numeric value {row[col]!r} in "
-                                 f"column {header[col]!r}, row {numbers[i]}")
+                raise ValueError(
+                    f"{str(path)!r} holds a non-numeric value {row[col]!r} in "
+                    f"column {header[col]!r}, row {numbers[i]}"
+                )
             X[i, j] = float(row[col])
     return names, X
 
@@ -486,8 +563,11 @@ class _Rows:
         self.classes = getattr(model, "classes_", None)
         self.binary = self.classes is not None and len(self.classes) == 2
         self.scores = self.classes is not None and hasattr(model, "decision_function")
-        self.proba = self.classes is not None and hasattr(model, "predict_proba") \
+        self.proba = (
+            self.classes is not None
+            and hasattr(model, "predict_proba")
             and getattr(model, "probability", True) is not False
+        )
 
     def columns(self):
         if self.classes is None:
@@ -534,8 +614,7 @@ class _Rows:
             if scores is not None:
                 row["score" if self.binary else "scores"] = _per_class(self, scores[i])
             if proba is not None:
-                row["probability" if self.binary else "probabilities"] = \
-                    _per_class(self, proba[i])
+                row["probability" if self.binary else "probabilities"] = _per_class(self, proba[i])
             out.append(json.dumps(row) + "\n")
         return "".join(out)
 
@@ -568,14 +647,16 @@ def _cmd_predict(args):
     _check_kind(args.model, header, args, fmt, model_input)
     model = load(args.model)
     if not hasattr(model, "predict"):
-        raise ValueError(f"{args.model} holds a {type(model).__name__}, which does not "
-                         "predict")
+        raise ValueError(f"{args.model} holds a {type(model).__name__}, which does not predict")
     check = _sequence_check(model, model_input) if fmt == "fasta" else None
     rows = _Rows(model)
     bar = progress_bar(_show_progress(args), "predict", "obj")
     done = 0
-    where = contextlib.nullcontext(sys.stdout) if args.output is None else \
-        atomic_output(args.output, "the predictions")
+    where = (
+        contextlib.nullcontext(sys.stdout)
+        if args.output is None
+        else atomic_output(args.output, "the predictions")
+    )
     try:
         with where as out:
             if args.format == "tsv":
@@ -586,8 +667,10 @@ def _cmd_predict(args):
                 try:
                     result = rows.compute(objects)
                 except ValueError as exc:
-                    raise ValueError(f"{args.input} records {done}-{done + len(names) - 1}: "
-                                     f"{str(exc).splitlines()[0]}") from None
+                    raise ValueError(
+                        f"{args.input} records {done}-{done + len(names) - 1}: "
+                        f"{str(exc).splitlines()[0]}"
+                    ) from None
                 out.write((rows.tsv if args.format == "tsv" else rows.json)(names, *result))
                 out.flush()
                 done += len(names)
@@ -604,62 +687,93 @@ def _cmd_predict(args):
 # ------------------------------------------------------------------- parser
 def add_parsers(sub, formatter):
     p = sub.add_parser(
-        "fit", help="fit a learner and save it to a model file", formatter_class=formatter,
+        "fit",
+        help="fit a learner and save it to a model file",
+        formatter_class=formatter,
         description="Fit one learner with one kernel on labelled objects and write a model "
-                    "file (structk.save: data, never code) that 'structk predict' and "
-                    "structk.load read. A regularisation the learner expression leaves "
-                    "open (KernelSVM C, KernelRidge and KernelLogisticRegression alpha) is "
-                    "chosen first by an inner cross-validation, as 'structk cv' does.",
+        "file (structk.save: data, never code) that 'structk predict' and "
+        "structk.load read. A regularisation the learner expression leaves "
+        "open (KernelSVM C, KernelRidge and KernelLogisticRegression alpha) is "
+        "chosen first by an inner cross-validation, as 'structk cv' does.",
         epilog="examples:\n"
-               "  structk fit --positive pos.fa --negative neg.fa \\\n"
-               "      --kernel 'Normalize(Spectrum(k=6))' -o enhancers.structk\n"
-               "  structk fit seqs.fa --label-pattern 'class=(\\S+)' \\\n"
-               "      --kernel 'Mismatch(k=5, m=1)' --learner 'KernelSVM(C=1)' -o m.structk\n"
-               "  structk fit MUTAG/ --kernel 'WeisfeilerLehman(h=3)' -o mutag.structk\n"
-               "  structk fit delaney-processed.csv --smiles-column smiles \\\n"
-               "      --target-column 'measured log solubility in mols per litre' \\\n"
-               "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()' -o esol.structk",
+        "  structk fit --positive pos.fa --negative neg.fa \\\n"
+        "      --kernel 'Normalize(Spectrum(k=6))' -o enhancers.structk\n"
+        "  structk fit seqs.fa --label-pattern 'class=(\\S+)' \\\n"
+        "      --kernel 'Mismatch(k=5, m=1)' --learner 'KernelSVM(C=1)' -o m.structk\n"
+        "  structk fit MUTAG/ --kernel 'WeisfeilerLehman(h=3)' -o mutag.structk\n"
+        "  structk fit delaney-processed.csv --smiles-column smiles \\\n"
+        "      --target-column 'measured log solubility in mols per litre' \\\n"
+        "      --kernel 'WeisfeilerLehman(h=3)' --learner 'KernelRidgeCV()' -o esol.structk",
     )
     _add_input(p, optional=True)
     add_pair_options(p)
     p.add_argument("--kernel", required=True, metavar="EXPR", help="kernel expression")
-    p.add_argument("--learner", metavar="EXPR",
-                   help="learner expression (default KernelSVM() with C chosen by inner CV, "
-                        "or KernelRidgeCV() for regression)")
-    p.add_argument("-o", "--output", required=True, metavar="MODEL",
-                   help="the model file to write (e.g. model.structk)")
+    p.add_argument(
+        "--learner",
+        metavar="EXPR",
+        help="learner expression (default KernelSVM() with C chosen by inner CV, "
+        "or KernelRidgeCV() for regression)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="MODEL",
+        help="the model file to write (e.g. model.structk)",
+    )
     add_inner_cv_options(p, "the learner")
     p.add_argument("--seed", type=int, default=0, help="seed of the inner folds")
-    p.add_argument("--format", default="table", choices=["table", "json"],
-                   help="the summary: lines for people (default) or one JSON object")
+    p.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "json"],
+        help="the summary: lines for people (default) or one JSON object",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fit)
 
     p = sub.add_parser(
-        "predict", help="predict new objects with a model file", formatter_class=formatter,
+        "predict",
+        help="predict new objects with a model file",
+        formatter_class=formatter,
         description="Read a model file written by 'structk fit' or structk.save and write "
-                    "one row per object of INPUT: id, predicted label, decision score and "
-                    "probability where the learner has them (regression: the predicted "
-                    "value). The input is read and predicted in chunks, so memory stays "
-                    "bounded whatever its size.",
+        "one row per object of INPUT: id, predicted label, decision score and "
+        "probability where the learner has them (regression: the predicted "
+        "value). The input is read and predicted in chunks, so memory stays "
+        "bounded whatever its size.",
         epilog="examples:\n"
-               "  structk predict enhancers.structk test.fa > scores.tsv\n"
-               "  structk predict mutag.structk new_graphs/ --format json -o pred.jsonl\n"
-               "  structk predict esol.structk molecules.csv --id-column name",
+        "  structk predict enhancers.structk test.fa > scores.tsv\n"
+        "  structk predict mutag.structk new_graphs/ --format json -o pred.jsonl\n"
+        "  structk predict esol.structk molecules.csv --id-column name",
     )
     p.add_argument("model", help="a model file (structk fit -o, or structk.save)")
     p.add_argument("input", help="FASTA file, token-set file, TU folder, or CSV")
-    p.add_argument("--input-format", default="auto", choices=["auto", "fasta", "sets", "tu",
-                                                              "csv"],
-                   help="input format (default: from the file name; a folder is TU)")
-    p.add_argument("--smiles-column", metavar="COL",
-                   help="CSV column of SMILES strings (default: the model's)")
-    p.add_argument("--id-column", metavar="COL",
-                   help="CSV column holding each row's id (default row0, row1, ...)")
-    p.add_argument("--chunk-size", type=_int_at_least(1), default=1000,
-                   help="objects read and predicted at a time (default 1000)")
-    p.add_argument("--format", default="tsv", choices=["tsv", "json"],
-                   help="TSV with a header line (default) or JSON lines")
+    p.add_argument(
+        "--input-format",
+        default="auto",
+        choices=["auto", "fasta", "sets", "tu", "csv"],
+        help="input format (default: from the file name; a folder is TU)",
+    )
+    p.add_argument(
+        "--smiles-column", metavar="COL", help="CSV column of SMILES strings (default: the model's)"
+    )
+    p.add_argument(
+        "--id-column",
+        metavar="COL",
+        help="CSV column holding each row's id (default row0, row1, ...)",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=_int_at_least(1),
+        default=1000,
+        help="objects read and predicted at a time (default 1000)",
+    )
+    p.add_argument(
+        "--format",
+        default="tsv",
+        choices=["tsv", "json"],
+        help="TSV with a header line (default) or JSON lines",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_predict)

@@ -24,14 +24,26 @@ import errno
 import os
 
 #: The options holding files a command reads, as ``(attribute, what)``.
-INPUTS = (("model", "the model file"), ("input", "the input"), ("file", "the input"),
-          ("labels", "--labels"), ("groups", "--groups"), ("positive", "--positive"),
-          ("negative", "--negative"), ("variants", "the variants"),
-          ("sequences", "the sequences"))
+INPUTS = (
+    ("model", "the model file"),
+    ("input", "the input"),
+    ("file", "the input"),
+    ("labels", "--labels"),
+    ("groups", "--groups"),
+    ("positive", "--positive"),
+    ("negative", "--negative"),
+    ("variants", "the variants"),
+    ("sequences", "the sequences"),
+)
 
 #: The options holding files a command writes, as ``(attribute, option)``.
-OUTPUTS = (("output", "-o/--output"), ("tsv", "--tsv"), ("plot", "--plot"),
-           ("ism", "--ism"), ("out_old", "--out"))
+OUTPUTS = (
+    ("output", "-o/--output"),
+    ("tsv", "--tsv"),
+    ("plot", "--plot"),
+    ("ism", "--ism"),
+    ("out_old", "--out"),
+)
 
 
 def same_file(a, b):
@@ -45,20 +57,29 @@ def same_file(a, b):
 def refuse_overwrites(args):
     """Refuse, before any work, an output path of ``args`` that names an
     input file (or the model) or another output; a ``ValueError`` naming both."""
-    inputs = [(what, str(getattr(args, name))) for name, what in INPUTS
-              if isinstance(getattr(args, name, None), (str, os.PathLike))]
-    outputs = [(option, str(getattr(args, name))) for name, option in OUTPUTS
-               if isinstance(getattr(args, name, None), (str, os.PathLike))]
+    inputs = [
+        (what, str(getattr(args, name)))
+        for name, what in INPUTS
+        if isinstance(getattr(args, name, None), (str, os.PathLike))
+    ]
+    outputs = [
+        (option, str(getattr(args, name)))
+        for name, option in OUTPUTS
+        if isinstance(getattr(args, name, None), (str, os.PathLike))
+    ]
     for i, (option, out) in enumerate(outputs):
         for what, path in inputs:
             if os.path.exists(path) and same_file(out, path):
                 raise ValueError(
                     f"{option} {out} is {what} ({path}): writing it would destroy it; "
-                    "give another output file")
+                    "give another output file"
+                )
         for other, path in outputs[:i]:
             if same_file(out, path) and not is_special(out):  # /dev/null twice is fine
-                raise ValueError(f"{option} {out} and {other} {path} are the same file: "
-                                 "give each output its own file")
+                raise ValueError(
+                    f"{option} {out} and {other} {path} are the same file: "
+                    "give each output its own file"
+                )
 
 
 def _named(exc, path, what):
@@ -122,9 +143,11 @@ def refuse_special(path, what):
     """Refuse to write ``what`` (a file written under a temporary name and
     renamed, such as a model file) to a device or a pipe."""
     if is_special(path):
-        raise ValueError(f"cannot write {what} to {path}: it is not a regular file (a "
-                         "device or a pipe), and the file is written under a temporary "
-                         "name then renamed; give a file name")
+        raise ValueError(
+            f"cannot write {what} to {path}: it is not a regular file (a "
+            "device or a pipe), and the file is written under a temporary "
+            "name then renamed; give a file name"
+        )
 
 
 def write_text(path, text, what):

@@ -24,8 +24,12 @@ import math
 import operator
 from itertools import product
 
-_BINOPS = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.Pow: operator.pow}
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
 #: Largest integer (in bits) an expression may compute: int64 and well beyond.
 MAX_INT_BITS = 256
 #: Longest string or tuple an expression may build by repetition (``"A" * n``).
@@ -110,8 +114,10 @@ def _similarity_method(node, owner, what, text):
         return getattr(owner, node.attr)
     snippet = ast.get_source_segment(text.strip(), node) or node.attr
     named = ", ".join(f"{cls}(...).{m}" for cls, ms in SIMILARITY_METHODS.items() for m in ms)
-    raise ValueError(f"{snippet!r} is not allowed in a {what} expression (the only "
-                     f"attributes an expression may name are the similarities {named})")
+    raise ValueError(
+        f"{snippet!r} is not allowed in a {what} expression (the only "
+        f"attributes an expression may name are the similarities {named})"
+    )
 
 
 def _is_int(x):
@@ -121,21 +127,29 @@ def _is_int(x):
 def _bounded_binop(op, a, b, snippet):
     """``a op b``, refusing results too large to be a sensible parameter
     before computing them (see the module documentation)."""
-    if (op is ast.Pow and _is_int(a) and _is_int(b) and abs(a) > 1 and b > 0
-            and b * math.log2(abs(a)) > MAX_INT_BITS):
+    if (
+        op is ast.Pow
+        and _is_int(a)
+        and _is_int(b)
+        and abs(a) > 1
+        and b > 0
+        and b * math.log2(abs(a)) > MAX_INT_BITS
+    ):
         raise ValueError(
             f"{snippet!r} is too large: the result would have about "
             f"{b * math.log2(abs(a)):.3g} bits (at most {MAX_INT_BITS} are allowed)"
         )
-    if (op is ast.Mult and _is_int(a) and _is_int(b)
-            and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1):
+    if (
+        op is ast.Mult
+        and _is_int(a)
+        and _is_int(b)
+        and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1
+    ):
         raise ValueError(f"{snippet!r} is too large (more than {MAX_INT_BITS} bits)")
     if op is ast.Mult and (isinstance(a, (str, tuple)) or isinstance(b, (str, tuple))):
         seq, times = (a, b) if isinstance(a, (str, tuple)) else (b, a)
         if _is_int(times) and len(seq) * times > MAX_REPEAT:
-            raise ValueError(
-                f"{snippet!r} is too long (more than {MAX_REPEAT} items)"
-            )
+            raise ValueError(f"{snippet!r} is too long (more than {MAX_REPEAT} items)")
     try:
         result = _BINOPS[op](a, b)
     except (TypeError, ZeroDivisionError, OverflowError) as exc:
@@ -208,8 +222,10 @@ def parse_kernel(text):
             f"kernel {text!r} is a function, not a kernel: wrap it, e.g. "
             f"EmpiricalKernelMap({name}, landmarks=[...])"
         )
-    raise ValueError(f"kernel {text!r} is not a kernel (it is {type(kernel).__name__} "
-                     f"{kernel!r}); write e.g. Spectrum(k=3)")
+    raise ValueError(
+        f"kernel {text!r} is not a kernel (it is {type(kernel).__name__} "
+        f"{kernel!r}); write e.g. Spectrum(k=3)"
+    )
 
 
 def kernel_grid(text):
@@ -236,20 +252,30 @@ def kernel_grid(text):
     def number(e):
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             e = e.operand
-        return (isinstance(e, ast.Constant) and isinstance(e.value, numbers.Real)
-                and not isinstance(e.value, bool))
+        return (
+            isinstance(e, ast.Constant)
+            and isinstance(e.value, numbers.Real)
+            and not isinstance(e.value, bool)
+        )
 
     slots = []  # (name, keyword node, values)
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and isinstance(ns.get(node.func.id), type)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and isinstance(ns.get(node.func.id), type)
+        ):
             continue
         params = inspect.signature(ns[node.func.id]).parameters
         for kw in node.keywords:
             default = params[kw.arg].default if kw.arg in params else None
-            if (isinstance(kw.value, ast.List) and kw.value.elts
-                    and all(number(e) for e in kw.value.elts)
-                    and isinstance(default, numbers.Real) and not isinstance(default, bool)):
+            if (
+                isinstance(kw.value, ast.List)
+                and kw.value.elts
+                and all(number(e) for e in kw.value.elts)
+                and isinstance(default, numbers.Real)
+                and not isinstance(default, bool)
+            ):
                 values = [ast.literal_eval(e) for e in kw.value.elts]
                 slots.append((kw.arg, kw, values))
     if not slots:
@@ -304,8 +330,11 @@ def parse_learner(text, namespace=None):
     grid = {}
     keywords = []
     for kw in node.keywords:
-        if (kw.arg is not None and isinstance(kw.value, ast.List)
-                and not isinstance(defaults.get(kw.arg), (tuple, list))):
+        if (
+            kw.arg is not None
+            and isinstance(kw.value, ast.List)
+            and not isinstance(defaults.get(kw.arg), (tuple, list))
+        ):
             values = [_eval(e, ns, "learner", text) for e in kw.value.elts]
             if not values:
                 raise ValueError(f"{node.func.id}: the list of values for {kw.arg} is empty")

@@ -22,9 +22,7 @@ def _rdkit():
     try:
         from rdkit import Chem, RDLogger
     except ImportError:
-        raise ImportError(
-            "reading SMILES needs RDKit: pip install 'structk[chem]'"
-        ) from None
+        raise ImportError("reading SMILES needs RDKit: pip install 'structk[chem]'") from None
     return Chem, RDLogger
 
 
@@ -92,12 +90,20 @@ def from_smiles(smiles, *, hydrogens=False):
                 mol = Chem.AddHs(mol)
             g = nx.Graph(smiles=text.strip())
             for atom in mol.GetAtoms():
-                g.add_node(atom.GetIdx(), label=atom.GetSymbol(),
-                           aromatic=atom.GetIsAromatic(), charge=atom.GetFormalCharge(),
-                           hydrogens=atom.GetTotalNumHs())
+                g.add_node(
+                    atom.GetIdx(),
+                    label=atom.GetSymbol(),
+                    aromatic=atom.GetIsAromatic(),
+                    charge=atom.GetFormalCharge(),
+                    hydrogens=atom.GetTotalNumHs(),
+                )
             for bond in mol.GetBonds():
-                g.add_edge(bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(),
-                           label=str(bond.GetBondType()), aromatic=bond.GetIsAromatic())
+                g.add_edge(
+                    bond.GetBeginAtomIdx(),
+                    bond.GetEndAtomIdx(),
+                    label=str(bond.GetBondType()),
+                    aromatic=bond.GetIsAromatic(),
+                )
             graphs.append(g)
     finally:
         RDLogger.EnableLog("rdApp.*")

@@ -146,8 +146,7 @@ def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
     # directions, as TU files do) keeps its first line's attributes
     kept = np.arange(len(edges))
     if not directed and len(edges):
-        key = np.minimum(edges[:, 0], edges[:, 1]) * n_nodes + np.maximum(edges[:, 0],
-                                                                            edges[:, 1])
+        key = np.minimum(edges[:, 0], edges[:, 1]) * n_nodes + np.maximum(edges[:, 0], edges[:, 1])
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         first_line = first[inverse.ravel()]
         if edge_labels is not None:
@@ -164,8 +163,9 @@ def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
     node_rows = np.split(order, starts[1:]) if n_graphs else []
     edge_graph = graph_of[edges[kept, 0]] if len(edges) else np.zeros(0, dtype=np.int64)
     by_graph = np.argsort(edge_graph, kind="stable")
-    edge_rows = np.split(kept[by_graph],
-                         np.searchsorted(edge_graph[by_graph], np.arange(1, n_graphs)))
+    edge_rows = np.split(
+        kept[by_graph], np.searchsorted(edge_graph[by_graph], np.arange(1, n_graphs))
+    )
     local_list = local.tolist()
     graphs = []
     for g in range(n_graphs):
@@ -187,8 +187,10 @@ def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
         if edge_attrs is not None:
             for a, line in zip(eattrs, lines):
                 a["attributes"] = edge_attrs[line]
-        G.add_edges_from((local_list[int(edges[line, 0])], local_list[int(edges[line, 1])], a)
-                         for line, a in zip(lines, eattrs))
+        G.add_edges_from(
+            (local_list[int(edges[line, 0])], local_list[int(edges[line, 1])], a)
+            for line, a in zip(lines, eattrs)
+        )
         graphs.append(G)
     return graphs, y
 
@@ -222,8 +224,10 @@ def _read(path, dtype, columns=None):
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot parse {path}: {str(exc).splitlines()[0]}") from None
     if data.size == 0:
-        raise ValueError(f"{path} is empty (a truncated download?): every TU dataset "
-                         "file has one line per node, edge or graph")
+        raise ValueError(
+            f"{path} is empty (a truncated download?): every TU dataset "
+            "file has one line per node, edge or graph"
+        )
     if columns is not None and data.size and data.shape[1] != columns:
         raise ValueError(f"{path} must have {columns} columns, found {data.shape[1]}")
     if columns is None and data.shape[1] == 1:

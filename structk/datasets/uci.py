@@ -62,9 +62,7 @@ def _read_rows(path, expected_fields=3):
                 continue
             fields = [f.strip() for f in line.split(",")]
             if len(fields) != expected_fields or not all(fields):
-                raise ValueError(
-                    f"{path}:{lineno}: expected 'class, name, sequence', got {line!r}"
-                )
+                raise ValueError(f"{path}:{lineno}: expected 'class, name, sequence', got {line!r}")
             labels.append(fields[0])
             names.append(fields[1])
             seqs.append(fields[2])
@@ -76,11 +74,13 @@ def _read_rows(path, expected_fields=3):
 def _check(data, path, classes, length):
     for i, (label, seq) in enumerate(zip(data.target, data.sequences)):
         if label not in classes:
-            raise ValueError(f"{path}: row {i} has class {label!r}, expected one "
-                             f"of {sorted(classes)}")
+            raise ValueError(
+                f"{path}: row {i} has class {label!r}, expected one of {sorted(classes)}"
+            )
         if len(seq) != length:
-            raise ValueError(f"{path}: row {i} has a sequence of length "
-                             f"{len(seq)}, expected {length}")
+            raise ValueError(
+                f"{path}: row {i} has a sequence of length {len(seq)}, expected {length}"
+            )
     return data
 
 

@@ -48,14 +48,16 @@ class GappedKmerLeaf(SequenceLeaf):
             raise NotImplementedError(
                 f"{kernel!r}: the RBF form exp(gamma (K_n - 1)) is not linear in "
                 "the l-mers, so it has no exact decomposition; structk.explain.ism "
-                "recomputes the decision function on every mutant instead")
+                "recomputes the decision function on every mutant instead"
+            )
         self.l = int(kernel.l)
         if self.l > defaults.EXPLAIN_GKM_MAX_DENSE_L:
             raise NotImplementedError(
                 f"{kernel!r}: explaining needs a table of 4^l l-mer weights, at most "
                 f"l = {defaults.EXPLAIN_GKM_MAX_DENSE_L} (a table of 4^l float64; "
                 "structk.defaults.EXPLAIN_GKM_MAX_DENSE_L); structk.explain.ism "
-                "recomputes the decision function on every mutant instead")
+                "recomputes the decision function on every mutant instead"
+            )
         self.span = self.l
         self.w = np.asarray(kernel.mismatch_weights(), dtype=np.float64)
         self.raw = copy.copy(kernel)
@@ -74,8 +76,16 @@ class GappedKmerLeaf(SequenceLeaf):
         centre weights)."""
         k = self.kernel
         keys, keys_rc, vals, starts, ptr = gkm.lmer_occurrences(
-            codes, offsets, self.l, bool(k.center_weighted), float(k.M), float(k.H),
-            base=base, full=full_lengths, positions=True)
+            codes,
+            offsets,
+            self.l,
+            bool(k.center_weighted),
+            float(k.M),
+            float(k.H),
+            base=base,
+            full=full_lengths,
+            positions=True,
+        )
         owner = _owners(ptr)
         units = starts[:, None] + np.arange(self.l)[None, :]
         occ = Occurrences(keys, owner, units, vals)
@@ -95,7 +105,7 @@ class GappedKmerLeaf(SequenceLeaf):
         from ..algorithms.gapped_kmers.weights import lmer_eigenvalues
 
         l = self.l
-        T = np.bincount(keys, weights=C, minlength=4 ** l).astype(np.float64)
+        T = np.bincount(keys, weights=C, minlength=4**l).astype(np.float64)
         H = np.linalg.qr(np.column_stack([np.ones(4), np.eye(4)[:, :3]]))[0]
         H[:, 0] = np.abs(H[:, 0])  # the constant eigenvector, eigenvalue 3 of J - I
         T = _tensor_apply(T, H.T, l)
@@ -103,7 +113,7 @@ class GappedKmerLeaf(SequenceLeaf):
         for _ in range(l):
             nonzero = np.add.outer(nonzero, np.array([0, 1, 1, 1])).ravel()
         T *= lmer_eigenvalues(l, self.w)[nonzero]
-        return np.arange(4 ** l, dtype=np.int64), _tensor_apply(T, H, l)
+        return np.arange(4**l, dtype=np.int64), _tensor_apply(T, H, l)
 
     # ----------------------------------------------------------------- norms
     @staticmethod
@@ -116,10 +126,10 @@ class GappedKmerLeaf(SequenceLeaf):
         full = self.table(codes, np.array([0, len(codes)], np.int64), np.zeros(1, np.int64))
         qkeys = np.concatenate([old.keys, new.keys])
         uniq, inv = np.unique(qkeys, return_inverse=True)
-        queries = gkm.LmerWindows(uniq, uniq, np.ones(len(uniq)),
-                                  np.arange(len(uniq) + 1, dtype=np.int64))
-        pool = gkm.LmerWindows(full.keys, full.keys, full.vals,
-                               np.array([0, len(full)], np.int64))
+        queries = gkm.LmerWindows(
+            uniq, uniq, np.ones(len(uniq)), np.arange(len(uniq) + 1, dtype=np.int64)
+        )
+        pool = gkm.LmerWindows(full.keys, full.keys, full.vals, np.array([0, len(full)], np.int64))
         R = self._sums(queries, pool, 1)[:, 0][inv.ravel()]
         sign = np.concatenate([-np.ones(len(old)), np.ones(len(new))])
         vals = np.concatenate([old.vals, new.vals])
@@ -135,8 +145,9 @@ class GappedKmerLeaf(SequenceLeaf):
     def _sums(self, P, Q, mode):
         """The kernel's pair sums of single-strand l-mers (both strands are
         in the tables already)."""
-        return gkm.lmer_sums(P, Q, self.w, self.l, int(self.kernel.k), False, mode,
-                             name=repr(self.kernel))
+        return gkm.lmer_sums(
+            P, Q, self.w, self.l, int(self.kernel.k), False, mode, name=repr(self.kernel)
+        )
 
 
 def _tensor_apply(T, H, l):

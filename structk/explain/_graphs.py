@@ -47,7 +47,7 @@ class GraphLeaf:
 
     def _neighbours(self, enc, g, v):
         a = enc.node_ptr[g] + v
-        return enc.adj_idx[enc.adj_ptr[a]:enc.adj_ptr[a + 1]].tolist()
+        return enc.adj_idx[enc.adj_ptr[a] : enc.adj_ptr[a + 1]].tolist()
 
     @staticmethod
     def n_edges(enc):
@@ -89,15 +89,19 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
 
     def occurrences(self, enc):
         n = int(enc.node_ptr[-1])
-        keys = wl_relabel(enc.node_keys, enc.node_ptr, enc.adj_ptr, enc.adj_idx, enc.edge_keys,
-                          self.h)
+        keys = wl_relabel(
+            enc.node_keys, enc.node_ptr, enc.adj_ptr, enc.adj_idx, enc.edge_keys, self.h
+        )
         owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), enc.sizes())
         local = np.arange(n, dtype=np.int64) - enc.node_ptr[owner]
         # the iteration is kept beside the hash so names can recover it
-        return Occurrences(np.ascontiguousarray(keys).ravel().view(np.int64),
-                           np.tile(owner, self.h + 1),
-                           np.tile(local, self.h + 1)[:, None], np.ones(n * (self.h + 1)),
-                           np.repeat(np.arange(self.h + 1, dtype=np.int64), n))
+        return Occurrences(
+            np.ascontiguousarray(keys).ravel().view(np.int64),
+            np.tile(owner, self.h + 1),
+            np.tile(local, self.h + 1)[:, None],
+            np.ones(n * (self.h + 1)),
+            np.repeat(np.arange(self.h + 1, dtype=np.int64), n),
+        )
 
     def names(self, keys, enc, occ, limit=120):
         n = int(enc.node_ptr[-1])
@@ -111,7 +115,7 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
             t = o // max(n, 1)
             g, v = int(occ.owner[o]), int(occ.units[o, 0])
             text = self._tree(enc, g, v, t)
-            out.append(f"t={t}: " + (text if len(text) <= limit else text[:limit - 3] + "..."))
+            out.append(f"t={t}: " + (text if len(text) <= limit else text[: limit - 3] + "..."))
         return out
 
     def _tree(self, enc, g, v, t, budget=None):
@@ -128,7 +132,6 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
                 child = f"{G.edges[nodes[v], nodes[u]][edge]}:{child}"
             parts.append(child)
         return f"{label}({','.join(sorted(parts))})" if parts else label
-
 
     def node_edge_split(self, enc, occ, amounts):
         """Each occurrence's amount shared equally over the vertices and edges
@@ -150,8 +153,9 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         share = np.divide(amounts, n_cover, out=np.zeros(len(amounts)), where=n_cover > 0)
         rows, cols = np.nonzero(covered)
         root = enc.node_ptr[occ.owner[rows]] + occ.units[rows, cols]
-        alpha = np.bincount(occ.level[rows] * n_all + root, weights=share[rows],
-                            minlength=(h + 1) * n_all).reshape(h + 1, n_all)
+        alpha = np.bincount(
+            occ.level[rows] * n_all + root, weights=share[rows], minlength=(h + 1) * n_all
+        ).reshape(h + 1, n_all)
         tail, head, edge = arcs(enc)
 
         def push(r):  # r A: along every arc tail -> head
@@ -215,7 +219,7 @@ class WLOptimalAssignmentLeaf(WeisfeilerLehmanLeaf):
             o = int(at[0])
             g, v = int(occ.owner[o]), int(occ.units[o, 0])
             text = self._tree(enc, g, v, t)
-            text = text if len(text) <= limit else text[:limit - 3] + "..."
+            text = text if len(text) <= limit else text[: limit - 3] + "..."
             out.append(f"t={t}: {text} (#{r + 1})")
         return out
 
@@ -253,11 +257,13 @@ class ShortestPathLeaf(GraphLeaf):
         paths = path_list(enc.node_ptr, enc.adj_ptr, enc.adj_idx, enc.node_keys, weights)
         key = paths.keys.view(np.int64)
         if self.smooth or self.weighted:
-            self._meta.update(zip(key.tolist(), zip(paths.labels.view(np.int64).tolist(),
-                                                    paths.lengths.tolist())))
+            self._meta.update(
+                zip(key.tolist(), zip(paths.labels.view(np.int64).tolist(), paths.lengths.tolist()))
+            )
         owner = np.repeat(np.arange(enc.n_graphs, dtype=np.int64), np.diff(paths.ptr))
-        return Occurrences(key, owner, np.stack([paths.source, paths.target], axis=1),
-                           np.ones(len(key)))
+        return Occurrences(
+            key, owner, np.stack([paths.source, paths.target], axis=1), np.ones(len(key))
+        )
 
     def weights_at(self, sv_keys, W, keys):
         """``W`` at ``keys`` from the support vectors' collapsed counts
@@ -279,8 +285,9 @@ class ShortestPathLeaf(GraphLeaf):
         for p in np.unique(q_pair[np.isfinite(q_len)]).tolist():
             mine, theirs = (q_pair == p) & np.isfinite(q_len), sv_pair == p
             if theirs.any():
-                out[mine] = self._length_kernel(q_len[mine][:, None],
-                                                sv_len[theirs][None, :]) @ W[theirs]
+                out[mine] = (
+                    self._length_kernel(q_len[mine][:, None], sv_len[theirs][None, :]) @ W[theirs]
+                )
         return out
 
     def _length_kernel(self, d, e):
@@ -307,7 +314,8 @@ class ShortestPathLeaf(GraphLeaf):
                 f"{self.kernel!r}: edge scores follow shortest paths counted in hops; "
                 "with edge weights which paths are shortest depends on sums of "
                 "weights compared exactly, so explain this model by nodes "
-                "(edges=False)")
+                "(edges=False)"
+            )
         n_all = int(enc.node_ptr[-1])
         node = np.zeros(n_all)
         edge = np.zeros(int(self.n_edges(enc).sum()))
@@ -315,7 +323,7 @@ class ShortestPathLeaf(GraphLeaf):
         order = np.argsort(occ.owner, kind="stable")
         bounds = np.searchsorted(occ.owner[order], np.arange(enc.n_graphs + 1))
         for g in range(enc.n_graphs):
-            sel = order[bounds[g]:bounds[g + 1]]
+            sel = order[bounds[g] : bounds[g + 1]]
             if not len(sel):
                 continue
             a = int(enc.node_ptr[g])
@@ -326,7 +334,7 @@ class ShortestPathLeaf(GraphLeaf):
             P = np.zeros((n, n))
             np.add.at(P, (u, v), amounts[sel])
             Pd = P / (D + 2.0)
-            node[a:a + n] += Pd.sum(axis=1) + Pd.sum(axis=0)
+            node[a : a + n] += Pd.sum(axis=1) + Pd.sum(axis=0)
             sigma = np.eye(n)
             for k in range(1, D.max(initial=0) + 1):
                 layer = D == k

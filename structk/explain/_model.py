@@ -21,7 +21,7 @@ class Readout:
 
     kernel: object
     objects: list
-    coef: np.ndarray       # (n_outputs, n_objects)
+    coef: np.ndarray  # (n_outputs, n_objects)
     intercept: np.ndarray  # (n_outputs,)
     output_names: list
 
@@ -76,8 +76,13 @@ def readout(model):
         raise TypeError(f"{name} keeps no training objects; it cannot be explained")
     if objects is None:
         raise TypeError(f"{name} keeps no training objects; it cannot be explained")
-    return Readout(kernel, list(objects), np.ascontiguousarray(coef), intercept,
-                   _output_names(model, coef.shape[0]))
+    return Readout(
+        kernel,
+        list(objects),
+        np.ascontiguousarray(coef),
+        intercept,
+        _output_names(model, coef.shape[0]),
+    )
 
 
 def _check_explainable(model, name):
@@ -91,9 +96,11 @@ def _check_explainable(model, name):
             f"{name} (from {module.split('.')[0] or 'unknown'}) is not a structk learner: "
             "explain reads a structk model's kernel and training objects; fit "
             "structk.learners.KernelSVM (or KernelRidge, KernelLogisticRegression, ...) "
-            "with kernel=<a structk kernel> instead")
-    if hasattr(model, "fit") and not any(k.endswith("_") and not k.startswith("__")
-                                         for k in vars(model)):
+            "with kernel=<a structk kernel> instead"
+        )
+    if hasattr(model, "fit") and not any(
+        k.endswith("_") and not k.startswith("__") for k in vars(model)
+    ):
         check_is_fitted(model)  # NotFittedError naming the model
     solver = getattr(model, "solver_", "dual")
     if solver in ("primal", "nystroem"):
@@ -101,18 +108,20 @@ def _check_explainable(model, name):
             f"{name} was fitted by solver={solver!r}: it holds weights on "
             f"{'the kernel' if solver == 'primal' else 'Nystroem'} features, not a kernel "
             "expansion f(x) = sum_i c_i k(x, s_i) + b over training objects; refit it "
-            "with solver='dual' to explain it")
+            "with solver='dual' to explain it"
+        )
     if not hasattr(model, "dual_coef_"):
         raise TypeError(
             f"{name} is not a kernel expansion f(x) = sum_i c_i k(x, s_i) + b "
             "(explain needs a fitted KernelSVM, KernelRidge, KernelRidgeCV, "
-            "KernelLogisticRegression, KernelPerceptron or KernelPCA)")
-    if getattr(model, "kernel_", None) is None or isinstance(getattr(model, "kernel", None),
-                                                              str):
+            "KernelLogisticRegression, KernelPerceptron or KernelPCA)"
+        )
+    if getattr(model, "kernel_", None) is None or isinstance(getattr(model, "kernel", None), str):
         raise TypeError(
             f"{name} was fitted on a precomputed Gram matrix: it holds neither "
             "its kernel nor its training objects, so there is nothing to explain; "
-            "fit it with kernel=<a structk kernel> on the objects")
+            "fit it with kernel=<a structk kernel> on the objects"
+        )
 
 
 def _output_names(model, n):

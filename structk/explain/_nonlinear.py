@@ -95,14 +95,16 @@ def _decomposable(kernel):
 
 
 def _why_not(part, whole):
-    return (f"{part!r} (in {whole!r}) cannot be decomposed into contributions: "
-            f"{type(part).__name__} of a kernel that is itself nonlinear in its "
-            "features (a normalisation of a product, power or exponential) has no "
-            "straight path from the zero vector along which its integrated "
-            "gradients are defined. For sequence models, "
-            "structk.explain.ism(model, sequence) still gives the exact effect of "
-            "every single-symbol substitution (by recomputing the decision "
-            "function on each mutant)")
+    return (
+        f"{part!r} (in {whole!r}) cannot be decomposed into contributions: "
+        f"{type(part).__name__} of a kernel that is itself nonlinear in its "
+        "features (a normalisation of a product, power or exponential) has no "
+        "straight path from the zero vector along which its integrated "
+        "gradients are defined. For sequence models, "
+        "structk.explain.ism(model, sequence) still gives the exact effect of "
+        "every single-symbol substitution (by recomputing the decision "
+        "function on each mutant)"
+    )
 
 
 def evaluate(expr, values):
@@ -123,13 +125,14 @@ def evaluate(expr, values):
         return expr[1] * a, [None if g is None else expr[1] * g for g in ga]
     if kind == "prod":
         (a, ga), (b, gb) = evaluate(expr[1], values), evaluate(expr[2], values)
-        return a * b, [_add(None if x is None else b * x, None if y is None else a * y)
-                       for x, y in zip(ga, gb)]
+        return a * b, [
+            _add(None if x is None else b * x, None if y is None else a * y) for x, y in zip(ga, gb)
+        ]
     if kind == "pow":
         p = expr[1]
         a, ga = evaluate(expr[2], values)
         outer = p * a ** (p - 1)
-        return a ** p, [None if g is None else outer * g for g in ga]
+        return a**p, [None if g is None else outer * g for g in ga]
     a, ga = evaluate(expr[1], values)  # exp
     e = np.exp(a)
     return e, [None if g is None else e * g for g in ga]

@@ -23,23 +23,29 @@ import numpy as np
 
 @dataclass
 class Occurrences:
-    keys: np.ndarray    # int64 (m,)
-    owner: np.ndarray   # int64 (m,)
-    units: np.ndarray   # int64 (m, r), -1 padded
-    vals: np.ndarray    # float64 (m,)
+    keys: np.ndarray  # int64 (m,)
+    owner: np.ndarray  # int64 (m,)
+    units: np.ndarray  # int64 (m, r), -1 padded
+    vals: np.ndarray  # float64 (m,)
     level: np.ndarray | None = None  # int64 (m,): WL iteration, graphs only
 
     @classmethod
     def empty(cls, r=1):
-        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64),
-                   np.zeros((0, r), np.int64), np.zeros(0))
+        return cls(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, r), np.int64), np.zeros(0)
+        )
 
     def __len__(self):
         return len(self.keys)
 
     def select(self, mask):
-        return Occurrences(self.keys[mask], self.owner[mask], self.units[mask], self.vals[mask],
-                           None if self.level is None else self.level[mask])
+        return Occurrences(
+            self.keys[mask],
+            self.owner[mask],
+            self.units[mask],
+            self.vals[mask],
+            None if self.level is None else self.level[mask],
+        )
 
     @staticmethod
     def concat(parts):
@@ -47,12 +53,15 @@ class Occurrences:
         if not parts:
             return Occurrences.empty()
         r = max(p.units.shape[1] for p in parts)
-        units = [np.pad(p.units, ((0, 0), (0, r - p.units.shape[1])), constant_values=-1)
-                 for p in parts]
-        return Occurrences(np.concatenate([p.keys for p in parts]),
-                           np.concatenate([p.owner for p in parts]),
-                           np.concatenate(units),
-                           np.concatenate([p.vals for p in parts]))
+        units = [
+            np.pad(p.units, ((0, 0), (0, r - p.units.shape[1])), constant_values=-1) for p in parts
+        ]
+        return Occurrences(
+            np.concatenate([p.keys for p in parts]),
+            np.concatenate([p.owner for p in parts]),
+            np.concatenate(units),
+            np.concatenate([p.vals for p in parts]),
+        )
 
 
 def group(owner, keys, vals, n_owners):

@@ -36,7 +36,8 @@ def _presence(kernel):
         raise NotImplementedError(
             f"{kernel!r}: presence features of both strands are not explained yet; "
             "use presence=False, or structk.explain.ism, which recomputes the "
-            "decision function on every mutant")
+            "decision function on every mutant"
+        )
     return presence
 
 
@@ -74,8 +75,9 @@ class SequenceLeaf:
         rc = reverse_complement(EncodedSequences(codes, offsets, self.kernel._alphabet))
         back = self.strand(rc.codes, offsets, np.zeros_like(base))
         lengths = np.diff(offsets)[back.owner]
-        units = np.where(back.units >= 0,
-                         lengths[:, None] - 1 - back.units + base[back.owner][:, None], -1)
+        units = np.where(
+            back.units >= 0, lengths[:, None] - 1 - back.units + base[back.owner][:, None], -1
+        )
         back = Occurrences(back.keys, back.owner, units, back.vals)
         both = Occurrences.concat([occ, back])
         both.vals = both.vals * np.sqrt(0.5)
@@ -88,8 +90,10 @@ class SequenceLeaf:
     def word(self, ids, k):
         """The k-mers of base-``A`` indices ``ids`` as strings (symbols of
         more than one character joined by ``-``)."""
-        return [w if isinstance(w, str) else "-".join(map(str, w))
-                for w in kmer_strings(ids, k, self.symbols)]
+        return [
+            w if isinstance(w, str) else "-".join(map(str, w))
+            for w in kmer_strings(ids, k, self.symbols)
+        ]
 
     @staticmethod
     def _finish(starts, owner, base, pattern, keys, vals=None):
@@ -102,8 +106,7 @@ class SequenceLeaf:
 
     def _kmers(self, codes, offsets):
         """``(ids, starts, owner)`` of the k-mers (the kernel's own count)."""
-        ids, starts, ptr = kmers.kmer_occurrences(codes, offsets, self.k, self.A,
-                                                  positions=True)
+        ids, starts, ptr = kmers.kmer_occurrences(codes, offsets, self.k, self.A, positions=True)
         return ids, starts, _owners(ptr)
 
 
@@ -112,7 +115,7 @@ class SpectrumLeaf(SequenceLeaf):
         super().__init__(kernel)
         self.k = int(kernel.k)
         self.presence = _presence(kernel)
-        if self.A ** self.k > kmers.MAX_SPACE:
+        if self.A**self.k > kmers.MAX_SPACE:
             raise ValueError(f"{kernel!r}: k-mers beyond 2^62 indices cannot be explained")
         self.span = self.k
 
@@ -136,8 +139,9 @@ class MismatchLeaf(SpectrumLeaf):
         ids, starts, owner = self._kmers(codes, offsets)
         keys = kmers.mismatch_neighbours(ids, self.k, self.A, self.m)  # the kernel's own
         r = keys.shape[1]
-        return self._finish(np.repeat(starts, r), np.repeat(owner, r), base,
-                            np.arange(self.k), keys.ravel())
+        return self._finish(
+            np.repeat(starts, r), np.repeat(owner, r), base, np.arange(self.k), keys.ravel()
+        )
 
 
 class GappyPairLeaf(SequenceLeaf):
@@ -149,21 +153,27 @@ class GappyPairLeaf(SequenceLeaf):
 
     def strand(self, codes, offsets, base):
         k = self.k
-        ids, starts, ptr = kmers.gappy_pair_occurrences(codes, offsets, k, self.m, self.A,
-                                                        positions=True)
+        ids, starts, ptr = kmers.gappy_pair_occurrences(
+            codes, offsets, k, self.m, self.A, positions=True
+        )
         g = kmers.gappy_pair_parts(ids, k, self.A)[0]
         # the pair covers p .. p + k - 1 and p + k + g .. p + 2k + g - 1
-        units = np.concatenate([np.arange(k), k + np.arange(k)])[None, :] \
+        units = (
+            np.concatenate([np.arange(k), k + np.arange(k)])[None, :]
             + np.where(np.arange(2 * k) < k, 0, 1)[None, :] * g[:, None]
+        )
         owner = _owners(ptr)
-        return Occurrences(ids, owner, starts[:, None] + units + base[owner][:, None],
-                           np.ones(len(ids)))
+        return Occurrences(
+            ids, owner, starts[:, None] + units + base[owner][:, None], np.ones(len(ids))
+        )
 
     def names(self, keys):
         k = self.k
         g, u, v = kmers.gappy_pair_parts(keys, k, self.A)
-        return [a + "." * int(gap) + b
-                for a, gap, b in zip(self.word(u, k), g.tolist(), self.word(v, k))]
+        return [
+            a + "." * int(gap) + b
+            for a, gap, b in zip(self.word(u, k), g.tolist(), self.word(v, k))
+        ]
 
 
 class EncodedWithDiag:
@@ -209,8 +219,10 @@ class WeightedDegreeLeaf(SequenceLeaf):
         if self.length is None and len(lengths):
             self.length = int(lengths[0])
             if self.length * self.d * float(self.A) ** self.d >= 2**62:
-                raise ValueError(f"{self.kernel!r}: sequences of length {self.length} "
-                                 "have too many features to index")
+                raise ValueError(
+                    f"{self.kernel!r}: sequences of length {self.length} "
+                    "have too many features to index"
+                )
         bad = np.flatnonzero(lengths != self.length)
         if len(bad):
             i = int(bad[0])
@@ -229,8 +241,10 @@ class WeightedDegreeLeaf(SequenceLeaf):
         """``K(m, m)`` of each single substitution ``m`` of ``text`` (symbol
         ``sym[j]`` at ``pos[j]``), from the kernel: with shifts a
         substitution changes matches up to ``S`` positions away."""
-        mutants = [text[:p] + str(self.symbols[a]) + text[p + 1:]
-                   for p, a in zip(pos.tolist(), sym.tolist())]
+        mutants = [
+            text[:p] + str(self.symbols[a]) + text[p + 1 :]
+            for p, a in zip(pos.tolist(), sym.tolist())
+        ]
         return np.asarray(self.kernel.diag(mutants), dtype=np.float64)
 
     def weights_at(self, sv_keys, W, keys):
@@ -243,22 +257,26 @@ class WeightedDegreeLeaf(SequenceLeaf):
         step = weighted_degree.wd_key(1, 1, 0, self.d, self.A)  # one position on
         for s in range(1, self.shift + 1):
             t = 1.0 / (2.0 * (s + 1.0))
-            out = out + t * (lookup(sv_keys, W, keys + s * step)
-                             + lookup(sv_keys, W, keys - s * step))
+            out = out + t * (
+                lookup(sv_keys, W, keys + s * step) + lookup(sv_keys, W, keys - s * step)
+            )
         return out
 
     def strand(self, codes, offsets, base):
         d = self.d
         keys, owner, starts, lengths, vals = weighted_degree.wd_occurrences(
-            codes, offsets, d, self.A, base)
+            codes, offsets, d, self.A, base
+        )
         units = starts[:, None] + np.arange(d)[None, :]
         units[np.arange(d)[None, :] >= lengths[:, None]] = -1
         return Occurrences(keys, owner, units, vals)
 
     def names(self, keys):
         pos, lengths, ids = weighted_degree.wd_key_parts(keys, self.d, self.A)
-        return [f"{self.word([i], int(l))[0]}@{int(p)}"
-                for i, l, p in zip(ids.tolist(), lengths.tolist(), pos.tolist())]
+        return [
+            f"{self.word([i], int(l))[0]}@{int(p)}"
+            for i, l, p in zip(ids.tolist(), lengths.tolist(), pos.tolist())
+        ]
 
 
 def _owners(ptr):

@@ -49,8 +49,12 @@ class ConstantLeaf:
         return self._rows(len(offsets) - 1)
 
     def _rows(self, n):
-        return Occurrences(np.zeros(n, np.int64), np.arange(n, dtype=np.int64),
-                           np.full((n, 1), -1, np.int64), np.full(n, self.root))
+        return Occurrences(
+            np.zeros(n, np.int64),
+            np.arange(n, dtype=np.int64),
+            np.full((n, 1), -1, np.int64),
+            np.full(n, self.root),
+        )
 
     def names(self, keys, *context):
         return ["constant"] * len(keys)
@@ -64,12 +68,15 @@ def _leaf_for(kernel):
 
     if isinstance(kernel, WeisfeilerLehmanOptimalAssignment):
         return _graphs.WLOptimalAssignmentLeaf
-    table = [(Mismatch, _sequences.MismatchLeaf), (Spectrum, _sequences.SpectrumLeaf),
-             (GappyPair, _sequences.GappyPairLeaf),
-             (WeightedDegree, _sequences.WeightedDegreeLeaf),
-             (GappedKmer, _gkm.GappedKmerLeaf),
-             (WeisfeilerLehman, _graphs.WeisfeilerLehmanLeaf),
-             (ShortestPath, _graphs.ShortestPathLeaf)]
+    table = [
+        (Mismatch, _sequences.MismatchLeaf),
+        (Spectrum, _sequences.SpectrumLeaf),
+        (GappyPair, _sequences.GappyPairLeaf),
+        (WeightedDegree, _sequences.WeightedDegreeLeaf),
+        (GappedKmer, _gkm.GappedKmerLeaf),
+        (WeisfeilerLehman, _graphs.WeisfeilerLehmanLeaf),
+        (ShortestPath, _graphs.ShortestPathLeaf),
+    ]
     for cls, leaf in table:
         if type(kernel) is cls:
             return leaf
@@ -113,18 +120,21 @@ def build(kernel):
 def _why(part, whole):
     where = "" if part is whole else f" (in {whole!r})"
     if getattr(part, "has_features", False):
-        reason = ("its feature map is not a count of features that occur at "
-                  "positions or nodes of an object")
+        reason = (
+            "its feature map is not a count of features that occur at "
+            "positions or nodes of an object"
+        )
     else:
         reason = "it has no explicit feature map"
     name = type(part).__name__
     if name in ("Power", "Product") or (name == "Exp" and part is not whole):
-        reason = ("the decision function is not linear in the features of "
-                  f"{name}'s inner kernel")
-    return (f"{part!r}{where} cannot be decomposed into contributions: {reason}. "
-            "For sequence models, structk.explain.ism(model, sequence) still gives "
-            "the exact effect of every single-symbol substitution (by recomputing "
-            "the decision function on each mutant)")
+        reason = f"the decision function is not linear in the features of {name}'s inner kernel"
+    return (
+        f"{part!r}{where} cannot be decomposed into contributions: {reason}. "
+        "For sequence models, structk.explain.ism(model, sequence) still gives "
+        "the exact effect of every single-symbol substitution (by recomputing "
+        "the decision function on each mutant)"
+    )
 
 
 def gammas(tree, Q):

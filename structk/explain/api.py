@@ -57,7 +57,7 @@ def _ism_by_prediction(model, sequence, output, alphabet):
     for p in range(L):
         for a, s in enumerate(symbols):
             if seq[p].upper() != s.upper():
-                mutants.append("".join(seq[:p]) + s + "".join(seq[p + 1:]))
+                mutants.append("".join(seq[:p]) + s + "".join(seq[p + 1 :]))
                 where.append((p, a))
     values = _decision(model, ["".join(seq)] + mutants, output)
     delta = np.zeros((L, A))
@@ -80,8 +80,10 @@ def ism_symbols(model, alphabet=None):
 
 
 def _decision(model, X, output):
-    D = np.asarray(model.decision_function(X) if hasattr(model, "decision_function")
-                   else model.predict(X), dtype=np.float64)
+    D = np.asarray(
+        model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X),
+        dtype=np.float64,
+    )
     if D.ndim == 1:
         return D
     return D[:, 0 if output is None else int(output)]

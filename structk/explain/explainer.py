@@ -155,8 +155,10 @@ class Explainer:
         self._sv_enc = [leaf.encode(objects, "support vectors") for leaf in self.leaves]
         self._sv_occ = [leaf.occurrences(e) for leaf, e in zip(self.leaves, self._sv_enc)]
         n = len(objects)
-        feats = [self._features(leaf, occ, n, enc)
-                 for leaf, occ, enc in zip(self.leaves, self._sv_occ, self._sv_enc)]
+        feats = [
+            self._features(leaf, occ, n, enc)
+            for leaf, occ, enc in zip(self.leaves, self._sv_occ, self._sv_enc)
+        ]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
         self._sv_feats = [(owner, keys, phi, g) for (owner, keys, phi, _, _), g in zip(feats, gam)]
         self._weights = self._collapse(coef)
@@ -166,8 +168,7 @@ class Explainer:
         weights = []
         for leaf, (owner, keys, phi, g) in zip(self.leaves, self._sv_feats):
             uniq, inv = np.unique(keys, return_inverse=True)
-            W = np.bincount(inv.ravel(), weights=coef[owner] * g[owner] * phi,
-                            minlength=len(uniq))
+            W = np.bincount(inv.ravel(), weights=coef[owner] * g[owner] * phi, minlength=len(uniq))
             if hasattr(leaf, "transform_weights"):  # gapped k-mers: l-mer weights
                 uniq, W = leaf.transform_weights(uniq, W)
             weights.append((uniq, W))
@@ -257,19 +258,23 @@ class Explainer:
         if not self.unit:
             raise NoExplicitFeaturesError("the kernel has no features at positions or nodes")
         if edges and self.unit != "node":
-            raise ValueError("edges=True is for graph models; this model explains "
-                             f"{self.unit}s")
+            raise ValueError(f"edges=True is for graph models; this model explains {self.unit}s")
         scores, bias, decision, unit_ptr, encs, edge_part = self._contributions(X, edges)
         out = []
         for i in range(len(decision)):
-            e = Explanation(scores[unit_ptr[i]:unit_ptr[i + 1]], float(bias[i]),
-                            float(decision[i]), self._units(encs, i))
+            e = Explanation(
+                scores[unit_ptr[i] : unit_ptr[i + 1]],
+                float(bias[i]),
+                float(decision[i]),
+                self._units(encs, i),
+            )
             if edges:
                 edge_scores, edge_ptr = edge_part
-                graph = next(enc for leaf, enc in zip(self.leaves, encs)
-                             if leaf.unit == "node").graphs[i]
+                graph = next(
+                    enc for leaf, enc in zip(self.leaves, encs) if leaf.unit == "node"
+                ).graphs[i]
                 e.edges = list(graph.edges)
-                e.edge_scores = edge_scores[edge_ptr[i]:edge_ptr[i + 1]]
+                e.edge_scores = edge_scores[edge_ptr[i] : edge_ptr[i + 1]]
             out.append(e)
         return out
 
@@ -291,15 +296,13 @@ class Explainer:
         linear decomposition with the object's coefficients ``c_i int_0^1
         dF/dk_j(t k(x, s_i)) dt``, plus ``f(0) = b + sum_i c_i F(0)`` in the
         bias."""
-        K = [np.asarray(b.kernel(X, self._sv_objects), dtype=np.float64)
-             for b in self._blocks]
+        K = [np.asarray(b.kernel(X, self._sv_objects), dtype=np.float64) for b in self._blocks]
         A, F0, _ = _nonlinear.path_coefficients(self._expr, K)
         parts = []
         for j in range(len(X)):
             total = None
             for block, a in zip(self._blocks, A):
-                p = block._linear_contributions([X[j]], block._collapse(self._coef * a[j]),
-                                                edges)
+                p = block._linear_contributions([X[j]], block._collapse(self._coef * a[j]), edges)
                 total = p if total is None else _add_parts(total, p)
             parts.append(total)
         base = self.intercept + float(self._coef @ F0[0]) if len(X) else self.intercept
@@ -323,24 +326,30 @@ class Explainer:
         feats = [self._features(leaf, occ, n, e) for leaf, occ, e in zip(self.leaves, occs, encs)]
         gam = _tree.gammas(self.tree, [f[3] for f in feats])
         first = next((i for i, leaf in enumerate(self.leaves) if leaf.unit is not None), None)
-        sizes = (np.zeros(n, np.int64) if first is None  # a constant block
-                 else self.leaves[first].n_units(encs[first]))
+        sizes = (
+            np.zeros(n, np.int64)
+            if first is None  # a constant block
+            else self.leaves[first].n_units(encs[first])
+        )
         unit_ptr = np.zeros(n + 1, np.int64)
         np.cumsum(sizes, out=unit_ptr[1:])
         scores = np.zeros(int(unit_ptr[-1]))
         const = np.zeros(n)
         edge_part = None
         if edges:
-            n_edges = (np.zeros(n, np.int64) if first is None
-                       else self.leaves[first].n_edges(encs[first]))
+            n_edges = (
+                np.zeros(n, np.int64) if first is None else self.leaves[first].n_edges(encs[first])
+            )
             edge_ptr = np.zeros(n + 1, np.int64)
             np.cumsum(n_edges, out=edge_ptr[1:])
             edge_part = (np.zeros(int(edge_ptr[-1])), edge_ptr)
         for leaf, enc, occ, (_, keys, phi, _, (raw, inv)), g, (wk, W) in zip(
-                self.leaves, encs, occs, feats, gam, weights):
+            self.leaves, encs, occs, feats, gam, weights
+        ):
             term = _weights_at(leaf, wk, W, keys) * phi  # W_u phi_u per (object, feature)
-            share = np.divide(term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)),
-                              where=raw[inv] != 0)
+            share = np.divide(
+                term[inv] * occ.vals, raw[inv], out=np.zeros(len(occ)), where=raw[inv] != 0
+            )
             amounts = g[occ.owner] * share
             if edges and leaf.unit == "node":
                 node_part, edge_scores = leaf.node_edge_split(enc, occ, amounts)
@@ -398,7 +407,8 @@ class Explainer:
             if hypothetical:
                 raise NoExplicitFeaturesError(
                     f"{self.kernel!r} is not linear in the features: no hypothetical "
-                    "contributions (structk.explain.ism recomputes the mutants)")
+                    "contributions (structk.explain.ism recomputes the mutants)"
+                )
             from .api import _ism_by_prediction
 
             return _ism_by_prediction(self.model, sequence, self.output, None)
@@ -417,8 +427,9 @@ class Explainer:
         hyp_parts = []
         for t, (leaf, (wk, W)) in enumerate(zip(self.leaves, self._weights)):
             own = leaf.encode([sequence], "sequence") if leaf.unit else None
-            res = _window_deltas(leaf, codes if own is None else own.codes, pos, sym,
-                                 wk, W, hypothetical)
+            res = _window_deltas(
+                leaf, codes if own is None else own.codes, pos, sym, wk, W, hypothetical
+            )
             S0[t], Q0[t], dS, dQ = res[:4]
             S[t] = S0[t] + dS
             Q[t] = Q0[t] + dQ
@@ -467,8 +478,11 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
     gkm = hasattr(leaf, "norm_deltas")
     shifted = bool(getattr(leaf, "shift", 0))  # weighted degree with shifts
     S0 = float(Wx @ phi)
-    Q0 = float(leaf.norms(leaf.encode([codes_text(leaf, codes)]))[0]) if gkm or shifted \
+    Q0 = (
+        float(leaf.norms(leaf.encode([codes_text(leaf, codes)]))[0])
+        if gkm or shifted
         else float(phi @ phi)
+    )
     if m == 0:
         return S0, Q0, np.zeros(0), np.zeros(0), np.zeros(0)
     span = int(leaf.span)
@@ -485,9 +499,12 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
     old = leaf.table(ref, woff, lo, **extra)
     new = leaf.table(mut, woff, lo, **extra)
     # net change of each (mutation, feature)
-    o2, k2, d2, inv2 = group(np.concatenate([new.owner, old.owner]),
-                             np.concatenate([new.keys, old.keys]),
-                             np.concatenate([new.vals, -old.vals]), m)
+    o2, k2, d2, inv2 = group(
+        np.concatenate([new.owner, old.owner]),
+        np.concatenate([new.keys, old.keys]),
+        np.concatenate([new.vals, -old.vals]),
+        m,
+    )
     before = lookup(keys, raw, k2)
     after = before + d2
     if leaf.presence:
@@ -504,12 +521,16 @@ def _window_deltas(leaf, codes, pos, sym, wk, W, hypothetical):
         dQ = np.bincount(o2, weights=ga * ga - gb * gb, minlength=m)
     part = None
     if hypothetical:
-        gi = inv2[:len(new)]
+        gi = inv2[: len(new)]
         covers = (new.units == pos[new.owner][:, None]).any(axis=1)
         n_cover = (new.units >= 0).sum(axis=1)
         a, g_after = after[gi], ga[gi]
-        share = np.divide(Wk[gi] * g_after * new.vals, a * n_cover,
-                          out=np.zeros(len(new)), where=(a != 0) & covers & (n_cover > 0))
+        share = np.divide(
+            Wk[gi] * g_after * new.vals,
+            a * n_cover,
+            out=np.zeros(len(new)),
+            where=(a != 0) & covers & (n_cover > 0),
+        )
         part = np.bincount(new.owner, weights=share, minlength=m)
     return S0, Q0, dS, dQ, part
 
@@ -536,4 +557,3 @@ def _weights_at(leaf, sv_keys, W, keys):
     if hasattr(leaf, "weights_at"):
         return leaf.weights_at(sv_keys, W, keys)
     return lookup(sv_keys, W, keys)
-

@@ -32,8 +32,9 @@ def _plt():
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("plots need matplotlib: pip install 'structk[plot]' "
-                          "(or pip install matplotlib)") from None
+        raise ImportError(
+            "plots need matplotlib: pip install 'structk[plot]' (or pip install matplotlib)"
+        ) from None
     return plt
 
 
@@ -70,9 +71,12 @@ def _letter(ax, letter, x, y, height, colour):
     box = path.get_extents()
     if box.width <= 0 or box.height <= 0 or height == 0:
         return
-    t = (Affine2D().translate(-box.x0, -box.y0)
-         .scale(0.9 / box.width, abs(height) / box.height)
-         .translate(x - 0.45, y if height > 0 else y - abs(height)))
+    t = (
+        Affine2D()
+        .translate(-box.x0, -box.y0)
+        .scale(0.9 / box.width, abs(height) / box.height)
+        .translate(x - 0.45, y if height > 0 else y - abs(height))
+    )
     ax.add_patch(PathPatch(t.transform_path(path), facecolor=colour, edgecolor="none"))
 
 
@@ -123,8 +127,9 @@ def _limits(scores):
     return m if m > 0 else 1.0
 
 
-def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=None,
-               edge_scores=None):
+def plot_graph(
+    graph, scores, ax=None, labels="label", title=None, label_names=None, edge_scores=None
+):
     """Draw a networkx graph with nodes coloured by ``scores`` (in the order
     of ``graph.nodes``) and labelled by the node attribute ``labels``
     (mapped through ``label_names`` when given). With ``edge_scores`` (in
@@ -135,8 +140,11 @@ def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=N
     fig, ax = _axes(ax, (4.5, 4.0))
     scores = np.asarray(scores, dtype=np.float64)
     nodes = list(graph.nodes)
-    m = _limits(scores if edge_scores is None
-                else np.concatenate([scores, np.asarray(edge_scores, dtype=np.float64)]))
+    m = _limits(
+        scores
+        if edge_scores is None
+        else np.concatenate([scores, np.asarray(edge_scores, dtype=np.float64)])
+    )
     pos = nx.kamada_kawai_layout(graph) if len(nodes) > 1 else {nodes[0]: (0, 0)}
     text = {}
     for v in nodes:
@@ -147,13 +155,32 @@ def plot_graph(graph, scores, ax=None, labels="label", title=None, label_names=N
     else:
         edge_scores = np.asarray(edge_scores, dtype=np.float64)
         if len(edge_scores) != graph.number_of_edges():
-            raise ValueError(f"{len(edge_scores)} edge scores for a graph of "
-                             f"{graph.number_of_edges()} edges")
-        nx.draw_networkx_edges(graph, pos, edgelist=list(graph.edges), ax=ax, width=5.0,
-                               edge_color=edge_scores, edge_cmap=_colormap("coolwarm"),
-                               edge_vmin=-m, edge_vmax=m)
-    art = nx.draw_networkx_nodes(graph, pos, nodelist=nodes, node_color=scores, cmap="coolwarm",
-                                 vmin=-m, vmax=m, ax=ax, node_size=320, edgecolors="#333333")
+            raise ValueError(
+                f"{len(edge_scores)} edge scores for a graph of {graph.number_of_edges()} edges"
+            )
+        nx.draw_networkx_edges(
+            graph,
+            pos,
+            edgelist=list(graph.edges),
+            ax=ax,
+            width=5.0,
+            edge_color=edge_scores,
+            edge_cmap=_colormap("coolwarm"),
+            edge_vmin=-m,
+            edge_vmax=m,
+        )
+    art = nx.draw_networkx_nodes(
+        graph,
+        pos,
+        nodelist=nodes,
+        node_color=scores,
+        cmap="coolwarm",
+        vmin=-m,
+        vmax=m,
+        ax=ax,
+        node_size=320,
+        edgecolors="#333333",
+    )
     nx.draw_networkx_labels(graph, pos, labels=text, ax=ax, font_size=8)
     fig.colorbar(art, ax=ax, shrink=0.7, label="contribution")
     ax.set_axis_off()
@@ -201,25 +228,34 @@ def plot_molecule(smiles, scores, path=None, size=(420, 340), bond_scores=None, 
         raise ValueError(f"{len(scores)} scores for a molecule of {mol.GetNumAtoms()} atoms")
     m = _limits(scores)
     cmap = _colormap("coolwarm")
-    colours = {i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
-               for i, s in enumerate(scores.tolist())}
+    colours = {
+        i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
+        for i, s in enumerate(scores.tolist())
+    }
     bonds = {}
     if bond_scores is not None:
         bond_scores = np.asarray(bond_scores, dtype=np.float64)
         if edges is None or len(edges) != len(bond_scores):
             raise ValueError("bond_scores need their edges (atom index pairs), one per score")
         m = _limits(np.concatenate([scores, bond_scores]))
-        colours = {i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
-                   for i, s in enumerate(scores.tolist())}
+        colours = {
+            i: tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
+            for i, s in enumerate(scores.tolist())
+        }
         for (a, b), s in zip(edges, bond_scores.tolist()):
             bond = mol.GetBondBetweenAtoms(int(a), int(b))
             if bond is None:
                 raise ValueError(f"atoms {a} and {b} of {smiles!r} share no bond")
             bonds[bond.GetIdx()] = tuple(float(c) for c in cmap(0.5 + 0.5 * s / m)[:3])
     drawer = rdMolDraw2D.MolDraw2DCairo(*size)
-    rdMolDraw2D.PrepareAndDrawMolecule(drawer, mol, highlightAtoms=list(colours),
-                                       highlightAtomColors=colours,
-                                       highlightBonds=list(bonds), highlightBondColors=bonds)
+    rdMolDraw2D.PrepareAndDrawMolecule(
+        drawer,
+        mol,
+        highlightAtoms=list(colours),
+        highlightAtomColors=colours,
+        highlightBonds=list(bonds),
+        highlightBondColors=bonds,
+    )
     drawer.FinishDrawing()
     png = drawer.GetDrawingText()
     if path is not None:
@@ -228,11 +264,16 @@ def plot_molecule(smiles, scores, path=None, size=(420, 340), bond_scores=None, 
     return png
 
 
-def plot_explanation(explanation, obj=None, ax=None, symbols="ACGT", title=None,
-                     label_names=None):
+def plot_explanation(explanation, obj=None, ax=None, symbols="ACGT", title=None, label_names=None):
     """Draw an :class:`~structk.explain.explainer.Explanation`: a logo for a
     sequence, a coloured graph for a graph ``obj``."""
     if obj is not None and hasattr(obj, "nodes"):
-        return plot_graph(obj, explanation.scores, ax=ax, title=title, label_names=label_names,
-                          edge_scores=explanation.edge_scores)
+        return plot_graph(
+            obj,
+            explanation.scores,
+            ax=ax,
+            title=title,
+            label_names=label_names,
+            edge_scores=explanation.edge_scores,
+        )
     return plot_logo(contribution_matrix(explanation, symbols), symbols, ax=ax, title=title)

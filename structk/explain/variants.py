@@ -51,17 +51,21 @@ def score_variants(model, ref, alt, output=None):
     check_sequence_model(model)
     names = output_names(model)
     if output is None and len(names) > 1:
-        raise ValueError(f"the model has {len(names)} decision functions "
-                         f"({', '.join(names)}): choose one with output=INDEX "
-                         "(--class on the command line)")
-    if output is not None and not (isinstance(output, (int, np.integer))
-                                   and 0 <= output < len(names)):
-        raise ValueError(f"output must be an integer in 0..{len(names) - 1} "
-                         f"({', '.join(names)}), got {output!r}")
+        raise ValueError(
+            f"the model has {len(names)} decision functions "
+            f"({', '.join(names)}): choose one with output=INDEX "
+            "(--class on the command line)"
+        )
+    if output is not None and not (
+        isinstance(output, (int, np.integer)) and 0 <= output < len(names)
+    ):
+        raise ValueError(
+            f"output must be an integer in 0..{len(names) - 1} ({', '.join(names)}), got {output!r}"
+        )
     if not ref:
         return np.zeros(0), np.zeros(0), np.zeros(0)
     values = _decision(model, ref + alt, output)
-    f_ref, f_alt = values[:len(ref)], values[len(ref):]
+    f_ref, f_alt = values[: len(ref)], values[len(ref) :]
     return f_ref, f_alt, f_alt - f_ref
 
 
@@ -89,20 +93,31 @@ def check_sequence_model(model):
     a model of vectors or graphs), with a ``TypeError`` saying what it is."""
     name = type(model).__name__
     if not (hasattr(model, "decision_function") or hasattr(model, "predict")):
-        raise TypeError(f"{name} is not a fitted learner (it has no decision function); "
-                        "variants are scored with a learner fitted on sequences, e.g. "
-                        "the model file of structk fit")
+        raise TypeError(
+            f"{name} is not a fitted learner (it has no decision function); "
+            "variants are scored with a learner fitted on sequences, e.g. "
+            "the model file of structk fit"
+        )
     kernel = getattr(model, "kernel_", getattr(model, "kernel", None))
     if isinstance(kernel, str):
-        raise TypeError(f"{name} was fitted on a precomputed Gram matrix: it cannot score "
-                        "sequences; fit it with a sequence kernel")
+        raise TypeError(
+            f"{name} was fitted on a precomputed Gram matrix: it cannot score "
+            "sequences; fit it with a sequence kernel"
+        )
     seen = _training_objects(model)
     if seen is not None and len(seen) and not isinstance(seen[0], str):
-        what = "graphs" if hasattr(seen[0], "nodes") else \
-            "sets" if isinstance(seen[0], (set, frozenset)) else "numeric vectors"
-        raise TypeError(f"{name} was fitted on {what}, not sequences: score-variants "
-                        "needs a model of sequences (e.g. structk fit seqs.fa --kernel "
-                        "'GappedKmer()')")
+        what = (
+            "graphs"
+            if hasattr(seen[0], "nodes")
+            else "sets"
+            if isinstance(seen[0], (set, frozenset))
+            else "numeric vectors"
+        )
+        raise TypeError(
+            f"{name} was fitted on {what}, not sequences: score-variants "
+            "needs a model of sequences (e.g. structk fit seqs.fa --kernel "
+            "'GappedKmer()')"
+        )
 
 
 def _training_objects(model):
@@ -116,9 +131,13 @@ def _training_objects(model):
 #: Each string kernel's parameter holding the length of its features (in
 #: symbols): a variant changes the features that overlap it, up to this
 #: length minus one on either side.
-_SPANS = {"Spectrum": lambda p: p["k"], "Mismatch": lambda p: p["k"],
-          "GappedKmer": lambda p: p["l"], "WeightedDegree": lambda p: p["d"],
-          "GappyPair": lambda p: 2 * p["k"] + p["m"]}
+_SPANS = {
+    "Spectrum": lambda p: p["k"],
+    "Mismatch": lambda p: p["k"],
+    "GappedKmer": lambda p: p["l"],
+    "WeightedDegree": lambda p: p["d"],
+    "GappyPair": lambda p: 2 * p["k"] + p["m"],
+}
 
 
 def _span(kernel):
@@ -159,14 +178,17 @@ def read_variants(path, fasta=None, flank=None):
     if flank is not None and flank < 0:
         raise ValueError(f"flank must be a whole number >= 0, got {flank}")
     if fasta is None:
-        raise ValueError("give the reference FASTA (variant table) or the alternative "
-                         "FASTA (paired files)")
+        raise ValueError(
+            "give the reference FASTA (variant table) or the alternative FASTA (paired files)"
+        )
     if _is_fasta(path):
         ids, ref = read_fasta(path)
         _, alt = read_fasta(fasta)
         if len(ref) != len(alt):
-            raise ValueError(f"{path} holds {len(ref)} records but {fasta} holds {len(alt)}; "
-                             "reference and alternative records pair up in order")
+            raise ValueError(
+                f"{path} holds {len(ref)} records but {fasta} holds {len(alt)}; "
+                "reference and alternative records pair up in order"
+            )
         return list(ids), list(ref), list(alt)
     records = dict(zip(*read_fasta(fasta)))
     names, refs, alts = [], [], []
@@ -177,8 +199,10 @@ def read_variants(path, fasta=None, flank=None):
             where = f"{path}, line {line_no}"
             fields = line.rstrip("\n").split("\t")
             if len(fields) < 5:
-                raise ValueError(f"{where}: expected 5 tab-separated columns "
-                                 f"(name, chrom, pos, ref, alt), got {len(fields)}")
+                raise ValueError(
+                    f"{where}: expected 5 tab-separated columns "
+                    f"(name, chrom, pos, ref, alt), got {len(fields)}"
+                )
             name, chrom, pos, a_ref, a_alt = (x.strip() for x in fields[:5])
             if chrom not in records:
                 raise ValueError(f"{where}: no record {chrom!r} in {fasta}")
@@ -188,12 +212,13 @@ def read_variants(path, fasta=None, flank=None):
                 raise ValueError(f"{where}: position {pos!r} is not a whole number") from None
             seq = records[chrom]
             if not (0 <= p and p + len(a_ref) <= len(seq)):
-                raise ValueError(f"{where}: position {pos} is outside {chrom} "
-                                 f"(length {len(seq)})")
-            found = seq[p:p + len(a_ref)]
+                raise ValueError(f"{where}: position {pos} is outside {chrom} (length {len(seq)})")
+            found = seq[p : p + len(a_ref)]
             if found.upper() != a_ref.upper():
-                raise ValueError(f"{where}: the reference allele is {a_ref!r} but {chrom} "
-                                 f"holds {found!r} at position {pos}")
+                raise ValueError(
+                    f"{where}: the reference allele is {a_ref!r} but {chrom} "
+                    f"holds {found!r} at position {pos}"
+                )
             lo = 0 if flank is None else max(0, p - flank)
             hi = len(seq) if flank is None else min(len(seq), p + len(a_ref) + flank)
             alleles = a_alt.split(",")
@@ -202,10 +227,11 @@ def read_variants(path, fasta=None, flank=None):
                     raise ValueError(
                         f"{where}: alternative allele {allele!r} is not a sequence of "
                         "letters (symbolic alleles such as <DEL>, * or . cannot be "
-                        "scored; write the allele's bases)")
+                        "scored; write the allele's bases)"
+                    )
                 names.append(name if len(alleles) == 1 else f"{name}:{allele}")
                 refs.append(seq[lo:hi])
-                alts.append(seq[lo:p] + allele + seq[p + len(a_ref):hi])
+                alts.append(seq[lo:p] + allele + seq[p + len(a_ref) : hi])
     return names, refs, alts
 
 

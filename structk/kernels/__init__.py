@@ -35,8 +35,14 @@ __getattr__, __dir__, __all__ = attach(
     {
         ".base": ["Kernel", "aligned_features"],
         ".algebra": [
-            "Constant", "Exp", "FunctionScaled", "Normalize", "Power", "Product",
-            "Scaled", "Sum",
+            "Constant",
+            "Exp",
+            "FunctionScaled",
+            "Normalize",
+            "Power",
+            "Product",
+            "Scaled",
+            "Sum",
         ],
         ".function": ["FunctionKernel"],
         ".vectors": ["Gaussian", "Laplace", "Linear", "Polynomial"],
@@ -49,7 +55,10 @@ __getattr__, __dir__, __all__ = attach(
         ".fisher": ["FisherKernel", "fisher_scores"],
         ".class_fisher": ["ClassConditionalFisherKernel"],
         ".graphs": [
-            "GraphHopper", "RandomWalk", "ShortestPath", "WeisfeilerLehman",
+            "GraphHopper",
+            "RandomWalk",
+            "ShortestPath",
+            "WeisfeilerLehman",
             "WeisfeilerLehmanOptimalAssignment",
         ],
     },

@@ -83,8 +83,10 @@ class _Binary(Kernel):
 
     def _prepare_with(self, X, name, encodings):
         X = check_objects(X, name)
-        return (self.k1._prepare_with(X, name, encodings),
-                self.k2._prepare_with(X, name, encodings))
+        return (
+            self.k1._prepare_with(X, name, encodings),
+            self.k2._prepare_with(X, name, encodings),
+        )
 
     def _check_pair(self, P, Q):
         self.k1._check_pair(P[0], Q[0])
@@ -106,24 +108,21 @@ class _Binary(Kernel):
         return self._log_op(self.k1._log_gram(P[0]), self.k2._log_gram(P[1]))
 
     def _log_cross(self, P, Q):
-        return self._log_op(
-            self.k1._log_cross(P[0], Q[0]), self.k2._log_cross(P[1], Q[1])
-        )
+        return self._log_op(self.k1._log_cross(P[0], Q[0]), self.k2._log_cross(P[1], Q[1]))
 
     def _log_diag(self, P):
         return self._log_op(self.k1._log_diag(P[0]), self.k2._log_diag(P[1]))
 
     def _signed_log_gram(self, P):
-        return self._signed_op(self.k1._signed_log_gram(P[0]),
-                               self.k2._signed_log_gram(P[1]))
+        return self._signed_op(self.k1._signed_log_gram(P[0]), self.k2._signed_log_gram(P[1]))
 
     def _signed_log_cross(self, P, Q):
-        return self._signed_op(self.k1._signed_log_cross(P[0], Q[0]),
-                               self.k2._signed_log_cross(P[1], Q[1]))
+        return self._signed_op(
+            self.k1._signed_log_cross(P[0], Q[0]), self.k2._signed_log_cross(P[1], Q[1])
+        )
 
     def _signed_log_diag(self, P):
-        return self._signed_op(self.k1._signed_log_diag(P[0]),
-                               self.k2._signed_log_diag(P[1]))
+        return self._signed_op(self.k1._signed_log_diag(P[0]), self.k2._signed_log_diag(P[1]))
 
     def __repr__(self) -> str:
         p = self._precedence
@@ -260,8 +259,9 @@ class Scaled(_SameColumns):
 
     _precedence = 2
 
-    def __init__(self, kernel: Kernel, factor: float,
-                 factor_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self, kernel: Kernel, factor: float, factor_bounds: tuple[float, float] = DEFAULT_BOUNDS
+    ) -> None:
         self.kernel = kernel
         self.factor = factor
         self.factor_bounds = factor_bounds
@@ -343,8 +343,9 @@ class Constant(Kernel):
 
     has_features = True
 
-    def __init__(self, value: float = 1.0,
-                 value_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self, value: float = 1.0, value_bounds: tuple[float, float] = DEFAULT_BOUNDS
+    ) -> None:
         self.value = value
         self.value_bounds = value_bounds
 
@@ -398,8 +399,10 @@ class Power(_Unary):
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
-        if isinstance(self.exponent, bool) or not _is_number(self.exponent) or (
-            not float(self.exponent).is_integer()
+        if (
+            isinstance(self.exponent, bool)
+            or not _is_number(self.exponent)
+            or (not float(self.exponent).is_integer())
         ):
             raise ValueError(
                 f"kernel exponent must be an integer >= 1, got {self.exponent!r} "
@@ -441,7 +444,7 @@ class Power(_Unary):
     def _powered(self, signed):
         sign, L = signed
         p = int(self.exponent)
-        return sign ** p, p * L
+        return sign**p, p * L
 
     def _gram_gradient(self, P):
         p = int(self.exponent)
@@ -617,9 +620,11 @@ class Normalize(_SameColumns):
                 return np.exp(self.kernel._normalised_exponent(P, Q))
             sign, L = self.kernel._signed_log_cross(P, Q)
             return sign * _normalised_from_logs(
-                L, self.kernel._signed_log_diag(P)[1], self.kernel._signed_log_diag(Q)[1])
-        return normalized_cross(self.kernel._cross(P, Q), self.kernel._diag(P),
-                                self.kernel._diag(Q))
+                L, self.kernel._signed_log_diag(P)[1], self.kernel._signed_log_diag(Q)[1]
+            )
+        return normalized_cross(
+            self.kernel._cross(P, Q), self.kernel._diag(P), self.kernel._diag(Q)
+        )
 
 
 # cosine normalisation of values already computed (Normalize's and the
@@ -638,8 +643,7 @@ def normalized_gram(K: ArrayLike) -> NDArray[np.float64]:
     return N
 
 
-def normalized_cross(K: NDArray[np.float64], dx: ArrayLike, dy: ArrayLike
-                      ) -> NDArray[np.float64]:
+def normalized_cross(K: NDArray[np.float64], dx: ArrayLike, dy: ArrayLike) -> NDArray[np.float64]:
     """``K[i, j] / sqrt(dx[i] dy[j])`` (0 where a norm is 0)."""
     return K * _inv_sqrt(dx)[:, None] * _inv_sqrt(dy)[None, :]
 
@@ -687,11 +691,11 @@ def _warn_if_identity(kernel, K):
     top = np.empty(n)
     step = max(1, 65536 // n)
     for start in range(0, n, step):
-        A = np.abs(K[start:start + step])
+        A = np.abs(K[start : start + step])
         rows = np.arange(A.shape[0])
         A[rows, start + rows] = 0.0
-        mass[start:start + step] = A.sum(axis=1)
-        top[start:start + step] = A.max(axis=1)
+        mass[start : start + step] = A.sum(axis=1)
+        top[start : start + step] = A.max(axis=1)
     typical = float(np.median(mass))
     if not typical < IDENTITY_ROW_MASS:
         return
@@ -700,10 +704,12 @@ def _warn_if_identity(kernel, K):
     alone = int(np.count_nonzero(mass < IDENTITY_ROW_MASS))
     hint = ""
     if type(getattr(kernel, "kernel", kernel)).__name__ == "LocalAlignment":
-        hint = (" For proteins use the logarithm of the LA kernel, normalised by the "
-                "self-scores and repaired on the training data: SpectrumRepair("
-                "LocalAlignment(beta=...).log_kernel, normalize=True) (Saigo et al. "
-                "2004; docs/strings.md).")
+        hint = (
+            " For proteins use the logarithm of the LA kernel, normalised by the "
+            "self-scores and repaired on the training data: SpectrumRepair("
+            "LocalAlignment(beta=...).log_kernel, normalize=True) (Saigo et al. "
+            "2004; docs/strings.md)."
+        )
     warnings.warn(
         f"{kernel!r}: the Gram matrix is numerically the identity for a learner "
         f"({alone} of {n} objects have a total similarity to all the others below "
@@ -711,7 +717,9 @@ def _warn_if_identity(kernel, K):
         f"value {top.max():.3g}): most objects are similar only to themselves, and a "
         "learner cannot generalise from them. Lower the kernel's scale parameter, or "
         f"compare objects on a log scale.{hint}",
-        UserWarning, stacklevel=_caller_stacklevel())
+        UserWarning,
+        stacklevel=_caller_stacklevel(),
+    )
 
 
 def _caller_stacklevel():
@@ -807,9 +815,7 @@ class FunctionScaled(Kernel):
             try:
                 value = float(self.func(x))
             except Exception as exc:
-                raise ValueError(
-                    f"func({name}[{i}]) failed: {type(exc).__name__}: {exc}"
-                ) from exc
+                raise ValueError(f"func({name}[{i}]) failed: {type(exc).__name__}: {exc}") from exc
             if not np.isfinite(value):
                 raise ValueError(f"func({name}[{i}]) returned {value}")
             f[i] = value

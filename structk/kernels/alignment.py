@@ -193,8 +193,14 @@ class LocalAlignment(LogForm, Kernel):
 
     _repr_always = ("beta",)
 
-    def __init__(self, beta: float = 0.5, matrix: Any = "BLOSUM62", gap_open: float = 11,
-                 gap_extend: float = 1, ignore_case: bool = True) -> None:
+    def __init__(
+        self,
+        beta: float = 0.5,
+        matrix: Any = "BLOSUM62",
+        gap_open: float = 11,
+        gap_extend: float = 1,
+        ignore_case: bool = True,
+    ) -> None:
         self.beta = beta
         self.matrix = matrix
         self.gap_open = gap_open
@@ -218,8 +224,7 @@ class LocalAlignment(LogForm, Kernel):
         return E, L, float(np.exp(lgo)), float(np.exp(lge)), lgo, lge
 
     def _prepare(self, X, name):
-        return _encode(X, substitution_matrix(self.matrix)[0], self.ignore_case, name,
-                       self.matrix)
+        return _encode(X, substitution_matrix(self.matrix)[0], self.ignore_case, name, self.matrix)
 
     def _take(self, P, index):
         return P.take(index)
@@ -231,8 +236,7 @@ class LocalAlignment(LogForm, Kernel):
         return K
 
     def _log_cross(self, P, Q):
-        return alignment.la_log_cross(P.codes, P.offsets, Q.codes, Q.offsets,
-                                      self._tables())
+        return alignment.la_log_cross(P.codes, P.offsets, Q.codes, Q.offsets, self._tables())
 
     def _log_diag(self, P):
         return alignment.la_log_diag(P.codes, P.offsets, self._tables())
@@ -260,9 +264,15 @@ class LocalAlignment(LogForm, Kernel):
         return L / float(self.beta)
 
 
-def smith_waterman(X: Sequence[Any], Y: Sequence[Any] | None = None, *,
-                   matrix: Any = "BLOSUM62", gap_open: float = 11, gap_extend: float = 1,
-                   ignore_case: bool = True) -> NDArray[np.float64]:
+def smith_waterman(
+    X: Sequence[Any],
+    Y: Sequence[Any] | None = None,
+    *,
+    matrix: Any = "BLOSUM62",
+    gap_open: float = 11,
+    gap_extend: float = 1,
+    ignore_case: bool = True,
+) -> NDArray[np.float64]:
     """Smith-Waterman local alignment scores (affine gaps), pair by pair.
 
     The best score of a local alignment, a gap of length ``n`` costing
@@ -292,5 +302,4 @@ def smith_waterman(X: Sequence[Any], Y: Sequence[Any] | None = None, *,
     symbols, scores = substitution_matrix(matrix)
     P = _encode(X, symbols, ignore_case, "X", matrix)
     Q = P if Y is None else _encode(Y, symbols, ignore_case, "Y", matrix)
-    return alignment.sw_cross(P.codes, P.offsets, Q.codes, Q.offsets, scores,
-                              gap_open, gap_extend)
+    return alignment.sw_cross(P.codes, P.offsets, Q.codes, Q.offsets, scores, gap_open, gap_extend)

@@ -260,8 +260,7 @@ class Kernel:
         """``Name(param=value, ...)``: the defining parameters (``_repr_always``)
         and those that differ from their defaults."""
         defaults = {
-            p.name: p.default
-            for p in inspect.signature(type(self).__init__).parameters.values()
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
         }
         args = ", ".join(
             f"{name}={_repr_value(getattr(self, name))}"
@@ -299,8 +298,12 @@ class Kernel:
         is a key of a dict or a member of a set.
         """
         params = self.get_params(deep=False)
-        return hash((type(self).__qualname__,
-                     tuple((name, _param_key(params[name])) for name in sorted(params))))
+        return hash(
+            (
+                type(self).__qualname__,
+                tuple((name, _param_key(params[name])) for name in sorted(params)),
+            )
+        )
 
     # --------------------------------------------------------------- hooks
     def _prepare(self, X, name):
@@ -374,8 +377,7 @@ class Kernel:
 
     def _features(self, P):
         raise TypeError(
-            f"{self!r} has no explicit feature map; compute its Gram matrix "
-            "with k(X) instead"
+            f"{self!r} has no explicit feature map; compute its Gram matrix with k(X) instead"
         )
 
     def _gram(self, P):
@@ -387,16 +389,12 @@ class Kernel:
     def _cross(self, P, Q):
         if self.has_features:
             return _dense(_product(self._features(P), self._features(Q).T))
-        raise NotImplementedError(
-            f"{type(self).__name__} implements neither _features nor _cross"
-        )
+        raise NotImplementedError(f"{type(self).__name__} implements neither _features nor _cross")
 
     def _diag(self, P):
         if self.has_features:
             return _row_sq_norms(self._features(P))
-        raise NotImplementedError(
-            f"{type(self).__name__} implements neither _features nor _diag"
-        )
+        raise NotImplementedError(f"{type(self).__name__} implements neither _features nor _diag")
 
     # log-space evaluation, used by Normalize to avoid overflow; kernels
     # whose values are exponentials (Exp, ExpIntersection) override these
@@ -514,8 +512,7 @@ class Kernel:
         self._validate()
         if not self.has_features:
             raise TypeError(
-                f"{self!r} has no explicit feature map; compute its Gram "
-                "matrix with k(X) instead"
+                f"{self!r} has no explicit feature map; compute its Gram matrix with k(X) instead"
             )
         return self._features(self._prepare(X, "X"))
 
@@ -587,8 +584,7 @@ class Kernel:
         returns it (kernels with ``has_features`` only)."""
         if not self.has_features:
             raise TypeError(
-                f"{self!r} has no explicit feature map; compute its Gram "
-                "matrix with k(X) instead"
+                f"{self!r} has no explicit feature map; compute its Gram matrix with k(X) instead"
             )
         return self._features(P)
 
@@ -598,8 +594,9 @@ class Kernel:
         column, equal keys meaning the same column in any two collections,
         or ``None`` when the column index itself is that key."""
         if not self.keyed_feature_columns:
-            raise TypeError(f"{self!r} has no feature columns named by keys "
-                            "(keyed_feature_columns is False)")
+            raise TypeError(
+                f"{self!r} has no feature columns named by keys (keyed_feature_columns is False)"
+            )
         return self._feature_keys(P)
 
     def _feature_keys(self, P):
@@ -739,8 +736,7 @@ class Kernel:
 
     def __neg__(self) -> NoReturn:
         raise TypeError(
-            "-k is not a kernel (it is negative semi-definite); scale factors "
-            "must be >= 0"
+            "-k is not a kernel (it is negative semi-definite); scale factors must be >= 0"
         )
 
 
@@ -753,8 +749,7 @@ def _checked(kernel):
     return kernel
 
 
-def aligned_features(kernel: Kernel, X: Objects, Y: Objects
-                     ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+def aligned_features(kernel: Kernel, X: Objects, Y: Objects) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Feature matrices of ``X`` and ``Y`` on one shared, compact set of columns.
 
     ``F, G = aligned_features(k, X, Y)`` gives ``F @ G.T == k(X, Y)`` (up to
@@ -802,12 +797,13 @@ def aligned_features(kernel: Kernel, X: Objects, Y: Objects
     import scipy.sparse as sp
 
     if not kernel.has_features:
-        raise TypeError(f"{kernel!r} has no explicit feature map; compute its "
-                        "cross-Gram with k(X, Y) instead")
+        raise TypeError(
+            f"{kernel!r} has no explicit feature map; compute its cross-Gram with k(X, Y) instead"
+        )
     if not kernel.fixed_feature_columns and not kernel.keyed_feature_columns:
         X, Y = check_objects(X, "X"), check_objects(Y, "Y")
         both = kernel.features(_concatenated(X, Y))
-        F, G = sp.csr_matrix(both[:len(X)]), sp.csr_matrix(both[len(X):])
+        F, G = sp.csr_matrix(both[: len(X)]), sp.csr_matrix(both[len(X) :])
         return _compact(F, G, None, None)
     P, Q = kernel.prepare(X, "X"), kernel.prepare(Y, "Y")
     kernel._check_pair(P, Q)
@@ -818,8 +814,9 @@ def aligned_features(kernel: Kernel, X: Objects, Y: Objects
     return _compact(F, G, kernel.feature_keys_prepared(P), kernel.feature_keys_prepared(Q))
 
 
-def _compact(F: sp.csr_matrix, G: sp.csr_matrix, keys_F: np.ndarray | None,
-             keys_G: np.ndarray | None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+def _compact(
+    F: sp.csr_matrix, G: sp.csr_matrix, keys_F: np.ndarray | None, keys_G: np.ndarray | None
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """CSR ``F`` and ``G`` renumbered onto the columns (or keys: ``keys_F[c]``
     names column ``c`` of ``F``; ``None``: ``c`` itself) that either uses."""
     import scipy.sparse as sp
@@ -829,18 +826,20 @@ def _compact(F: sp.csr_matrix, G: sp.csr_matrix, keys_F: np.ndarray | None,
     named = np.concatenate([named_F, named_G])
     if named.dtype.kind == "O":  # any hashable keys (set tokens): numbered by a dict
         index: dict = {}
-        cols = np.array([index.setdefault(key, len(index)) for key in named.tolist()],
-                        dtype=np.int64)
+        cols = np.array(
+            [index.setdefault(key, len(index)) for key in named.tolist()], dtype=np.int64
+        )
         width = len(index)
     else:
         keys, cols = np.unique(named, return_inverse=True)
         cols, width = cols.ravel(), len(keys)
     width = max(width, 1)  # a column even when no object has a feature
     out = []
-    for M, part in ((F, cols[:F.nnz]), (G, cols[F.nnz:])):
+    for M, part in ((F, cols[: F.nnz]), (G, cols[F.nnz :])):
         # new arrays throughout: the kernel's own (prepared data) stay untouched
-        M = sp.csr_matrix((np.array(M.data, dtype=np.float64), part, M.indptr.copy()),
-                          shape=(M.shape[0], width))
+        M = sp.csr_matrix(
+            (np.array(M.data, dtype=np.float64), part, M.indptr.copy()), shape=(M.shape[0], width)
+        )
         M.sum_duplicates()
         out.append(M)
     return out[0], out[1]
@@ -882,8 +881,7 @@ def _in_block(block):
         yield
     except KernelOverflowError as exc:
         raise KernelOverflowError(
-            f"{exc} (positions within the block of rows {r0}:{r1} and "
-            f"columns {c0}:{c1})"
+            f"{exc} (positions within the block of rows {r0}:{r1} and columns {c0}:{c1})"
         ) from None
 
 
@@ -925,11 +923,18 @@ def _param_equal(a, b):
         except TypeError:  # object or string arrays: NaN is not theirs
             return bool(np.array_equal(a, b))
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return (type(a) is type(b) and len(a) == len(b)
-                and all(_param_equal(x, y) for x, y in zip(a, b)))
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(_param_equal(x, y) for x, y in zip(a, b))
+        )
     if isinstance(a, dict) or isinstance(b, dict):
-        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
-                and all(_param_equal(a[key], b[key]) for key in a))
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(_param_equal(a[key], b[key]) for key in a)
+        )
     if _is_nan(a) and _is_nan(b):
         return True
     try:

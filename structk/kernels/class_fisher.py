@@ -112,9 +112,14 @@ class ClassConditionalFisherKernel(Kernel):
     has_features = True
     fixed_feature_columns = True
 
-    def __init__(self, hmms: Sequence[DiscreteHMM], priors: ArrayLike | None = None,
-                 information: str = "empirical", reg: float = 1e-3,
-                 parts: Sequence[str] = ("emission",)) -> None:
+    def __init__(
+        self,
+        hmms: Sequence[DiscreteHMM],
+        priors: ArrayLike | None = None,
+        information: str = "empirical",
+        reg: float = 1e-3,
+        parts: Sequence[str] = ("emission",),
+    ) -> None:
         self.hmms = hmms
         self.priors = priors
         self.information = information
@@ -122,8 +127,9 @@ class ClassConditionalFisherKernel(Kernel):
         self.parts = parts
 
     @classmethod
-    def from_labelled(cls, X: Objects, y: ArrayLike, hmm: DiscreteHMM | None = None,
-                      **kwargs: Any) -> ClassConditionalFisherKernel:
+    def from_labelled(
+        cls, X: Objects, y: ArrayLike, hmm: DiscreteHMM | None = None, **kwargs: Any
+    ) -> ClassConditionalFisherKernel:
         """Fit a copy of ``hmm`` to the sequences of each class of ``y``, with
         priors the class frequencies.
 
@@ -154,8 +160,10 @@ class ClassConditionalFisherKernel(Kernel):
             raise TypeError(f"hmm must be a structk DiscreteHMM, got {type(template).__name__}")
         X = check_objects(X, "X")
         classes, codes = encode_labels(y, len(X))
-        hmms = [clone(template).fit([X[i] for i in np.flatnonzero(codes == c)])
-                for c in range(len(classes))]
+        hmms = [
+            clone(template).fit([X[i] for i in np.flatnonzero(codes == c)])
+            for c in range(len(classes))
+        ]
         priors = np.bincount(codes, minlength=len(classes)) / len(codes)
         return cls(hmms, priors=priors, **kwargs)
 
@@ -252,8 +260,12 @@ class ClassConditionalFisherKernel(Kernel):
         if self._fitted():
             return self.params_, self.priors_, self.alphabet_, self.parts_
         priors = self._check_models()
-        return ([hmm._jit_params() for hmm in self.hmms], priors,
-                tuple(self.hmms[0].alphabet_), _check_parts(self.parts))
+        return (
+            [hmm._jit_params() for hmm in self.hmms],
+            priors,
+            tuple(self.hmms[0].alphabet_),
+            _check_parts(self.parts),
+        )
 
     def _prepare(self, X, name):
         return mixture_scores(*self._state(), X, name)
@@ -279,7 +291,7 @@ def mixture_scores(params, priors, alphabet, parts, X, name):
     r = _bayes(np.column_stack([c[0] for c in per_class]), priors, name)
     blocks = [r - priors]
     for k, (p, (_, *counts)) in enumerate(zip(params, per_class)):
-        weight = r[:, k:k + 1]
+        weight = r[:, k : k + 1]
         with np.errstate(invalid="ignore", divide="ignore"):
             g = score_blocks(p, counts, parts)
         # impossible under this class (r_k = 0): its counts are undefined, its block 0

@@ -87,8 +87,9 @@ class EmpiricalKernelMap(Kernel):
     fixed_feature_columns = True
     _repr_always = ("similarity",)
 
-    def __init__(self, similarity: Kernel | Callable[[Any, Any], float],
-                 landmarks: Objects) -> None:
+    def __init__(
+        self, similarity: Kernel | Callable[[Any, Any], float], landmarks: Objects
+    ) -> None:
         self.similarity = similarity
         self.landmarks = landmarks
 
@@ -139,8 +140,7 @@ class EmpiricalKernelMap(Kernel):
         if not np.isfinite(F).all():
             i, j = (int(v) for v in np.argwhere(~np.isfinite(F))[0])
             raise ValueError(
-                f"similarity({name}[{i}], landmarks[{j}]) is {F[i, j]}; similarities "
-                "must be finite"
+                f"similarity({name}[{i}], landmarks[{j}]) is {F[i, j]}; similarities must be finite"
             )
         return F
 
@@ -254,8 +254,13 @@ class SpectrumRepair(Kernel):
     _needs_fit = True
     _repr_always = ("similarity",)
 
-    def __init__(self, similarity: Kernel | Callable[[Any, Any], float], method: str = "clip",
-                 rcond: float = 1e-10, normalize: bool = False) -> None:
+    def __init__(
+        self,
+        similarity: Kernel | Callable[[Any, Any], float],
+        method: str = "clip",
+        rcond: float = 1e-10,
+        normalize: bool = False,
+    ) -> None:
         self.similarity = similarity
         self.method = method
         self.rcond = rcond
@@ -281,8 +286,7 @@ class SpectrumRepair(Kernel):
     def __repr__(self):
         name = _similarity_name(self.similarity)
         defaults = (("method", "clip"), ("rcond", 1e-10), ("normalize", False))
-        extra = "".join(f", {p}={getattr(self, p)!r}" for p, d in defaults
-                        if getattr(self, p) != d)
+        extra = "".join(f", {p}={getattr(self, p)!r}" for p, d in defaults if getattr(self, p) != d)
         return f"SpectrumRepair({name}{extra})"
 
     def _fit(self, X):
@@ -346,8 +350,9 @@ def _self_similarities(similarity, X, name):
     d = np.asarray(d, dtype=np.float64).ravel()
     if not np.isfinite(d).all():
         i = int(np.flatnonzero(~np.isfinite(d))[0])
-        raise ValueError(f"similarity({name}[{i}], {name}[{i}]) is {d[i]}; similarities "
-                         "must be finite")
+        raise ValueError(
+            f"similarity({name}[{i}], {name}[{i}]) is {d[i]}; similarities must be finite"
+        )
     return d
 
 

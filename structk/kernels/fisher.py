@@ -63,8 +63,9 @@ from .base import Kernel, Objects
 PARTS = ("initial", "transition", "emission")
 
 
-def fisher_scores(hmm: DiscreteHMM, X: Sequence[Any], parts: Sequence[str] = ("emission",)
-                  ) -> NDArray[np.float64]:
+def fisher_scores(
+    hmm: DiscreteHMM, X: Sequence[Any], parts: Sequence[str] = ("emission",)
+) -> NDArray[np.float64]:
     """Fisher scores of sequences under a fitted :class:`~structk.DiscreteHMM`.
 
     Parameters
@@ -202,8 +203,13 @@ class FisherKernel(Kernel):
     has_features = True
     fixed_feature_columns = True
 
-    def __init__(self, hmm: DiscreteHMM, information: str = "empirical", reg: float = 1e-3,
-                 parts: Sequence[str] = ("emission",)) -> None:
+    def __init__(
+        self,
+        hmm: DiscreteHMM,
+        information: str = "empirical",
+        reg: float = 1e-3,
+        parts: Sequence[str] = ("emission",),
+    ) -> None:
         self.hmm = hmm
         self.information = information
         self.reg = reg
@@ -217,16 +223,17 @@ class FisherKernel(Kernel):
         from sklearn.base import clone
 
         params = self.get_params(deep=False)
-        params = {name: value if name == "hmm" else clone(value, safe=False)
-                  for name, value in params.items()}
+        params = {
+            name: value if name == "hmm" else clone(value, safe=False)
+            for name, value in params.items()
+        }
         return type(self)(**params)
 
     def _check_params(self):
         _check_hmm(self.hmm, fitted=False)
         if self.information not in ("empirical", "identity"):
             raise ValueError(
-                f"information must be 'empirical' or 'identity', got "
-                f"{self.information!r}"
+                f"information must be 'empirical' or 'identity', got {self.information!r}"
             )
         check_scalar(self.reg, "reg", lower=0, lower_inclusive=False)
         _check_parts(self.parts)
@@ -297,8 +304,12 @@ class FisherKernel(Kernel):
         if self._fitted():
             return self.params_, self.alphabet_, self.ignore_case_, self.parts_
         _check_hmm(self.hmm)
-        return (self.hmm._jit_params(), self.hmm.alphabet_, bool(self.hmm.ignore_case),
-                _check_parts(self.parts))
+        return (
+            self.hmm._jit_params(),
+            self.hmm.alphabet_,
+            bool(self.hmm.ignore_case),
+            _check_parts(self.parts),
+        )
 
     def _prepare(self, X, name):
         from ..hmm import _encode
@@ -340,17 +351,19 @@ def _check_hmm(hmm, fitted=True):
         raise TypeError(f"hmm must be a structk DiscreteHMM, got {type(hmm).__name__}")
     if fitted:
         check_is_fitted(
-            hmm, "emissionprob_",
+            hmm,
+            "emissionprob_",
             msg="This DiscreteHMM is not fitted yet: the Fisher kernel needs a "
-                "trained model. Call hmm.fit(sequences) first (the kernel never "
-                "trains it)."
+            "trained model. Call hmm.fit(sequences) first (the kernel never "
+            "trains it).",
         )
 
 
 def _check_parts(parts):
     if isinstance(parts, str):
-        raise TypeError(f"parts must be a sequence of names, got the string "
-                        f"{parts!r}; write ({parts!r},)")
+        raise TypeError(
+            f"parts must be a sequence of names, got the string {parts!r}; write ({parts!r},)"
+        )
     parts = tuple(parts)
     if not parts:
         raise ValueError(f"parts must name at least one of {PARTS}")

@@ -52,13 +52,10 @@ class FunctionKernel(Kernel):
         try:
             value = self.func(x, y)
             if isinstance(value, (str, bytes)) or np.iscomplexobj(value):
-                raise TypeError(f"returned {type(value).__name__} {value!r:.40}, "
-                                "not a real number")
+                raise TypeError(f"returned {type(value).__name__} {value!r:.40}, not a real number")
             value = float(value)
         except Exception as exc:
-            raise ValueError(
-                f"{self!r} failed on {where}: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise ValueError(f"{self!r} failed on {where}: {type(exc).__name__}: {exc}") from exc
         return value
 
     def _gram(self, P):

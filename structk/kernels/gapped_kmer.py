@@ -151,11 +151,23 @@ class GappedKmer(_SequenceKernel):
 
     _repr_always = ("l", "k", "d")
 
-    def __init__(self, l: int = 11, k: int = 7, d: int = 3, kind: str = "truncated",
-                 reverse_complement: bool = True, center_weighted: bool = False, M: int = 50,
-                 H: float = 50.0, gamma: float | None = None, normalize: bool = True,
-                 alphabet: str = "dna", ignore_case: bool = True, unknown: str = "skip",
-                 algorithm: str = "auto") -> None:
+    def __init__(
+        self,
+        l: int = 11,
+        k: int = 7,
+        d: int = 3,
+        kind: str = "truncated",
+        reverse_complement: bool = True,
+        center_weighted: bool = False,
+        M: int = 50,
+        H: float = 50.0,
+        gamma: float | None = None,
+        normalize: bool = True,
+        alphabet: str = "dna",
+        ignore_case: bool = True,
+        unknown: str = "skip",
+        algorithm: str = "auto",
+    ) -> None:
         self.l = l
         self.k = k
         self.d = d
@@ -183,14 +195,16 @@ class GappedKmer(_SequenceKernel):
         l = check_scalar(self.l, "l", lower=1, upper=MAX_L, integer=True)
         k = check_scalar(self.k, "k", lower=1, integer=True)
         if k > l:
-            raise ValueError(f"k must be <= l (k informative positions of an l-mer), "
-                             f"got k={k}, l={l}")
+            raise ValueError(
+                f"k must be <= l (k informative positions of an l-mer), got k={k}, l={l}"
+            )
         if self.kind not in weights.KINDS:
             raise ValueError(f"kind must be one of {weights.KINDS}, got {self.kind!r}")
         d = check_scalar(self.d, "d", lower=0, integer=True)
         if self.kind != "count" and d > l:
-            raise ValueError(f"d must be <= l = {l} (l-mers differ in at most l "
-                             f"positions), got d={d} with l={l}")
+            raise ValueError(
+                f"d must be <= l = {l} (l-mers differ in at most l positions), got d={d} with l={l}"
+            )
         if self.kind == "count" and d > l - k:
             raise ValueError(
                 f"d must be <= l - k = {l - k} (two l-mers more than l - k apart "
@@ -210,8 +224,7 @@ class GappedKmer(_SequenceKernel):
                 )
         if self.algorithm not in ("auto", "pairs", "subsets", "numpy"):
             raise ValueError(
-                f"algorithm must be 'auto', 'pairs', 'subsets' or 'numpy', got "
-                f"{self.algorithm!r}"
+                f"algorithm must be 'auto', 'pairs', 'subsets' or 'numpy', got {self.algorithm!r}"
             )
 
     # ------------------------------------------------------------- features
@@ -220,8 +233,12 @@ class GappedKmer(_SequenceKernel):
         """An explicit feature map exists for the gapped k-mer count kernel
         with every pair sharing a gapped k-mer counted (``kind="count"``,
         ``d = l - k``, no ``gamma``)."""
-        return (self.kind == "count" and self.gamma is None
-                and isinstance(self.d, (int, np.integer)) and self.d == self.l - self.k)
+        return (
+            self.kind == "count"
+            and self.gamma is None
+            and isinstance(self.d, (int, np.integer))
+            and self.d == self.l - self.k
+        )
 
     fixed_feature_columns = has_features
 
@@ -259,7 +276,8 @@ class GappedKmer(_SequenceKernel):
 
         self._no_features()
         indptr, ids, vals, columns = gkm.gapped_kmer_counts(
-            P, int(self.l), int(self.k), bool(self.reverse_complement), repr(self))
+            P, int(self.l), int(self.k), bool(self.reverse_complement), repr(self)
+        )
         F = sp.csr_matrix((vals, ids, indptr), shape=(len(P), columns))
         if self.normalize:
             norms = np.sqrt(np.asarray(F.multiply(F).sum(axis=1)).ravel())
@@ -275,8 +293,13 @@ class GappedKmer(_SequenceKernel):
     # ------------------------------------------------------------ preparing
     def _prepare_encoded(self, P, name):  # the strings' shared encoding
         keys, keys_rc, wts, _, ptr = gkm.lmer_occurrences(
-            P.codes, P.offsets, int(self.l), bool(self.center_weighted), float(self.M),
-            float(self.H))
+            P.codes,
+            P.offsets,
+            int(self.l),
+            bool(self.center_weighted),
+            float(self.M),
+            float(self.H),
+        )
         return LmerWindows(keys, keys_rc, wts, ptr)
 
     def _take(self, P, index):
@@ -284,8 +307,17 @@ class GappedKmer(_SequenceKernel):
 
     def _raw(self, P, Q, mode):
         """Unnormalised sums: mode 0 Gram, 1 cross, 2 diagonal."""
-        return gkm.lmer_sums(P, Q, self.mismatch_weights(), int(self.l), int(self.k),
-                             bool(self.reverse_complement), mode, self.algorithm, repr(self))
+        return gkm.lmer_sums(
+            P,
+            Q,
+            self.mismatch_weights(),
+            int(self.l),
+            int(self.k),
+            bool(self.reverse_complement),
+            mode,
+            self.algorithm,
+            repr(self),
+        )
 
     # ------------------------------------------------------- kernel hooks
     def _finish(self, K, dx, dy):
@@ -324,4 +356,3 @@ class GappedKmer(_SequenceKernel):
         if self.gamma is not None:
             return np.exp(float(self.gamma) * (one - 1.0))
         return one
-

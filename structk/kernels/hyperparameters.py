@@ -124,8 +124,9 @@ def free(kernel):
 
 def theta_of(hyperparameters):
     """``theta`` of free hyperparameters: their logarithms (or values)."""
-    return np.array([np.log(h.value) if h.log else h.value for h in hyperparameters],
-                    dtype=np.float64)
+    return np.array(
+        [np.log(h.value) if h.log else h.value for h in hyperparameters], dtype=np.float64
+    )
 
 
 def bounds_of(hyperparameters):
@@ -144,13 +145,15 @@ def with_theta(kernel, theta):
     if theta.shape != (len(hyper),):
         raise ValueError(
             f"theta has {theta.size} entries but {kernel!r} has {len(hyper)} free "
-            f"hyperparameter(s) {[h.name for h in hyper]}")
+            f"hyperparameter(s) {[h.name for h in hyper]}"
+        )
     if not np.isfinite(theta).all():
         i = int(np.flatnonzero(~np.isfinite(theta))[0])
         raise ValueError(f"theta[{i}] ({hyper[i].name}) is {theta[i]}: it must be finite")
     new = copy.deepcopy(kernel)
-    new.set_params(**{h.name: float(np.exp(t)) if h.log else float(t)
-                      for h, t in zip(hyper, theta)})
+    new.set_params(
+        **{h.name: float(np.exp(t)) if h.log else float(t) for h, t in zip(hyper, theta)}
+    )
     return new
 
 
@@ -193,8 +196,7 @@ def finite_difference_gradient(kernel, P):
         coarse = _central(kernel, P, theta, i, step)
         fine = _central(kernel, P, theta, i, step / 2)
         gap = float(np.max(np.abs(coarse - fine), initial=0.0))
-        scale = max(float(np.max(np.abs(K), initial=0.0)),
-                    float(np.max(np.abs(fine), initial=0.0)))
+        scale = max(float(np.max(np.abs(K), initial=0.0)), float(np.max(np.abs(fine), initial=0.0)))
         if gap > FD_RTOL * scale:
             warnings.warn(
                 f"{kernel!r}: the finite-difference derivative with respect to "
@@ -202,7 +204,10 @@ def finite_difference_gradient(kernel, P):
                 f"its step is halved from {step:.3g}: the Gram is not smooth there, and "
                 "gradients in this parameter are inaccurate; fix it "
                 f"({h_param.name.rsplit('__', 1)[-1]}_bounds='fixed') or choose it from "
-                "a list", GradientAccuracyWarning, stacklevel=3)
+                "a list",
+                GradientAccuracyWarning,
+                stacklevel=3,
+            )
             coarse = fine
         dK[:, :, i] = coarse
     return K, dK
@@ -245,8 +250,12 @@ def expand_lists(kernel):
                 walk(value, f"{prefix}{name}__")
                 continue
             default = signature[name].default
-            if (isinstance(value, list) and value and _is_real(default)
-                    and all(_is_real(v) for v in value)):
+            if (
+                isinstance(value, list)
+                and value
+                and _is_real(default)
+                and all(_is_real(v) for v in value)
+            ):
                 grid[f"{prefix}{name}"] = list(value)
 
     walk(kernel, "")

@@ -123,18 +123,27 @@ class Precomputed(Kernel):
 
     _repr_always = ("matrix",)
 
-    def __init__(self, matrix: np.ndarray | str | os.PathLike[str],
-                 keys: Sequence[Any] | str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        matrix: np.ndarray | str | os.PathLike[str],
+        keys: Sequence[Any] | str | os.PathLike[str] | None = None,
+    ) -> None:
         self.matrix = matrix
         self.keys = keys
 
     def __repr__(self):
-        matrix = (repr(self.matrix) if isinstance(self.matrix, (str, os.PathLike))
-                  else f"<{'x'.join(map(str, np.shape(self.matrix)))} matrix>")
+        matrix = (
+            repr(self.matrix)
+            if isinstance(self.matrix, (str, os.PathLike))
+            else f"<{'x'.join(map(str, np.shape(self.matrix)))} matrix>"
+        )
         if self.keys is None:
             return f"Precomputed({matrix})"
-        keys = (repr(self.keys) if isinstance(self.keys, (str, os.PathLike))
-                else f"<{len(self.keys)} keys>")
+        keys = (
+            repr(self.keys)
+            if isinstance(self.keys, (str, os.PathLike))
+            else f"<{len(self.keys)} keys>"
+        )
         return f"Precomputed({matrix}, keys={keys})"
 
     def _check_params(self):
@@ -152,8 +161,10 @@ class Precomputed(Kernel):
         try:
             M = np.asarray(self.matrix)
         except (TypeError, ValueError):
-            raise TypeError("matrix must be a square array of numbers or the path of a "
-                            f".npy file, got {type(self.matrix).__name__}") from None
+            raise TypeError(
+                "matrix must be a square array of numbers or the path of a "
+                f".npy file, got {type(self.matrix).__name__}"
+            ) from None
         return _checked_matrix(M, "given")
 
     def _lookup(self):
@@ -181,10 +192,13 @@ class Precomputed(Kernel):
             try:
                 first = rows.setdefault(key, i)
             except TypeError:
-                raise TypeError(f"Precomputed: {where}[{i}] is a {type(key).__name__}, "
-                                "which cannot be looked up (keys must be hashable)") from None
-            if first != i and not (np.array_equal(M[first], M[i])
-                                   and np.array_equal(M[:, first], M[:, i])):
+                raise TypeError(
+                    f"Precomputed: {where}[{i}] is a {type(key).__name__}, "
+                    "which cannot be looked up (keys must be hashable)"
+                ) from None
+            if first != i and not (
+                np.array_equal(M[first], M[i]) and np.array_equal(M[:, first], M[:, i])
+            ):
                 raise ValueError(
                     f"Precomputed: {where}[{first}] and {where}[{i}] are the same key "
                     f"but rows {first} and {i} of the matrix differ; a key must stand "

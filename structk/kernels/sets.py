@@ -69,8 +69,8 @@ def _hashable(t):
 class _Indicator(NamedTuple):
     """Prepared sets: the 0/1 indicator matrix and its column vocabulary."""
 
-    F: object          # scipy.sparse CSR, rows: sets, columns: token ids
-    vocabulary: dict   # token -> column id, in order of first appearance
+    F: object  # scipy.sparse CSR, rows: sets, columns: token ids
+    vocabulary: dict  # token -> column id, in order of first appearance
 
 
 def _indicator(sets):
@@ -126,7 +126,6 @@ def _sizes(P):
 
 
 class _SetKernel(Kernel):
-
     def _prepare(self, X, name):
         return _indicator(_as_sets(X, name))
 
@@ -158,7 +157,7 @@ class Intersection(_SetKernel):
 
     def _feature_keys(self, P):
         keys = np.empty(P.F.shape[1], dtype=object)  # one column when no token
-        keys[:len(P.vocabulary)] = list(P.vocabulary)  # in order of their ids
+        keys[: len(P.vocabulary)] = list(P.vocabulary)  # in order of their ids
         return keys
 
     def _gram(self, P):
@@ -195,10 +194,11 @@ class ExpIntersection(LogForm, _SetKernel):
     Analysis*, Cambridge University Press, 2004, Sections 3.4 and 9.1.
     """
 
-    _repr_always = ('scale',)
+    _repr_always = ("scale",)
 
-    def __init__(self, scale: float = 1.0,
-                 scale_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self, scale: float = 1.0, scale_bounds: tuple[float, float] = DEFAULT_BOUNDS
+    ) -> None:
         self.scale = scale
         self.scale_bounds = scale_bounds
 
@@ -318,18 +318,23 @@ def _as_counts(X, name):
         if isinstance(x, (str, bytes)):
             raise TypeError(
                 f"{name}[{i}] is a {type(x).__name__}, not a multiset of tokens; give "
-                f"a mapping token -> count, or list({x!r}) for its characters")
+                f"a mapping token -> count, or list({x!r}) for its characters"
+            )
         if isinstance(x, Mapping):
             out.append(_checked_counts(x, name, i))
             continue
         if not hasattr(x, "__iter__"):
-            raise TypeError(f"{name}[{i}] is a {type(x).__name__}, not a multiset of "
-                            "tokens (a mapping token -> count, or an iterable of tokens)")
+            raise TypeError(
+                f"{name}[{i}] is a {type(x).__name__}, not a multiset of "
+                "tokens (a mapping token -> count, or an iterable of tokens)"
+            )
         counts = {}
         for t in x:
             if not _hashable(t):
-                raise TypeError(f"{name}[{i}] holds an unhashable token {t!r} "
-                                f"({type(t).__name__}): tokens must be hashable")
+                raise TypeError(
+                    f"{name}[{i}] holds an unhashable token {t!r} "
+                    f"({type(t).__name__}): tokens must be hashable"
+                )
             counts[t] = counts.get(t, 0) + 1
         out.append(counts)
     return out
@@ -340,8 +345,10 @@ def _checked_counts(mapping, name, i):
     for t, c in mapping.items():
         ok = isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
         if not (ok and np.isfinite(c) and c >= 0 and float(c).is_integer()):
-            raise ValueError(f"{name}[{i}] gives token {t!r} the count {c!r}: MinMax "
-                             "needs non-negative integer counts")
+            raise ValueError(
+                f"{name}[{i}] gives token {t!r} the count {c!r}: MinMax "
+                "needs non-negative integer counts"
+            )
         if c:
             counts[t] = int(c)
     return counts

@@ -43,15 +43,21 @@ from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, re
 from ..algorithms import kmers, weighted_degree
 from ..algorithms.kmers import MAX_SPACE, count_kmers
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
-from .algebra import (_warn_if_identity, normalized_cross, normalized_diag,
-                      normalized_features, normalized_gram)
+from .algebra import (
+    _warn_if_identity,
+    normalized_cross,
+    normalized_diag,
+    normalized_features,
+    normalized_gram,
+)
 from .base import Kernel, _row_sq_norms, mirror_upper
+
 
 def _space_exceeds(A, k, limit=MAX_SPACE):
     """Whether ``A ** k > limit``, without computing ``A ** k`` for large ``k``."""
     if A >= 2 and k > math.log2(limit):  # A ** k >= 2 ** k > limit
         return True
-    return A ** k > limit  # k is small here: exact and cheap
+    return A**k > limit  # k is small here: exact and cheap
 
 
 def _check_bool(value, name):
@@ -61,7 +67,6 @@ def _check_bool(value, name):
 
 class _SequenceKernel(Kernel):
     """Input handling and the ``normalize`` flag shared by the string kernels."""
-
 
     @property
     def _alphabet(self):
@@ -82,8 +87,9 @@ class _SequenceKernel(Kernel):
         return ("sequences", self._alphabet, bool(self.ignore_case), self.unknown)
 
     def _encode(self, X, name):
-        return encode(X, self._alphabet, ignore_case=self.ignore_case,
-                      unknown=self.unknown, name=name)
+        return encode(
+            X, self._alphabet, ignore_case=self.ignore_case, unknown=self.unknown, name=name
+        )
 
     def _take(self, P, index):
         if isinstance(P, EncodedSequences):
@@ -101,8 +107,7 @@ class _SequenceKernel(Kernel):
 
     def _cross(self, P, Q):
         if self.normalize:
-            return normalized_cross(self._raw_cross(P, Q), self._raw_diag(P),
-                                    self._raw_diag(Q))
+            return normalized_cross(self._raw_cross(P, Q), self._raw_diag(P), self._raw_diag(Q))
         return self._raw_cross(P, Q)
 
     def _diag(self, P):
@@ -233,11 +238,18 @@ class Spectrum(_KmerKernel):
     Biocomputing 7, 2002, 564-575.
     """
 
-    _repr_always = ('k',)
+    _repr_always = ("k",)
 
-    def __init__(self, k: int = 3, alphabet: str | Sequence[str] = "dna",
-                 presence: bool = False, normalize: bool = False, ignore_case: bool = True,
-                 unknown: str = "error", reverse_complement: bool = False) -> None:
+    def __init__(
+        self,
+        k: int = 3,
+        alphabet: str | Sequence[str] = "dna",
+        presence: bool = False,
+        normalize: bool = False,
+        ignore_case: bool = True,
+        unknown: str = "error",
+        reverse_complement: bool = False,
+    ) -> None:
         self.k = k
         self.alphabet = alphabet
         self.presence = presence
@@ -281,10 +293,10 @@ class Spectrum(_KmerKernel):
 
         if not self._beyond_int64():
             return self._raw_features(P)
-        ids, ptr, space = kmers.present_kmer_ids(P.codes, P.offsets, int(self.k),
-                                                 len(self._alphabet))
-        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
-                                            jitted=True)
+        ids, ptr, space = kmers.present_kmer_ids(
+            P.codes, P.offsets, int(self.k), len(self._alphabet)
+        )
+        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space, jitted=True)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
     def _raw_gram(self, P):
@@ -294,11 +306,13 @@ class Spectrum(_KmerKernel):
         if not self._beyond_int64():
             return super()._raw_cross(P, Q)
         # number the k-mers of X and Y together so that the columns agree
-        both = EncodedSequences(np.concatenate([P.codes, Q.codes]),
-                                np.concatenate([P.offsets, Q.offsets[1:] + P.offsets[-1]]),
-                                P.alphabet)
+        both = EncodedSequences(
+            np.concatenate([P.codes, Q.codes]),
+            np.concatenate([P.offsets, Q.offsets[1:] + P.offsets[-1]]),
+            P.alphabet,
+        )
         F = self._present_features(both)
-        return sparse_cross(F[: len(P)], F[len(P):])
+        return sparse_cross(F[: len(P)], F[len(P) :])
 
     def _raw_diag(self, P):
         return _row_sq_norms(self._present_features(P))
@@ -333,11 +347,18 @@ class Mismatch(_KmerKernel):
     Processing Systems 15, 2003, 1441-1448.
     """
 
-    _repr_always = ('k', 'm')
+    _repr_always = ("k", "m")
 
-    def __init__(self, k: int = 5, m: int = 1, alphabet: str | Sequence[str] = "dna",
-                 normalize: bool = False, ignore_case: bool = True, unknown: str = "error",
-                 reverse_complement: bool = False) -> None:
+    def __init__(
+        self,
+        k: int = 5,
+        m: int = 1,
+        alphabet: str | Sequence[str] = "dna",
+        normalize: bool = False,
+        ignore_case: bool = True,
+        unknown: str = "error",
+        reverse_complement: bool = False,
+    ) -> None:
         self.k = k
         self.m = m
         self.alphabet = alphabet
@@ -352,8 +373,7 @@ class Mismatch(_KmerKernel):
         m = check_scalar(self.m, "m", lower=0, integer=True)
         if m >= k:
             raise ValueError(
-                f"m must be < k (with m >= k every pair of k-mers matches), got "
-                f"m={m}, k={k}"
+                f"m must be < k (with m >= k every pair of k-mers matches), got m={m}, k={k}"
             )
 
     def _prepare_encoded(self, P, name):
@@ -376,8 +396,9 @@ class Mismatch(_KmerKernel):
 
     def _check_memory(self, kmers_per_row):
         """Refuse, naming ``m``, an expansion that would not fit in memory."""
-        kmers.check_mismatch_memory(kmers_per_row, int(self.k), len(self._alphabet),
-                                    int(self.m), repr(self))
+        kmers.check_mismatch_memory(
+            kmers_per_row, int(self.k), len(self._alphabet), int(self.m), repr(self)
+        )
 
 
 class GappyPair(_KmerKernel):
@@ -427,11 +448,19 @@ class GappyPair(_KmerKernel):
     2015, 2574-2576.
     """
 
-    _repr_always = ('k', 'm')
+    _repr_always = ("k", "m")
 
-    def __init__(self, k: int = 2, m: int = 2, alphabet: str | Sequence[str] = "dna",
-                 presence: bool = False, normalize: bool = False, ignore_case: bool = True,
-                 unknown: str = "error", reverse_complement: bool = False) -> None:
+    def __init__(
+        self,
+        k: int = 2,
+        m: int = 2,
+        alphabet: str | Sequence[str] = "dna",
+        presence: bool = False,
+        normalize: bool = False,
+        ignore_case: bool = True,
+        unknown: str = "error",
+        reverse_complement: bool = False,
+    ) -> None:
         self.k = k
         self.m = m
         self.alphabet = alphabet
@@ -463,11 +492,11 @@ class GappyPair(_KmerKernel):
     def _pairs(self, P):
         import scipy.sparse as sp
 
-        ids, _, ptr = kmers.gappy_pair_occurrences(P.codes, P.offsets, int(self.k),
-                                                   int(self.m), len(self._alphabet))
+        ids, _, ptr = kmers.gappy_pair_occurrences(
+            P.codes, P.offsets, int(self.k), int(self.m), len(self._alphabet)
+        )
         space = self._space()
-        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space,
-                                            jitted=True)
+        indptr, indices, data = count_kmers(ids, ptr, bool(self.presence), space, jitted=True)
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
 
@@ -532,11 +561,17 @@ class WeightedDegree(_SequenceKernel):
     SVM classifiers", ICML 2005.
     """
 
-    _repr_always = ('d',)
+    _repr_always = ("d",)
 
-    def __init__(self, d: int = 5, alphabet: str | Sequence[str] = "dna",
-                 normalize: bool = False, ignore_case: bool = True, unknown: str = "error",
-                 shift: int = 0) -> None:
+    def __init__(
+        self,
+        d: int = 5,
+        alphabet: str | Sequence[str] = "dna",
+        normalize: bool = False,
+        ignore_case: bool = True,
+        unknown: str = "error",
+        shift: int = 0,
+    ) -> None:
         self.d = d
         self.shift = shift
         self.alphabet = alphabet
@@ -569,8 +604,9 @@ class WeightedDegree(_SequenceKernel):
             )
 
     def _fill(self, P, Q, part):
-        return weighted_degree.weighted_degree(P, Q, part, int(self.d), int(self.shift),
-                                               len(self._alphabet))
+        return weighted_degree.weighted_degree(
+            P, Q, part, int(self.d), int(self.shift), len(self._alphabet)
+        )
 
     def _raw_gram(self, P):
         K = self._fill(P, None, 0)

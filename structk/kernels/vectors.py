@@ -68,11 +68,16 @@ class Polynomial(_VectorKernel):
         likelihood.
     """
 
-    _repr_always = ('degree',)
+    _repr_always = ("degree",)
 
-    def __init__(self, degree: int = 2, coef0: float = 1.0, gamma: float = 1.0,
-                 gamma_bounds: tuple[float, float] = DEFAULT_BOUNDS,
-                 coef0_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self,
+        degree: int = 2,
+        coef0: float = 1.0,
+        gamma: float = 1.0,
+        gamma_bounds: tuple[float, float] = DEFAULT_BOUNDS,
+        coef0_bounds: tuple[float, float] = DEFAULT_BOUNDS,
+    ) -> None:
         self.degree = degree
         self.coef0 = coef0
         self.gamma = gamma
@@ -134,10 +139,14 @@ class Polynomial(_VectorKernel):
         B = small_matmul(P, P.T) * float(self.gamma)
         base = B + float(self.coef0)
         lower = base ** (d - 1)
-        return own_gradient(self, lower * base, {
-            "gamma": lambda: d * lower * B,
-            "coef0": lambda: d * float(self.coef0) * lower,
-        })
+        return own_gradient(
+            self,
+            lower * base,
+            {
+                "gamma": lambda: d * lower * B,
+                "coef0": lambda: d * float(self.coef0) * lower,
+            },
+        )
 
 
 class Gaussian(_VectorKernel):
@@ -155,10 +164,11 @@ class Gaussian(_VectorKernel):
         not optimised); see :mod:`structk.kernels.hyperparameters`.
     """
 
-    _repr_always = ('sigma',)
+    _repr_always = ("sigma",)
 
-    def __init__(self, sigma: float = 1.0,
-                 sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self, sigma: float = 1.0, sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS
+    ) -> None:
         self.sigma = sigma
         self.sigma_bounds = sigma_bounds
 
@@ -243,7 +253,7 @@ def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=None):
         rows, cols = np.nonzero((bound > limit * gamma) & (D[a:b] - bound < _UNDERFLOW * scale))
         chunk = max(1, _tuning.VECTOR_DIFF_CHUNK_ENTRIES // P.shape[1])
         for s in range(0, len(rows), chunk):
-            i, j = rows[s:s + chunk] + a, cols[s:s + chunk]
+            i, j = rows[s : s + chunk] + a, cols[s : s + chunk]
             diff = P[i] - Q[j]
             D[i, j] = np.einsum("ij,ij->i", diff, diff)
 
@@ -264,10 +274,11 @@ class Laplace(_VectorKernel):
         not optimised); see :mod:`structk.kernels.hyperparameters`.
     """
 
-    _repr_always = ('sigma',)
+    _repr_always = ("sigma",)
 
-    def __init__(self, sigma: float = 1.0,
-                 sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS) -> None:
+    def __init__(
+        self, sigma: float = 1.0, sigma_bounds: tuple[float, float] = DEFAULT_BOUNDS
+    ) -> None:
         self.sigma = sigma
         self.sigma_bounds = sigma_bounds
 

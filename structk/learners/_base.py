@@ -92,8 +92,10 @@ class KernelLearnerMixin:
             if given is not None:  # fit_with_gram: computed once by the caller
                 kernel, prepared, K = given
                 if K.shape != (len(objects), len(objects)):
-                    raise ValueError(f"the given Gram matrix has shape {K.shape}, but X "
-                                     f"has {len(objects)} objects")
+                    raise ValueError(
+                        f"the given Gram matrix has shape {K.shape}, but X "
+                        f"has {len(objects)} objects"
+                    )
             else:
                 kernel = clone(kernel).fit(objects)
                 prepared = kernel.prepare(objects, "X")
@@ -103,8 +105,9 @@ class KernelLearnerMixin:
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(K, psd_check, factorise=not eigenvalues_checked,
-                         user_gram=user_gram(kernel))
+        check_psd_policy(
+            K, psd_check, factorise=not eigenvalues_checked, user_gram=user_gram(kernel)
+        )
         self.n_train_ = K.shape[0]
         self.kernel_ = kernel
         self._train_prepared = prepared
@@ -203,8 +206,7 @@ def check_input_features(estimator, kernel, X, reset):
     kernel); nothing for other objects (strings, sets, graphs)."""
     from sklearn.utils.validation import validate_data
 
-    if (_is_precomputed(kernel) or len(getattr(X, "shape", ())) == 2
-            or takes_vectors(kernel)):
+    if _is_precomputed(kernel) or len(getattr(X, "shape", ())) == 2 or takes_vectors(kernel):
         try:
             validate_data(estimator, X, skip_check_array=True, reset=reset)
         except ValueError:
@@ -248,10 +250,11 @@ def user_gram(kernel):
 
     if _is_precomputed(kernel):
         return True
-    parts = [kernel, *(v for v in kernel.get_params(deep=True).values()
-                       if isinstance(v, Kernel))]
-    return any(isinstance(k, FunctionKernel)
-               or not type(k).__module__.startswith("structk.") for k in parts)
+    parts = [kernel, *(v for v in kernel.get_params(deep=True).values() if isinstance(v, Kernel))]
+    return any(
+        isinstance(k, FunctionKernel) or not type(k).__module__.startswith("structk.")
+        for k in parts
+    )
 
 
 def _is_precomputed(kernel):
@@ -276,8 +279,9 @@ def _check_kernel(kernel, name="kernel"):
 
 def _as_finite_float(K, name, check_finite=True):
     if K.dtype.kind == "c":
-        raise ValueError(f"Complex data not supported: {name} must hold real numbers, "
-                         f"got dtype {K.dtype}")
+        raise ValueError(
+            f"Complex data not supported: {name} must hold real numbers, got dtype {K.dtype}"
+        )
     if K.dtype.kind == "O":  # numbers stored as objects: converted, or refused
         try:
             K = K.astype(np.float64)
@@ -325,9 +329,11 @@ def check_gram(K, name="K", check_finite=True):
     if K.dtype.kind == "c":
         _as_finite_float(K, name)  # refuses complex numbers first, as for a K_test
     if K.ndim == 2 and K.shape[0] and not K.shape[1]:
-        raise ValueError(f"{name} has 0 feature(s) (shape={K.shape}) while a minimum "
-                         "of 1 is required; with kernel='precomputed' it must be a "
-                         "square Gram matrix")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={K.shape}) while a minimum "
+            "of 1 is required; with kernel='precomputed' it must be a "
+            "square Gram matrix"
+        )
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         if K.ndim == 2 and K.dtype.kind in "biufO":
             _as_finite_float(K, name)  # a NaN or infinity is named first
@@ -356,13 +362,15 @@ def encode_labels(y, n_objects=None, min_classes=2):
 
             from sklearn.exceptions import DataConversionWarning
 
-            warnings.warn("A column-vector y was passed when a 1d array was expected; "
-                          "its single column is used", DataConversionWarning, stacklevel=3)
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; "
+                "its single column is used",
+                DataConversionWarning,
+                stacklevel=3,
+            )
             y = y.ravel()
         if y.ndim != 1:
-            raise ValueError(
-                f"y must be 1-D (one label per object), got shape {y.shape}"
-            )
+            raise ValueError(f"y must be 1-D (one label per object), got shape {y.shape}")
         labels = y
     else:
         if isinstance(y, (str, bytes)):
@@ -378,8 +386,7 @@ def encode_labels(y, n_objects=None, min_classes=2):
             labels = np.asarray(items)
     if n_objects is not None and len(labels) != n_objects:
         raise ValueError(
-            f"X has {n_objects} training objects but y has {len(labels)} labels; "
-            "they must match"
+            f"X has {n_objects} training objects but y has {len(labels)} labels; they must match"
         )
     if labels.dtype.kind == "O":
         for i, label in enumerate(labels):
@@ -429,8 +436,10 @@ def check_targets(y, n_objects):
         bad = np.flatnonzero(np.ravel(Y.imag) != 0)
         at = tuple(int(i) for i in np.unravel_index(bad[0] if bad.size else 0, Y.shape))
         where = ", ".join(map(str, at))
-        raise ValueError(f"Complex data not supported: y[{where}] = {Y[at]} is complex "
-                         "(regression targets must be real)")
+        raise ValueError(
+            f"Complex data not supported: y[{where}] = {Y[at]} is complex "
+            "(regression targets must be real)"
+        )
     try:
         Y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -439,8 +448,7 @@ def check_targets(y, n_objects):
         raise ValueError(f"y must be 1-D or 2-D, got shape {Y.shape}")
     if n_objects is not None and Y.shape[0] != n_objects:
         raise ValueError(
-            f"X has {n_objects} training objects but y has {Y.shape[0]} rows; "
-            "they must match"
+            f"X has {n_objects} training objects but y has {Y.shape[0]} rows; they must match"
         )
     if not np.isfinite(Y).all():
         i = int(np.argwhere(~np.isfinite(Y))[0, 0])

@@ -155,8 +155,10 @@ def _line_search(s, C, w, b, out, d_w, od):
     def slope(t):
         m = m0 - t * sod
         on = m > 0.0
-        return (wd + t * dd - 2.0 * C * float(sod[on] @ m[on]),
-                dd + 2.0 * C * float(sod[on] @ sod[on]))
+        return (
+            wd + t * dd - 2.0 * C * float(sod[on] @ m[on]),
+            dd + 2.0 * C * float(sod[on] @ sod[on]),
+        )
 
     lo, hi = 0.0, 1.0
     g_lo = slope(0.0)[0]

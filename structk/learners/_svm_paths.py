@@ -60,11 +60,22 @@ class DualPath:
             diagonal = np.diag(K).copy()  # put back exactly afterwards
             K.flat[:: n + 1] += 0.5 / C
             C = np.inf
-        smo = SMOOptions(C=C, tol=options.tol, shrinking=bool(svm.shrinking),
-                         max_iter=max_iter, compiled_small=options.compiled_small)
+        smo = SMOOptions(
+            C=C,
+            tol=options.tol,
+            shrinking=bool(svm.shrinking),
+            max_iter=max_iter,
+            compiled_small=options.compiled_small,
+        )
         solutions, platt, order = solve_machines(
-            K, machines, smo, owned=owned, starts=_starts(svm, init, n),
-            probability=svm.probability, rng=options.rng)
+            K,
+            machines,
+            smo,
+            owned=owned,
+            starts=_starts(svm, init, n),
+            probability=svm.probability,
+            rng=options.rng,
+        )
         if diagonal is not None:
             np.fill_diagonal(K, diagonal[order])
         coefs = np.zeros((len(machines), n))
@@ -101,8 +112,7 @@ class FeaturePath:
         return fit_svm(svm, X, codes, n_classes, self.name, options)
 
 
-PATHS = {"dual": DualPath(), "primal": FeaturePath("primal"),
-         "nystroem": FeaturePath("nystroem")}
+PATHS = {"dual": DualPath(), "primal": FeaturePath("primal"), "nystroem": FeaturePath("nystroem")}
 
 
 def _starts(svm, init, n):
@@ -110,11 +120,17 @@ def _starts(svm, init, n):
     fitted SMO model ``init`` (``None`` when it cannot seed this fit)."""
     from .svm import KernelSVM
 
-    if (init is None or svm.probability or svm.loss != "hinge"
-            or not isinstance(init, KernelSVM)
-            or getattr(init, "solver_", None) != "dual" or init.loss != "hinge"
-            or init.multi_class != svm.multi_class or init.n_train_ != n
-            or not np.array_equal(init.classes_, svm.classes_)):
+    if (
+        init is None
+        or svm.probability
+        or svm.loss != "hinge"
+        or not isinstance(init, KernelSVM)
+        or getattr(init, "solver_", None) != "dual"
+        or init.loss != "hinge"
+        or init.multi_class != svm.multi_class
+        or init.n_train_ != n
+        or not np.array_equal(init.classes_, svm.classes_)
+    ):
         return None
     coefs = np.zeros((init.dual_coef_.shape[0], n))
     coefs[:, init.support_] = np.abs(init.dual_coef_)

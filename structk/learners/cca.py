@@ -83,8 +83,15 @@ class KernelCCA(BaseEstimator):
     Computation 16 (2004) 2639-2664.
     """
 
-    def __init__(self, kernel_x="precomputed", kernel_y="precomputed", *, n_components=2,
-                 reg=0.1, psd_check="auto"):
+    def __init__(
+        self,
+        kernel_x="precomputed",
+        kernel_y="precomputed",
+        *,
+        n_components=2,
+        reg=0.1,
+        psd_check="auto",
+    ):
         self.kernel_x = kernel_x
         self.kernel_y = kernel_y
         self.n_components = n_components
@@ -121,8 +128,7 @@ class KernelCCA(BaseEstimator):
         nx, ny = n_objects(X), n_objects(Y)
         if nx is not None and ny is not None and nx != ny:
             raise ValueError(
-                f"X has {nx} objects but Y has {ny}; the two views must pair "
-                "the same objects"
+                f"X has {nx} objects but Y has {ny}; the two views must pair the same objects"
             )
         self.x_centerer_ = KernelCenterer(self.kernel_x, psd_check=self.psd_check)
         self.y_centerer_ = KernelCenterer(self.kernel_y, psd_check=self.psd_check)

@@ -8,8 +8,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import KernelLearnerMixin
 
 
-class KernelCenterer(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                     BaseEstimator):
+class KernelCenterer(
+    KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     r"""Centre the feature map on the training objects' mean.
 
     With ``phi_c(x) = phi(x) - (1/n) sum_i phi(x_i)`` the centred training

@@ -67,8 +67,11 @@ def nystroem_map(learner, kernel, X, P):
 
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     m = getattr(learner, "n_components", None)
-    m = defaults.DEFAULT_N_COMPONENTS if m is None else check_scalar(m, "n_components", lower=1,
-                                                             integer=True)
+    m = (
+        defaults.DEFAULT_N_COMPONENTS
+        if m is None
+        else check_scalar(m, "n_components", lower=1, integer=True)
+    )
     method = getattr(learner, "landmarks", "uniform")
     if method not in _LANDMARKS:
         raise ValueError(f"landmarks must be one of {_LANDMARKS}, got {method!r}")
@@ -79,16 +82,31 @@ def nystroem_map(learner, kernel, X, P):
     K_LL = checked_tile(kernel, PL, None, ((0, m), (0, m)))
     V, w, _ = eigen_basis(K_LL)
     if len(w) == 0:
-        raise ValueError(f"the {m} landmarks' Gram matrix under {kernel!r} is zero: "
-                         "the Nyström features would all be zero")
-    fmap = FeatureMap(kernel, landmarks=PL, V=V, n_jobs=getattr(learner, "n_jobs", None),
-                      client=getattr(learner, "client", None))
+        raise ValueError(
+            f"the {m} landmarks' Gram matrix under {kernel!r} is zero: "
+            "the Nyström features would all be zero"
+        )
+    fmap = FeatureMap(
+        kernel,
+        landmarks=PL,
+        V=V,
+        n_jobs=getattr(learner, "n_jobs", None),
+        client=getattr(learner, "client", None),
+    )
     fmap.eigenvalues, fmap.n_landmarks, fmap.landmark_indices = w, m, idx
     # the landmark objects themselves: what a model file stores (their
     # prepared form is rebuilt from them when the model is loaded)
     fmap.landmark_objects = take(X, idx)
-    Phi = landmark_features(kernel, X, P, PL, V, n_jobs=fmap.n_jobs, client=fmap.client,
-                            progress=getattr(learner, "progress", False))
+    Phi = landmark_features(
+        kernel,
+        X,
+        P,
+        PL,
+        V,
+        n_jobs=fmap.n_jobs,
+        client=fmap.client,
+        progress=getattr(learner, "progress", False),
+    )
     learner.landmark_indices_ = idx
     return fmap, Phi
 
@@ -129,6 +147,9 @@ def falkon_solve(Phi, Y, lam, w, m, tol=1e-7, max_iter=None):
     if np.any(np.linalg.norm(res, axis=0) > target):
         from sklearn.exceptions import ConvergenceWarning
 
-        warnings.warn(f"FALKON's conjugate gradients stopped after {it} iterations above "
-                      f"tol={tol}", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"FALKON's conjugate gradients stopped after {it} iterations above tol={tol}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return (g[:, 0] if np.ndim(Y) == 1 else g), it

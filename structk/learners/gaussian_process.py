@@ -132,9 +132,18 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     Learning*, MIT Press, 2006, Algorithm 2.1 and Section 5.4.1.
     """
 
-    def __init__(self, kernel=None, *, alpha=1e-10, noise=None, noise_bounds=(1e-5, 1e5),
-                 optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0, normalize_y=False,
-                 random_state=None):
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        alpha=1e-10,
+        noise=None,
+        noise_bounds=(1e-5, 1e5),
+        optimizer="fmin_l_bfgs_b",
+        n_restarts_optimizer=0,
+        normalize_y=False,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.alpha = alpha
         self.noise = noise
@@ -175,8 +184,10 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         candidates, n = kernel_candidates(self.kernel, X)
         self.X_train_ = None if _is_precomputed(candidates[0][1]) else check_objects(X, "X")
         if self._target.shape[0] != n:
-            raise ValueError(f"X has {n} training objects but y has {self._target.shape[0]} "
-                             "rows; they must match")
+            raise ValueError(
+                f"X has {n} training objects but y has {self._target.shape[0]} "
+                "rows; they must match"
+            )
         self._alpha = _check_alpha(self.alpha, n)
         self._noise_hyper = _noise_hyperparameter(self.noise, self.noise_bounds)
         best, self.candidates_ = None, []
@@ -194,6 +205,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     def _optimise(self, k, P, n_restarts, rng):
         """``(theta, log marginal likelihood)`` at the optimum for kernel
         ``k`` on prepared data ``P`` (``theta`` includes the log noise)."""
+
         def lml(theta, eval_gradient=False, raise_on_failure=False):
             return self._lml(k, P, theta, eval_gradient, raise_on_failure)
 
@@ -214,8 +226,11 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         n_kernel = 0 if _is_precomputed(k) else len(_free(k))
         noise = 0.0
         if self._noise_hyper is not None:
-            noise = (float(np.exp(theta[n_kernel])) if not self._noise_hyper.fixed
-                     else self._noise_hyper.value)
+            noise = (
+                float(np.exp(theta[n_kernel]))
+                if not self._noise_hyper.fixed
+                else self._noise_hyper.value
+            )
         if _is_precomputed(k):
             return k, noise
         return k.with_theta(theta[:n_kernel]), noise
@@ -245,8 +260,11 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
             return (-np.inf, np.zeros(len(theta))) if eval_gradient else -np.inf
         y = self._target
         a = cho_solve((L, True), y, check_finite=False)
-        value = float(-0.5 * np.einsum("ik,ik->", y, a) - np.log(np.diag(L)).sum() * y.shape[1]
-                      - 0.5 * n * _LOG_2PI * y.shape[1])
+        value = float(
+            -0.5 * np.einsum("ik,ik->", y, a)
+            - np.log(np.diag(L)).sum() * y.shape[1]
+            - 0.5 * n * _LOG_2PI * y.shape[1]
+        )
         if not eval_gradient:
             return value
         # d lml / d theta_j = tr((a a^T - t (K + ...)^{-1}) dK_j) / 2, t outputs
@@ -313,18 +331,27 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
             return mean
         V = solve_triangular(self.L_, K_trans.T, lower=True, check_finite=False)
         if return_cov:
-            K_test = (_given_test_gram(test_gram, K_trans.shape[0], full=True) if precomputed
-                      else kernel.gram_prepared(Q))
+            K_test = (
+                _given_test_gram(test_gram, K_trans.shape[0], full=True)
+                if precomputed
+                else kernel.gram_prepared(Q)
+            )
             cov = K_test - V.T @ V
             cov[np.diag_indices(cov.shape[0])] += self.noise_
             return mean, _scaled(cov, self._y_std)
-        var = (_given_test_gram(test_gram, K_trans.shape[0], full=False) if precomputed
-               else kernel.diag_prepared(Q).copy())
+        var = (
+            _given_test_gram(test_gram, K_trans.shape[0], full=False)
+            if precomputed
+            else kernel.diag_prepared(Q).copy()
+        )
         var -= np.einsum("ij,ij->j", V, V)
         var += self.noise_
         if (var < 0).any():
-            warnings.warn("Predicted variances smaller than 0 (rounding); set to 0.",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                "Predicted variances smaller than 0 (rounding); set to 0.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             var = np.maximum(var, 0.0)
         return mean, np.sqrt(_scaled(var, self._y_std))
 
@@ -338,8 +365,13 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         mean, cov = self.predict(X, return_cov=True)
         if mean.ndim == 1:
             return rng.multivariate_normal(mean, cov, n_samples).T
-        return np.stack([rng.multivariate_normal(mean[:, t], cov[..., t], n_samples).T
-                         for t in range(mean.shape[1])], axis=1)
+        return np.stack(
+            [
+                rng.multivariate_normal(mean[:, t], cov[..., t], n_samples).T
+                for t in range(mean.shape[1])
+            ],
+            axis=1,
+        )
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False):
         """Log marginal likelihood of the training data at ``theta`` (the
@@ -355,13 +387,17 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         theta = np.asarray(theta, dtype=np.float64).ravel()
         size = len(self._space(k)[0])
         if theta.size != size:
-            raise ValueError(f"theta has {theta.size} entries; this model has {size} "
-                             f"hyperparameters {self._space(k)[2]}")
+            raise ValueError(
+                f"theta has {theta.size} entries; this model has {size} "
+                f"hyperparameters {self._space(k)[2]}"
+            )
         P = self.__dict__.get("_train_prepared")
         if P is None:
             if _is_precomputed(k):
-                raise ValueError("log_marginal_likelihood(theta) of a precomputed model "
-                                 "read from a model file needs its training Gram: refit it")
+                raise ValueError(
+                    "log_marginal_likelihood(theta) of a precomputed model "
+                    "read from a model file needs its training Gram: refit it"
+                )
             P = self._prediction_kernel(self.X_train_)[1]
         return self._lml(k, P, theta, eval_gradient, raise_on_failure=True)
 
@@ -372,10 +408,12 @@ def check_optimizer(estimator):
     ``n_restarts_optimizer`` of a Gaussian-process estimator."""
     optimizer = estimator.optimizer
     if optimizer is not None and optimizer != "fmin_l_bfgs_b" and not callable(optimizer):
-        raise ValueError(f"optimizer must be 'fmin_l_bfgs_b', a callable or None, got "
-                         f"{optimizer!r}")
-    return check_scalar(estimator.n_restarts_optimizer, "n_restarts_optimizer", lower=0,
-                        integer=True)
+        raise ValueError(
+            f"optimizer must be 'fmin_l_bfgs_b', a callable or None, got {optimizer!r}"
+        )
+    return check_scalar(
+        estimator.n_restarts_optimizer, "n_restarts_optimizer", lower=0, integer=True
+    )
 
 
 def kernel_candidates(kernel, X):
@@ -418,8 +456,10 @@ def maximise(lml, theta0, bounds, names, optimizer, n_restarts, rng):
     optima = [_minimise(optimizer, objective, theta0, bounds)]
     if n_restarts > 0:
         if not np.isfinite(bounds).all():
-            raise ValueError("n_restarts_optimizer needs finite bounds for every "
-                             f"hyperparameter; got {dict(zip(names, bounds.tolist()))}")
+            raise ValueError(
+                "n_restarts_optimizer needs finite bounds for every "
+                f"hyperparameter; got {dict(zip(names, bounds.tolist()))}"
+            )
         for _ in range(n_restarts):
             start = rng.uniform(bounds[:, 0], bounds[:, 1])
             optima.append(_minimise(optimizer, objective, start, bounds))
@@ -440,8 +480,11 @@ def _minimise(optimizer, objective, theta, bounds):
     if not result.success:
         from sklearn.exceptions import ConvergenceWarning
 
-        warnings.warn(f"L-BFGS-B did not converge in the marginal likelihood: "
-                      f"{result.message}", ConvergenceWarning, stacklevel=5)
+        warnings.warn(
+            f"L-BFGS-B did not converge in the marginal likelihood: {result.message}",
+            ConvergenceWarning,
+            stacklevel=5,
+        )
     return result.x, float(result.fun)
 
 
@@ -465,8 +508,7 @@ def _kernel_list(kernel):
         raise ValueError("kernel is an empty list: give at least one kernel")
     for i, k in enumerate(kernel):
         if _is_precomputed(k) or isinstance(k, (list, tuple)):
-            raise ValueError(f"kernel[{i}] is {k!r}: a list of kernels holds Kernel "
-                             "objects only")
+            raise ValueError(f"kernel[{i}] is {k!r}: a list of kernels holds Kernel objects only")
     return list(kernel)
 
 
@@ -483,8 +525,10 @@ def _check_alpha(alpha, n):
     if a.shape == (1,):
         return check_scalar(float(a[0]), "alpha", lower=0)
     if a.shape != (n,):
-        raise ValueError(f"alpha must be a number or an array of one variance per "
-                         f"training object ({n}), got shape {a.shape}")
+        raise ValueError(
+            f"alpha must be a number or an array of one variance per "
+            f"training object ({n}), got shape {a.shape}"
+        )
     if not (np.isfinite(a).all() and (a >= 0).all()):
         i = int(np.flatnonzero(~(np.isfinite(a) & (a >= 0)))[0])
         raise ValueError(f"alpha[{i}] is {a[i]}: variances must be finite and >= 0")
@@ -520,16 +564,18 @@ def _scaled(var, y_std):
     units of y: one per output when there are several."""
     y_std = np.asarray(y_std)
     if y_std.ndim == 0:
-        return var * y_std ** 2
-    out = var[..., None] * y_std ** 2
+        return var * y_std**2
+    out = var[..., None] * y_std**2
     return out[..., 0] if out.shape[-1] == 1 else out
 
 
 def _given_test_gram(test_gram, n_test, full, what="a standard deviation or covariance"):
     need = "(n_test, n_test) Gram" if full else "diagonal (n_test,) of the Gram"
     if test_gram is None:
-        raise ValueError(f"with kernel='precomputed', {what} needs test_gram=: the {need} "
-                         "of the test objects, k(x, x)")
+        raise ValueError(
+            f"with kernel='precomputed', {what} needs test_gram=: the {need} "
+            "of the test objects, k(x, x)"
+        )
     G = np.asarray(test_gram, dtype=np.float64)
     if full and G.shape != (n_test, n_test):
         raise ValueError(f"test_gram must be the {need}, got shape {G.shape}")
@@ -554,8 +600,7 @@ def _raise_not_pd(K, kernel, added):
 
     n = K.shape[0]
     added_text = np.array2string(np.asarray(added), threshold=4)
-    _, first, inverse = np.unique(np.round(K, 12), axis=0, return_index=True,
-                                  return_inverse=True)
+    _, first, inverse = np.unique(np.round(K, 12), axis=0, return_index=True, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
     dup = [(int(first[inverse[j]]), j) for j in range(n) if first[inverse[j]] != j]
     name = "the precomputed Gram" if _is_precomputed(kernel) else f"the Gram of {kernel!r}"
@@ -565,7 +610,8 @@ def _raise_not_pd(K, kernel, added):
             f"{name} is singular: objects X[{i}] and X[{j}] have the same kernel row "
             f"(the same object twice?; {len(dup)} such pair(s)), and the variance added "
             f"to the diagonal ({added_text}) cannot separate them. Learn a noise "
-            "(noise=1e-2) or raise alpha.")
+            "(noise=1e-2) or raise alpha."
+        )
     smallest = float(np.linalg.eigvalsh(K)[0])
     raise NotPSDError(
         f"{name} plus alpha + noise = {added_text} on its diagonal is not positive "
@@ -573,7 +619,8 @@ def _raise_not_pd(K, kernel, added):
         "is not positive semi-definite, or numerically singular at these "
         "hyperparameters. Raise alpha "
         f"above {abs(smallest):.2g} (e.g. alpha={max(1e-8, 2 * abs(smallest)):.2g}) or "
-        "learn a noise (noise=1e-2).")
+        "learn a noise (noise=1e-2)."
+    )
 
 
 def _warn_at_bounds(theta, bounds, names):
@@ -587,4 +634,7 @@ def _warn_at_bounds(theta, bounds, names):
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "
                     f"{'smaller' if end == 'lower' else 'larger'}; widen {short}_bounds "
-                    "or fix it.", ConvergenceWarning, stacklevel=5)
+                    "or fix it.",
+                    ConvergenceWarning,
+                    stacklevel=5,
+                )

@@ -82,8 +82,15 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
     Learning*, MIT Press, 2006, Sections 3.4 and 5.5.1.
     """
 
-    def __init__(self, kernel=None, *, optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0,
-                 max_iter_predict=100, random_state=None):
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        optimizer="fmin_l_bfgs_b",
+        n_restarts_optimizer=0,
+        max_iter_predict=100,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.optimizer = optimizer
         self.n_restarts_optimizer = n_restarts_optimizer
@@ -101,15 +108,17 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
 
         self.classes_, codes = encode_labels(y, n_objects(X))
         n_restarts = check_optimizer(self)
-        self._max_iter = check_scalar(self.max_iter_predict, "max_iter_predict", lower=1,
-                                      integer=True)
+        self._max_iter = check_scalar(
+            self.max_iter_predict, "max_iter_predict", lower=1, integer=True
+        )
         rng = check_random_state(self.random_state)
         self._check_input(X, reset=True)
         candidates, n = kernel_candidates(self.kernel, X)
         self.X_train_ = None if _is_precomputed(candidates[0][1]) else check_objects(X, "X")
         if len(codes) != n:
-            raise ValueError(f"X has {n} training objects but y has {len(codes)} labels; "
-                             "they must match")
+            raise ValueError(
+                f"X has {n} training objects but y has {len(codes)} labels; they must match"
+            )
         if len(self.classes_) == 2:
             targets = [(codes == 1).astype(np.float64)]
         else:
@@ -131,14 +140,14 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
     def _fit_binary(self, candidates, t, n_restarts, rng):
         best = None
         for _, k, P in candidates:
+
             def lml(theta, eval_gradient=False, raise_on_failure=False, k=k, P=P):
                 return _laplace(k, P, t, theta, eval_gradient, self._max_iter)[0]
 
             names = [] if _is_precomputed(k) else [h.name for h in _free(k)]
             theta0 = np.zeros(0) if _is_precomputed(k) else k.theta
             bounds = np.zeros((0, 2)) if _is_precomputed(k) else k.bounds
-            theta, value = maximise(lml, theta0, bounds, names, self.optimizer, n_restarts,
-                                    rng)
+            theta, value = maximise(lml, theta0, bounds, names, self.optimizer, n_restarts, rng)
             if best is None or value > best[0]:
                 best = (value, k, P, theta)
         value, k, P, theta = best
@@ -155,12 +164,21 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         if theta is None:
             return self.log_marginal_likelihood_value_
         if len(self._binary) != 1:
-            raise ValueError("log_marginal_likelihood(theta) is defined for two classes; "
-                             f"this model has {len(self.classes_)} (one-vs-rest)")
+            raise ValueError(
+                "log_marginal_likelihood(theta) is defined for two classes; "
+                f"this model has {len(self.classes_)} (one-vs-rest)"
+            )
         b = self._binary[0]
         theta = np.asarray(theta, dtype=np.float64)
-        out, _ = _laplace(self._kernel(0), self._prepared(0), b["t"], theta, eval_gradient,
-                          self._max_iter, raise_on_failure=True)
+        out, _ = _laplace(
+            self._kernel(0),
+            self._prepared(0),
+            b["t"],
+            theta,
+            eval_gradient,
+            self._max_iter,
+            raise_on_failure=True,
+        )
         return out
 
     def _kernel(self, i):
@@ -173,8 +191,9 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         cache = self.__dict__.setdefault("_binary_prepared", [None] * len(self._binary))
         if cache[i] is None:
             if self.X_train_ is None:
-                raise ValueError("a precomputed model read from a model file has no "
-                                 "training Gram: refit it")
+                raise ValueError(
+                    "a precomputed model read from a model file has no training Gram: refit it"
+                )
             cache[i] = self._kernel(i).prepare(self.X_train_, "X")
         return cache[i]
 
@@ -188,8 +207,11 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         precomputed = _is_precomputed(self.kernel)
         if precomputed:
             K_star = self._test_gram(X, None)
-            diag = (_given_test_gram(test_gram, K_star.shape[0], full=False, what="a probability")
-                    if need_var else None)
+            diag = (
+                _given_test_gram(test_gram, K_star.shape[0], full=False, what="a probability")
+                if need_var
+                else None
+            )
         else:
             checked = check_objects(X, "X")
             self._check_input(X, reset=False)
@@ -202,8 +224,9 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
                 diag = kernel.diag_prepared(Q) if need_var else None
             means.append(np.einsum("ij,j->i", K_star, b["t"] - b["pi"]))
             if need_var:
-                v = solve_triangular(b["L"], b["W_sr"][:, None] * K_star.T, lower=True,
-                                     check_finite=False)
+                v = solve_triangular(
+                    b["L"], b["W_sr"][:, None] * K_star.T, lower=True, check_finite=False
+                )
                 variances.append(np.maximum(diag - np.einsum("ij,ij->j", v, v), 0.0))
         return np.column_stack(means), (np.column_stack(variances) if need_var else None)
 
@@ -213,7 +236,8 @@ class GaussianProcessClassifier(GPMixin, ClassifierMixin, BaseEstimator):
         highest latent mean with "precomputed" and no ``test_gram``)."""
         check_is_fitted(self, "latent_mode_")
         need_var = len(self._binary) > 1 and (
-            test_gram is not None or not _is_precomputed(self.kernel))
+            test_gram is not None or not _is_precomputed(self.kernel)
+        )
         mean, var = self._latent(X, test_gram, need_var=need_var)
         if mean.shape[1] == 1:
             return self.classes_[(mean[:, 0] > 0).astype(int)]
@@ -258,12 +282,11 @@ def _laplace(k, P, t, theta, eval_gradient, max_iter, keep=False, raise_on_failu
             if raise_on_failure or keep:
                 _raise_not_pd(K, k, 0.0)
             return ((-np.inf, np.zeros(len(theta))) if eval_gradient else -np.inf), None
-        b = W_sr ** 2 * f + (t - pi)
+        b = W_sr**2 * f + (t - pi)
         a = b - W_sr * cho_solve((L, True), W_sr * (K @ b), check_finite=False)
         f = K @ a
         # log p(y | f) = sum_i (t_i f_i - log(1 + e^f_i))
-        new = float(-0.5 * a @ f + np.sum(t * f - np.logaddexp(0.0, f))
-                    - np.log(np.diag(L)).sum())
+        new = float(-0.5 * a @ f + np.sum(t * f - np.logaddexp(0.0, f)) - np.log(np.diag(L)).sum())
         converged = new - value < MODE_TOL
         value = new
         if converged:
@@ -273,8 +296,7 @@ def _laplace(k, P, t, theta, eval_gradient, max_iter, keep=False, raise_on_failu
     B = np.eye(n) + W_sr[:, None] * K * W_sr[None, :]
     L = cholesky(B, lower=True, check_finite=False)
     a = t - pi  # = K^{-1} f at the mode
-    value = float(-0.5 * a @ f + np.sum(t * f - np.logaddexp(0.0, f))
-                  - np.log(np.diag(L)).sum())
+    value = float(-0.5 * a @ f + np.sum(t * f - np.logaddexp(0.0, f)) - np.log(np.diag(L)).sum())
     state = dict(f=f, pi=pi, W_sr=W_sr, L=L) if keep else None
     if not eval_gradient:
         return value, state
@@ -310,6 +332,5 @@ def _expected_logistic(mean, var):
         m = int(np.ceil(PROBABILITY_SPAN * sd / h))
         u = np.arange(-m, m + 1) * (h / sd)  # in standard deviations
         weight = np.exp(-0.5 * u * u)
-        out[idx] = (np.dot(weight, 0.5 * (1.0 + np.tanh(0.5 * (mu + sd * u))))
-                    / weight.sum())
+        out[idx] = np.dot(weight, 0.5 * (1.0 + np.tanh(0.5 * (mu + sd * u)))) / weight.sum()
     return out

@@ -95,9 +95,22 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
     chapter 7 (L-BFGS).
     """
 
-    def __init__(self, kernel="precomputed", *, alpha=1.0, tol=1e-6, max_iter=1000,
-                 psd_check="auto", solver="auto", n_components=None, landmarks="uniform",
-                 random_state=None, n_jobs=None, client=None, progress=False):
+    def __init__(
+        self,
+        kernel="precomputed",
+        *,
+        alpha=1.0,
+        tol=1e-6,
+        max_iter=1000,
+        psd_check="auto",
+        solver="auto",
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        n_jobs=None,
+        client=None,
+        progress=False,
+    ):
         self.kernel = kernel
         self.alpha = alpha
         self.tol = tol
@@ -152,14 +165,19 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
             return _whitened(fun, b.reshape(shape), L, Y, lam)
 
         gtol = tol * max(1.0, float(np.abs(_whitened(fun, np.zeros(shape), L, Y, lam)[1]).max()))
-        res = minimize(objective, np.zeros(n * shape[1]), jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0,
-                                "maxcor": 50})
+        res = minimize(
+            objective,
+            np.zeros(n * shape[1]),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 50},
+        )
         B = res.x.reshape(shape)
         grad_norm = float(np.abs(objective(res.x)[1]).max())
         if grad_norm > gtol:
-            warnings.warn(_stop_message(res, grad_norm, gtol, max_iter), ConvergenceWarning,
-                          stacklevel=3)
+            warnings.warn(
+                _stop_message(res, grad_norm, gtol, max_iter), ConvergenceWarning, stacklevel=3
+            )
         # a = L^{-T} b (LAPACK reads L's lower triangle only)
         A = solve_triangular(L, B, lower=True, trans="T", check_finite=False)
         self.classes_ = classes
@@ -209,13 +227,17 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
 def _stop_message(res, grad_norm, gtol, max_iter):
     """Why L-BFGS stopped short of ``gtol``, and what (if anything) helps."""
     if res.nit >= max_iter:
-        return (f"L-BFGS used all max_iter={max_iter} iterations with gradient max-norm "
-                f"{grad_norm:.3g} > tol target {gtol:.3g}; raise max_iter (or tol)")
-    return (f"L-BFGS stopped after {res.nit} iterations at the limit of floating-point "
-            f"precision ({res.message}): no step could decrease the objective further. "
-            f"The gradient max-norm {grad_norm:.3g} is as small as float64 allows here, "
-            f"above the tol target {gtol:.3g}; the solution is accurate to that level and "
-            "a smaller tol cannot be reached (raise tol to silence this)")
+        return (
+            f"L-BFGS used all max_iter={max_iter} iterations with gradient max-norm "
+            f"{grad_norm:.3g} > tol target {gtol:.3g}; raise max_iter (or tol)"
+        )
+    return (
+        f"L-BFGS stopped after {res.nit} iterations at the limit of floating-point "
+        f"precision ({res.message}): no step could decrease the objective further. "
+        f"The gradient max-norm {grad_norm:.3g} is as small as float64 allows here, "
+        f"above the tol target {gtol:.3g}; the solution is accurate to that level and "
+        "a smaller tol cannot be reached (raise tol to silence this)"
+    )
 
 
 # ------------------------------------------------------------ the objective

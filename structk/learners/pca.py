@@ -12,8 +12,9 @@ from ._base import KernelLearnerMixin
 from .centering import KernelCenterer
 
 
-class KernelPCA(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                BaseEstimator):
+class KernelPCA(
+    KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     r"""Principal components of the training objects in the kernel's feature space.
 
     With the centred feature map ``phi_c(x) = phi(x) - mean_i phi(x_i)`` and
@@ -101,9 +102,7 @@ class KernelPCA(KernelLearnerMixin, ClassNamePrefixFeaturesOutMixin, Transformer
         K, objects = self._train_gram(X, None)
         n = K.shape[0]
         if m > n:
-            raise ValueError(
-                f"n_components={m} exceeds the number of training objects ({n})"
-            )
+            raise ValueError(f"n_components={m} exceeds the number of training objects ({n})")
         self.centerer_ = KernelCenterer(psd_check="none")
         w, U = top_eigenpairs(self.centerer_.fit_transform(K), m)
         self.eigenvalues_ = w

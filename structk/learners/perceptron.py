@@ -65,8 +65,15 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     Machines", Cambridge University Press (2000), section 2.1.1.
     """
 
-    def __init__(self, kernel="precomputed", *, max_iter=100, shuffle=True,
-                 random_state=None, psd_check="auto"):
+    def __init__(
+        self,
+        kernel="precomputed",
+        *,
+        max_iter=100,
+        shuffle=True,
+        random_state=None,
+        psd_check="auto",
+    ):
         self.kernel = kernel
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -100,7 +107,8 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                     f"the perceptron still made {mistakes} mistakes in epoch "
                     f"{max_iter} (max_iter): the data are probably not separable "
                     "in this kernel's feature space",
-                    ConvergenceWarning, stacklevel=2,
+                    ConvergenceWarning,
+                    stacklevel=2,
                 )
             epochs = max(epochs, epoch)
             coefs.append(alpha * y_pm)

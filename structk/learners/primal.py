@@ -124,20 +124,29 @@ def resolve_solver(learner, X, n, primal_min_n=None):
 def has_fixed_features(kernel):
     """Whether a linear model on ``kernel.features`` can predict new objects:
     columns fixed, or named by keys that a vocabulary lines up."""
-    return bool(kernel.has_features and (getattr(kernel, "fixed_feature_columns", False)
-                                         or getattr(kernel, "keyed_feature_columns", False)))
+    return bool(
+        kernel.has_features
+        and (
+            getattr(kernel, "fixed_feature_columns", False)
+            or getattr(kernel, "keyed_feature_columns", False)
+        )
+    )
 
 
 def _no_primal(kernel):
     if kernel.has_features:
-        return (f"solver='primal' needs feature columns that mean the same for every "
-                f"collection; those of {kernel!r} depend on the objects of each call "
-                "and carry no keys to line them up (a sum or product of set, "
-                "shortest-path or Weisfeiler-Lehman kernels, GraphHopper), so a "
-                "model on them cannot predict new objects: use solver='nystroem' "
-                "(or 'dual')")
-    return (f"solver='primal' needs a kernel with an exact explicit feature map; "
-            f"{kernel!r} has none: use solver='nystroem' (any kernel) or 'dual'")
+        return (
+            f"solver='primal' needs feature columns that mean the same for every "
+            f"collection; those of {kernel!r} depend on the objects of each call "
+            "and carry no keys to line them up (a sum or product of set, "
+            "shortest-path or Weisfeiler-Lehman kernels, GraphHopper), so a "
+            "model on them cannot predict new objects: use solver='nystroem' "
+            "(or 'dual')"
+        )
+    return (
+        f"solver='primal' needs a kernel with an exact explicit feature map; "
+        f"{kernel!r} has none: use solver='nystroem' (any kernel) or 'dual'"
+    )
 
 
 # -------------------------------------------------------------- features
@@ -191,12 +200,23 @@ class FeatureMap:
                 P = self.kernel.prepare(X, "X")
             align = None
             if getattr(self, "vocabulary", None) is not None:
+
                 def align(Pb, F):
                     return self._aligned(F, self.kernel.feature_keys_prepared(Pb))
-            return exact_features(self.kernel, X, P, n_jobs=self.n_jobs, progress=progress,
-                                  align=align)
-        return landmark_features(self.kernel, X, P, self.landmarks, self.V,
-                                 n_jobs=self.n_jobs, client=self.client, progress=progress)
+
+            return exact_features(
+                self.kernel, X, P, n_jobs=self.n_jobs, progress=progress, align=align
+            )
+        return landmark_features(
+            self.kernel,
+            X,
+            P,
+            self.landmarks,
+            self.V,
+            n_jobs=self.n_jobs,
+            client=self.client,
+            progress=progress,
+        )
 
     def _aligned(self, F, keys):
         """``F`` (columns named by ``keys``; ``None``: by their index) in the
@@ -218,8 +238,10 @@ class FeatureMap:
         cols = where[inverse.ravel()] if len(used) else np.zeros(0, dtype=np.int64)
         keep = cols >= 0
         rows = np.repeat(np.arange(F.shape[0]), np.diff(F.indptr))[keep]
-        out = sp.csr_matrix((np.asarray(F.data, dtype=np.float64)[keep], (rows, cols[keep])),
-                            shape=(F.shape[0], max(len(vocab), 1)))
+        out = sp.csr_matrix(
+            (np.asarray(F.data, dtype=np.float64)[keep], (rows, cols[keep])),
+            shape=(F.shape[0], max(len(vocab), 1)),
+        )
         out.sum_duplicates()
         return out
 
@@ -292,13 +314,15 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
     iters = options.max_iter if options.max_iter != -1 else 100_000
     scaling = HINGE_INTERCEPT_SCALING * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
     machines = list(svm._machines(codes, n_classes))
+
     def solve(rows, signs):
         Fm = F if rows is None else F[rows]
         if loss == "squared_hinge":
             w, b, n_iter, converged = l2svm(Fm, signs, C, tol=tol, max_iter=iters)
         else:
-            model = LinearSVC(loss=loss, C=C, tol=tol, max_iter=iters, dual=True,
-                              intercept_scaling=scaling)
+            model = LinearSVC(
+                loss=loss, C=C, tol=tol, max_iter=iters, dual=True, intercept_scaling=scaling
+            )
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 model.fit(Fm, signs)
@@ -347,8 +371,9 @@ def fit_logistic(lr, X, codes, n_classes, solver, lam, tol, max_iter):
     from sklearn.linear_model import LogisticRegression
 
     _, F = training_features(lr, X, solver)
-    model = LogisticRegression(C=1.0 / lam, fit_intercept=False, tol=tol,
-                               max_iter=max_iter, solver="lbfgs")
+    model = LogisticRegression(
+        C=1.0 / lam, fit_intercept=False, tol=tol, max_iter=max_iter, solver="lbfgs"
+    )
     model.fit(F, codes)
     coef = model.coef_  # (1, d) for two classes: positive side codes == 1
     lr.coef_ = coef
@@ -368,8 +393,9 @@ def fit_ridge(kr, X, Y, solver, lam):
 
     fmap, F = training_features(kr, X, solver)
     if solver == "nystroem":
-        coef, kr.n_iter_ = falkon_solve(F, Y, lam, fmap.eigenvalues, fmap.n_landmarks,
-                                        tol=getattr(kr, "tol", None) or 1e-7)
+        coef, kr.n_iter_ = falkon_solve(
+            F, Y, lam, fmap.eigenvalues, fmap.n_landmarks, tol=getattr(kr, "tol", None) or 1e-7
+        )
     else:
         model = Ridge(alpha=lam, fit_intercept=False, tol=1e-10).fit(F, Y)
         coef = model.coef_.T  # (d,) or (d, n_outputs)

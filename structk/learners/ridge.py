@@ -85,9 +85,20 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
     algorithm in dual variables", ICML (1998).
     """
 
-    def __init__(self, kernel="precomputed", *, alpha=1.0, psd_check="auto", solver="auto",
-                 n_components=None, landmarks="uniform", random_state=None, n_jobs=None,
-                 client=None, progress=False):
+    def __init__(
+        self,
+        kernel="precomputed",
+        *,
+        alpha=1.0,
+        psd_check="auto",
+        solver="auto",
+        n_components=None,
+        landmarks="uniform",
+        random_state=None,
+        n_jobs=None,
+        client=None,
+        progress=False,
+    ):
         self.kernel = kernel
         self.alpha = alpha
         self.psd_check = psd_check
@@ -128,8 +139,7 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         if info < 0:  # pragma: no cover - LAPACK argument error
             raise RuntimeError(f"LAPACK dposv failed (info={info})")
         self.dual_coef_ = coef
-        self.rkhs_norm_ = (rkhs_norm_from_upper(K, d, coef) if own
-                           else rkhs_norm(coef.T, K))
+        self.rkhs_norm_ = rkhs_norm_from_upper(K, d, coef) if own else rkhs_norm(coef.T, K)
         self.X_fit_ = objects
         return self
 

@@ -49,7 +49,8 @@ class _needs_probability:
             raise AttributeError(
                 f"{self.fn.__name__} needs a model fitted with KernelSVM(probability=True) "
                 "(Platt scaling, five more fits per machine); this one has "
-                "probability=False: refit with probability=True, or use decision_function")
+                "probability=False: refit with probability=True, or use decision_function"
+            )
         return MethodType(self.fn, obj)
 
 
@@ -191,11 +192,27 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
-    def __init__(self, kernel="precomputed", *, C=1.0, tol=1e-3, multi_class="ovo",
-                 decision_function_shape="ovr", shrinking=True, max_iter=-1,
-                 psd_check="auto", probability=False, random_state=None, loss="hinge",
-                 solver="auto", n_components=None, landmarks="uniform", n_jobs=None,
-                 client=None, progress=False):
+    def __init__(
+        self,
+        kernel="precomputed",
+        *,
+        C=1.0,
+        tol=1e-3,
+        multi_class="ovo",
+        decision_function_shape="ovr",
+        shrinking=True,
+        max_iter=-1,
+        psd_check="auto",
+        probability=False,
+        random_state=None,
+        loss="hinge",
+        solver="auto",
+        n_components=None,
+        landmarks="uniform",
+        n_jobs=None,
+        client=None,
+        progress=False,
+    ):
         self.kernel = kernel
         self.C = C
         self.tol = tol
@@ -241,13 +258,22 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             tol=check_scalar(self.tol, "tol", lower=0.0, lower_inclusive=False),
             max_iter=check_int_or_unlimited(self.max_iter, "max_iter"),
             compiled_small=bool(compiled_small),
-            rng=check_random_state(self.random_state))
+            rng=check_random_state(self.random_state),
+        )
         self._check_choices()
         classes, codes = encode_labels(y, n_objects(X))
         _check_machine_count(codes, len(classes), self.multi_class)
         self._forget_fit()
-        path = PATHS[resolve_solver(self, X, len(codes), defaults.PRIMAL_MIN_N if self.loss ==
-                                    "squared_hinge" else defaults.PRIMAL_HINGE_MIN_N)]
+        path = PATHS[
+            resolve_solver(
+                self,
+                X,
+                len(codes),
+                defaults.PRIMAL_MIN_N
+                if self.loss == "squared_hinge"
+                else defaults.PRIMAL_HINGE_MIN_N,
+            )
+        ]
         self.classes_ = classes
         unconverged, max_iter = path.fit(self, X, codes, len(classes), options, init)
         if unconverged:
@@ -255,7 +281,10 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 f"{path.name} solver: {unconverged} of {len(self.intercept_)} machine(s) "
                 f"stopped after max_iter={max_iter} iterations before reaching "
                 f"tol={options.tol}; the solution may be inaccurate (raise max_iter, or "
-                "normalise the kernel: Normalize(k))", ConvergenceWarning, stacklevel=2)
+                "normalise the kernel: Normalize(k))",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         _warn_if_inverted(self, len(codes))
         return self
 
@@ -310,8 +339,9 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         only with ``probability=True`` (see its description)."""
         check_is_fitted(self, "intercept_")
         if len(self.probA_) == 0:
-            raise AttributeError("predict_proba needs a model fitted with "
-                                 "KernelSVM(probability=True); refit it")
+            raise AttributeError(
+                "predict_proba needs a model fitted with KernelSVM(probability=True); refit it"
+            )
         P = sigmoid(self._machine_values(X), self.probA_, self.probB_)  # P(positive side)
         n_classes = len(self.classes_)
         if n_classes == 2:
@@ -373,7 +403,6 @@ def _warn_if_inverted(svm, n):
             f"{len(svm.probA_)} machine(s): predict_proba then ranks the classes against "
             "predict and decision_function; fit on more objects, or use the decision "
             "values instead of probabilities",
-            UserWarning, stacklevel=3,
+            UserWarning,
+            stacklevel=3,
         )
-
-

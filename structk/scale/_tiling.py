@@ -28,7 +28,6 @@ from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, TakeNotImplemented, take_prepared
 
 
-
 def write_tiles(plan, out, tiles, progress=False):
     """Write computed tiles into ``out`` (as in :func:`gram`) and return it.
 
@@ -37,9 +36,7 @@ def write_tiles(plan, out, tiles, progress=False):
     any order; tiles of a symmetric plan are mirrored below the diagonal.
     """
     if not (out is None or isinstance(out, (np.ndarray, str, os.PathLike))):
-        raise TypeError(
-            f"out must be None, a path or a float64 ndarray, got {type(out).__name__}"
-        )
+        raise TypeError(f"out must be None, a path or a float64 ndarray, got {type(out).__name__}")
     if isinstance(out, np.ndarray):
         _check_out(out, plan.shape)
     tick = Progress(progress, len(plan.tiles))
@@ -56,7 +53,6 @@ def write_tiles(plan, out, tiles, progress=False):
         return K
     finally:
         tick.close()
-
 
 
 # --------------------------------------------------------------- the tiling
@@ -77,8 +73,9 @@ class Plan:
         if prepared is None:
             self.row_blocks = prepared_blocks(kernel, X, self.rows, "X")
         else:  # X prepared by the caller: sliced, prepared anew only if it cannot be
-            self.row_blocks = [take_prepared(kernel, X, prepared, slice(a, b), "X")
-                               for a, b in self.rows]
+            self.row_blocks = [
+                take_prepared(kernel, X, prepared, slice(a, b), "X") for a, b in self.rows
+            ]
         if self.symmetric:
             self.cols, self.col_blocks = self.rows, self.row_blocks
             n = len(self.rows)
@@ -89,10 +86,11 @@ class Plan:
             self.col_blocks = prepared_blocks(kernel, Y, self.cols, "Y")
             # X and Y must pair (vector dimensions, sequence lengths, ...):
             # checked on one object of each before any tile is computed
-            kernel.cross_prepared(prepared_blocks(kernel, X[:1], [(0, 1)], "X")[0],
-                                  prepared_blocks(kernel, Y[:1], [(0, 1)], "Y")[0])
-            self.tiles = [(i, j) for i in range(len(self.rows))
-                          for j in range(len(self.cols))]
+            kernel.cross_prepared(
+                prepared_blocks(kernel, X[:1], [(0, 1)], "X")[0],
+                prepared_blocks(kernel, Y[:1], [(0, 1)], "Y")[0],
+            )
+            self.tiles = [(i, j) for i in range(len(self.rows)) for j in range(len(self.cols))]
         self.shape = (self.rows[-1][1], self.cols[-1][1])
 
     def row_block(self, i):
@@ -105,7 +103,9 @@ class Plan:
         """Tile ``(i, j)`` as a float64 array, checked finite."""
         diagonal = self.symmetric and i == j
         return checked_tile(
-            self.kernel, self.row_block(i), None if diagonal else self.col_block(j),
+            self.kernel,
+            self.row_block(i),
+            None if diagonal else self.col_block(j),
             (self.rows[i], self.cols[j]),
         )
 
@@ -155,7 +155,6 @@ def _bounds(n, block_size):
     return [(s, min(s + block_size, n)) for s in range(0, n, block_size)]
 
 
-
 def _store(plan, K, tiles, tick):
     for (i, j), T in tiles:
         (r0, r1), (c0, c1) = plan.rows[i], plan.cols[j]
@@ -180,7 +179,7 @@ def _poison(K, rows=None):
     """Fill a failed output with NaN, in row blocks (no n^2 temporary)."""
     rows = rows or _tuning.POISON_BLOCK_ROWS
     for start in range(0, K.shape[0], rows):
-        K[start:start + rows] = np.nan
+        K[start : start + rows] = np.nan
     if isinstance(K, np.memmap):
         K.flush()
 
@@ -201,8 +200,9 @@ def _fill_file(plan, path, tiles, tick):
         )
     remove_stale_partial_files(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".partial",
-                                   dir=folder)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".partial", dir=folder
+        )
     except OSError as exc:
         raise PermissionError(
             f"cannot write the Gram matrix to {path}: {exc.strerror or exc}"
@@ -258,15 +258,14 @@ def partial_file(path, what):
     if path.is_dir():
         raise IsADirectoryError(f"cannot write {what} to {path}: it is a folder")
     if not folder.is_dir():
-        raise FileNotFoundError(f"cannot write {what} to {path}: folder {folder} does "
-                                "not exist")
+        raise FileNotFoundError(f"cannot write {what} to {path}: folder {folder} does not exist")
     remove_stale_partial_files(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".partial",
-                                   dir=folder)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".partial", dir=folder
+        )
     except OSError as exc:
-        raise PermissionError(f"cannot write {what} to {path}: {exc.strerror or exc}") \
-            from exc
+        raise PermissionError(f"cannot write {what} to {path}: {exc.strerror or exc}") from exc
     os.close(fd)
     _PARTIAL_FILES.add(tmp)
     os.chmod(tmp, 0o666 & ~_umask())
@@ -287,7 +286,7 @@ def remove_stale_partial_files(path):
             name = entry.name
             if not (name.startswith(prefix) and name.endswith(".partial")):
                 continue
-            pid = name[len(prefix):].split(".", 1)[0]
+            pid = name[len(prefix) :].split(".", 1)[0]
             if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
@@ -308,8 +307,10 @@ def _removed_on_sigterm():
     """While writing, let SIGTERM delete the partial files before the process
     dies as it would have (only where SIGTERM has its default action and only
     in the main thread, where Python can install a handler)."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
         yield
         return
 

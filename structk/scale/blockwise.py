@@ -20,15 +20,29 @@ from __future__ import annotations
 
 import pickle
 from concurrent.futures import (
-    FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait,
+    FIRST_COMPLETED,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
 )
 
 from .._validation import check_scalar
 from ._tiling import Plan, check_memory, write_tiles  # noqa: F401
 
 
-def gram(kernel, X, Y=None, *, block_size=1024, out=None, n_jobs=1,
-         backend="threads", progress=False, memory_limit=None, prepared=None):
+def gram(
+    kernel,
+    X,
+    Y=None,
+    *,
+    block_size=1024,
+    out=None,
+    n_jobs=1,
+    backend="threads",
+    progress=False,
+    memory_limit=None,
+    prepared=None,
+):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` computed tile by tile.
 
     Parameters

@@ -29,13 +29,13 @@ from .. import _tuning
 from ..kernels.base import take_prepared
 from ._tiling import Progress
 
+
 def block_bounds(n, block_rows):
     """``[(start, stop), ...]`` covering ``range(n)`` in blocks."""
     return [(s, min(s + block_rows, n)) for s in range(0, n, block_rows)]
 
 
-def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress=False,
-                   align=None):
+def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress=False, align=None):
     """The kernel's own feature matrix of prepared objects, block by block.
 
     Returns a CSR matrix (float64) when the kernel's features are sparse,
@@ -55,8 +55,9 @@ def exact_features(kernel, objects, P, *, block_rows=None, n_jobs=None, progress
     return stack(blocks)
 
 
-def landmark_features(kernel, objects, P, landmarks, V, *, block_rows=None, n_jobs=None,
-                      client=None, progress=False):
+def landmark_features(
+    kernel, objects, P, landmarks, V, *, block_rows=None, n_jobs=None, client=None, progress=False
+):
     """``k(objects, landmarks) @ V`` (float64, ``n x V.shape[1]``), block by block.
 
     ``P`` is the prepared ``objects`` (``None``: each block is prepared on
@@ -108,7 +109,7 @@ def _stack_csr(blocks):
     indptr = np.empty(sum(F.shape[0] for F in blocks) + 1, dtype=index_dtype)
     indptr[0], row = 0, 0
     for F, offset in zip(blocks, nnz):
-        indptr[row + 1:row + 1 + F.shape[0]] = F.indptr[1:] + offset
+        indptr[row + 1 : row + 1 + F.shape[0]] = F.indptr[1:] + offset
         row += F.shape[0]
     data = np.concatenate([np.asarray(F.data, dtype=np.float64) for F in blocks])
     indices = np.concatenate([F.indices.astype(index_dtype, copy=False) for F in blocks])
@@ -148,10 +149,15 @@ def _run(fn, bounds, n_jobs, progress, what):
 def _threads(n_jobs, blocks):
     if n_jobs is None or n_jobs == 1:
         return 1
-    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0 \
-            or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer, -1 (all cores) or None, "
-                         f"got {n_jobs!r}")
+    if (
+        not isinstance(n_jobs, (int, np.integer))
+        or isinstance(n_jobs, bool)
+        or n_jobs == 0
+        or n_jobs < -1
+    ):
+        raise ValueError(
+            f"n_jobs must be a positive integer, -1 (all cores) or None, got {n_jobs!r}"
+        )
     if n_jobs == -1:
         import os
 

@@ -34,8 +34,7 @@ from .. import _tuning
 from ._tiling import Plan, check_memory, checked_tile, write_tiles
 
 
-def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None,
-              progress=False):
+def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, progress=False):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` as a lazy ``dask.array``.
 
     Parameters
@@ -99,17 +98,23 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None,
         _scatter(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
         for i in range(len(plan.rows))
     ]
-    cols_f = rows_f if plan.symmetric else [
-        _scatter(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
-        for j in range(len(plan.cols))
-    ]
+    cols_f = (
+        rows_f
+        if plan.symmetric
+        else [
+            _scatter(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
+            for j in range(len(plan.cols))
+        ]
+    )
 
     token = uuid.uuid4().hex
     tasks = {}
     for i, j in plan.tiles:
         diagonal = plan.symmetric and i == j
         tasks[i, j] = delayed(_tile_task, pure=False)(
-            kernel_f, rows_f[i], None if diagonal else cols_f[j],
+            kernel_f,
+            rows_f[i],
+            None if diagonal else cols_f[j],
             (plan.rows[i], plan.cols[j]),
             dask_key_name=f"structk-gram-tile-{token}-{i}-{j}",
         )
@@ -149,9 +154,7 @@ def _dask_and_client(client):
         from dask import delayed
         from distributed import get_client
     except ImportError:
-        raise ImportError(
-            "dask_gram needs dask.distributed: pip install 'structk[dask]'"
-        ) from None
+        raise ImportError("dask_gram needs dask.distributed: pip install 'structk[dask]'") from None
     if client is None:
         try:
             client = get_client()

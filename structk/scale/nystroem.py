@@ -97,8 +97,17 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     seeding", SODA 2007.
     """
 
-    def __init__(self, kernel, n_components=100, landmarks="uniform",
-                 random_state=None, rcond=None, n_jobs=None, client=None, progress=False):
+    def __init__(
+        self,
+        kernel,
+        n_components=100,
+        landmarks="uniform",
+        random_state=None,
+        rcond=None,
+        n_jobs=None,
+        client=None,
+        progress=False,
+    ):
         self.kernel = kernel
         self.n_components = n_components
         self.landmarks = landmarks
@@ -133,7 +142,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         if m > n:
             warnings.warn(
                 f"n_components={m} > {n} training objects; using {n} landmarks "
-                "(the exact Gram matrix, at full cost)", stacklevel=2,
+                "(the exact Gram matrix, at full cost)",
+                stacklevel=2,
             )
             m = n
         rng = check_random_state(self.random_state)
@@ -160,10 +170,16 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         kernel = self.kernel_.validate()
         X = check_objects(X, "X")
         check_input_features(self, kernel, X, reset=False)
-        return landmark_features(kernel, X, None, self._components_prepared,
-                                 self.normalization_, n_jobs=getattr(self, "n_jobs", None),
-                                 client=getattr(self, "client", None),
-                                 progress=getattr(self, "progress", False))
+        return landmark_features(
+            kernel,
+            X,
+            None,
+            self._components_prepared,
+            self.normalization_,
+            n_jobs=getattr(self, "n_jobs", None),
+            client=getattr(self, "client", None),
+            progress=getattr(self, "progress", False),
+        )
 
     def __sklearn_tags__(self):
         from ..learners._base import object_tags
@@ -182,9 +198,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 "wrap a Python function with structk.kernels.FunctionKernel"
             )
         if self.landmarks not in _LANDMARKS:
-            raise ValueError(
-                f"landmarks must be one of {_LANDMARKS}, got {self.landmarks!r}"
-            )
+            raise ValueError(f"landmarks must be one of {_LANDMARKS}, got {self.landmarks!r}")
         if self.rcond is not None:
             check_scalar(self.rcond, "rcond", lower=0, upper=1, upper_inclusive=False)
         return self.kernel
@@ -278,8 +292,9 @@ def _kmeanspp(kernel, X, P, m, rng):
             c = int(rng.choice(np.flatnonzero(~taken)))
         chosen[t], taken[c] = c, True
         if t + 1 < m:
-            col = checked_tile(kernel, P, take(kernel, X, P, np.array([c]), "X"),
-                               ((0, n), (c, c + 1)))[:, 0]
+            col = checked_tile(
+                kernel, P, take(kernel, X, P, np.array([c]), "X"), ((0, n), (c, c + 1))
+            )[:, 0]
             d2 = np.maximum(diag + diag[c] - 2.0 * col, 0.0)
             np.minimum(closest, d2, out=closest)
     return chosen

@@ -47,7 +47,7 @@ def sigmoid(x: np.ndarray, y: np.ndarray) -> float:
 
 def exp_cubed_dist(x: np.ndarray, y: np.ndarray) -> float:
     """``exp(-||x - y||^3)``: ``exp(-||x - y||^p)`` is a kernel only for ``p <= 2``."""
-    return math.exp(-float(np.sqrt(np.sum((x - y) ** 2))) ** 3)
+    return math.exp(-(float(np.sqrt(np.sum((x - y) ** 2))) ** 3))
 
 
 def truncated_overlap(a: AbstractSet[Any], b: AbstractSet[Any]) -> int:

@@ -86,8 +86,9 @@ def object_key(x: Any) -> Hashable:
         return ("array", x.dtype.str, x.shape, x.tobytes())
     if isinstance(x, nx.Graph):
         nodes = tuple(sorted((repr(v), repr(sorted(d.items()))) for v, d in x.nodes(data=True)))
-        edges = tuple(sorted((repr(u), repr(v), repr(sorted(d.items())))
-                             for u, v, d in x.edges(data=True)))
+        edges = tuple(
+            sorted((repr(u), repr(v), repr(sorted(d.items()))) for u, v, d in x.edges(data=True))
+        )
         return ("graph", type(x).__name__, nodes, edges)
     try:
         hash(x)
@@ -114,9 +115,15 @@ def draw_objects(objects: SearchStrategy[Any], n: int, seed: int) -> list[Any]:
     @_without_local_constants()
     @_storage_outside_cwd()
     @hypothesis_seed(seed)
-    @settings(max_examples=n, database=None, derandomize=False, deadline=None,
-              phases=[Phase.generate], verbosity=Verbosity.quiet,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n,
+        database=None,
+        derandomize=False,
+        deadline=None,
+        phases=[Phase.generate],
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(objects)
     def run(x):
         out.append(x)
@@ -189,8 +196,7 @@ def _distinct(objs, n):
 
 
 # --------------------------------------------------------------- evaluation
-def as_kernel(kernel: Kernel | Callable[[Any, Any], float], name: str | None = None
-              ) -> Kernel:
+def as_kernel(kernel: Kernel | Callable[[Any, Any], float], name: str | None = None) -> Kernel:
     """A structk kernel as is; any other callable of two objects wrapped as a kernel.
 
     Parameters
@@ -215,11 +221,15 @@ def as_kernel(kernel: Kernel | Callable[[Any, Any], float], name: str | None = N
         return kernel
     shown = name or getattr(kernel, "__name__", None) or type(kernel).__name__
     if isinstance(kernel, type):
-        raise TypeError(f"kernel {shown} is a class: give an instance (e.g. {shown}()) "
-                        "or a function f(x, y) of two objects")
+        raise TypeError(
+            f"kernel {shown} is a class: give an instance (e.g. {shown}()) "
+            "or a function f(x, y) of two objects"
+        )
     if not callable(kernel):
-        raise TypeError(f"kernel must be a structk kernel or a function f(x, y) of two "
-                        f"objects, got {type(kernel).__name__} ({kernel!r:.60})")
+        raise TypeError(
+            f"kernel must be a structk kernel or a function f(x, y) of two "
+            f"objects, got {type(kernel).__name__} ({kernel!r:.60})"
+        )
     try:
         signature = inspect.signature(kernel)
     except (TypeError, ValueError):  # builtins without a signature: try them
@@ -228,8 +238,9 @@ def as_kernel(kernel: Kernel | Callable[[Any, Any], float], name: str | None = N
         try:
             signature.bind(None, None)
         except TypeError:
-            raise TypeError(f"kernel {shown}{signature} cannot be called with two objects "
-                            "f(x, y)") from None
+            raise TypeError(
+                f"kernel {shown}{signature} cannot be called with two objects f(x, y)"
+            ) from None
     return FunctionKernel(kernel, name=name)
 
 
@@ -347,17 +358,25 @@ def _failing_pair(kernel, pool, errors, clock):
             a, b = left, right
             while len(a) > 1:
                 h = len(a) // 2
-                a = a[:h] if _fails(kernel, [pool[i] for i in a[:h]],
-                                    [pool[i] for i in b]) is not None else a[h:]
+                a = (
+                    a[:h]
+                    if _fails(kernel, [pool[i] for i in a[:h]], [pool[i] for i in b]) is not None
+                    else a[h:]
+                )
             while len(b) > 1:
                 h = len(b) // 2
-                b = b[:h] if _fails(kernel, [pool[a[0]]],
-                                    [pool[i] for i in b[:h]]) is not None else b[h:]
+                b = (
+                    b[:h]
+                    if _fails(kernel, [pool[a[0]]], [pool[i] for i in b[:h]]) is not None
+                    else b[h:]
+                )
             idx = [a[0], b[0]]
             break
     exc = _fails(kernel, [pool[i] for i in idx])
-    errors.add([pool[i] for i in idx],
-               error_text(exc) if exc is not None else "fails only in a larger Gram matrix")
+    errors.add(
+        [pool[i] for i in idx],
+        error_text(exc) if exc is not None else "fails only in a larger Gram matrix",
+    )
     return idx
 
 
@@ -417,6 +436,7 @@ def _still(kernel, prop, clock, grace):
     def accept(candidate, i):
         cx = _judge_list(kernel, candidate, clock=clock, grace=grace)
         return cx is not None and cx.property == prop
+
     return accept
 
 
@@ -450,16 +470,19 @@ def _shrink(kernel, cx, clock, grace, notes):
         accept = _still(kernel, cx.property, clock, grace)
     objs, finished = simplify_objects(cx.objects, accept, key=object_key, time_limit=budget)
     if not finished:
-        notes.append("time limit reached while simplifying the witness (more time may "
-                     "give a simpler one)")
+        notes.append(
+            "time limit reached while simplifying the witness (more time may give a simpler one)"
+        )
     if cx.property == NEGATIVE_EIGENVALUE:
         keep = reduce_indices(accept.K, cx.tol)
         objs = [objs[i] for i in keep]
     final = _judge_list(kernel, objs, clock=clock, grace=grace)
     if final is None and cx.property == NEGATIVE_EIGENVALUE:
         # no time to evaluate afresh: the witness's Gram from the shrink's own rows
-        notes.append("the witness's Gram matrix is the one built while shrinking "
-                     "(no time left to evaluate it afresh)")
+        notes.append(
+            "the witness's Gram matrix is the one built while shrinking "
+            "(no time left to evaluate it afresh)"
+        )
         final = judge(kernel, objs, None, accept.K[np.ix_(keep, keep)], None)
     return final if final is not None else cx
 
@@ -469,8 +492,9 @@ def _witness_from_pool(kernel, objs, K, noise, clock, grace):
     d = np.diagonal(K)
     i = int(np.argmin(d))
     if d[i] < -entry_tolerance(K):
-        return (_judge_list(kernel, [objs[i]], clock=clock, grace=grace)
-                or judge(kernel, [objs[i]], None, K[i:i + 1, i:i + 1], None))
+        return _judge_list(kernel, [objs[i]], clock=clock, grace=grace) or judge(
+            kernel, [objs[i]], None, K[i : i + 1, i : i + 1], None
+        )
     S = 0.5 * (K + K.T)
     lam = min_eigenvalue(S)
     tol = eigenvalue_tolerance(K, noise)
@@ -492,16 +516,26 @@ def _noun(objs):
     import networkx as nx
 
     kinds = {type(x) for x in objs}
-    for types, noun in ((str, "strings"), ((set, frozenset), "sets"),
-                        (np.ndarray, "vectors"), (nx.Graph, "graphs")):
+    for types, noun in (
+        (str, "strings"),
+        ((set, frozenset), "sets"),
+        (np.ndarray, "vectors"),
+        (nx.Graph, "graphs"),
+    ):
         if kinds and all(issubclass(t, types) for t in kinds):
             return noun
     return "objects"
 
 
-def check_kernel(kernel: Kernel | Callable[[Any, Any], float], objects: SearchStrategy[Any], *,
-                 pool_sizes: Sequence[int] = POOL_SIZES, seed: int = 0,
-                 time_limit: float | None = 60.0, shrink: bool = True) -> KernelCheck:
+def check_kernel(
+    kernel: Kernel | Callable[[Any, Any], float],
+    objects: SearchStrategy[Any],
+    *,
+    pool_sizes: Sequence[int] = POOL_SIZES,
+    seed: int = 0,
+    time_limit: float | None = 60.0,
+    shrink: bool = True,
+) -> KernelCheck:
     """Search for a counterexample to the validity of a kernel.
 
     Parameters
@@ -560,8 +594,10 @@ def check_kernel(kernel: Kernel | Callable[[Any, Any], float], objects: SearchSt
 
     kernel = as_kernel(kernel)
     if not isinstance(objects, SearchStrategy):
-        raise TypeError(f"objects must be a hypothesis strategy (e.g. structk.testing."
-                        f"strings()), got {type(objects).__name__}")
+        raise TypeError(
+            f"objects must be a hypothesis strategy (e.g. structk.testing."
+            f"strings()), got {type(objects).__name__}"
+        )
     sizes = [int(s) for s in pool_sizes]
     if not sizes or min(sizes) < 1:
         raise ValueError(f"pool_sizes must be positive integers, got {pool_sizes!r}")
@@ -584,8 +620,9 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
     cx = None
     for p, size in enumerate(sizes):
         if clock.expired():
-            notes.append(f"time limit {time_limit:g} s reached after {n_pools} of "
-                         f"{len(sizes)} pools")
+            notes.append(
+                f"time limit {time_limit:g} s reached after {n_pools} of {len(sizes)} pools"
+            )
             break
         # the largest pool (draws and evaluation) expected to end in time
         n = size
@@ -609,8 +646,9 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
         while m > 1 and not clock.affords(_pool_pairs(m)):
             m = int(m * 0.9)
         if min(n, m) < 2 <= len(pool):
-            notes.append(f"time limit {time_limit:g} s reached after {n_pools} of "
-                         f"{len(sizes)} pools")
+            notes.append(
+                f"time limit {time_limit:g} s reached after {n_pools} of {len(sizes)} pools"
+            )
             break
         if n < size or m < len(pool):
             notes.append(f"time limit: pool of {size} cut to {m}")
@@ -620,8 +658,9 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
         n_left_out += len(pool) - len(objs)
         if K is None:
             if len(pool) >= 16 and not objs:
-                notes.append(f"stopped after the kernel failed on every object of a pool "
-                             f"of {len(pool)}")
+                notes.append(
+                    f"stopped after the kernel failed on every object of a pool of {len(pool)}"
+                )
                 break
             continue
         n_pools += 1
@@ -637,8 +676,7 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
             errors.add(head, error_text(exc))
             K_full, diag = K[:s, :s], None
         cx = judge(k, head, K[:s, :s], K_full, diag)
-        noise = max(float(np.abs(K[:s, :s] - K_full).max()),
-                    float(np.abs(K_full - K_full.T).max()))
+        noise = max(float(np.abs(K[:s, :s] - K_full).max()), float(np.abs(K_full - K_full.T).max()))
         if cx is not None and cx.property == NEGATIVE_EIGENVALUE:
             cx = None  # found again, and reduced, on the whole pool below
         elif cx is not None:
@@ -651,21 +689,34 @@ def _search(kernel, objects, sizes, seed, time_limit, shrink):
         cx = _shrink(cx.kernel, cx, clock, grace, notes)
     noun = _noun(drawn)
     n_checked = len(_distinct(checked, len(checked)))
-    searched = (f"{n_pools} Gram matrices of up to {largest} {noun} "
-                f"({n_checked} distinct {noun}, seed {seed})")
+    searched = (
+        f"{n_pools} Gram matrices of up to {largest} {noun} "
+        f"({n_checked} distinct {noun}, seed {seed})"
+    )
     if notes:
         searched += "; " + "; ".join(notes)
-    result = KernelCheck(kernel, cx, errors.kept, errors.count, searched, clock.elapsed(),
-                         n_pools, n_checked=n_checked, n_left_out=n_left_out,
-                         time_limited=any("time" in note for note in notes))
+    result = KernelCheck(
+        kernel,
+        cx,
+        errors.kept,
+        errors.count,
+        searched,
+        clock.elapsed(),
+        n_pools,
+        n_checked=n_checked,
+        n_left_out=n_left_out,
+        time_limited=any("time" in note for note in notes),
+    )
     if not result.conclusive and n_pools == 0 and not errors.count and clock.expired():
-        result.inconclusive = (f"the time limit of {time_limit:g} s was reached before a "
-                               "Gram matrix was computed")
+        result.inconclusive = (
+            f"the time limit of {time_limit:g} s was reached before a Gram matrix was computed"
+        )
     return result
 
 
-def find_psd_counterexample(kernel: Kernel | Callable[[Any, Any], float],
-                            objects: SearchStrategy[Any], **kwargs: Any) -> Counterexample | None:
+def find_psd_counterexample(
+    kernel: Kernel | Callable[[Any, Any], float], objects: SearchStrategy[Any], **kwargs: Any
+) -> Counterexample | None:
     """The shrunk counterexample found by :func:`check_kernel`, or ``None``.
 
     ``None`` is evidence, not proof, that the kernel is valid; errors the
@@ -695,9 +746,13 @@ def find_psd_counterexample(kernel: Kernel | Callable[[Any, Any], float],
     return result.counterexample
 
 
-def assert_kernel_psd(kernel: Kernel | Callable[[Any, Any], float],
-                      objects: SearchStrategy[Any], *, allow_errors: bool = False,
-                      **kwargs: Any) -> KernelCheck:
+def assert_kernel_psd(
+    kernel: Kernel | Callable[[Any, Any], float],
+    objects: SearchStrategy[Any],
+    *,
+    allow_errors: bool = False,
+    **kwargs: Any,
+) -> KernelCheck:
     """Assert that :func:`check_kernel` finds no counterexample (and no errors).
 
     For use in a pytest test of your own kernel::

@@ -95,12 +95,12 @@ def simpler(x: Any) -> Iterator[Any]:
 
     if isinstance(x, str):
         for i in range(len(x)):
-            yield x[:i] + x[i + 1:]
+            yield x[:i] + x[i + 1 :]
         if x:
             c = min(x)
             for i, ch in enumerate(x):
                 if ch != c:
-                    yield x[:i] + c + x[i + 1:]
+                    yield x[:i] + c + x[i + 1 :]
     elif isinstance(x, (set, frozenset)):
         for e in sorted(x, key=repr):
             yield type(x)(x - {e})
@@ -124,9 +124,13 @@ def simpler(x: Any) -> Iterator[Any]:
             yield g
 
 
-def simplify_objects(objects: list[Any], accept: Callable[[list[Any], int], bool], *,
-                     key: Callable[[Any], Any], time_limit: float = 10.0
-                     ) -> tuple[list[Any], bool]:
+def simplify_objects(
+    objects: list[Any],
+    accept: Callable[[list[Any], int], bool],
+    *,
+    key: Callable[[Any], Any],
+    time_limit: float = 10.0,
+) -> tuple[list[Any], bool]:
     """Replace objects by simpler ones while ``accept`` says the failure persists.
 
     Parameters
@@ -160,7 +164,7 @@ def simplify_objects(objects: list[Any], accept: Callable[[list[Any], int], bool
                     return objects, False
                 if key(y) in seen:
                     continue
-                candidate = objects[:i] + [y] + objects[i + 1:]
+                candidate = objects[:i] + [y] + objects[i + 1 :]
                 if accept(candidate, i):
                     objects = candidate
                     changed = True

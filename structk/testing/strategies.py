@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
-def vectors(dim: int, *, min_value: float = -10.0, max_value: float = 10.0
-            ) -> st.SearchStrategy[np.ndarray]:
+def vectors(
+    dim: int, *, min_value: float = -10.0, max_value: float = 10.0
+) -> st.SearchStrategy[np.ndarray]:
     """Real vectors of length ``dim`` with finite entries in ``[min_value, max_value]``.
 
     Returns
@@ -33,14 +34,21 @@ def vectors(dim: int, *, min_value: float = -10.0, max_value: float = 10.0
     if int(dim) < 1:
         raise ValueError(f"dim must be >= 1, got {dim!r}")
     elements = st.floats(
-        min_value, max_value, allow_nan=False, allow_infinity=False,
+        min_value,
+        max_value,
+        allow_nan=False,
+        allow_infinity=False,
         allow_subnormal=False,
     )
     return hnp.arrays(np.float64, (int(dim),), elements=elements)
 
 
-def token_sets(tokens: Iterable[Hashable] | st.SearchStrategy[Any] = "abcdefgh", *,
-               min_size: int = 0, max_size: int = 6) -> st.SearchStrategy[frozenset[Any]]:
+def token_sets(
+    tokens: Iterable[Hashable] | st.SearchStrategy[Any] = "abcdefgh",
+    *,
+    min_size: int = 0,
+    max_size: int = 6,
+) -> st.SearchStrategy[frozenset[Any]]:
     """Finite sets (``frozenset``) of hashable tokens.
 
     Parameters
@@ -54,8 +62,9 @@ def token_sets(tokens: Iterable[Hashable] | st.SearchStrategy[Any] = "abcdefgh",
     return st.frozensets(tokens, min_size=min_size, max_size=max_size)
 
 
-def strings(alphabet: str | Sequence[str] = "dna", *, min_size: int = 0, max_size: int = 8
-            ) -> st.SearchStrategy[str]:
+def strings(
+    alphabet: str | Sequence[str] = "dna", *, min_size: int = 0, max_size: int = 8
+) -> st.SearchStrategy[str]:
     """Strings over an alphabet: ``"dna"``, ``"rna"``, ``"protein"`` or given symbols.
 
     Shrinks towards short strings of the alphabet's first symbol.
@@ -67,8 +76,7 @@ def strings(alphabet: str | Sequence[str] = "dna", *, min_size: int = 0, max_siz
 
 
 @st.composite
-def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
-            node_label, edge_label):
+def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed, node_label, edge_label):
     import networkx as nx
 
     n = draw(st.integers(min_nodes, max_nodes))
@@ -93,11 +101,16 @@ def _graphs(draw, min_nodes, max_nodes, node_labels, edge_labels, directed,
     return G
 
 
-def graphs(*, min_nodes: int = 0, max_nodes: int = 6,
-           node_labels: Sequence[Any] | None = None,
-           edge_labels: Sequence[Any] | None = None,
-           directed: bool = False, node_label: Hashable = "label",
-           edge_label: Hashable = "label") -> st.SearchStrategy[nx.Graph]:
+def graphs(
+    *,
+    min_nodes: int = 0,
+    max_nodes: int = 6,
+    node_labels: Sequence[Any] | None = None,
+    edge_labels: Sequence[Any] | None = None,
+    directed: bool = False,
+    node_label: Hashable = "label",
+    edge_label: Hashable = "label",
+) -> st.SearchStrategy[nx.Graph]:
     """networkx graphs with optional node and edge labels.
 
     Shrinks towards few nodes, no edges and the first label.
@@ -120,11 +133,13 @@ def graphs(*, min_nodes: int = 0, max_nodes: int = 6,
         raise ValueError(f"need 0 <= min_nodes <= max_nodes, got {min_nodes}, {max_nodes}")
     node_labels = None if node_labels is None else list(node_labels)
     edge_labels = None if edge_labels is None else list(edge_labels)
-    return _graphs(min_nodes, max_nodes, node_labels, edge_labels, bool(directed),
-                   node_label, edge_label)
+    return _graphs(
+        min_nodes, max_nodes, node_labels, edge_labels, bool(directed), node_label, edge_label
+    )
 
 
-def object_lists(objects: st.SearchStrategy[Any], *, min_size: int = 1, max_size: int = 6
-                 ) -> st.SearchStrategy[list[Any]]:
+def object_lists(
+    objects: st.SearchStrategy[Any], *, min_size: int = 1, max_size: int = 6
+) -> st.SearchStrategy[list[Any]]:
     """Lists of objects drawn from ``objects`` (the input of one Gram matrix)."""
     return st.lists(objects, min_size=min_size, max_size=max_size)

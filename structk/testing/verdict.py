@@ -123,7 +123,7 @@ def smallest_eigenspace(K: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     w, v = _eigh(K)
     scale = float(np.abs(w).max()) if w.size else 0.0
     m = int(np.searchsorted(w, w[0] + CLUSTER_RTOL * scale, side="right"))
-    basis = v[:, :max(m, 1)]
+    basis = v[:, : max(m, 1)]
     return float(w[0]), np.einsum("ij,ij->i", basis, basis), basis
 
 
@@ -202,8 +202,10 @@ class Counterexample:
         return self.z
 
     def __str__(self) -> str:
-        head = (f"{self.kernel!r} is not a valid kernel: {self.property} on these "
-                f"{len(self.objects)} objects")
+        head = (
+            f"{self.kernel!r} is not a valid kernel: {self.property} on these "
+            f"{len(self.objects)} objects"
+        )
         lines = [head]
         for i, x in enumerate(self.objects):
             lines.append(f"  [{i}] {show(x)}")
@@ -217,11 +219,14 @@ class Counterexample:
         else:
             lines.append(f"Gram matrix: {n} x {n} (not shown)")
         which = "" if self.property == NEGATIVE_EIGENVALUE else " (of the symmetric part)"
-        lines.append(f"smallest eigenvalue{which}: {self.min_eigenvalue:.6g} "
-                     f"(tolerance {self.tol:.3g})")
+        lines.append(
+            f"smallest eigenvalue{which}: {self.min_eigenvalue:.6g} (tolerance {self.tol:.3g})"
+        )
         if self.z is not None:
-            lines.append(f"z with z^T K z = {float(self.z @ self.gram @ self.z):.6g} < 0"
-                         + (":" if n <= SHOW_GRAM else " (not shown)"))
+            lines.append(
+                f"z with z^T K z = {float(self.z @ self.gram @ self.z):.6g} < 0"
+                + (":" if n <= SHOW_GRAM else " (not shown)")
+            )
             if n <= SHOW_GRAM:
                 with np.printoptions(precision=4, suppress=True, linewidth=100):
                     lines.append(f"  {self.z}")
@@ -313,15 +318,20 @@ class KernelCheck:
         drawn = self.n_checked + self.n_left_out
         if self.n_pools == 0 or self.n_checked < 2:
             if self.n_left_out:
-                which = ("all" if not self.n_checked
-                         else f"{self.n_left_out} of") + f" {drawn} objects drawn"
+                which = (
+                    "all" if not self.n_checked else f"{self.n_left_out} of"
+                ) + f" {drawn} objects drawn"
                 self.inconclusive = f"nothing was checked: the kernel failed on {which}{first}"
             else:
-                self.inconclusive = (f"nothing was checked: fewer than two distinct objects "
-                                     f"were evaluated together{first}")
+                self.inconclusive = (
+                    f"nothing was checked: fewer than two distinct objects "
+                    f"were evaluated together{first}"
+                )
         elif self.n_left_out > self.n_checked:
-            self.inconclusive = (f"too little was checked: the kernel failed on "
-                                 f"{self.n_left_out} of {drawn} objects drawn{first}")
+            self.inconclusive = (
+                f"too little was checked: the kernel failed on "
+                f"{self.n_left_out} of {drawn} objects drawn{first}"
+            )
 
     @property
     def found(self) -> bool:
@@ -339,16 +349,21 @@ class KernelCheck:
             if self.time_limited:
                 lines.append(f"(cut short by the time limit: searched {self.searched})")
         elif self.inconclusive is not None:
-            lines = [f"{self.kernel!r}: INCONCLUSIVE, {self.inconclusive}",
-                     f"(no evidence either way: searched {self.searched}, "
-                     f"{self.seconds:.1f} s)"]
+            lines = [
+                f"{self.kernel!r}: INCONCLUSIVE, {self.inconclusive}",
+                f"(no evidence either way: searched {self.searched}, {self.seconds:.1f} s)",
+            ]
         else:
-            head = (f"{self.kernel!r}: no counterexample found in {self.searched} "
-                    f"({self.seconds:.1f} s)")
+            head = (
+                f"{self.kernel!r}: no counterexample found in {self.searched} "
+                f"({self.seconds:.1f} s)"
+            )
             lines = [head, "(evidence that it is a kernel, not a proof)"]
         if self.n_errors:
-            lines.append(f"the kernel raised on {self.n_errors} input(s) "
-                         "(not counterexamples; those inputs were left out):")
+            lines.append(
+                f"the kernel raised on {self.n_errors} input(s) "
+                "(not counterexamples; those inputs were left out):"
+            )
             lines.extend(f"  {e}" for e in self.errors)
         return "\n".join(lines)
 
@@ -391,8 +406,14 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def judge(kernel: Kernel, objects: Sequence[Any], K: np.ndarray, K_full: np.ndarray,
-          diag: np.ndarray | None, noise: float = 0.0) -> Counterexample | None:
+def judge(
+    kernel: Kernel,
+    objects: Sequence[Any],
+    K: np.ndarray,
+    K_full: np.ndarray,
+    diag: np.ndarray | None,
+    noise: float = 0.0,
+) -> Counterexample | None:
     """Decide which property, if any, fails on ``objects``.
 
     Parameters
@@ -418,15 +439,17 @@ def judge(kernel: Kernel, objects: Sequence[Any], K: np.ndarray, K_full: np.ndar
     lam, z = smallest_eigenpair(S)
 
     def make(prop, tol, detail, z=None, entry=None):
-        return Counterexample(kernel, prop, list(objects), K_full, lam, z, tol, detail,
-                              entry)
+        return Counterexample(kernel, prop, list(objects), K_full, lam, z, tol, detail, entry)
 
     if asym > etol:
         i, j = (int(v) for v in np.unravel_index(int(D.argmax()), D.shape))
-        return make(ASYMMETRY, etol,
-                    f"k(x[{i}], x[{j}]) = {float(K_full[i, j])!r} but k(x[{j}], x[{i}]) = "
-                    f"{float(K_full[j, i])!r} (difference {asym:.3g} > tolerance {etol:.3g})",
-                    entry=(int(i), int(j)))
+        return make(
+            ASYMMETRY,
+            etol,
+            f"k(x[{i}], x[{j}]) = {float(K_full[i, j])!r} but k(x[{j}], x[{i}]) = "
+            f"{float(K_full[j, i])!r} (difference {asym:.3g} > tolerance {etol:.3g})",
+            entry=(int(i), int(j)),
+        )
     d = np.diagonal(K_full)
     i = int(np.argmin(d))
     if d[i] < -etol:
@@ -450,6 +473,10 @@ def judge(kernel: Kernel, objects: Sequence[Any], K: np.ndarray, K_full: np.ndar
     if lam < -vtol:
         return make(NEGATIVE_EIGENVALUE, vtol, "", z)
     if inconsistency > etol:
-        return make(INCONSISTENT, etol,
-                    f"{where} by {inconsistency:.3g} > tolerance {etol:.3g}", entry=entry)
+        return make(
+            INCONSISTENT,
+            etol,
+            f"{where} by {inconsistency:.3g} > tolerance {etol:.3g}",
+            entry=entry,
+        )
     return None

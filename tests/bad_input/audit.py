@@ -102,9 +102,11 @@ def main():
         counts[result] += 1
         if args.verbose or result not in ("clear", "n/a"):
             print(f"{result:8s} {case.id}: {detail[:200]}", flush=True)
-    print(f"{len(cases)} cases: {counts['clear']} clear error naming the item, "
-          f"{counts['correct']} correct result, {counts['warned']} warning naming the item; "
-          + ", ".join(f"{counts[k]} {k}" for k in ("unclear", "silent", "wrong", "hang", "n/a")))
+    print(
+        f"{len(cases)} cases: {counts['clear']} clear error naming the item, "
+        f"{counts['correct']} correct result, {counts['warned']} warning naming the item; "
+        + ", ".join(f"{counts[k]} {k}" for k in ("unclear", "silent", "wrong", "hang", "n/a"))
+    )
 
 
 if __name__ == "__main__":

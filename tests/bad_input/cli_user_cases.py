@@ -15,8 +15,14 @@ from pathlib import Path
 
 from bad_input_cases import Case, CLIRefused, SetupError, _cli, run_cli
 
-SEQS = ["ACGTGACTCAGT", "TTGACTCATTAA", "GGGCCCGGGAAA", "CCCGGGTTTAAA",
-        "ATGACTCAGCAT", "GCGCGCAAATTT"]
+SEQS = [
+    "ACGTGACTCAGT",
+    "TTGACTCATTAA",
+    "GGGCCCGGGAAA",
+    "CCCGGGTTTAAA",
+    "ATGACTCAGCAT",
+    "GCGCGCAAATTT",
+]
 
 
 def _fasta(path, seqs, labels=None):
@@ -33,8 +39,19 @@ def _model(tmp, name, kernel, classes=(1, 1, 0, 0, 1, 0)):
     path = tmp / name
     if not path.exists():
         train = _fasta(tmp / f"{name}.train.fa", SEQS * 2, list(classes) * 2)
-        code, err = run_cli("fit", train, "--label-pattern", r"class=(\S+)", "--kernel",
-                            kernel, "--learner", "KernelSVM(C=1)", "-o", path, "--quiet")
+        code, err = run_cli(
+            "fit",
+            train,
+            "--label-pattern",
+            r"class=(\S+)",
+            "--kernel",
+            kernel,
+            "--learner",
+            "KernelSVM(C=1)",
+            "-o",
+            path,
+            "--quiet",
+        )
         if code != 0:
             raise SetupError(f"structk fit failed: {err.strip()}")
     return path
@@ -42,11 +59,13 @@ def _model(tmp, name, kernel, classes=(1, 1, 0, 0, 1, 0)):
 
 def _unchanged(path, call):
     """A ``"result"`` check: the refused call left ``path``'s bytes as they were."""
+
     def run():
         before = Path(path).read_bytes()
         with contextlib.suppress(CLIRefused):
             call()
         return Path(path).read_bytes() == before
+
     return run
 
 
@@ -58,12 +77,23 @@ def user_cases(tmp):
     """Every case; ``tmp`` is a folder for the files they need."""
     tmp = Path(tmp)
     fa = _fasta(tmp / "u.fa", SEQS, [1, 1, 0, 0, 1, 0])
-    fit = ("fit", fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-           "--learner", "KernelSVM(C=1)", "--quiet")
+    fit = (
+        "fit",
+        fa,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "--quiet",
+    )
     model = lambda: _model(tmp, "u.structk", "Spectrum(k=3)")  # noqa: E731
     gkm = lambda: _model(tmp, "gkm.structk", "GappedKmer(l=6, k=4)")  # noqa: E731
-    three = lambda: _model(tmp, "three.structk", "Spectrum(k=2)",  # noqa: E731
-                           classes=("a", "b", "c", "a", "b", "c"))
+
+    def three():
+        return _model(tmp, "three.structk", "Spectrum(k=2)", classes=("a", "b", "c", "a", "b", "c"))
+
     link = tmp / "link.structk"
     ref = tmp / "ref.fa"
     ref.write_text(">chr1\n" + "ACGTGACTCAGTTTGACTCATTAAGGGCCC" + "\n")
@@ -87,9 +117,19 @@ def user_cases(tmp):
     def vec_model():
         path = tmp / "vec.structk"
         if not path.exists():
-            code, err = run_cli("fit", vec_csv, "--label-column", "label", "--kernel",
-                                "Gaussian()", "--learner", "KernelSVM(C=1)", "-o", path,
-                                "--quiet")
+            code, err = run_cli(
+                "fit",
+                vec_csv,
+                "--label-column",
+                "label",
+                "--kernel",
+                "Gaussian()",
+                "--learner",
+                "KernelSVM(C=1)",
+                "-o",
+                path,
+                "--quiet",
+            )
             if code != 0:
                 raise SetupError(err)
         return path
@@ -112,17 +152,17 @@ def user_cases(tmp):
 
     def later(*argv):
         """``_cli`` with the callables in ``argv`` (model files) made first."""
+
         def call():
             return _cli(*[a() if callable(a) else a for a in argv])()
+
         return call
 
     def gzipped_gram():
-        code, err = run_cli("gram", zipped, "--kernel", "Linear()", "-o", tmp / "Kz.npy",
-                            "--quiet")
+        code, err = run_cli("gram", zipped, "--kernel", "Linear()", "-o", tmp / "Kz.npy", "--quiet")
         import numpy as np
 
-        return code == 0 and np.allclose(np.load(tmp / "Kz.npy"),
-                                         [[1, 0, 2], [0, 1, 2], [2, 2, 8]])
+        return code == 0 and np.allclose(np.load(tmp / "Kz.npy"), [[1, 0, 2], [0, 1, 2], [2, 2, 8]])
 
     def multi_allelic():
         out = tmp / "multi_scores.tsv"
@@ -133,103 +173,271 @@ def user_cases(tmp):
     out = tmp / "out.tsv"
     return [
         # ------------------------------------------ files lost without a word
-        Case("cli-predict-output-is-the-model", predict_over_model, CLIRefused,
-             ("-o/--output", "u.structk", "model file")),
-        Case("cli-predict-output-is-the-model-kept", _unchanged(tmp / "u.structk",
-                                                                 predict_over_model),
-             None, kind="result", check=bool),
-        Case("cli-predict-output-is-a-symlink-to-the-model", predict_over_link, CLIRefused,
-             ("link.structk", "u.structk", "model file")),
-        Case("cli-predict-output-is-the-input", later("predict", model, fa, "-o", fa),
-             CLIRefused, ("-o/--output", "u.fa", "the input")),
-        Case("cli-predict-output-is-the-input-relative",
-             later("predict", model, fa, "-o", tmp / ".." / tmp.name / "u.fa"),
-             CLIRefused, ("u.fa", "the input")),
-        Case("cli-fit-output-is-the-input", _cli(*fit, "-o", fa), CLIRefused,
-             ("-o/--output", "u.fa")),
-        Case("cli-fit-output-is-the-input-kept", _unchanged(fa, _cli(*fit, "-o", fa)), None,
-             kind="result", check=bool),
-        Case("cli-gram-output-is-the-input", _cli("gram", fa, "--kernel", "Spectrum()", "-o",
-                                                  fa), CLIRefused, ("-o/--output", "u.fa")),
-        Case("cli-gram-tsv-is-the-output", _cli("gram", fa, "--kernel", "Spectrum()", "-o",
-                                                tmp / "K.npy", "--tsv", tmp / "K.npy"),
-             CLIRefused, ("--tsv", "-o/--output", "K.npy", "same file")),
-        Case("cli-explain-tsv-is-the-model", later("explain", model, fa, "--tsv", model),
-             CLIRefused, ("--tsv", "u.structk", "model file")),
-        Case("cli-explain-plot-is-the-input", later("explain", model, fa, "--plot", fa),
-             CLIRefused, ("--plot", "u.fa", "the input")),
-        Case("cli-explain-ism-is-the-tsv", later("explain", model, fa, "--tsv", out, "--ism",
-                                                 out), CLIRefused, ("--ism", "--tsv", "out.tsv")),
-        Case("cli-score-variants-output-is-the-table",
-             later("score-variants", gkm, table, ref, "-o", table), CLIRefused,
-             ("-o/--output", "variants.tsv")),
-        Case("cli-score-variants-old-out-is-the-fasta",
-             later("score-variants", gkm, table, ref, "--out", ref), CLIRefused,
-             ("--out", "ref.fa")),
+        Case(
+            "cli-predict-output-is-the-model",
+            predict_over_model,
+            CLIRefused,
+            ("-o/--output", "u.structk", "model file"),
+        ),
+        Case(
+            "cli-predict-output-is-the-model-kept",
+            _unchanged(tmp / "u.structk", predict_over_model),
+            None,
+            kind="result",
+            check=bool,
+        ),
+        Case(
+            "cli-predict-output-is-a-symlink-to-the-model",
+            predict_over_link,
+            CLIRefused,
+            ("link.structk", "u.structk", "model file"),
+        ),
+        Case(
+            "cli-predict-output-is-the-input",
+            later("predict", model, fa, "-o", fa),
+            CLIRefused,
+            ("-o/--output", "u.fa", "the input"),
+        ),
+        Case(
+            "cli-predict-output-is-the-input-relative",
+            later("predict", model, fa, "-o", tmp / ".." / tmp.name / "u.fa"),
+            CLIRefused,
+            ("u.fa", "the input"),
+        ),
+        Case(
+            "cli-fit-output-is-the-input", _cli(*fit, "-o", fa), CLIRefused, ("-o/--output", "u.fa")
+        ),
+        Case(
+            "cli-fit-output-is-the-input-kept",
+            _unchanged(fa, _cli(*fit, "-o", fa)),
+            None,
+            kind="result",
+            check=bool,
+        ),
+        Case(
+            "cli-gram-output-is-the-input",
+            _cli("gram", fa, "--kernel", "Spectrum()", "-o", fa),
+            CLIRefused,
+            ("-o/--output", "u.fa"),
+        ),
+        Case(
+            "cli-gram-tsv-is-the-output",
+            _cli("gram", fa, "--kernel", "Spectrum()", "-o", tmp / "K.npy", "--tsv", tmp / "K.npy"),
+            CLIRefused,
+            ("--tsv", "-o/--output", "K.npy", "same file"),
+        ),
+        Case(
+            "cli-explain-tsv-is-the-model",
+            later("explain", model, fa, "--tsv", model),
+            CLIRefused,
+            ("--tsv", "u.structk", "model file"),
+        ),
+        Case(
+            "cli-explain-plot-is-the-input",
+            later("explain", model, fa, "--plot", fa),
+            CLIRefused,
+            ("--plot", "u.fa", "the input"),
+        ),
+        Case(
+            "cli-explain-ism-is-the-tsv",
+            later("explain", model, fa, "--tsv", out, "--ism", out),
+            CLIRefused,
+            ("--ism", "--tsv", "out.tsv"),
+        ),
+        Case(
+            "cli-score-variants-output-is-the-table",
+            later("score-variants", gkm, table, ref, "-o", table),
+            CLIRefused,
+            ("-o/--output", "variants.tsv"),
+        ),
+        Case(
+            "cli-score-variants-old-out-is-the-fasta",
+            later("score-variants", gkm, table, ref, "--out", ref),
+            CLIRefused,
+            ("--out", "ref.fa"),
+        ),
         # ----------------------------------------- inputs that mean nothing
-        Case("cli-fit-positive-is-negative",
-             _cli("fit", "--positive", fa, "--negative", fa, "--kernel", "Spectrum()", "-o",
-                  tmp / "pn.structk"), CLIRefused, ("--positive", "--negative", "u.fa",
-                                                    "same file")),
-        Case("cli-cv-positive-is-negative",
-             _cli("cv", "--positive", fa, "--negative", fa, "--kernel", "Spectrum()"),
-             CLIRefused, ("--positive", "--negative", "same file")),
-        Case("cli-fit-empty-label-cell",
-             _cli("fit", empty_label, "--label-column", "label", "--kernel", "Gaussian()",
-                  "-o", tmp / "e.structk"), CLIRefused,
-             ("empty_label.csv", "row 1", "empty label", "'label'")),
-        Case("cli-cv-empty-label-last-column",
-             _cli("cv", empty_label, "--kernel", "Gaussian()"), CLIRefused,
-             ("empty_label.csv", "row 1", "empty label")),
-        Case("cli-fit-labels-file-blank-entry",
-             _cli("fit", fa, "--labels", labels_blank, "--kernel", "Spectrum()", "-o",
-                  tmp / "b.structk"), CLIRefused, ("labels_blank.txt", "'s1'", "empty")),
-        Case("cli-explain-top-negative", later("explain", model, fa, "--top", "-1"),
-             CLIRefused, ("--top", "at least 1")),
-        Case("cli-explain-top-zero", later("explain", model, fa, "--top", "0"), CLIRefused,
-             ("--top", "at least 1")),
-        Case("cli-explain-index-negative", later("explain", model, fa, "--index", "-1"),
-             CLIRefused, ("--index", "at least 0")),
-        Case("cli-score-variants-flank-negative",
-             later("score-variants", gkm, table, ref, "--flank", "-1"), CLIRefused,
-             ("--flank", "at least 0")),
-        Case("cli-score-variants-flank-zero-gkm",
-             later("score-variants", gkm, table, ref, "--flank", "0"), CLIRefused,
-             ("--flank 0", "GappedKmer", "--flank 5")),
-        Case("cli-score-variants-flank-short-spectrum",
-             later("score-variants", model, table, ref, "--flank", "1"), CLIRefused,
-             ("--flank 1", "Spectrum", "--flank 2")),
-        Case("cli-score-variants-multi-allelic-split", multi_allelic, None, kind="result",
-             check=bool),
-        Case("cli-score-variants-symbolic-allele",
-             later("score-variants", gkm, symbolic, ref), CLIRefused,
-             ("symbolic.tsv, line 1", "'<DEL>'")),
-        Case("cli-score-variants-three-classes-needs-class",
-             later("score-variants", three, table, ref), CLIRefused,
-             ("three.structk", "3 decision functions", "--class")),
-        Case("cli-score-variants-unknown-class",
-             later("score-variants", three, table, ref, "--class", "z"), CLIRefused,
-             ("--class 'z'", "0 (a)")),
-        Case("cli-explain-three-classes-needs-class", later("explain", three, fa), CLIRefused,
-             ("3 outputs", "output")),
-        Case("cli-explain-old-output-index", later("explain", model, fa, "--output", "0"),
-             CLIRefused, ("-o/--output", "--class 0")),
-        Case("cli-score-variants-negative-class-of-binary",
-             later("score-variants", model, table, ref, "--class", "0"), CLIRefused,
-             ("--class 0", "favour 1", "--class 1")),
+        Case(
+            "cli-fit-positive-is-negative",
+            _cli(
+                "fit",
+                "--positive",
+                fa,
+                "--negative",
+                fa,
+                "--kernel",
+                "Spectrum()",
+                "-o",
+                tmp / "pn.structk",
+            ),
+            CLIRefused,
+            ("--positive", "--negative", "u.fa", "same file"),
+        ),
+        Case(
+            "cli-cv-positive-is-negative",
+            _cli("cv", "--positive", fa, "--negative", fa, "--kernel", "Spectrum()"),
+            CLIRefused,
+            ("--positive", "--negative", "same file"),
+        ),
+        Case(
+            "cli-fit-empty-label-cell",
+            _cli(
+                "fit",
+                empty_label,
+                "--label-column",
+                "label",
+                "--kernel",
+                "Gaussian()",
+                "-o",
+                tmp / "e.structk",
+            ),
+            CLIRefused,
+            ("empty_label.csv", "row 1", "empty label", "'label'"),
+        ),
+        Case(
+            "cli-cv-empty-label-last-column",
+            _cli("cv", empty_label, "--kernel", "Gaussian()"),
+            CLIRefused,
+            ("empty_label.csv", "row 1", "empty label"),
+        ),
+        Case(
+            "cli-fit-labels-file-blank-entry",
+            _cli(
+                "fit",
+                fa,
+                "--labels",
+                labels_blank,
+                "--kernel",
+                "Spectrum()",
+                "-o",
+                tmp / "b.structk",
+            ),
+            CLIRefused,
+            ("labels_blank.txt", "'s1'", "empty"),
+        ),
+        Case(
+            "cli-explain-top-negative",
+            later("explain", model, fa, "--top", "-1"),
+            CLIRefused,
+            ("--top", "at least 1"),
+        ),
+        Case(
+            "cli-explain-top-zero",
+            later("explain", model, fa, "--top", "0"),
+            CLIRefused,
+            ("--top", "at least 1"),
+        ),
+        Case(
+            "cli-explain-index-negative",
+            later("explain", model, fa, "--index", "-1"),
+            CLIRefused,
+            ("--index", "at least 0"),
+        ),
+        Case(
+            "cli-score-variants-flank-negative",
+            later("score-variants", gkm, table, ref, "--flank", "-1"),
+            CLIRefused,
+            ("--flank", "at least 0"),
+        ),
+        Case(
+            "cli-score-variants-flank-zero-gkm",
+            later("score-variants", gkm, table, ref, "--flank", "0"),
+            CLIRefused,
+            ("--flank 0", "GappedKmer", "--flank 5"),
+        ),
+        Case(
+            "cli-score-variants-flank-short-spectrum",
+            later("score-variants", model, table, ref, "--flank", "1"),
+            CLIRefused,
+            ("--flank 1", "Spectrum", "--flank 2"),
+        ),
+        Case(
+            "cli-score-variants-multi-allelic-split", multi_allelic, None, kind="result", check=bool
+        ),
+        Case(
+            "cli-score-variants-symbolic-allele",
+            later("score-variants", gkm, symbolic, ref),
+            CLIRefused,
+            ("symbolic.tsv, line 1", "'<DEL>'"),
+        ),
+        Case(
+            "cli-score-variants-three-classes-needs-class",
+            later("score-variants", three, table, ref),
+            CLIRefused,
+            ("three.structk", "3 decision functions", "--class"),
+        ),
+        Case(
+            "cli-score-variants-unknown-class",
+            later("score-variants", three, table, ref, "--class", "z"),
+            CLIRefused,
+            ("--class 'z'", "0 (a)"),
+        ),
+        Case(
+            "cli-explain-three-classes-needs-class",
+            later("explain", three, fa),
+            CLIRefused,
+            ("3 outputs", "output"),
+        ),
+        Case(
+            "cli-explain-old-output-index",
+            later("explain", model, fa, "--output", "0"),
+            CLIRefused,
+            ("-o/--output", "--class 0"),
+        ),
+        Case(
+            "cli-score-variants-negative-class-of-binary",
+            later("score-variants", model, table, ref, "--class", "0"),
+            CLIRefused,
+            ("--class 0", "favour 1", "--class 1"),
+        ),
         # ------------------------------------- messages that name the thing
-        Case("cli-fit-latin1-csv", _cli("fit", latin, "--label-column", "label", "--kernel",
-                                        "Gaussian()", "-o", tmp / "l.structk"), CLIRefused,
-             ("latin.csv", "line 3", "column 8", "0xe9", "UTF-8")),
+        Case(
+            "cli-fit-latin1-csv",
+            _cli(
+                "fit",
+                latin,
+                "--label-column",
+                "label",
+                "--kernel",
+                "Gaussian()",
+                "-o",
+                tmp / "l.structk",
+            ),
+            CLIRefused,
+            ("latin.csv", "line 3", "column 8", "0xe9", "UTF-8"),
+        ),
         Case("cli-gram-gzipped-csv-read", gzipped_gram, None, kind="result", check=bool),
-        Case("cli-explain-kernel-file", later("explain", kernel_file, fa), CLIRefused,
-             ("kernel.structk", "Spectrum", "not a fitted learner")),
-        Case("cli-score-variants-kernel-file", later("score-variants", kernel_file, table, ref),
-             CLIRefused, ("kernel.structk", "not a fitted learner")),
-        Case("cli-score-variants-vector-model", later("score-variants", vec_model, table, ref),
-             CLIRefused, ("vec.structk", "numeric vectors", "sequences")),
-        Case("cli-cv-nystroem-names-the-kernel",
-             _cli("cv", fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=3)",
-                  "--learner", "KernelSVM(solver='nystroem', n_components=[5, 10])"),
-             CLIRefused, ("--kernel 'Spectrum(k=3)'", "solver='nystroem'", "structk fit")),
+        Case(
+            "cli-explain-kernel-file",
+            later("explain", kernel_file, fa),
+            CLIRefused,
+            ("kernel.structk", "Spectrum", "not a fitted learner"),
+        ),
+        Case(
+            "cli-score-variants-kernel-file",
+            later("score-variants", kernel_file, table, ref),
+            CLIRefused,
+            ("kernel.structk", "not a fitted learner"),
+        ),
+        Case(
+            "cli-score-variants-vector-model",
+            later("score-variants", vec_model, table, ref),
+            CLIRefused,
+            ("vec.structk", "numeric vectors", "sequences"),
+        ),
+        Case(
+            "cli-cv-nystroem-names-the-kernel",
+            _cli(
+                "cv",
+                fa,
+                "--label-pattern",
+                r"class=(\S+)",
+                "--kernel",
+                "Spectrum(k=3)",
+                "--learner",
+                "KernelSVM(solver='nystroem', n_components=[5, 10])",
+            ),
+            CLIRefused,
+            ("--kernel 'Spectrum(k=3)'", "solver='nystroem'", "structk fit"),
+        ),
     ]

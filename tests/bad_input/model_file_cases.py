@@ -37,6 +37,7 @@ def _rewrite(tmp, name, edit=None, extra=(), patch=None):
     """Load a tampered copy ``tmp/name`` of the model: its header edited by
     ``edit(root object)``, ``extra`` members appended, and ``patch(bytes,
     members)`` applied to the finished zip."""
+
     def call(**load_kwargs):
         import structk
 
@@ -56,6 +57,7 @@ def _rewrite(tmp, name, edit=None, extra=(), patch=None):
         if patch is not None:
             out.write_bytes(patch(bytearray(out.read_bytes()), _members(path)))
         return structk.load(out, **load_kwargs)
+
     return call
 
 
@@ -65,9 +67,10 @@ def _central(data, field, fmt, value, which=lambda name: name.endswith(".npy")):
     at = data.find(b"PK\x01\x02")
     while at >= 0:
         name_len, extra_len, comment_len = struct.unpack_from("<HHH", data, at + 28)
-        if which(bytes(data[at + 46:at + 46 + name_len]).decode()):
-            struct.pack_into(fmt, data, at + field, value(struct.unpack_from(fmt, data,
-                                                                             at + field)[0]))
+        if which(bytes(data[at + 46 : at + 46 + name_len]).decode()):
+            struct.pack_into(
+                fmt, data, at + field, value(struct.unpack_from(fmt, data, at + field)[0])
+            )
         at = data.find(b"PK\x01\x02", at + 46 + name_len + extra_len + comment_len)
     return bytes(data)
 
@@ -88,6 +91,7 @@ def _untrusted_user_kernel(tmp):
 
         path = _model(tmp, _user_kernel_class(Kernel)())
         return structk.load(path)
+
     return call
 
 
@@ -106,6 +110,7 @@ def _user_kernel_class(Kernel):
 
         def _features(self, P):
             return P
+
     return Letters
 
 
@@ -114,6 +119,7 @@ def _trusted_by_name(tmp):
         import structk
 
         return structk.load(_model(tmp), trusted=["mymodule.MyKernel"])
+
     return call
 
 
@@ -124,10 +130,10 @@ def model_file_cases(tmp):
         return _central(data, 24, "<I", lambda _: 3 * 2**30)
 
     def longer(data, members):  # the largest array holds 64 bytes more than declared
-        largest = max((m for m in members if m[0].filename.endswith(".npy")),
-                      key=lambda m: m[0].file_size)[0].filename
-        return _central(data, 24, "<I", lambda size: size - 64,
-                        which=lambda name: name == largest)
+        largest = max(
+            (m for m in members if m[0].filename.endswith(".npy")), key=lambda m: m[0].file_size
+        )[0].filename
+        return _central(data, 24, "<I", lambda size: size - 64, which=lambda name: name == largest)
 
     def encrypted(data, members):
         return _central(data, 8, "<H", lambda flags: flags | 0x1)
@@ -136,46 +142,100 @@ def model_file_cases(tmp):
         return _central(data, 38, "<I", lambda _: (stat.S_IFLNK | 0o777) << 16)
 
     return [
-        Case("model-file-member-escaping-path", _rewrite(tmp, "escape.structk",
-             extra=[("../../x", b"x")]), ModelFileError,
-             ("escape.structk", "'../../x'", "not part of a structk model file")),
-        Case("model-file-1000-junk-members", _rewrite(tmp, "junk.structk",
-             extra=[(f"junk{i}", b"") for i in range(1000)]), ModelFileError,
-             ("junk.structk", "'junk0'", "not part of a structk model file")),
-        Case("model-file-duplicate-member", _rewrite(tmp, "twice.structk",
-             extra=[("model.json", b"{}")]), ModelFileError,
-             ("twice.structk", "'model.json'", "appears twice")),
-        Case("model-file-encrypted-member", _rewrite(tmp, "encrypted.structk",
-             patch=encrypted), ModelFileError, ("encrypted.structk", ".npy'", "encrypted")),
-        Case("model-file-symlink-member", _rewrite(tmp, "link.structk", patch=link),
-             ModelFileError, ("link.structk", ".npy'", "symbolic link")),
-        Case("model-file-declares-gigabytes", _rewrite(tmp, "declared.structk",
-             patch=declared), ModelFileError,
-             ("declared.structk", "GiB", "max_bytes=")),
-        Case("model-file-past-max-bytes",
-             lambda: _rewrite(tmp, "small.structk")(max_bytes=100), ModelFileError,
-             ("small.structk", "would inflate to", "max_bytes=")),
-        Case("model-file-member-longer-than-declared", _rewrite(tmp, "longer.structk",
-             patch=longer), ModelFileError, ("longer.structk", ".npy", "damaged")),
-        Case("model-file-unused-array", _rewrite(tmp, "unused.structk",
-             extra=[("arrays/999.npy", b"\x93NUMPY")]), ModelFileError,
-             ("unused.structk", "arrays/999.npy is not used")),
-        Case("model-file-string-C", _rewrite(tmp, "stringC.structk",
-             _set("params", "C", "1.0")), ModelFileError,
-             ("stringC.structk", "KernelSVM.C", "'1.0'")),
-        Case("model-file-nan-C", _rewrite(tmp, "nanC.structk",
-             _set("params", "C", {"float": "nan"})), ModelFileError,
-             ("nanC.structk", "KernelSVM.C", "finite")),
-        Case("model-file-swapped-dual-coef-intercept", _rewrite(tmp, "swapped.structk",
-             _swap), ModelFileError, ("swapped.structk", "KernelSVM.dual_coef_", "shape")),
-        Case("model-file-unknown-attribute", _rewrite(tmp, "unknown.structk",
-             _set("state", "backdoor_", 1)), ModelFileError,
-             ("unknown.structk", "KernelSVM.backdoor_", "not an attribute")),
-        Case("model-file-nan-rkhs-norm", _rewrite(tmp, "nan.structk",
-             _set("state", "rkhs_norm_", {"float": "nan"})), ModelFileError,
-             ("nan.structk", "KernelSVM.rkhs_norm_")),
-        Case("model-file-user-kernel-not-trusted", _untrusted_user_kernel(tmp),
-             ModelFileError, ("Letters", "refused class", "trusted=[")),
-        Case("model-file-trusted-by-name", _trusted_by_name(tmp), TypeError,
-             ("trusted=", "classes themselves", "mymodule.MyKernel")),
+        Case(
+            "model-file-member-escaping-path",
+            _rewrite(tmp, "escape.structk", extra=[("../../x", b"x")]),
+            ModelFileError,
+            ("escape.structk", "'../../x'", "not part of a structk model file"),
+        ),
+        Case(
+            "model-file-1000-junk-members",
+            _rewrite(tmp, "junk.structk", extra=[(f"junk{i}", b"") for i in range(1000)]),
+            ModelFileError,
+            ("junk.structk", "'junk0'", "not part of a structk model file"),
+        ),
+        Case(
+            "model-file-duplicate-member",
+            _rewrite(tmp, "twice.structk", extra=[("model.json", b"{}")]),
+            ModelFileError,
+            ("twice.structk", "'model.json'", "appears twice"),
+        ),
+        Case(
+            "model-file-encrypted-member",
+            _rewrite(tmp, "encrypted.structk", patch=encrypted),
+            ModelFileError,
+            ("encrypted.structk", ".npy'", "encrypted"),
+        ),
+        Case(
+            "model-file-symlink-member",
+            _rewrite(tmp, "link.structk", patch=link),
+            ModelFileError,
+            ("link.structk", ".npy'", "symbolic link"),
+        ),
+        Case(
+            "model-file-declares-gigabytes",
+            _rewrite(tmp, "declared.structk", patch=declared),
+            ModelFileError,
+            ("declared.structk", "GiB", "max_bytes="),
+        ),
+        Case(
+            "model-file-past-max-bytes",
+            lambda: _rewrite(tmp, "small.structk")(max_bytes=100),
+            ModelFileError,
+            ("small.structk", "would inflate to", "max_bytes="),
+        ),
+        Case(
+            "model-file-member-longer-than-declared",
+            _rewrite(tmp, "longer.structk", patch=longer),
+            ModelFileError,
+            ("longer.structk", ".npy", "damaged"),
+        ),
+        Case(
+            "model-file-unused-array",
+            _rewrite(tmp, "unused.structk", extra=[("arrays/999.npy", b"\x93NUMPY")]),
+            ModelFileError,
+            ("unused.structk", "arrays/999.npy is not used"),
+        ),
+        Case(
+            "model-file-string-C",
+            _rewrite(tmp, "stringC.structk", _set("params", "C", "1.0")),
+            ModelFileError,
+            ("stringC.structk", "KernelSVM.C", "'1.0'"),
+        ),
+        Case(
+            "model-file-nan-C",
+            _rewrite(tmp, "nanC.structk", _set("params", "C", {"float": "nan"})),
+            ModelFileError,
+            ("nanC.structk", "KernelSVM.C", "finite"),
+        ),
+        Case(
+            "model-file-swapped-dual-coef-intercept",
+            _rewrite(tmp, "swapped.structk", _swap),
+            ModelFileError,
+            ("swapped.structk", "KernelSVM.dual_coef_", "shape"),
+        ),
+        Case(
+            "model-file-unknown-attribute",
+            _rewrite(tmp, "unknown.structk", _set("state", "backdoor_", 1)),
+            ModelFileError,
+            ("unknown.structk", "KernelSVM.backdoor_", "not an attribute"),
+        ),
+        Case(
+            "model-file-nan-rkhs-norm",
+            _rewrite(tmp, "nan.structk", _set("state", "rkhs_norm_", {"float": "nan"})),
+            ModelFileError,
+            ("nan.structk", "KernelSVM.rkhs_norm_"),
+        ),
+        Case(
+            "model-file-user-kernel-not-trusted",
+            _untrusted_user_kernel(tmp),
+            ModelFileError,
+            ("Letters", "refused class", "trusted=["),
+        ),
+        Case(
+            "model-file-trusted-by-name",
+            _trusted_by_name(tmp),
+            TypeError,
+            ("trusted=", "classes themselves", "mymodule.MyKernel"),
+        ),
     ]

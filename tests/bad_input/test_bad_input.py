@@ -28,9 +28,11 @@ def test_at_least_200_distinct_cases():
 
 def test_every_public_kernel_has_a_factory():
     public = {
-        name for name in structk.kernels.__all__
+        name
+        for name in structk.kernels.__all__
         if inspect.isclass(getattr(structk.kernels, name))
-        and issubclass(getattr(structk.kernels, name), Kernel) and name != "Kernel"
+        and issubclass(getattr(structk.kernels, name), Kernel)
+        and name != "Kernel"
     }
     missing = public - set(KERNELS)
     assert not missing, f"add a factory for {sorted(missing)} to bad_input_cases.KERNELS"

@@ -37,9 +37,16 @@ def test_fitted_hmm_pickles_and_deep_copies():
         np.testing.assert_array_equal(clone.score(X), hmm.score(X))
 
 
-_SUPERVISED = {"KernelPerceptron", "KernelSVM", "KernelLogisticRegression",
-               "NearestClassMean", "KernelRidge", "KernelRidgeCV",
-               "GaussianProcessRegressor", "GaussianProcessClassifier"}
+_SUPERVISED = {
+    "KernelPerceptron",
+    "KernelSVM",
+    "KernelLogisticRegression",
+    "NearestClassMean",
+    "KernelRidge",
+    "KernelRidgeCV",
+    "GaussianProcessRegressor",
+    "GaussianProcessClassifier",
+}
 
 
 @pytest.mark.parametrize("name", sorted(structk.learners.__all__))
@@ -59,8 +66,9 @@ def test_fitted_learner_pickles_and_deep_copies(name, mode):
         for clone in _round_trips(est):
             # a BLAS product whose operands moved in memory may round the last
             # bit differently (aligned and unaligned kernels): 1 ulp, not more
-            np.testing.assert_allclose(clone.transform(views[0]), expected,
-                                       rtol=4 * np.finfo(float).eps, atol=1e-15)
+            np.testing.assert_allclose(
+                clone.transform(views[0]), expected, rtol=4 * np.finfo(float).eps, atol=1e-15
+            )
         return
     if mode == "kernel":
         est, data, test = cls(kernel=kernel), X, X[:5]

@@ -41,8 +41,18 @@ def fasta(tmp_path):
 def test_gram_from_gzipped_fasta_matches_the_library(tmp_path, fasta, capsys):
     path, seqs = fasta
     out, tsv = tmp_path / "K.npy", tmp_path / "K.tsv"
-    code, stdout, _ = run(capsys, "gram", str(path), "--kernel", "Normalize(Spectrum(k=3))",
-                          "-o", str(out), "--tsv", str(tsv), "--quiet")
+    code, stdout, _ = run(
+        capsys,
+        "gram",
+        str(path),
+        "--kernel",
+        "Normalize(Spectrum(k=3))",
+        "-o",
+        str(out),
+        "--tsv",
+        str(tsv),
+        "--quiet",
+    )
     assert code == 0
     np.testing.assert_allclose(np.load(out), Normalize(Spectrum(k=3))(seqs), rtol=1e-12)
     assert "is positive semi-definite" in stdout and "12 x 12" in stdout
@@ -64,8 +74,9 @@ def test_gram_from_tu_folder(tmp_path, capsys):
 
     out = tmp_path / "K.npy"
     folder = bundled_path("graph_families")
-    code, _, _ = run(capsys, "gram", str(folder), "--kernel", "WeisfeilerLehman(h=2)",
-                          "-o", str(out))
+    code, _, _ = run(
+        capsys, "gram", str(folder), "--kernel", "WeisfeilerLehman(h=2)", "-o", str(out)
+    )
     assert code == 0
     graphs, _ = load_tu(folder)
     np.testing.assert_array_equal(np.load(out), WeisfeilerLehman(h=2)(graphs))
@@ -78,29 +89,62 @@ def test_gram_from_csv_with_label_column(tmp_path, capsys):
     path = tmp_path / "pts.csv"
     np.savetxt(path, np.c_[X, y], delimiter=",", header="x1,x2,label", comments="")
     out = tmp_path / "K.npy"
-    code, *_ = run(capsys, "gram", str(path), "--label-column", "label",
-                   "--kernel", "Gaussian(sigma=0.5)", "-o", str(out))
+    code, *_ = run(
+        capsys,
+        "gram",
+        str(path),
+        "--label-column",
+        "label",
+        "--kernel",
+        "Gaussian(sigma=0.5)",
+        "-o",
+        str(out),
+    )
     assert code == 0
     np.testing.assert_allclose(np.load(out), Gaussian(sigma=0.5)(X), rtol=1e-12)
 
 
 def test_cv_table_on_fasta_labels(fasta, capsys):
     path, _ = fasta
-    code, stdout, _ = run(capsys, "cv", str(path), "--label-pattern", r"class=(\S+)",
-                          "--kernel", "Spectrum(k=2)", "--kernel", "Normalize(Spectrum(k=3))",
-                          "--learner", "KernelSVM(C=1)", "--learner", "NearestClassMean()",
-                          "--folds", "3", "--quiet")
+    code, stdout, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--kernel",
+        "Normalize(Spectrum(k=3))",
+        "--learner",
+        "KernelSVM(C=1)",
+        "--learner",
+        "NearestClassMean()",
+        "--folds",
+        "3",
+        "--quiet",
+    )
     assert code == 0
     lines = stdout.splitlines()
     assert "3-fold CV" in lines[0] and "['a', 'b']" in lines[0]
-    assert lines[1] == "note: alphabet dna detected from the records (give --alphabet to choose another)"
+    assert (
+        lines[1]
+        == "note: alphabet dna detected from the records (give --alphabet to choose another)"
+    )
     assert lines[2].split()[:3] == ["kernel", "learner", "accuracy"]
     assert sum("±" in line for line in lines) == 4
 
 
 def test_cv_on_bundled_graphs_in_parallel(capsys):
-    code, stdout, _ = run(capsys, "cv", str(bundled_path("graph_families")),
-                          "--kernel", "Normalize(WeisfeilerLehman(h=3))", "--jobs", "2")
+    code, stdout, _ = run(
+        capsys,
+        "cv",
+        str(bundled_path("graph_families")),
+        "--kernel",
+        "Normalize(WeisfeilerLehman(h=3))",
+        "--jobs",
+        "2",
+    )
     assert code == 0
     acc = float(stdout.splitlines()[-1].split("±")[0].split()[-1])
     assert acc > 0.9  # triangles vs long chords: WL sees the difference
@@ -127,17 +171,36 @@ def test_check_psd_exit_codes(tmp_path, capsys):
     [
         (["check-psd", "{tmp}/rect.npy"], "square matrix"),
         (["check-psd", "{tmp}/missing.npy"], "(?i)no such file"),
-        (["gram", "{tmp}/rect.npy", "--kernel", "Linear()", "-o", "{tmp}/K.npy"],
-         "cannot tell the format"),
-        (["gram", "{fasta}", "--kernel", "Spectrm(k=3)", "-o", "{tmp}/K.npy"],
-         "unknown kernel 'Spectrm'; did you mean 'Spectrum'"),
+        (
+            ["gram", "{tmp}/rect.npy", "--kernel", "Linear()", "-o", "{tmp}/K.npy"],
+            "cannot tell the format",
+        ),
+        (
+            ["gram", "{fasta}", "--kernel", "Spectrm(k=3)", "-o", "{tmp}/K.npy"],
+            "unknown kernel 'Spectrm'; did you mean 'Spectrum'",
+        ),
         (["gram", "{fasta}", "--kernel", "Spectrum(k=0)", "-o", "{tmp}/K.npy"], "k must be >= 1"),
-        (["gram", "{fasta}", "--kernel", "Spectrum(k=2, alphabet='ab')", "-o", "{tmp}/K.npy"],
-         r"X\[0\]"),
-        (["cv", "{fasta}", "--label-pattern", "nomatch=(x)", "--kernel", "Spectrum(k=2)"],
-         "does not match the header of record 0"),
-        (["cv", "{fasta}", "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-          "--learner", "KernelPCA(n_components=2)"], "KernelPCA is a transformer"),
+        (
+            ["gram", "{fasta}", "--kernel", "Spectrum(k=2, alphabet='ab')", "-o", "{tmp}/K.npy"],
+            r"X\[0\]",
+        ),
+        (
+            ["cv", "{fasta}", "--label-pattern", "nomatch=(x)", "--kernel", "Spectrum(k=2)"],
+            "does not match the header of record 0",
+        ),
+        (
+            [
+                "cv",
+                "{fasta}",
+                "--label-pattern",
+                r"class=(\S+)",
+                "--kernel",
+                "Spectrum(k=2)",
+                "--learner",
+                "KernelPCA(n_components=2)",
+            ],
+            "KernelPCA is a transformer",
+        ),
     ],
 )
 def test_errors_are_one_line(tmp_path, fasta, capsys, argv, message):
@@ -157,26 +220,32 @@ def test_every_command_has_help_with_examples():
 
 
 def test_console_script_entry_point_runs_as_module():
-    out = subprocess.run([sys.executable, "-m", "structk.cli", "--help"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "structk.cli", "--help"], capture_output=True, text=True, check=True
+    )
     for cmd in ("demo", "gram", "check-psd", "cv"):
         assert cmd in out.stdout
 
 
 def test_python_m_structk_is_the_command_with_its_exit_status(tmp_path):
     """``python -m structk`` runs the same parser and passes the exit status on."""
-    out = subprocess.run([sys.executable, "-m", "structk", "--help"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "structk", "--help"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("usage: structk ")
     for cmd in ("demo", "gram", "check-psd", "cv", "check-kernel"):
         assert cmd in out.stdout
     matrix = tmp_path / "K.csv"
     matrix.write_text("1,2\n2,1\n")  # eigenvalues 3 and -1
-    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(matrix)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "structk", "check-psd", str(matrix)], capture_output=True, text=True
+    )
     assert out.returncode == 1 and "NOT positive semi-definite" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "structk", "check-psd", str(tmp_path / "no.npy")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "structk", "check-psd", str(tmp_path / "no.npy")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2
     assert out.stderr.startswith("structk check-psd: error: ") and "no.npy" in out.stderr
 
@@ -191,8 +260,9 @@ def test_demo_quick_prints_tables_and_catches_the_sigmoid(capsys):
 
 # ------------------------------------------------------------- signals
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("signame, code, word", [("SIGINT", 130, "interrupted"),
-                                                  ("SIGTERM", 143, "terminated")])
+@pytest.mark.parametrize(
+    "signame, code, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
 def test_ctrl_c_and_sigterm_stop_at_once_with_one_line(tmp_path, signame, code, word):
     import os
     import signal
@@ -201,15 +271,29 @@ def test_ctrl_c_and_sigterm_stop_at_once_with_one_line(tmp_path, signame, code, 
 
     rng = np.random.default_rng(0)
     path = tmp_path / "big.fa"
-    path.write_text("".join(f">s{i}\n{''.join(rng.choice(list('ACGT'), 3000))}\n"
-                            for i in range(600)))
+    path.write_text(
+        "".join(f">s{i}\n{''.join(rng.choice(list('ACGT'), 3000))}\n" for i in range(600))
+    )
     # (no first-run compile notice on a cold cache: it has its own test)
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]),
-               STRUCTK_QUIET_COMPILE="1")
+    env = dict(
+        os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]), STRUCTK_QUIET_COMPILE="1"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "structk.cli", "gram", str(path), "--kernel",
-         "Mismatch(k=8, m=2)", "-o", str(tmp_path / "K.npy"), "--quiet"],
-        env=env, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "structk.cli",
+            "gram",
+            str(path),
+            "--kernel",
+            "Mismatch(k=8, m=2)",
+            "-o",
+            str(tmp_path / "K.npy"),
+            "--quiet",
+        ],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
         # a shell's background jobs ignore SIGINT; a terminal's Ctrl-C does not
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )

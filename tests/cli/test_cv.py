@@ -47,9 +47,24 @@ def test_a_list_in_the_learner_is_the_grid_a_value_fixes_it():
 def test_nested_cv_equals_sklearn_grid_search_in_cross_validation(moons_csv, capsys):
     path, X, y = moons_csv
     grid = [0.01, 0.1, 1.0, 10.0, 100.0]
-    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                       "Gaussian(sigma=0.3)", "--learner", f"KernelSVM(C={grid})",
-                       "--cv", "4", "--inner-folds", "3", "--format", "json", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "label",
+        "--kernel",
+        "Gaussian(sigma=0.3)",
+        "--learner",
+        f"KernelSVM(C={grid})",
+        "--cv",
+        "4",
+        "--inner-folds",
+        "3",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     # reference: the same folds, scikit-learn's GridSearchCV over structk's SVM
@@ -66,8 +81,19 @@ def test_nested_cv_equals_sklearn_grid_search_in_cross_validation(moons_csv, cap
         assert fold["baseline"] == pytest.approx(dummy.score(te[:, None], labels[te]))
     assert row["mean"] == pytest.approx(np.mean([f["score"] for f in row["folds"]]))
     assert row["baseline"]["name"] == "majority class"
-    assert set(row) >= {"kernel", "learner", "folds", "mean", "std", "baseline",
-                        "gram_seconds", "psd", "one_class_folds", "cv", "n"}
+    assert set(row) >= {
+        "kernel",
+        "learner",
+        "folds",
+        "mean",
+        "std",
+        "baseline",
+        "gram_seconds",
+        "psd",
+        "one_class_folds",
+        "cv",
+        "n",
+    }
     assert row["psd"]["is_psd"] is True and row["n"] == 200
 
 
@@ -85,9 +111,24 @@ def flat_kernel_csv(tmp_path):
 
 
 def _cv_json(capsys, path, learner):
-    code, out, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                         "Normalize(Gaussian(sigma=20))", "--learner", learner, "--cv", "4",
-                         "--inner-folds", "3", "--format", "json", "--quiet")
+    code, out, err = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "label",
+        "--kernel",
+        "Normalize(Gaussian(sigma=20))",
+        "--learner",
+        learner,
+        "--cv",
+        "4",
+        "--inner-folds",
+        "3",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     return json.loads(out), err
 
@@ -99,7 +140,8 @@ def test_largest_c_winning_on_most_folds_is_noted_on_stderr(flat_kernel_csv, cap
     assert err == (
         "note: Normalize(Gaussian(sigma=20)), KernelSVM: C = 10, the largest value of its "
         "grid, was chosen on 4/4 outer folds; the best C may lie above the grid: try a wider "
-        "grid, e.g. --learner 'KernelSVM(C=[0.1, 1, 10, 100, 1000])'\n")
+        "grid, e.g. --learner 'KernelSVM(C=[0.1, 1, 10, 100, 1000])'\n"
+    )
     # reference: on each outer training part, scikit-learn's grid search over the
     # same inner folds finds C = 10 strictly best
     K = Normalize(Gaussian(sigma=20))(X)
@@ -126,29 +168,50 @@ def test_edge_chosen_by_ties_or_on_few_folds_is_not_noted(flat_kernel_csv, capsy
 
 
 def _row(grid, chosen, ties=0, learner=None):
-    folds = [{"params": {name: v for name, v in zip(grid, values)}, "ties": ties,
-              "score": 1.0, "baseline": 0.5, "one_class": False} for values in chosen]
-    learner = learner or "KernelRidge(" + ", ".join(
-        f"{k}=[{', '.join(f'{v:g}' for v in vals)}]" for k, vals in grid.items()) + ")"
+    folds = [
+        {
+            "params": {name: v for name, v in zip(grid, values)},
+            "ties": ties,
+            "score": 1.0,
+            "baseline": 0.5,
+            "one_class": False,
+        }
+        for values in chosen
+    ]
+    learner = (
+        learner
+        or "KernelRidge("
+        + ", ".join(f"{k}=[{', '.join(f'{v:g}' for v in vals)}]" for k, vals in grid.items())
+        + ")"
+    )
     return CVResult("Linear()", learner, "regression", folds, 0.0, None, grid)
 
 
-@pytest.mark.parametrize("grid, chosen, expected", [
-    # the smallest end, in decades: two more decades below
-    ({"alpha": [0.001, 0.01, 0.1, 1]}, [[0.001]] * 3 + [[0.01]],
-     "alpha = 0.001, the smallest value of its grid, was chosen on 3/4 outer folds; the best "
-     "alpha may lie below the grid: try a wider grid, e.g. "
-     "--learner 'KernelRidge(alpha=[1e-05, 0.0001, 0.001, 0.01, 0.1])'"),
-    # a grid written in any order, with a ratio of 2
-    ({"alpha": [4, 1, 2]}, [[4]] * 2, "try a wider grid, e.g. "
-     "--learner 'KernelRidge(alpha=[1, 2, 4, 8, 16])'"),
-    # zero in the grid: no ratio to extend by
-    ({"alpha": [0, 1, 2]}, [[2]] * 3, "try a wider grid for alpha in the --learner expression"),
-    # exactly half the folds is not most of them
-    ({"alpha": [1, 10, 100]}, [[100]] * 2 + [[10]] * 2, None),
-    # a grid of 2 values has no inside
-    ({"alpha": [1, 10]}, [[10]] * 4, None),
-])
+@pytest.mark.parametrize(
+    "grid, chosen, expected",
+    [
+        # the smallest end, in decades: two more decades below
+        (
+            {"alpha": [0.001, 0.01, 0.1, 1]},
+            [[0.001]] * 3 + [[0.01]],
+            "alpha = 0.001, the smallest value of its grid, was chosen on 3/4 outer folds; the best "
+            "alpha may lie below the grid: try a wider grid, e.g. "
+            "--learner 'KernelRidge(alpha=[1e-05, 0.0001, 0.001, 0.01, 0.1])'",
+        ),
+        # a grid written in any order, with a ratio of 2
+        (
+            {"alpha": [4, 1, 2]},
+            [[4]] * 2,
+            "try a wider grid, e.g. --learner 'KernelRidge(alpha=[1, 2, 4, 8, 16])'",
+        ),
+        # zero in the grid: no ratio to extend by
+        ({"alpha": [0, 1, 2]}, [[2]] * 3, "try a wider grid for alpha in the --learner expression"),
+        # exactly half the folds is not most of them
+        ({"alpha": [1, 10, 100]}, [[100]] * 2 + [[10]] * 2, None),
+        # a grid of 2 values has no inside
+        ({"alpha": [1, 10]}, [[10]] * 4, None),
+    ],
+)
 def test_edge_note_direction_and_wider_grid(grid, chosen, expected):
     notes = edge_notes([_row(grid, chosen)])
     if expected is None:
@@ -198,8 +261,7 @@ def test_same_model_above_means_what_it_says(gap, hard):
     small = KernelSVM(C=1e3, tol=1e-6).fit(K, y)
     large = KernelSVM(C=1e5, tol=1e-6).fit(K, y)
     assert _same_model_above(small) == (["C"] if hard else [])
-    same = np.allclose(small.decision_function(K), large.decision_function(K), rtol=1e-4,
-                       atol=1e-4)
+    same = np.allclose(small.decision_function(K), large.decision_function(K), rtol=1e-4, atol=1e-4)
     assert same == hard
 
 
@@ -209,8 +271,20 @@ def test_one_class_predictions_are_flagged(tmp_path, capsys):
     y = np.r_[np.zeros(30), np.ones(10)]
     path = tmp_path / "unbalanced.csv"
     np.savetxt(path, np.c_[X, y], delimiter=",", header="a,b,y", comments="")
-    code, out, _ = run(capsys, "cv", str(path), "--label-column", "y", "--kernel", "Linear()",
-                       "--learner", "KernelSVM(C=1e-4)", "--cv", "5", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "y",
+        "--kernel",
+        "Linear()",
+        "--learner",
+        "KernelSVM(C=1e-4)",
+        "--cv",
+        "5",
+        "--quiet",
+    )
     assert code == 0
     assert "predicts one class on 5/5 folds" in out
     assert "0.750 ± 0.000  0.750" in out  # the learner is the majority-class baseline
@@ -221,25 +295,50 @@ def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
     X = rng.normal(size=(60, 3))
     t = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=60)
     path = tmp_path / "reg.csv"
-    np.savetxt(path, np.c_[X, t], delimiter=",", header="a,b,c,target", comments="",
-               fmt="%.17g")
-    code, out, _ = run(capsys, "cv", str(path), "--target-column", "target", "--kernel",
-                       "Linear()", "--learner", "KernelRidge(alpha=0.5)", "--cv", "5",
-                       "--format", "json", "--quiet")
+    np.savetxt(path, np.c_[X, t], delimiter=",", header="a,b,c,target", comments="", fmt="%.17g")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--target-column",
+        "target",
+        "--kernel",
+        "Linear()",
+        "--learner",
+        "KernelRidge(alpha=0.5)",
+        "--cv",
+        "5",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     assert row["task"] == "regression" and row["metric"] == "RMSE"
     K = X @ X.T
     for fold, (tr, te) in zip(row["folds"], make_splits(5, t, "regression").folds):
-        pred = SkKernelRidge(alpha=0.5, kernel="precomputed").fit(
-            K[np.ix_(tr, tr)], t[tr]).predict(K[np.ix_(te, tr)])
+        pred = (
+            SkKernelRidge(alpha=0.5, kernel="precomputed")
+            .fit(K[np.ix_(tr, tr)], t[tr])
+            .predict(K[np.ix_(te, tr)])
+        )
         assert fold["score"] == pytest.approx(mean_squared_error(t[te], pred) ** 0.5)
         assert fold["r2"] == pytest.approx(r2_score(t[te], pred))
         mean = DummyRegressor().fit(X[tr], t[tr]).predict(X[te])
         assert fold["baseline"] == pytest.approx(mean_squared_error(t[te], mean) ** 0.5)
     assert row["baseline"]["name"] == "mean predictor" and row["r2"]["mean"] > 0.99
-    code, out, _ = run(capsys, "cv", str(path), "--target-column", "target", "--kernel",
-                       "Linear()", "--cv", "3", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--target-column",
+        "target",
+        "--kernel",
+        "Linear()",
+        "--cv",
+        "3",
+        "--quiet",
+    )
     header, table = out.splitlines()[0], out.splitlines()[1]
     assert "regression, targets in" in header and "3-fold CV" in header
     assert table.split()[:4] == ["kernel", "learner", "RMSE", "R²"]
@@ -248,9 +347,24 @@ def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
 
 def test_tsv_output_has_one_line_per_pair(moons_csv, capsys):
     path, *_ = moons_csv
-    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                       "Linear()", "--kernel", "Gaussian(sigma=0.3)", "--learner",
-                       "NearestClassMean()", "--cv", "3", "--format", "tsv", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "label",
+        "--kernel",
+        "Linear()",
+        "--kernel",
+        "Gaussian(sigma=0.3)",
+        "--learner",
+        "NearestClassMean()",
+        "--cv",
+        "3",
+        "--format",
+        "tsv",
+        "--quiet",
+    )
     assert code == 0
     lines = [line.split("\t") for line in out.splitlines()]
     assert lines[0][:5] == ["kernel", "learner", "metric", "mean", "std"]
@@ -266,8 +380,17 @@ def test_leave_one_out_and_grouped_folds(tmp_path, capsys):
         rows.append(("ACGTACGTAA" if i % 2 else "GGGGCCCCTA") + "ACGT"[i % 4] * 3 + "\n")
     path = tmp_path / "seqs.fa"
     path.write_text("".join(rows))
-    base = ["cv", str(path), "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-            "--learner", "NearestClassMean()", "--quiet"]
+    base = [
+        "cv",
+        str(path),
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "NearestClassMean()",
+        "--quiet",
+    ]
     code, out, _ = run(capsys, *base, "--cv", "loo", "--format", "json")
     assert code == 0 and json.loads(out)["cv"] == "leave-one-out CV (12 folds)"
     assert len(json.loads(out)["folds"]) == 12
@@ -298,37 +421,79 @@ def test_grouped_csv_column(tmp_path, capsys):
     with open(path, "w") as fh:
         fh.write("x1,x2,source,label\n")
         fh.writelines(f"{a},{b},batch{s},{int(c)}\n" for (a, b), s, c in zip(X, src, y))
-    code, out, _ = run(capsys, "cv", str(path), "--label-column", "label", "--groups",
-                       "source", "--cv", "grouped", "--kernel", "Gaussian(sigma=0.3)",
-                       "--learner", "NearestClassMean()", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "label",
+        "--groups",
+        "source",
+        "--cv",
+        "grouped",
+        "--kernel",
+        "Gaussian(sigma=0.3)",
+        "--learner",
+        "NearestClassMean()",
+        "--quiet",
+    )
     assert code == 0 and "leave-one-group-out CV (4 groups)" in out  # not a feature
-    code, _, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                       "Linear()", "--quiet")
+    code, _, err = run(
+        capsys, "cv", str(path), "--label-column", "label", "--kernel", "Linear()", "--quiet"
+    )
     assert code == 2 and "non-numeric value 'batch0' in column 'source', row 0" in err
 
 
 def test_the_header_is_printed_before_the_work(tmp_path, capsys):
     path = tmp_path / "seqs.fa"
     path.write_text(">a class=x\nACGT\n>b class=y\nACGA\n>c class=x\nACGG\n>d class=y\nACCA\n")
-    code, out, err = run(capsys, "cv", str(path), "--label-pattern", r"class=(\S+)",
-                         "--kernel", "Spectrum(k=2, alphabet='AC')", "--cv", "2")
+    code, out, err = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2, alphabet='AC')",
+        "--cv",
+        "2",
+    )
     assert code == 2 and "X[0]" in err  # failed while computing the Gram matrix...
     assert out.startswith(f"{path}: 4 objects, classes ['x', 'y'], stratified 2-fold CV")
 
 
 def test_bad_cv_values_are_one_line_errors(moons_csv, capsys):
     path, *_ = moons_csv
-    for value, message in [("1", "between 2 and the number of objects"),
-                           ("tenfold", "number of folds, 'loo' or 'grouped'")]:
-        code, _, err = run(capsys, "cv", str(path), "--label-column", "label",
-                           "--kernel", "Linear()", "--cv", value)
+    for value, message in [
+        ("1", "between 2 and the number of objects"),
+        ("tenfold", "number of folds, 'loo' or 'grouped'"),
+    ]:
+        code, _, err = run(
+            capsys,
+            "cv",
+            str(path),
+            "--label-column",
+            "label",
+            "--kernel",
+            "Linear()",
+            "--cv",
+            value,
+        )
         assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
     mutag = structk_data("graphs/MUTAG")
-    code, out, err = run(capsys, "cv", f"{mutag}/", "--kernel",
-                         "Normalize(RandomWalk(lam=0.01))", "--format", "json", "--quiet")
+    code, out, err = run(
+        capsys,
+        "cv",
+        f"{mutag}/",
+        "--kernel",
+        "Normalize(RandomWalk(lam=0.01))",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     assert row["mean"] >= 0.85 and row["baseline"]["mean"] == pytest.approx(0.665, abs=0.01)
@@ -340,22 +505,42 @@ def test_readme_command_on_mutag_beats_the_majority_class(structk_data, capsys):
     assert chosen.count(1e4) >= 5 and max(chosen) < 1e8
     assert row["grid"]["C"][-1] == 1e8 and not row["grid_edge_folds"] and "note" not in err
     # the unmoved grid stops at C = 1e4, which wins on every fold: a note says so
-    code, out, err = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
-                         "--learner", "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000, 10000])",
-                         "--quiet")
-    assert err.startswith("note: Normalize(RandomWalk(lam=0.01)), KernelSVM: C = 10000, the "
-                          "largest value of its grid, was chosen on 10/10 outer folds")
+    code, out, err = run(
+        capsys,
+        "cv",
+        f"{mutag}/",
+        "--kernel",
+        "Normalize(RandomWalk(lam=0.01))",
+        "--learner",
+        "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000, 10000])",
+        "--quiet",
+    )
+    assert err.startswith(
+        "note: Normalize(RandomWalk(lam=0.01)), KernelSVM: C = 10000, the "
+        "largest value of its grid, was chosen on 10/10 outer folds"
+    )
     # the old default (C=1 fixed) predicted the majority class on every fold
-    code, out, _ = run(capsys, "cv", f"{mutag}/", "--kernel", "Normalize(RandomWalk(lam=0.01))",
-                       "--learner", "KernelSVM(C=1)", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        f"{mutag}/",
+        "--kernel",
+        "Normalize(RandomWalk(lam=0.01))",
+        "--learner",
+        "KernelSVM(C=1)",
+        "--quiet",
+    )
     assert "predicts one class on 10/10 folds" in out
 
 
 @pytest.fixture
 def molecules(tmp_path):
     rng = np.random.default_rng(0)
-    chains = ["C" * n for n in range(1, 9)] + ["C" * n + "O" for n in range(1, 9)] + \
-        ["OC" + "C" * n + "O" for n in range(8)]
+    chains = (
+        ["C" * n for n in range(1, 9)]
+        + ["C" * n + "O" for n in range(1, 9)]
+        + ["OC" + "C" * n + "O" for n in range(8)]
+    )
     size = np.array([len(s) for s in chains], dtype=float)
     path = tmp_path / "mols.csv"
     with open(path, "w") as fh:
@@ -367,8 +552,17 @@ def molecules(tmp_path):
 
 
 def test_smiles_regression_and_classification(molecules, capsys):
-    base = ["cv", str(molecules), "--smiles-column", "smiles", "--kernel",
-            "WeisfeilerLehman(h=1)", "--cv", "4", "--quiet"]
+    base = [
+        "cv",
+        str(molecules),
+        "--smiles-column",
+        "smiles",
+        "--kernel",
+        "WeisfeilerLehman(h=1)",
+        "--cv",
+        "4",
+        "--quiet",
+    ]
     code, out, _ = run(capsys, *base, "--target-column", "logS", "--format", "json")
     assert code == 0
     row = json.loads(out)
@@ -385,22 +579,51 @@ def test_smiles_regression_and_classification(molecules, capsys):
 def test_unparsable_smiles_name_the_row(tmp_path, capsys):
     path = tmp_path / "bad.csv"
     path.write_text("smiles,y\nCC,1\nC1CC,2\n")
-    code, _, err = run(capsys, "gram", str(path), "--smiles-column", "smiles", "--kernel",
-                       "WeisfeilerLehman(h=1)", "-o", str(tmp_path / "K.npy"))
+    code, _, err = run(
+        capsys,
+        "gram",
+        str(path),
+        "--smiles-column",
+        "smiles",
+        "--kernel",
+        "WeisfeilerLehman(h=1)",
+        "-o",
+        str(tmp_path / "K.npy"),
+    )
     assert code == 2 and "row 1 of --smiles-column: 'C1CC' is not a SMILES string" in err
-    code, _, err = run(capsys, "gram", str(path), "--smiles-column", "SMILES", "--kernel",
-                       "WeisfeilerLehman(h=1)", "-o", str(tmp_path / "K.npy"))
+    code, _, err = run(
+        capsys,
+        "gram",
+        str(path),
+        "--smiles-column",
+        "SMILES",
+        "--kernel",
+        "WeisfeilerLehman(h=1)",
+        "-o",
+        str(tmp_path / "K.npy"),
+    )
     assert code == 2 and "--smiles-column 'SMILES' is not a column" in err
 
 
 @pytest.mark.slow
 def test_esol_beats_delaneys_linear_model(structk_data, capsys):
     path = structk_data("molecules/esol/delaney-processed.csv")
-    code, out, _ = run(capsys, "cv", str(path), "--smiles-column", "smiles", "--target-column",
-                       "measured log solubility in mols per litre", "--kernel",
-                       "WeisfeilerLehman(h=3)", "--learner",
-                       "KernelRidgeCV(alphas=[0.001, 0.01, 0.1, 1, 10, 100])",
-                       "--format", "json", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        str(path),
+        "--smiles-column",
+        "smiles",
+        "--target-column",
+        "measured log solubility in mols per litre",
+        "--kernel",
+        "WeisfeilerLehman(h=3)",
+        "--learner",
+        "KernelRidgeCV(alphas=[0.001, 0.01, 0.1, 1, 10, 100])",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     assert row["n"] == 1128 and row["mean"] < 0.91  # Delaney's ESOL: RMSE 0.91
@@ -413,12 +636,32 @@ def test_kernel_ridge_cv_alpha_at_its_edge_is_noted(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     path = tmp_path / "noise.csv"
-    np.savetxt(path, np.c_[X, rng.normal(size=60)], delimiter=",",
-               header="a,b,c,target", comments="", fmt="%.17g")
-    code, out, err = run(capsys, "cv", str(path), "--label-column", "target", "--task",
-                         "regression", "--kernel", "Linear()", "--learner",
-                         "KernelRidgeCV(alphas=(0.01, 0.1, 1))", "--cv", "3",
-                         "--format", "json", "--quiet")
+    np.savetxt(
+        path,
+        np.c_[X, rng.normal(size=60)],
+        delimiter=",",
+        header="a,b,c,target",
+        comments="",
+        fmt="%.17g",
+    )
+    code, out, err = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "target",
+        "--task",
+        "regression",
+        "--kernel",
+        "Linear()",
+        "--learner",
+        "KernelRidgeCV(alphas=(0.01, 0.1, 1))",
+        "--cv",
+        "3",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     assert [f["params"]["alpha"] for f in row["folds"]] == [1.0] * 3
@@ -433,8 +676,10 @@ def test_kernel_ridge_cv_default_alphas_in_cv():
 
     spec = learner_spec(KernelRidgeCV())
     assert spec.estimator.alphas == DEFAULT_RIDGE_CV_ALPHAS
-    assert learner_spec(KernelRidgeCV(alphas=(1.0, 2.0)), given={"alphas"}
-                        ).estimator.alphas == (1.0, 2.0)
+    assert learner_spec(KernelRidgeCV(alphas=(1.0, 2.0)), given={"alphas"}).estimator.alphas == (
+        1.0,
+        2.0,
+    )
 
 
 # ------------------------------------------------ kernel parameters as a grid
@@ -444,8 +689,10 @@ def test_kernel_grid_parsing():
     assert kernel_grid("WeisfeilerLehman(h=3)") is None
     grid, variants = kernel_grid("Normalize(WeisfeilerLehman(h=[1, 2]))")
     assert grid == {"h": [1, 2]}
-    assert variants == [({"h": 1}, "Normalize(WeisfeilerLehman(h=1))"),
-                        ({"h": 2}, "Normalize(WeisfeilerLehman(h=2))")]
+    assert variants == [
+        ({"h": 1}, "Normalize(WeisfeilerLehman(h=1))"),
+        ({"h": 2}, "Normalize(WeisfeilerLehman(h=2))"),
+    ]
     # a list for a parameter that is not a number (landmarks) is a value
     assert kernel_grid("EmpiricalKernelMap(smith_waterman, landmarks=['AC', 'GT'])") is None
     grid, variants = kernel_grid("Spectrum(k=[2, 3]) + Gaussian(sigma=[0.5, -1])")
@@ -455,9 +702,24 @@ def test_kernel_grid_parsing():
 def test_kernel_grid_is_chosen_with_the_learner_on_inner_folds(moons_csv, capsys):
     path, X, y = moons_csv
     sigmas, Cs = [0.1, 0.3, 3.0], [0.1, 10.0]
-    code, out, err = run(capsys, "cv", str(path), "--label-column", "label", "--kernel",
-                         f"Gaussian(sigma={sigmas})", "--learner", f"KernelSVM(C={Cs})",
-                         "--cv", "3", "--inner-folds", "3", "--format", "json", "--quiet")
+    code, out, err = run(
+        capsys,
+        "cv",
+        str(path),
+        "--label-column",
+        "label",
+        "--kernel",
+        f"Gaussian(sigma={sigmas})",
+        "--learner",
+        f"KernelSVM(C={Cs})",
+        "--cv",
+        "3",
+        "--inner-folds",
+        "3",
+        "--format",
+        "json",
+        "--quiet",
+    )
     assert code == 0
     row = json.loads(out)
     assert row["grid"] == {"sigma": sigmas, "C": Cs}
@@ -474,7 +736,8 @@ def test_kernel_grid_is_chosen_with_the_learner_on_inner_folds(moons_csv, capsys
         _, s, search = best
         assert fold["params"] == {"sigma": s, "C": search.best_params_["C"]}
         assert fold["score"] == pytest.approx(
-            search.score(Ks[sigmas.index(s)][np.ix_(te, tr)], labels[te]))
+            search.score(Ks[sigmas.index(s)][np.ix_(te, tr)], labels[te])
+        )
 
 
 def test_default_c_grid_goes_higher_on_small_grams(tuning):
@@ -544,9 +807,11 @@ def test_default_penalty_grids_move_against_the_gram_scale(name):
 
     assert penalties(scaled_spec(base, [K])) == [float(a) for a in penalties(base)]
     assert penalties(scaled_spec(base, [1e-3 * K])) == [
-        float(f"{1e-3 * a:.12g}") for a in penalties(base)]
+        float(f"{1e-3 * a:.12g}") for a in penalties(base)
+    ]
     assert penalties(scaled_spec(base, [300.0 * K])) == [
-        float(f"{1e2 * a:.12g}") for a in penalties(base)]  # 10^round(2.48)
+        float(f"{1e2 * a:.12g}") for a in penalties(base)
+    ]  # 10^round(2.48)
     if name != "KernelRidgeCV":
         given = learner_spec(cls(), {"alpha": [1.0, 2.0]}, {"alpha"})
         assert scaled_spec(given, [1e-3 * K]).grid == {"alpha": [1.0, 2.0]}
@@ -556,8 +821,12 @@ def test_default_penalty_grids_move_against_the_gram_scale(name):
         b = cls(kernel="precomputed", alpha=0.1).fit(K, y)
         logistic = name == "KernelLogisticRegression"  # L-BFGS: to its tolerance
         out = "decision_function" if logistic else "predict"
-        np.testing.assert_allclose(getattr(a, out)(t * K), getattr(b, out)(K),
-                                   rtol=1e-4 if logistic else 1e-7, atol=1e-4 if logistic else 1e-9)
+        np.testing.assert_allclose(
+            getattr(a, out)(t * K),
+            getattr(b, out)(K),
+            rtol=1e-4 if logistic else 1e-7,
+            atol=1e-4 if logistic else 1e-9,
+        )
     else:
         given = learner_spec(cls(alphas=(1.0, 2.0)), {}, {"alphas"})
         assert scaled_spec(given, [1e-3 * K]).estimator.alphas == (1.0, 2.0)
@@ -573,7 +842,8 @@ def test_logistic_alpha_at_its_edge_is_noted(flat_kernel_csv, capsys):
         "note: Normalize(Gaussian(sigma=20)), KernelLogisticRegression: alpha = 0.01, the "
         "smallest value of its grid, was chosen on 4/4 outer folds; the best alpha may lie "
         "below the grid: try a wider grid, e.g. --learner "
-        "'KernelLogisticRegression(alpha=[0.0001, 0.001, 0.01, 0.1, 1])'\n")
+        "'KernelLogisticRegression(alpha=[0.0001, 0.001, 0.01, 0.1, 1])'\n"
+    )
 
 
 @pytest.mark.parametrize("scale", [1e-4, 1e-2, 1.0])
@@ -581,8 +851,7 @@ def test_lazy_grid_values_are_searched_while_the_top_wins(scale):
     """The last ``lazy`` values of a grid are searched one by one while the
     largest searched so far is strictly best (or all tie): the losses are
     those of the whole grid searched at once, cut where the rule says."""
-    from structk.cli.evaluation import (LearnerSpec, _inner_losses, _inner_splits,
-                                        make_splits)
+    from structk.cli.evaluation import LearnerSpec, _inner_losses, _inner_splits, make_splits
     from structk.learners import KernelSVM
 
     rng = np.random.default_rng(3)
@@ -594,13 +863,14 @@ def test_lazy_grid_values_are_searched_while_the_top_wins(scale):
     train = splits.folds[0][0]
     inner = list(_inner_splits(splits, train, y, "classification"))
     svm = KernelSVM(kernel="precomputed", psd_check="none")
-    _, full, _ = _inner_losses(LearnerSpec(svm, {"C": grid}), K, y, train, inner,
-                               "classification")
-    cands, lazy, ok = _inner_losses(LearnerSpec(svm, {"C": grid}, lazy=3), K, y, train, inner,
-                                    "classification")
+    _, full, _ = _inner_losses(LearnerSpec(svm, {"C": grid}), K, y, train, inner, "classification")
+    cands, lazy, ok = _inner_losses(
+        LearnerSpec(svm, {"C": grid}, lazy=3), K, y, train, inner, "classification"
+    )
     m = len(cands)
     assert [c["C"] for c in cands] == grid[:m] and ok == list(range(m)) and m >= 4
     np.testing.assert_allclose(lazy, full[:m], atol=1e-12)
+
     def asks_for_more(k):  # the top of the first k values strictly best, or all tie
         return full[k - 1] < full[: k - 1].min() or np.all(full[:k] == full[0])
 

@@ -41,23 +41,48 @@ def _alive(pid):
 def test_cv_with_jobs_ends_its_workers(tmp_path, signame, code):
     rng = np.random.default_rng(0)
     path = tmp_path / "seqs.fa"
-    path.write_text("".join(f">s{i} class={i % 2}\n{''.join(rng.choice(list('ACGT'), 60))}\n"
-                            for i in range(600)))
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]),
-               STRUCTK_QUIET_COMPILE="1")
+    path.write_text(
+        "".join(
+            f">s{i} class={i % 2}\n{''.join(rng.choice(list('ACGT'), 60))}\n" for i in range(600)
+        )
+    )
+    env = dict(
+        os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]), STRUCTK_QUIET_COMPILE="1"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "structk.cli", "cv", str(path), "--label-pattern",
-         r"class=(\S+)", "--kernel", "Spectrum(k=3)", "--jobs", "2", "--repeats", "50",
-         "--learner", "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000])", "--quiet"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "structk.cli",
+            "cv",
+            str(path),
+            "--label-pattern",
+            r"class=(\S+)",
+            "--kernel",
+            "Spectrum(k=3)",
+            "--jobs",
+            "2",
+            "--repeats",
+            "50",
+            "--learner",
+            "KernelSVM(C=[0.01, 0.1, 1, 10, 100, 1000])",
+            "--quiet",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     workers = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         # the workers are the children that are not joblib's resource tracker
-        workers = [p for p in _children(proc.pid)
-                   if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+        workers = [
+            p
+            for p in _children(proc.pid)
+            if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()
+        ]
         if len(workers) >= 2:
             break
         time.sleep(0.2)

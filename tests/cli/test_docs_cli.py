@@ -71,9 +71,13 @@ def _slow(steps):
     return any(data in command for command, _ in steps for data in SLOW_DATA)
 
 
-@pytest.mark.parametrize("steps", [
-    pytest.param(b, marks=[pytest.mark.slow] if _slow(b) else [], id=b[0][0][:60])
-    for b in _blocks()])
+@pytest.mark.parametrize(
+    "steps",
+    [
+        pytest.param(b, marks=[pytest.mark.slow] if _slow(b) else [], id=b[0][0][:60])
+        for b in _blocks()
+    ],
+)
 def test_docs_output_is_real(steps, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data").symlink_to(ROOT / "data")
@@ -100,8 +104,12 @@ def _tu_slice(source, target, per_class):
 
     labels = np.array([int(v) for v in lines("graph_labels")])
     graph_of = np.array([int(v) for v in lines("graph_indicator")])  # node -> graph, 1-based
-    kept = np.sort(np.concatenate([np.flatnonzero(labels == c)[:per_class]
-                                   for c in np.unique(labels)])) + 1
+    kept = (
+        np.sort(
+            np.concatenate([np.flatnonzero(labels == c)[:per_class] for c in np.unique(labels)])
+        )
+        + 1
+    )
     nodes = np.flatnonzero(np.isin(graph_of, kept))  # 0-based, in file order
     new_id = np.zeros(len(graph_of) + 1, dtype=np.int64)
     new_id[nodes + 1] = np.arange(1, len(nodes) + 1)
@@ -112,8 +120,11 @@ def _tu_slice(source, target, per_class):
             edges.append(f"{new_id[u]}, {new_id[v]}")
     graph_id = np.zeros(len(labels) + 1, dtype=np.int64)
     graph_id[kept] = np.arange(1, len(kept) + 1)
-    files = {"A": edges, "graph_indicator": [str(graph_id[g]) for g in graph_of[nodes]],
-             "graph_labels": [str(labels[g - 1]) for g in kept]}
+    files = {
+        "A": edges,
+        "graph_indicator": [str(graph_id[g]) for g in graph_of[nodes]],
+        "graph_labels": [str(labels[g - 1]) for g in kept],
+    }
     for suffix in ("node_labels", "node_attributes"):
         if (source / f"{name}_{suffix}.txt").exists():
             rows = lines(suffix)
@@ -141,7 +152,7 @@ def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_pat
     each class: the same header, columns and row as the docs show, every
     number where the docs have one."""
     block = next(b for b in _blocks() if _slow(b) and data in b[0][0])
-    (command, expected), = block
+    ((command, expected),) = block
     root = os.environ["STRUCTK_DATA"].rstrip("/")
     folder = tmp_path / Path(data).name
     n = _tu_slice(structk_data(data), folder, per_class=10)
@@ -154,7 +165,8 @@ def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_pat
         return [re.sub(r", N others?\b", "", line) for line in lines]
 
     assert choices(_shape(got, [f"{folder}/"])) == choices(
-        _shape(expected, [f"$STRUCTK_DATA/{data}", root]))
+        _shape(expected, [f"$STRUCTK_DATA/{data}", root])
+    )
 
 
 def test_the_docs_have_checked_examples():

@@ -16,8 +16,7 @@ def data(n=40, seed=0):
     return X, y
 
 
-def test_a_certified_gram_is_checked_once_and_the_folds_score_as_direct_fits(
-        factorisations):
+def test_a_certified_gram_is_checked_once_and_the_folds_score_as_direct_fits(factorisations):
     X, y = data()
     kernel = Gaussian(sigma=1.0)
     (row,) = cross_validate_grams([kernel], [KernelSVM(C=2.0)], X, y, folds=4, seed=3)
@@ -26,8 +25,10 @@ def test_a_certified_gram_is_checked_once_and_the_folds_score_as_direct_fits(
     assert row.is_psd and row.learner == repr(KernelSVM(C=2.0))
     K = kernel(X)
     folds = StratifiedKFold(4, shuffle=True, random_state=3).split(X, y)
-    expected = [np.mean(KernelSVM(C=2.0).fit(K[np.ix_(tr, tr)], y[tr])
-                        .predict(K[np.ix_(te, tr)]) == y[te]) for tr, te in folds]
+    expected = [
+        np.mean(KernelSVM(C=2.0).fit(K[np.ix_(tr, tr)], y[tr]).predict(K[np.ix_(te, tr)]) == y[te])
+        for tr, te in folds
+    ]
     np.testing.assert_allclose(row.scores, expected)
 
 
@@ -46,8 +47,9 @@ def test_compute_gram_tiles_past_the_one_call_size(tuning, monkeypatch):
 
     calls = []
     original = blockwise.gram
-    monkeypatch.setattr(blockwise, "gram", lambda *a, **kw: calls.append(kw["block_size"])
-                        or original(*a, **kw))
+    monkeypatch.setattr(
+        blockwise, "gram", lambda *a, **kw: calls.append(kw["block_size"]) or original(*a, **kw)
+    )
     X, _ = data(30)
     kernel = Gaussian(sigma=1.0)
     tuning.set(CLI_GRAM_ONE_CALL_MAX_N=30)

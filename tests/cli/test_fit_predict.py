@@ -37,28 +37,40 @@ def seqs(tmp_path):
             s = s[:15] + motif + s[22:]
         out.append(s)
     path = tmp_path / "train.fa"
-    path.write_text("".join(f">s{i} class={'site' if i % 2 else 'none'}\n{s}\n"
-                            for i, s in enumerate(out)))
+    path.write_text(
+        "".join(f">s{i} class={'site' if i % 2 else 'none'}\n{s}\n" for i, s in enumerate(out))
+    )
     return path, out, np.array(["site" if i % 2 else "none" for i in range(40)])
 
 
 def test_fasta_fit_predict_equals_python(seqs, tmp_path, capsys):
     path, X, y = seqs
     model = tmp_path / "m.structk"
-    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Normalize(Spectrum(k=3))", "--learner", "KernelSVM(C=2)",
-                       "-o", model, "--quiet")
+    code, out, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Normalize(Spectrum(k=3))",
+        "--learner",
+        "KernelSVM(C=2)",
+        "-o",
+        model,
+        "--quiet",
+    )
     assert code == 0
     assert "40 objects (none 20, site 20)" in out and f"model written to {model}" in out
-    reference = KernelSVM(kernel=structk.kernels.Normalize(
-        structk.kernels.Spectrum(k=3, alphabet="dna")), C=2).fit(X, y)
+    reference = KernelSVM(
+        kernel=structk.kernels.Normalize(structk.kernels.Spectrum(k=3, alphabet="dna")), C=2
+    ).fit(X, y)
     code, out, _ = run(capsys, "predict", model, path, "--quiet")
     assert code == 0
     header, rows = _tsv(out)
     assert header == ["id", "label", "score"]
     assert [r["id"] for r in rows] == [f"s{i}" for i in range(40)]
-    np.testing.assert_array_equal([float(r["score"]) for r in rows],
-                                  reference.decision_function(X))
+    np.testing.assert_array_equal([float(r["score"]) for r in rows], reference.decision_function(X))
     assert [r["label"] for r in rows] == reference.predict(X).tolist()
 
 
@@ -68,13 +80,26 @@ def test_positive_negative_pair_as_gkmtrain(seqs, tmp_path, capsys):
     pos.write_text("".join(f">p{i}\n{s}\n" for i, s in enumerate(X[1::2])))
     neg.write_text("".join(f">n{i}\n{s}\n" for i, s in enumerate(X[0::2])))
     model = tmp_path / "pair.structk"
-    code, out, _ = run(capsys, "fit", "--positive", pos, "--negative", neg, "--kernel",
-                       "Spectrum(k=4)", "--learner", "KernelSVM(C=1)", "-o", model)
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "--positive",
+        pos,
+        "--negative",
+        neg,
+        "--kernel",
+        "Spectrum(k=4)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "-o",
+        model,
+    )
     assert code == 0 and "negative 20, positive 20" in out
     code, out, _ = run(capsys, "predict", model, pos, "--format", "json")
     rows = [json.loads(line) for line in out.splitlines()]
     ref = KernelSVM(kernel=structk.kernels.Spectrum(k=4, alphabet="dna"), C=1).fit(
-        X[1::2] + X[0::2], ["positive"] * 20 + ["negative"] * 20)
+        X[1::2] + X[0::2], ["positive"] * 20 + ["negative"] * 20
+    )
     np.testing.assert_array_equal([r["score"] for r in rows], ref.decision_function(X[1::2]))
     # the score is positive for "positive", as gkmpredict's
     assert all((r["score"] > 0) == (r["label"] == "positive") for r in rows)
@@ -87,8 +112,19 @@ def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
 
     path, X, _ = seqs
     model = tmp_path / "m.structk"
-    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=3)", "-o", model, "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=3)",
+        "-o",
+        model,
+        "--format",
+        "json",
+    )
     summary = json.loads(out)
     assert code == 0 and set(summary["chosen"]) == {"C"}
     C = summary["chosen"]["C"]
@@ -99,10 +135,10 @@ def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
     assert info["objects"] == "sequences" and info["metadata"]["input"]["alphabet"] == "dna"
 
 
-@pytest.mark.parametrize("learner, param", [("KernelSVM()", "C"),
-                                             ("KernelLogisticRegression()", "alpha")])
-def test_inner_cv_and_final_fit_share_one_gram(seqs, tmp_path, capsys, monkeypatch,
-                                              learner, param):
+@pytest.mark.parametrize(
+    "learner, param", [("KernelSVM()", "C"), ("KernelLogisticRegression()", "alpha")]
+)
+def test_inner_cv_and_final_fit_share_one_gram(seqs, tmp_path, capsys, monkeypatch, learner, param):
     """The training objects are prepared once and their Gram computed once:
     the inner folds slice it, and the final fit is handed it."""
     from structk.kernels import Spectrum
@@ -129,17 +165,30 @@ def test_inner_cv_and_final_fit_share_one_gram(seqs, tmp_path, capsys, monkeypat
     monkeypatch.setattr(Spectrum, "_gram", spy_gram)
     monkeypatch.setattr(Spectrum, "_cross", spy_cross)
     model = tmp_path / "m.structk"
-    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=3)", "--learner", learner, "-o", model, "--format",
-                       "json")
+    code, out, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=3)",
+        "--learner",
+        learner,
+        "-o",
+        model,
+        "--format",
+        "json",
+    )
     assert code == 0
     assert counts == {"prepared": len(X), "entries": len(X) ** 2}
     # the model is the one an ordinary fit with the chosen value gives
     chosen = json.loads(out)["chosen"][param]
     ref = type(structk.load(model))(kernel=Spectrum(k=3, alphabet="dna"), **{param: chosen})
     ref.fit(X, y)
-    np.testing.assert_allclose(structk.load(model).decision_function(X),
-                               ref.decision_function(X), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        structk.load(model).decision_function(X), ref.decision_function(X), rtol=1e-10, atol=1e-10
+    )
 
 
 def test_fit_with_gram_equals_fit_and_checks_the_shape(seqs):
@@ -149,16 +198,19 @@ def test_fit_with_gram_equals_fit_and_checks_the_shape(seqs):
     from structk.learners._base import fit_with_gram
 
     _, X, y = seqs
-    for learner in (KernelSVM(kernel=Normalize(Spectrum(k=3)), C=3.0),
-                    KernelRidge(kernel=Normalize(Spectrum(k=3)), alpha=0.5)):
+    for learner in (
+        KernelSVM(kernel=Normalize(Spectrum(k=3)), C=3.0),
+        KernelRidge(kernel=Normalize(Spectrum(k=3)), alpha=0.5),
+    ):
         targets = (y == "site").astype(float) if isinstance(learner, KernelRidge) else y
         kernel = clone(learner.kernel).fit(X)
         P = kernel.prepare(X)
         given = fit_with_gram(clone(learner), X, targets, kernel, P, kernel.gram_prepared(P))
         plain = clone(learner).fit(X, targets)
-        np.testing.assert_array_equal(given.decision_function(X) if hasattr(
-            given, "decision_function") else given.predict(X), plain.decision_function(X)
-            if hasattr(plain, "decision_function") else plain.predict(X))
+        np.testing.assert_array_equal(
+            given.decision_function(X) if hasattr(given, "decision_function") else given.predict(X),
+            plain.decision_function(X) if hasattr(plain, "decision_function") else plain.predict(X),
+        )
         assert not hasattr(given, "_given_gram")
     with pytest.raises(ValueError, match=r"shape \(3, 3\), but X has 40 objects"):
         fit_with_gram(KernelSVM(kernel=kernel), X, y, kernel, P, np.eye(3))
@@ -168,20 +220,51 @@ def test_no_default_grid_search_past_the_gram(seqs, tmp_path, capsys, tuning):
     path, _, _ = seqs
     tuning.set(NESTED_MAX_N=30)
     model = tmp_path / "m.structk"
-    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=3)", "-o", model)
+    code, out, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=3)",
+        "-o",
+        model,
+    )
     assert code == 0 and "no inner CV over 40 objects" in out and "chosen by" not in out
     assert structk.load(model).C == 1.0
-    code, out, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=3)", "--learner", "KernelSVM(C=[0.1, 10])", "-o", model)
+    code, out, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=3)",
+        "--learner",
+        "KernelSVM(C=[0.1, 10])",
+        "-o",
+        model,
+    )
     assert code == 0 and "chosen by inner 5-fold CV: C=" in out
 
 
 def test_chunks_give_the_same_rows_and_output_file(seqs, tmp_path, capsys):
     path, _, _ = seqs
     model = tmp_path / "m.structk"
-    run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-        "--learner", "KernelLogisticRegression(alpha=0.1)", "-o", model)
+    run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelLogisticRegression(alpha=0.1)",
+        "-o",
+        model,
+    )
     _, whole, _ = run(capsys, "predict", model, path)
     out = tmp_path / "pred.tsv"
     code, stdout, err = run(capsys, "predict", model, path, "--chunk-size", "7", "-o", out)
@@ -193,8 +276,9 @@ def test_chunks_give_the_same_rows_and_output_file(seqs, tmp_path, capsys):
     assert chunked_header == header
     assert [(r["id"], r["label"]) for r in chunked] == [(r["id"], r["label"]) for r in rows]
     for key in ("score", "probability"):
-        np.testing.assert_allclose([float(r[key]) for r in chunked],
-                                   [float(r[key]) for r in rows], rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(
+            [float(r[key]) for r in chunked], [float(r[key]) for r in rows], rtol=1e-12, atol=1e-10
+        )
     assert header == ["id", "label", "score", "probability"]
     p = np.array([float(r["probability"]) for r in rows])
     s = np.array([float(r["score"]) for r in rows])
@@ -206,16 +290,27 @@ def test_csv_vectors_by_column_name(tmp_path, capsys):
     X = rng.normal(size=(30, 3))
     y = np.where(X[:, 0] + X[:, 1] > 0, "up", "down")
     train = tmp_path / "train.csv"
-    train.write_text("a,b,c,label\n" + "".join(
-        f"{u},{v},{w},{lab}\n" for (u, v, w), lab in zip(X, y)))
+    train.write_text(
+        "a,b,c,label\n" + "".join(f"{u},{v},{w},{lab}\n" for (u, v, w), lab in zip(X, y))
+    )
     model = tmp_path / "v.structk"
-    code, _, _ = run(capsys, "fit", train, "--label-column", "label", "--kernel",
-                     "Gaussian(sigma=2)", "--learner", "KernelSVM(C=1)", "-o", model)
+    code, _, _ = run(
+        capsys,
+        "fit",
+        train,
+        "--label-column",
+        "label",
+        "--kernel",
+        "Gaussian(sigma=2)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "-o",
+        model,
+    )
     assert code == 0
     # columns in another order, an id column, no label column
     new = tmp_path / "new.csv"
-    new.write_text("name,c,a,b\n" + "".join(f"x{i},{w},{u},{v}\n"
-                                           for i, (u, v, w) in enumerate(X)))
+    new.write_text("name,c,a,b\n" + "".join(f"x{i},{w},{u},{v}\n" for i, (u, v, w) in enumerate(X)))
     code, out, _ = run(capsys, "predict", model, new, "--id-column", "name")
     assert code == 0
     _, rows = _tsv(out)
@@ -231,19 +326,29 @@ def test_csv_vectors_by_column_name(tmp_path, capsys):
 def test_tu_folder_json_and_wrong_kind(tmp_path, capsys):
     folder = bundled_path("graph_families")
     model = tmp_path / "g.structk"
-    code, _, _ = run(capsys, "fit", folder, "--kernel", "WeisfeilerLehman(h=2)", "--learner",
-                     "KernelLogisticRegression(alpha=0.01)", "-o", model)
+    code, _, _ = run(
+        capsys,
+        "fit",
+        folder,
+        "--kernel",
+        "WeisfeilerLehman(h=2)",
+        "--learner",
+        "KernelLogisticRegression(alpha=0.01)",
+        "-o",
+        model,
+    )
     assert code == 0
-    code, out, _ = run(capsys, "predict", model, folder, "--format", "json", "--chunk-size",
-                       "16")
+    code, out, _ = run(capsys, "predict", model, folder, "--format", "json", "--chunk-size", "16")
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     graphs, y = structk.datasets.load_tu(folder)
-    ref = KernelLogisticRegression(kernel=structk.kernels.WeisfeilerLehman(h=2),
-                                   alpha=0.01).fit(graphs, y)
+    ref = KernelLogisticRegression(kernel=structk.kernels.WeisfeilerLehman(h=2), alpha=0.01).fit(
+        graphs, y
+    )
     assert [r["label"] for r in rows] == ref.predict(graphs).tolist()
-    np.testing.assert_allclose([r["probability"] for r in rows],
-                               ref.predict_proba(graphs)[:, 1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        [r["probability"] for r in rows], ref.predict_proba(graphs)[:, 1], rtol=1e-12, atol=1e-12
+    )
     # new graphs come without labels
     unlabelled = tmp_path / "new"
     shutil.copytree(folder, unlabelled)
@@ -254,8 +359,7 @@ def test_tu_folder_json_and_wrong_kind(tmp_path, capsys):
     fa = tmp_path / "x.fa"
     fa.write_text(">a\nACGT\n")
     code, _, err = run(capsys, "predict", model, fa)
-    assert code == 2 and re.search(r"g\.structk predicts from graphs.*x\.fa holds sequences",
-                                   err)
+    assert code == 2 and re.search(r"g\.structk predicts from graphs.*x\.fa holds sequences", err)
 
 
 def test_multiclass_scores_and_probabilities(seqs, tmp_path, capsys):
@@ -264,16 +368,35 @@ def test_multiclass_scores_and_probabilities(seqs, tmp_path, capsys):
     path = tmp_path / "three.fa"
     path.write_text("".join(f">s{i} class={c}\n{s}\n" for i, (s, c) in enumerate(zip(X, y))))
     model = tmp_path / "m.structk"
-    code, _, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel",
-                     "Spectrum(k=2)", "--learner", "KernelLogisticRegression(alpha=0.1)",
-                     "-o", model)
+    code, _, _ = run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelLogisticRegression(alpha=0.1)",
+        "-o",
+        model,
+    )
     assert code == 0
     code, out, _ = run(capsys, "predict", model, path)
     header, rows = _tsv(out)
-    assert header == ["id", "label", "score_a", "score_b", "score_c", "probability_a",
-                      "probability_b", "probability_c"]
-    ref = KernelLogisticRegression(kernel=structk.kernels.Spectrum(k=2, alphabet="dna"),
-                                   alpha=0.1).fit(X, y)
+    assert header == [
+        "id",
+        "label",
+        "score_a",
+        "score_b",
+        "score_c",
+        "probability_a",
+        "probability_b",
+        "probability_c",
+    ]
+    ref = KernelLogisticRegression(
+        kernel=structk.kernels.Spectrum(k=2, alphabet="dna"), alpha=0.1
+    ).fit(X, y)
     assert [r["label"] for r in rows] == ref.predict(X).tolist()
     P = np.array([[float(r[f"probability_{c}"]) for c in "abc"] for r in rows])
     np.testing.assert_array_equal(P, ref.predict_proba(X))
@@ -285,22 +408,57 @@ def test_sets_and_smiles_regression(tmp_path, capsys):
     labels = tmp_path / "y.txt"
     labels.write_text("a\nb\na\nb\nb\na\n")
     model = tmp_path / "s.structk"
-    code, _, _ = run(capsys, "fit", sets, "--labels", labels, "--kernel", "Jaccard()",
-                     "--learner", "NearestClassMean()", "-o", model)
+    code, _, _ = run(
+        capsys,
+        "fit",
+        sets,
+        "--labels",
+        labels,
+        "--kernel",
+        "Jaccard()",
+        "--learner",
+        "NearestClassMean()",
+        "-o",
+        model,
+    )
     assert code == 0
     code, out, _ = run(capsys, "predict", model, sets)
     _, rows = _tsv(out)
     assert [r["id"] for r in rows][:2] == ["line1", "line2"]
     pytest.importorskip("rdkit")
-    smiles = ["CCO", "CCCO", "CCCCO", "c1ccccc1", "c1ccccc1O", "CC(=O)O", "CCN", "CCCN",
-              "CCCCCC", "CCOCC", "OCCO", "CC(C)O"]
+    smiles = [
+        "CCO",
+        "CCCO",
+        "CCCCO",
+        "c1ccccc1",
+        "c1ccccc1O",
+        "CC(=O)O",
+        "CCN",
+        "CCCN",
+        "CCCCCC",
+        "CCOCC",
+        "OCCO",
+        "CC(C)O",
+    ]
     target = np.linspace(-2, 1.5, len(smiles)) ** 2
     csv = tmp_path / "mol.csv"
     csv.write_text("smiles,logS\n" + "".join(f"{s},{float(t)!r}\n" for s, t in zip(smiles, target)))
     model = tmp_path / "r.structk"
-    code, _, _ = run(capsys, "fit", csv, "--smiles-column", "smiles", "--target-column",
-                     "logS", "--kernel", "WeisfeilerLehman(h=2)", "--learner",
-                     "KernelRidge(alpha=0.1)", "-o", model)
+    code, _, _ = run(
+        capsys,
+        "fit",
+        csv,
+        "--smiles-column",
+        "smiles",
+        "--target-column",
+        "logS",
+        "--kernel",
+        "WeisfeilerLehman(h=2)",
+        "--learner",
+        "KernelRidge(alpha=0.1)",
+        "-o",
+        model,
+    )
     assert code == 0
     new = tmp_path / "new.csv"
     new.write_text("id,smiles\nm1,CCCCCO\nm2,c1ccccc1C\n")
@@ -311,18 +469,33 @@ def test_sets_and_smiles_regression(tmp_path, capsys):
     from structk.datasets import from_smiles
 
     ref = KernelRidge(kernel=structk.kernels.WeisfeilerLehman(h=2), alpha=0.1).fit(
-        from_smiles(smiles), target)
-    np.testing.assert_array_equal([float(r["prediction"]) for r in rows],
-                                  ref.predict(from_smiles(["CCCCCO", "c1ccccc1C"])))
+        from_smiles(smiles), target
+    )
+    np.testing.assert_array_equal(
+        [float(r["prediction"]) for r in rows], ref.predict(from_smiles(["CCCCCO", "c1ccccc1C"]))
+    )
 
 
-@pytest.mark.parametrize("learner", ["KernelPerceptron()", "KernelSVM(C=1)",
-                                     "NearestClassMean()", "KernelLogisticRegression()"])
+@pytest.mark.parametrize(
+    "learner",
+    ["KernelPerceptron()", "KernelSVM(C=1)", "NearestClassMean()", "KernelLogisticRegression()"],
+)
 def test_binary_labels_follow_the_learners_predict(seqs, tmp_path, capsys, learner):
     path, X, _ = seqs
     model = tmp_path / "m.structk"
-    run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-        "--learner", learner, "-o", model)
+    run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        learner,
+        "-o",
+        model,
+    )
     _, out, _ = run(capsys, "predict", model, path)
     _, rows = _tsv(out)
     assert [r["label"] for r in rows] == structk.load(model).predict(X).tolist()
@@ -335,13 +508,26 @@ def test_a_closed_pipe_ends_predict_quietly(seqs, tmp_path, capsys):
 
     path, X, _ = seqs
     model = tmp_path / "m.structk"
-    run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-        "--learner", "KernelSVM(C=1)", "-o", model)
+    run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "-o",
+        model,
+    )
     many = tmp_path / "many.fa"
     many.write_text("".join(f">r{i}\n{X[i % len(X)]}\n" for i in range(20000)))  # > 64 kB out
-    proc = subprocess.Popen([sys.executable, "-m", "structk", "predict", str(model), str(many),
-                             "--chunk-size", "2000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "structk", "predict", str(model), str(many), "--chunk-size", "2000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout.readline().decode().startswith("id\tlabel")
     proc.stdout.close()
     err = proc.stderr.read().decode()
@@ -352,8 +538,19 @@ def test_a_closed_pipe_ends_predict_quietly(seqs, tmp_path, capsys):
 def test_prediction_errors_name_the_item(seqs, tmp_path, capsys):
     path, _, _ = seqs
     model = tmp_path / "m.structk"
-    run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-        "--learner", "KernelSVM(C=1)", "-o", model)
+    run(
+        capsys,
+        "fit",
+        path,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "-o",
+        model,
+    )
     odd = tmp_path / "odd.fa"
     odd.write_text(">ok\nACGTACGT\n>bad\nACGNNACG\n")
     out = tmp_path / "pred.tsv"
@@ -361,8 +558,7 @@ def test_prediction_errors_name_the_item(seqs, tmp_path, capsys):
     assert code == 2 and "record 1 (bad) has symbol 'N' at position 3" in err
     assert "never saw" in err and not out.exists()
     assert not list(tmp_path.glob(".*partial")), "a partial file was left behind"
-    code, _, err = run(capsys, "fit", "--positive", path, "--kernel", "Spectrum()", "-o",
-                       model)
+    code, _, err = run(capsys, "fit", "--positive", path, "--kernel", "Spectrum()", "-o", model)
     assert code == 2 and "--positive needs --negative" in err
     folder = bundled_path("graph_families")
     code, _, err = run(capsys, "predict", model, folder)

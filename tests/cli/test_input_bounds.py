@@ -28,7 +28,9 @@ def test_gzip_fasta_is_refused_while_inflating_past_the_bound(tmp_path):
         for i in range(200):
             fh.write(f">r{i}\n{'A' * 1000}\n")
     assert len(read_fasta(path)[1]) == 200
-    with pytest.raises(MemoryError, match=r"big\.fa\.gz.*pass 50,000 characters at record 51 \('r50'\)"):
+    with pytest.raises(
+        MemoryError, match=r"big\.fa\.gz.*pass 50,000 characters at record 51 \('r50'\)"
+    ):
         read_fasta(path, max_bytes=50_000)
 
 

@@ -20,8 +20,14 @@ from structk.kernels import GappedKmer, Spectrum
 from structk.learners import KernelSVM
 
 ROOT = Path(__file__).resolve().parents[2]
-SEQS = ["ACGTGACTCAGT", "TTGACTCATTAA", "GGGCCCGGGAAA", "CCCGGGTTTAAA",
-        "ATGACTCAGCAT", "GCGCGCAAATTT"]
+SEQS = [
+    "ACGTGACTCAGT",
+    "TTGACTCATTAA",
+    "GGGCCCGGGAAA",
+    "CCCGGGTTTAAA",
+    "ATGACTCAGCAT",
+    "GCGCGCAAATTT",
+]
 LABELS = ["site", "site", "none", "none", "site", "none"]
 
 
@@ -35,11 +41,24 @@ def run(capsys, *argv):
 def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("outputs")
     fa = tmp / "train.fa"
-    fa.write_text("".join(f">s{i} class={y}\n{s}\n"
-                          for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2))))
-    code = cli.main(["fit", str(fa), "--label-pattern", r"class=(\S+)", "--kernel",
-                     "Spectrum(k=3)", "--learner", "KernelSVM(C=1)", "-o",
-                     str(tmp / "m.structk"), "--quiet"])
+    fa.write_text(
+        "".join(f">s{i} class={y}\n{s}\n" for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2)))
+    )
+    code = cli.main(
+        [
+            "fit",
+            str(fa),
+            "--label-pattern",
+            r"class=(\S+)",
+            "--kernel",
+            "Spectrum(k=3)",
+            "--learner",
+            "KernelSVM(C=1)",
+            "-o",
+            str(tmp / "m.structk"),
+            "--quiet",
+        ]
+    )
     assert code == 0
     return tmp, fa, tmp / "m.structk"
 
@@ -78,15 +97,24 @@ def _partials(folder):
 
 
 @pytest.mark.parametrize("command", ["explain-tsv", "predict", "gram-tsv", "score-variants"])
-def test_a_full_disk_leaves_nothing_and_names_the_path(files, tmp_path, monkeypatch, capsys,
-                                                       command):
+def test_a_full_disk_leaves_nothing_and_names_the_path(
+    files, tmp_path, monkeypatch, capsys, command
+):
     tmp, fa, model = files
     target = tmp_path / "out.tsv"
     argv = {
         "explain-tsv": ["explain", model, fa, "--tsv", target],
         "predict": ["predict", model, fa, "-o", target],
-        "gram-tsv": ["gram", fa, "--kernel", "Spectrum(k=2)", "-o", tmp_path / "K.npy",
-                     "--tsv", target],
+        "gram-tsv": [
+            "gram",
+            fa,
+            "--kernel",
+            "Spectrum(k=2)",
+            "-o",
+            tmp_path / "K.npy",
+            "--tsv",
+            target,
+        ],
         "score-variants": ["score-variants", model, fa, fa, "-o", target],
     }[command]
     _full_disk(monkeypatch)
@@ -119,8 +147,17 @@ def test_devices_are_written_directly_never_replaced(files, tmp_path, capsys):
     code, _, err = run(capsys, "predict", model, fa, "-o", "/dev/full")
     assert code == 2 and "/dev/full" in err and "no space left" in err
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
-    code, _, err = run(capsys, "fit", fa, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum()", "-o", "/dev/null")
+    code, _, err = run(
+        capsys,
+        "fit",
+        fa,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum()",
+        "-o",
+        "/dev/null",
+    )
     assert code == 2 and "/dev/null" in err and "not a regular file" in err
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     assert set(os.listdir("/dev")) == before
@@ -130,8 +167,20 @@ def test_devices_are_written_directly_never_replaced(files, tmp_path, capsys):
 
 def test_outputs_are_written_whole_under_the_final_name_only(files, tmp_path, capsys):
     tmp, fa, model = files
-    code, _, _ = run(capsys, "explain", model, fa, "--tsv", tmp_path / "c.tsv", "--ism",
-                     tmp_path / "ism.tsv", "-o", tmp_path / "report.txt", "--top", "2")
+    code, _, _ = run(
+        capsys,
+        "explain",
+        model,
+        fa,
+        "--tsv",
+        tmp_path / "c.tsv",
+        "--ism",
+        tmp_path / "ism.tsv",
+        "-o",
+        tmp_path / "report.txt",
+        "--top",
+        "2",
+    )
     assert code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.tsv", "ism.tsv", "report.txt"]
     report = (tmp_path / "report.txt").read_text()
@@ -146,10 +195,12 @@ def test_same_file_refusal_happens_before_any_work(files, tmp_path, capsys):
     before = model.read_bytes()
     alias = tmp_path / "alias.structk"
     alias.symlink_to(model)
-    for argv in (["predict", model, fa, "-o", model], ["predict", model, fa, "-o", alias],
-                 ["explain", alias, fa, "--plot", model],
-                 ["fit", fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum()",
-                  "-o", fa]):
+    for argv in (
+        ["predict", model, fa, "-o", model],
+        ["predict", model, fa, "-o", alias],
+        ["explain", alias, fa, "--plot", model],
+        ["fit", fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum()", "-o", fa],
+    ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and "writing it would destroy it" in err
     assert model.read_bytes() == before
@@ -173,8 +224,9 @@ def test_refuse_overwrites_compares_files_not_spellings(tmp_path):
 
 def test_gram_output_is_the_file_named(files, tmp_path, capsys):
     tmp, fa, _ = files
-    code, out, _ = run(capsys, "gram", fa, "--kernel", "Spectrum(k=2)", "-o", tmp_path / "K",
-                       "--quiet")
+    code, out, _ = run(
+        capsys, "gram", fa, "--kernel", "Spectrum(k=2)", "-o", tmp_path / "K", "--quiet"
+    )
     assert code == 0 and f"written to {tmp_path / 'K'}" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["K"]
     K = np.load(tmp_path / "K")
@@ -196,10 +248,13 @@ def test_broken_pipe_is_quiet():
 
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-c", script], cwd=tmp, env=env, check=True)
-        shell = (f"{sys.executable} -m structk explain m.structk {fa} --top 200 | head -1; "
-                 "echo status=${PIPESTATUS[0]}")
-        done = subprocess.run(["bash", "-c", shell], cwd=tmp, env=env, capture_output=True,
-                              text=True, timeout=300)
+        shell = (
+            f"{sys.executable} -m structk explain m.structk {fa} --top 200 | head -1; "
+            "echo status=${PIPESTATUS[0]}"
+        )
+        done = subprocess.run(
+            ["bash", "-c", shell], cwd=tmp, env=env, capture_output=True, text=True, timeout=300
+        )
     lines = done.stdout.splitlines()
     assert lines[0].startswith("model: KernelSVM") and lines[-1] == "status=0"
     assert "Broken pipe" not in done.stderr and "Error" not in done.stderr
@@ -207,11 +262,18 @@ def test_broken_pipe_is_quiet():
 
 def test_plot_without_matplotlib_fails_before_any_work(files, tmp_path):
     tmp, fa, model = files
-    script = ("import sys; sys.modules['matplotlib'] = None; from structk.cli import main; "
-              f"sys.exit(main(['explain', {str(model)!r}, {str(fa)!r}, '--tsv', "
-              f"{str(tmp_path / 'c.tsv')!r}, '--plot', {str(tmp_path / 'p.png')!r}]))")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
+    script = (
+        "import sys; sys.modules['matplotlib'] = None; from structk.cli import main; "
+        f"sys.exit(main(['explain', {str(model)!r}, {str(fa)!r}, '--tsv', "
+        f"{str(tmp_path / 'c.tsv')!r}, '--plot', {str(tmp_path / 'p.png')!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=300,
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert "--plot" in done.stderr and "structk[plot]" in done.stderr
     assert list(tmp_path.iterdir()) == []
@@ -254,11 +316,13 @@ def test_class_chooses_a_decision_function_by_label_or_index(tmp_path, capsys):
     ref.write_text(">chr1\nACGTGACTCAGT\n")
     table = tmp_path / "v.tsv"
     table.write_text("v1\tchr1\t3\tG\tT\n")
-    expected = model.decision_function(["ACTTGACTCAGT"])[0] \
-        - model.decision_function(["ACGTGACTCAGT"])[0]
+    expected = (
+        model.decision_function(["ACTTGACTCAGT"])[0] - model.decision_function(["ACGTGACTCAGT"])[0]
+    )
     for choice, column in (("b", 1), ("2", 2), ("c", 2)):
-        code, out, err = run(capsys, "score-variants", tmp_path / "three.structk", table, ref,
-                             "--class", choice)
+        code, out, err = run(
+            capsys, "score-variants", tmp_path / "three.structk", table, ref, "--class", choice
+        )
         assert code == 0, err
         assert float(out.splitlines()[1].split("\t")[3]) == pytest.approx(expected[column])
     code, out, _ = run(capsys, "explain", tmp_path / "three.structk", fa, "--class", "a vs c")
@@ -288,8 +352,11 @@ def test_min_flank_is_the_longest_feature_minus_one():
     from structk.kernels import Normalize
 
     seqs, y = SEQS, [0, 0, 1, 1, 0, 1]
-    for kernel, need in ((GappedKmer(l=6, k=4), 5), (Normalize(Spectrum(k=3)), 2),
-                         (Spectrum(k=2) + GappedKmer(l=5, k=3), 4)):
+    for kernel, need in (
+        (GappedKmer(l=6, k=4), 5),
+        (Normalize(Spectrum(k=3)), 2),
+        (Spectrum(k=2) + GappedKmer(l=5, k=3), 4),
+    ):
         assert min_flank(KernelSVM(kernel=kernel).fit(seqs, y))[0] == need
 
 
@@ -307,8 +374,9 @@ def test_min_flank_keeps_every_changed_feature(tmp_path):
     alt = "A" if record[19] != "A" else "C"
     (tmp_path / "v.tsv").write_text(f"v\tchr1\t20\t{record[19]}\t{alt}\n")
     whole = score_variants(model, *read_variants(tmp_path / "v.tsv", tmp_path / "ref.fa")[1:])
-    at = score_variants(model, *read_variants(tmp_path / "v.tsv", tmp_path / "ref.fa",
-                                              flank=need)[1:])
+    at = score_variants(
+        model, *read_variants(tmp_path / "v.tsv", tmp_path / "ref.fa", flank=need)[1:]
+    )
     # a linear kernel without normalisation: the delta is local, exactly
     assert at[2][0] == pytest.approx(whole[2][0], abs=1e-12)
 
@@ -318,8 +386,17 @@ def test_gzipped_csv_reads_as_the_plain_one(tmp_path, capsys):
     (tmp_path / "p.csv").write_text(text)
     (tmp_path / "z.csv.gz").write_bytes(gzip.compress(text.encode()))
     for name in ("p.csv", "z.csv.gz"):
-        code, _, _ = run(capsys, "gram", tmp_path / name, "--label-column", "label",
-                         "--kernel", "Linear()", "-o", tmp_path / f"{name}.npy")
+        code, _, _ = run(
+            capsys,
+            "gram",
+            tmp_path / name,
+            "--label-column",
+            "label",
+            "--kernel",
+            "Linear()",
+            "-o",
+            tmp_path / f"{name}.npy",
+        )
         assert code == 0
     assert np.array_equal(np.load(tmp_path / "p.csv.npy"), np.load(tmp_path / "z.csv.gz.npy"))
 
@@ -330,54 +407,110 @@ def test_explain_id_column_names_the_rows(tmp_path, capsys):
     from structk.kernels import WeisfeilerLehman
 
     smiles = ["CCO", "CCN", "c1ccccc1", "CC(=O)O", "CCCl", "c1ccncc1"]
-    model = KernelSVM(kernel=WeisfeilerLehman(h=1), C=1).fit(from_smiles(smiles),
-                                                             [0, 0, 1, 0, 0, 1])
+    model = KernelSVM(kernel=WeisfeilerLehman(h=1), C=1).fit(
+        from_smiles(smiles), [0, 0, 1, 0, 0, 1]
+    )
     structk.save(model, tmp_path / "mol.structk")
     (tmp_path / "m.csv").write_text("name,smiles\nethanol,CCO\nbenzene,c1ccccc1\n")
-    code, out, err = run(capsys, "explain", tmp_path / "mol.structk", tmp_path / "m.csv",
-                         "--smiles-column", "smiles", "--id-column", "name")
+    code, out, err = run(
+        capsys,
+        "explain",
+        tmp_path / "mol.structk",
+        tmp_path / "m.csv",
+        "--smiles-column",
+        "smiles",
+        "--id-column",
+        "name",
+    )
     assert code == 0, err
-    rows = [line.split()[0] for line in out.splitlines() if line.split()
-            and line.split()[0] in ("ethanol", "benzene", "row0", "row1")]
+    rows = [
+        line.split()[0]
+        for line in out.splitlines()
+        if line.split() and line.split()[0] in ("ethanol", "benzene", "row0", "row1")
+    ]
     assert rows == ["ethanol", "benzene"]
 
 
 def test_inner_folds_clamped_says_so(tmp_path, capsys):
     fa = tmp_path / "t.fa"
-    fa.write_text("".join(f">s{i} class={y}\n{s}\n"
-                          for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2))))
-    code, out, _ = run(capsys, "fit", fa, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=2)", "--inner-folds", "100", "-o", tmp_path / "m.structk",
-                       "--quiet")
+    fa.write_text(
+        "".join(f">s{i} class={y}\n{s}\n" for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2)))
+    )
+    code, out, _ = run(
+        capsys,
+        "fit",
+        fa,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--inner-folds",
+        "100",
+        "-o",
+        tmp_path / "m.structk",
+        "--quiet",
+    )
     assert code == 0
     # 6 objects per class: stratified folds cannot be more than 6
-    assert "chosen by inner 6-fold CV (--inner-folds 100 clamped to the size of the " \
-           "smallest class in the training data)" in out
+    assert (
+        "chosen by inner 6-fold CV (--inner-folds 100 clamped to the size of the "
+        "smallest class in the training data)" in out
+    )
     assert "100-fold" not in out
-    code, out, _ = run(capsys, "cv", fa, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "Spectrum(k=2)", "--inner-folds", "100", "--cv", "3", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        fa,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=2)",
+        "--inner-folds",
+        "100",
+        "--cv",
+        "3",
+        "--quiet",
+    )
     assert code == 0
-    assert "parameters chosen by inner 4-fold CV (--inner-folds 100 clamped to the size " \
-           "of the smallest class in a training part)" in out.splitlines()[0]
+    assert (
+        "parameters chosen by inner 4-fold CV (--inner-folds 100 clamped to the size "
+        "of the smallest class in a training part)" in out.splitlines()[0]
+    )
 
 
 def test_fit_names_the_tied_grid_points_and_key_parameters(tmp_path, capsys):
     fa = tmp_path / "t.fa"
-    fa.write_text("".join(f">s{i} class={y}\n{s}\n"
-                          for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2))))
-    code, out, _ = run(capsys, "fit", fa, "--label-pattern", r"class=(\S+)", "--kernel",
-                       "GappedKmer(l=4, k=3)", "--learner", "KernelSVM(C=[1, 10, 100])",
-                       "-o", tmp_path / "m.structk", "--quiet")
+    fa.write_text(
+        "".join(f">s{i} class={y}\n{s}\n" for i, (s, y) in enumerate(zip(SEQS * 2, LABELS * 2)))
+    )
+    code, out, _ = run(
+        capsys,
+        "fit",
+        fa,
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "GappedKmer(l=4, k=3)",
+        "--learner",
+        "KernelSVM(C=[1, 10, 100])",
+        "-o",
+        tmp_path / "m.structk",
+        "--quiet",
+    )
     assert code == 0
     # separable: every C is right on every inner fold
-    assert "chosen by inner 5-fold CV: C=1; 2 other grid points tied (C=10; C=100), " \
-           "the first in grid order is kept" in out
+    assert (
+        "chosen by inner 5-fold CV: C=1; 2 other grid points tied (C=10; C=100), "
+        "the first in grid order is kept" in out
+    )
     assert "fitted KernelSVM(C=1, kernel=GappedKmer(l=4, k=3, d=3, kind='truncated'))" in out
 
 
 def test_describe_shows_key_parameters_at_their_defaults():
-    assert describe(KernelSVM(kernel=GappedKmer())) == \
-        "KernelSVM(C=1.0, kernel=GappedKmer(l=11, k=7, d=3, kind='truncated'))"
+    assert (
+        describe(KernelSVM(kernel=GappedKmer()))
+        == "KernelSVM(C=1.0, kernel=GappedKmer(l=11, k=7, d=3, kind='truncated'))"
+    )
     assert describe(Spectrum(k=3, presence=True)) == "Spectrum(k=3, presence=True)"
 
 
@@ -385,15 +518,29 @@ def test_grid_summary():
     assert grid_summary([0.01, 0.1, 1, 10, 100, 1000, 10000]) == "10^-2..10^4 (7)"
     assert grid_summary([0.5, 1, 2, 4, 8]) == "0.5..8 (5)"
     assert grid_summary([1, 10]) == "[1, 10]"
-    assert compact_learner("KernelSVM(C=[0.1, 1, 10, 100], tol=0.01)",
-                           {"C": [0.1, 1, 10, 100]}) == "KernelSVM(C∈10^-1..10^2 (4), tol=0.01)"
-    assert compact_learner("KernelRidgeCV(alphas=(0.1, 1, 10, 100))",
-                           {"alpha": [0.1, 1, 10, 100]}) == "KernelRidgeCV(alphas∈10^-1..10^2 (4))"
+    assert (
+        compact_learner("KernelSVM(C=[0.1, 1, 10, 100], tol=0.01)", {"C": [0.1, 1, 10, 100]})
+        == "KernelSVM(C∈10^-1..10^2 (4), tol=0.01)"
+    )
+    assert (
+        compact_learner("KernelRidgeCV(alphas=(0.1, 1, 10, 100))", {"alpha": [0.1, 1, 10, 100]})
+        == "KernelRidgeCV(alphas∈10^-1..10^2 (4))"
+    )
 
 
 def test_cv_table_fits_100_columns(tmp_path, capsys):
-    code, out, _ = run(capsys, "cv", ROOT / "data" / "motifs.fasta", "--label-pattern",
-                       r"class=(\S+)", "--kernel", "Spectrum(k=3)", "--cv", "3", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "cv",
+        ROOT / "data" / "motifs.fasta",
+        "--label-pattern",
+        r"class=(\S+)",
+        "--kernel",
+        "Spectrum(k=3)",
+        "--cv",
+        "3",
+        "--quiet",
+    )
     assert code == 0
     table = out.splitlines()[2:]
     assert table[0].split()[:2] == ["kernel", "learner"]
@@ -405,11 +552,21 @@ def test_cv_takes_positive_and_negative_as_fit_does(tmp_path, capsys):
     pos, neg, both = tmp_path / "pos.fa", tmp_path / "neg.fa", tmp_path / "both.fa"
     pos.write_text("".join(f">p{i}\n{s}\n" for i, s in enumerate(SEQS[::2] * 2)))
     neg.write_text("".join(f">n{i}\n{s}\n" for i, s in enumerate(SEQS[1::2] * 2)))
-    both.write_text("".join(f">p{i} class=positive\n{s}\n" for i, s in enumerate(SEQS[::2] * 2))
-                    + "".join(f">n{i} class=negative\n{s}\n"
-                              for i, s in enumerate(SEQS[1::2] * 2)))
-    common = ["--kernel", "Spectrum(k=2)", "--learner", "KernelSVM(C=1)", "--cv", "3",
-              "--format", "tsv", "--quiet"]
+    both.write_text(
+        "".join(f">p{i} class=positive\n{s}\n" for i, s in enumerate(SEQS[::2] * 2))
+        + "".join(f">n{i} class=negative\n{s}\n" for i, s in enumerate(SEQS[1::2] * 2))
+    )
+    common = [
+        "--kernel",
+        "Spectrum(k=2)",
+        "--learner",
+        "KernelSVM(C=1)",
+        "--cv",
+        "3",
+        "--format",
+        "tsv",
+        "--quiet",
+    ]
     code, pair, _ = run(capsys, "cv", "--positive", pos, "--negative", neg, *common)
     assert code == 0
     code, single, _ = run(capsys, "cv", both, "--label-pattern", r"class=(\S+)", *common)
@@ -418,8 +575,9 @@ def test_cv_takes_positive_and_negative_as_fit_does(tmp_path, capsys):
     assert strip == [line.split("\t")[:7] for line in single.splitlines()]
 
 
-@pytest.mark.parametrize("task,grouped", [("classification", False), ("regression", False),
-                                          ("classification", True)])
+@pytest.mark.parametrize(
+    "task,grouped", [("classification", False), ("regression", False), ("classification", True)]
+)
 def test_inner_fold_counts_are_the_folds_made(task, grouped):
     """The count printed in cv's header is the number of inner splits that
     _inner_splits makes, on every outer fold."""
@@ -428,8 +586,6 @@ def test_inner_fold_counts_are_the_folds_made(task, grouped):
     rng = np.random.default_rng(3)
     y = np.array(["a"] * 9 + ["b"] * 23) if task == "classification" else rng.normal(size=32)
     groups = rng.integers(0, 4, size=32).astype(str) if grouped else None
-    splits = make_splits("grouped" if grouped else "4", y, task, groups=groups,
-                         inner_folds=100)
-    made = [len(_inner_splits(splits, np.asarray(train), y, task))
-            for train, _ in splits.folds]
+    splits = make_splits("grouped" if grouped else "4", y, task, groups=groups, inner_folds=100)
+    made = [len(_inner_splits(splits, np.asarray(train), y, task)) for train, _ in splits.folds]
     assert inner_fold_counts(splits, y, task) == made

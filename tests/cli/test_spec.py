@@ -20,8 +20,9 @@ from structk.learners import KernelSVM
 
 
 def test_expression_builds_the_kernel():
-    k = parse_spec("Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2)) ** 2",
-                   kernel_namespace())
+    k = parse_spec(
+        "Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2)) ** 2", kernel_namespace()
+    )
     expected = Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2)) ** 2
     assert repr(k) == repr(expected)
     X = np.random.default_rng(0).normal(size=(5, 2))
@@ -47,15 +48,18 @@ def test_bad_expressions(text, message):
 
 
 # ------------------------------------------------------- bounded arithmetic
-@pytest.mark.parametrize("text, fragment", [
-    ("Spectrum(k=9**9**9**9)", "too large"),
-    ("Spectrum(k=2**300)", "'2**300' is too large"),
-    ("Spectrum(k=(2**200) * (2**200))", "too large"),
-    ("Gaussian(sigma=1e300 * 1e300)", "overflows"),
-    ("Gaussian(sigma=10.0 ** 400)", "cannot compute '10.0 ** 400'"),
-    ("Spectrum(alphabet='A' * 10**9)", "too long"),
-    ("Spectrum(k=1 / 0)", "division by zero"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("Spectrum(k=9**9**9**9)", "too large"),
+        ("Spectrum(k=2**300)", "'2**300' is too large"),
+        ("Spectrum(k=(2**200) * (2**200))", "too large"),
+        ("Gaussian(sigma=1e300 * 1e300)", "overflows"),
+        ("Gaussian(sigma=10.0 ** 400)", "cannot compute '10.0 ** 400'"),
+        ("Spectrum(alphabet='A' * 10**9)", "too long"),
+        ("Spectrum(k=1 / 0)", "division by zero"),
+    ],
+)
 def test_arithmetic_is_bounded_and_fails_fast(text, fragment):
     # refused before computing: evaluating 9**9**9**9 would never finish
     with pytest.raises(ValueError, match=re.escape(fragment)):
@@ -70,9 +74,11 @@ def test_ordinary_arithmetic_still_works():
 # ------------------------------------------------------------ the namespace
 def test_namespace_lists_the_kernel_classes_only():
     public = {name: getattr(kernels, name) for name in kernels.__all__}
-    expected = {name for name, obj in public.items()
-                if isinstance(obj, type) and issubclass(obj, kernels.Kernel)
-                and obj is not kernels.Kernel}
+    expected = {
+        name
+        for name, obj in public.items()
+        if isinstance(obj, type) and issubclass(obj, kernels.Kernel) and obj is not kernels.Kernel
+    }
     assert set(kernel_namespace()) == expected
     assert {"Spectrum", "WeisfeilerLehman", "EmpiricalKernelMap"} <= expected
     # functions of structk.kernels are not kernels
@@ -92,38 +98,59 @@ def test_a_similarity_function_is_still_a_value_for_the_empirical_map():
     seqs = ["MKVLAW", "WWPHMK", "MKVLQQ"]
     k = parse_kernel("EmpiricalKernelMap(smith_waterman, landmarks=['MKVL', 'WWPH'])")
     np.testing.assert_array_equal(
-        k(seqs), EmpiricalKernelMap(smith_waterman, landmarks=["MKVL", "WWPH"])(seqs))
+        k(seqs), EmpiricalKernelMap(smith_waterman, landmarks=["MKVL", "WWPH"])(seqs)
+    )
 
 
-@pytest.mark.parametrize("text, message", [
-    ("smith_waterman", "kernel 'smith_waterman' is a function, not a kernel: wrap it"),
-    ("smith_waterman(['MK'])", "'smith_waterman' is a function, not a kernel"),
-    ("fisher_scores", "unknown kernel 'fisher_scores'"),
-    ("Spectrum", r"kernel 'Spectrum' is a class: call it, e.g. Spectrum\(\)"),
-    ("Normalize", r"is a class: call it, e.g. Normalize\(\)"),
-    ("2.5", "kernel '2.5' is not a kernel"),
-    ("'Spectrum()'", "kernel \"'Spectrum\\(\\)'\" is not a kernel"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("smith_waterman", "kernel 'smith_waterman' is a function, not a kernel: wrap it"),
+        ("smith_waterman(['MK'])", "'smith_waterman' is a function, not a kernel"),
+        ("fisher_scores", "unknown kernel 'fisher_scores'"),
+        ("Spectrum", r"kernel 'Spectrum' is a class: call it, e.g. Spectrum\(\)"),
+        ("Normalize", r"is a class: call it, e.g. Normalize\(\)"),
+        ("2.5", "kernel '2.5' is not a kernel"),
+        ("'Spectrum()'", "kernel \"'Spectrum\\(\\)'\" is not a kernel"),
+    ],
+)
 def test_an_expression_that_is_not_a_kernel_instance_is_refused(text, message):
     with pytest.raises(ValueError, match=message):
         parse_kernel(text)
 
 
 # ------------------------------------- the recipes the docs and warnings give
-PROTEINS = ["MKVLAAGIVHHW", "MKVLSAGIVHHW", "WWPHYCMKVLQE", "PQERTYDDCSNG", "PQERTYEDCSNG",
-            "GAVLKMKVLAAW"]
+PROTEINS = [
+    "MKVLAAGIVHHW",
+    "MKVLSAGIVHHW",
+    "WWPHYCMKVLQE",
+    "PQERTYDDCSNG",
+    "PQERTYEDCSNG",
+    "GAVLKMKVLAAW",
+]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))",
-     lambda: Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))),
-    ("SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)",
-     lambda: SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)),
-    ("EmpiricalKernelMap(LocalAlignment(beta=0.2, gap_open=5).log_kernel, "
-     "landmarks=['MKVL', 'WWPH'])",
-     lambda: EmpiricalKernelMap(LocalAlignment(beta=0.2, gap_open=5).log_kernel,
-                                landmarks=["MKVL", "WWPH"])),
-], ids=["warning-hint-before", "recipe", "ekm"])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))",
+            lambda: Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)),
+        ),
+        (
+            "SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True)",
+            lambda: SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True),
+        ),
+        (
+            "EmpiricalKernelMap(LocalAlignment(beta=0.2, gap_open=5).log_kernel, "
+            "landmarks=['MKVL', 'WWPH'])",
+            lambda: EmpiricalKernelMap(
+                LocalAlignment(beta=0.2, gap_open=5).log_kernel, landmarks=["MKVL", "WWPH"]
+            ),
+        ),
+    ],
+    ids=["warning-hint-before", "recipe", "ekm"],
+)
 def test_recommended_log_kernel_expressions_parse(text, expected):
     k, ref = parse_kernel(text), expected()
     assert repr(k) == repr(ref)
@@ -133,16 +160,23 @@ def test_recommended_log_kernel_expressions_parse(text, expected):
     np.testing.assert_array_equal(k(PROTEINS[4:], PROTEINS[:4]), ref(PROTEINS[4:], PROTEINS[:4]))
 
 
-@pytest.mark.parametrize("text, message", [
-    ("LocalAlignment(beta=0.5).log_kernel",
-     r"is a similarity, not a kernel: repair it on the training objects, e\.g\. "
-     r"SpectrumRepair\(LocalAlignment\(beta=0\.5\)\.log_kernel, normalize=True\)"),
-    ("SpectrumRepair(Spectrum(k=3).features)",
-     r"'Spectrum\(k=3\)\.features' is not allowed .*LocalAlignment\(\.\.\.\)\.log_kernel"),
-    ("SpectrumRepair(LocalAlignment().log_kernel.__globals__)", "is not allowed"),
-    ("SpectrumRepair(smith_waterman.__call__)", "is not allowed"),
-    ("LocalAlignment().log_kernel(['MK'])", "is not allowed"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "LocalAlignment(beta=0.5).log_kernel",
+            r"is a similarity, not a kernel: repair it on the training objects, e\.g\. "
+            r"SpectrumRepair\(LocalAlignment\(beta=0\.5\)\.log_kernel, normalize=True\)",
+        ),
+        (
+            "SpectrumRepair(Spectrum(k=3).features)",
+            r"'Spectrum\(k=3\)\.features' is not allowed .*LocalAlignment\(\.\.\.\)\.log_kernel",
+        ),
+        ("SpectrumRepair(LocalAlignment().log_kernel.__globals__)", "is not allowed"),
+        ("SpectrumRepair(smith_waterman.__call__)", "is not allowed"),
+        ("LocalAlignment().log_kernel(['MK'])", "is not allowed"),
+    ],
+)
 def test_only_listed_similarity_methods_may_be_named(text, message):
     with pytest.raises(ValueError, match=message):
         parse_kernel(text)
@@ -155,24 +189,40 @@ def test_precomputed_over_a_fasta_file_from_the_command_line(tmp_path, capsys):
     from structk import cli
 
     fasta = tmp_path / "all.fa"
-    fasta.write_text("".join(f">p{i} class={'a' if i < 3 else 'b'}\n{s}\n"
-                             for i, s in enumerate(PROTEINS)))
+    fasta.write_text(
+        "".join(f">p{i} class={'a' if i < 3 else 'b'}\n{s}\n" for i, s in enumerate(PROTEINS))
+    )
     L = LocalAlignment(beta=0.5).log_kernel(PROTEINS)
     np.save(tmp_path / "la.npy", L)
     expr = f"Precomputed({str(tmp_path / 'la.npy')!r}, keys={str(fasta)!r})"
-    code = cli.main(["gram", str(fasta), "--kernel", expr, "-o", str(tmp_path / "K.npy"),
-                     "--quiet"])
+    code = cli.main(
+        ["gram", str(fasta), "--kernel", expr, "-o", str(tmp_path / "K.npy"), "--quiet"]
+    )
     capsys.readouterr()
     assert code == 0
     np.testing.assert_array_equal(np.load(tmp_path / "K.npy"), L)
 
     train = tmp_path / "train.fa"
-    train.write_text("".join(f">p{i} class={'a' if i < 3 else 'b'}\n{PROTEINS[i]}\n"
-                             for i in (0, 2, 3, 5)))
+    train.write_text(
+        "".join(f">p{i} class={'a' if i < 3 else 'b'}\n{PROTEINS[i]}\n" for i in (0, 2, 3, 5))
+    )
     model = tmp_path / "m.structk"
-    code = cli.main(["fit", str(train), "--label-pattern", r"class=(\S+)", "--kernel",
-                     f"SpectrumRepair({expr}, normalize=True)", "--learner",
-                     "KernelSVM(C=1)", "--no-nested", "-o", str(model), "--quiet"])
+    code = cli.main(
+        [
+            "fit",
+            str(train),
+            "--label-pattern",
+            r"class=(\S+)",
+            "--kernel",
+            f"SpectrumRepair({expr}, normalize=True)",
+            "--learner",
+            "KernelSVM(C=1)",
+            "--no-nested",
+            "-o",
+            str(model),
+            "--quiet",
+        ]
+    )
     capsys.readouterr()
     assert code == 0
     code = cli.main(["predict", str(model), str(fasta), "--format", "json", "--quiet"])

@@ -44,8 +44,7 @@ def test_graphs_feed_the_graph_kernels():
     assert K[0, 1] == K[0, 0] and K[0, 2] < K[0, 0]  # same molecule written twice
 
 
-@pytest.mark.parametrize("bad, index", [(["CC", "C1CC", "CCC"], 1), (["CC", ""], 1),
-                                         (["XyZ"], 0)])
+@pytest.mark.parametrize("bad, index", [(["CC", "C1CC", "CCC"], 1), (["CC", ""], 1), (["XyZ"], 0)])
 def test_unparsable_smiles_name_their_index(bad, index):
     with pytest.raises(ValueError, match=rf"smiles\[{index}\] = .* not a SMILES string"):
         from_smiles(bad)

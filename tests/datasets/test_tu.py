@@ -62,24 +62,34 @@ def test_small_dataset_every_field(tmp_path):
 
 
 def test_regression_targets_and_errors(tmp_path):
-    folder = _write(tmp_path, A="1, 2\n", graph_indicator="1\n1\n",
-                    graph_attributes="0.25\n")
+    folder = _write(tmp_path, A="1, 2\n", graph_indicator="1\n1\n", graph_attributes="0.25\n")
     graphs, y = load_tu(folder)
     assert y.dtype == np.float64 and y.tolist() == [0.25]
 
     bad = _write(tmp_path, "BAD", A="1, 3\n", graph_indicator="1\n1\n", graph_labels="1\n")
     with pytest.raises(ValueError, match=r"BAD_A.txt line 1: node id \[1, 3\] outside 1..2"):
         load_tu(bad)
-    cross = _write(tmp_path, "CROSS", A="1, 2\n", graph_indicator="1\n2\n",
-                   graph_labels="1\n1\n")
+    cross = _write(tmp_path, "CROSS", A="1, 2\n", graph_indicator="1\n2\n", graph_labels="1\n1\n")
     with pytest.raises(ValueError, match="joins nodes of different graphs"):
         load_tu(cross)
-    short = _write(tmp_path, "SHORT", A="1, 2\n", graph_indicator="1\n1\n",
-                   graph_labels="1\n", node_labels="3\n")
+    short = _write(
+        tmp_path,
+        "SHORT",
+        A="1, 2\n",
+        graph_indicator="1\n1\n",
+        graph_labels="1\n",
+        node_labels="3\n",
+    )
     with pytest.raises(ValueError, match="SHORT_node_labels.txt has 1 lines, expected 2"):
         load_tu(short)
-    clash = _write(tmp_path, "CLASH", A="1, 2\n2, 1\n", graph_indicator="1\n1\n",
-                   graph_labels="1\n", edge_labels="0\n1\n")
+    clash = _write(
+        tmp_path,
+        "CLASH",
+        A="1, 2\n2, 1\n",
+        graph_indicator="1\n1\n",
+        graph_labels="1\n",
+        edge_labels="0\n1\n",
+    )
     with pytest.raises(ValueError, match="line 2: undirected edge"):
         load_tu(clash)
     with pytest.raises(FileNotFoundError, match="no TU dataset 'NOPE'"):
@@ -89,10 +99,19 @@ def test_regression_targets_and_errors(tmp_path):
 
 
 def test_an_undirected_edge_listed_with_two_labels_is_refused(tmp_path):
-    folder = _write(tmp_path, "TWO", A="1, 2\n2, 3\n2, 1\n", graph_indicator="1\n1\n1\n",
-                    graph_labels="1\n", edge_labels="4\n5\n6\n")
-    with pytest.raises(ValueError, match=r"TWO_edge_labels.txt line 3: undirected edge "
-                                         r"\(2, 1\) has label 6 but its other direction has 4"):
+    folder = _write(
+        tmp_path,
+        "TWO",
+        A="1, 2\n2, 3\n2, 1\n",
+        graph_indicator="1\n1\n1\n",
+        graph_labels="1\n",
+        edge_labels="4\n5\n6\n",
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"TWO_edge_labels.txt line 3: undirected edge "
+        r"\(2, 1\) has label 6 but its other direction has 4",
+    ):
         load_tu(folder)
 
 
@@ -113,7 +132,9 @@ def test_graphs_equal_an_edge_by_edge_build(tmp_path):
             lines += [(u, v), (v, u)]
     attrs = rng.normal(size=(len(lines), 2)).round(3)
     folder = _write(
-        tmp_path, "BULK", A="".join(f"{u + 1}, {v + 1}\n" for u, v in lines),
+        tmp_path,
+        "BULK",
+        A="".join(f"{u + 1}, {v + 1}\n" for u, v in lines),
         graph_indicator="".join(f"{g + 1}\n" for g in graph_of),
         graph_labels="".join("1\n" for _ in sizes),
         node_labels="".join(f"{int(x)}\n" for x in rng.integers(0, 3, graph_of.size)),

@@ -82,7 +82,7 @@ def _mutants(s, alphabet="ACGT"):
     for p in range(len(s)):
         for a, c in enumerate(alphabet):
             if s[p] != c:
-                out.append(s[:p] + c + s[p + 1:])
+                out.append(s[:p] + c + s[p + 1 :])
                 where.append((p, a))
     return out, where
 
@@ -131,17 +131,22 @@ def test_ism_at_an_unknown_symbol_tries_every_symbol(seqs):
     _close(delta[4], expected)
 
 
-@pytest.mark.parametrize("learner", [
-    KernelRidge(alpha=0.5), KernelRidgeCV(), KernelLogisticRegression(alpha=0.1),
-    KernelPerceptron(random_state=0),
-], ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "learner",
+    [
+        KernelRidge(alpha=0.5),
+        KernelRidgeCV(),
+        KernelLogisticRegression(alpha=0.1),
+        KernelPerceptron(random_state=0),
+    ],
+    ids=lambda m: type(m).__name__,
+)
 def test_every_dual_learner(seqs, learner):
     X, y, T = seqs
     model = learner.set_params(kernel=Normalize(Spectrum(k=3))).fit(X, y)
     ex = Explainer(model)
     T = T[:-1]  # without the unknown symbol
-    f = (model.decision_function(T) if hasattr(model, "decision_function")
-         else model.predict(T))
+    f = model.decision_function(T) if hasattr(model, "decision_function") else model.predict(T)
     _close([e.bias + e.scores.sum() for e in ex.contributions(T)], f)
 
 
@@ -151,7 +156,7 @@ def test_spectrum_weights_are_the_collapsed_support_vectors(seqs):
     w = Counter()
     for c, s in zip(model.dual_coef_[0], model.support_vectors_):
         for p in range(len(s) - 2):
-            w[s[p:p + 3]] += c
+            w[s[p : p + 3]] += c
     got = dict(Explainer(model).feature_weights(top=100))
     assert set(got) <= set(w)
     top = sorted(w.items(), key=lambda kv: -kv[1])[:5]
@@ -164,8 +169,7 @@ def test_gapped_kmer_weights_are_the_l_mer_weights(seqs):
     """Omega(a) = sum_i c_i sum_{b in s_i} w[mm(a, b)] (one strand, no
     normalisation), by brute force over the support vectors' l-mers."""
     X, y, _ = seqs
-    kernel = GappedKmer(l=4, k=2, d=2, kind="count", reverse_complement=False,
-                        normalize=False)
+    kernel = GappedKmer(l=4, k=2, d=2, kind="count", reverse_complement=False, normalize=False)
     model = KernelSVM(kernel=kernel, C=1.0).fit(X, y)
     w = kernel.mismatch_weights()
     omega = {}
@@ -173,7 +177,7 @@ def test_gapped_kmer_weights_are_the_l_mer_weights(seqs):
         total = 0.0
         for c, s in zip(model.dual_coef_[0], model.support_vectors_):
             for p in range(len(s) - 3):
-                mm = sum(a != b for a, b in zip(name, s[p:p + 4]))
+                mm = sum(a != b for a, b in zip(name, s[p : p + 4]))
                 total += c * (w[mm] if mm < len(w) else 0.0)
         omega[name] = (value, total)
     for value, total in omega.values():
@@ -207,8 +211,11 @@ def test_multi_output_needs_output(seqs):
 def test_no_explicit_features_says_so_and_ism_still_works():
     X = ["ACGTAC", "ACGGAC", "TTGTCA", "TTGACA"]
     y = [1, 1, 0, 0]
-    for kernel in (Normalize(LocalAlignment()), Normalize(Exp(0.1 * Spectrum(k=2)) * Spectrum(k=1)),
-                   Exp(0.1 * Spectrum(k=2)) * LocalAlignment()):
+    for kernel in (
+        Normalize(LocalAlignment()),
+        Normalize(Exp(0.1 * Spectrum(k=2)) * Spectrum(k=1)),
+        Exp(0.1 * Spectrum(k=2)) * LocalAlignment(),
+    ):
         model = KernelSVM(kernel=kernel).fit(X, y)
         with pytest.raises(NoExplicitFeaturesError, match="ism"):
             Explainer(model)
@@ -239,14 +246,18 @@ def graphs():
     return G, (y == classes[0]).astype(int)
 
 
-@pytest.mark.parametrize("kernel", [
-    WeisfeilerLehman(h=2),
-    Normalize(WeisfeilerLehman(h=3)),
-    ShortestPath(),
-    WeisfeilerLehman(h=1, node_label=None) + Normalize(ShortestPath(node_label=None)),
-    WeisfeilerLehmanOptimalAssignment(h=2),
-    Normalize(WeisfeilerLehmanOptimalAssignment(h=1)),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        WeisfeilerLehman(h=2),
+        Normalize(WeisfeilerLehman(h=3)),
+        ShortestPath(),
+        WeisfeilerLehman(h=1, node_label=None) + Normalize(ShortestPath(node_label=None)),
+        WeisfeilerLehmanOptimalAssignment(h=2),
+        Normalize(WeisfeilerLehmanOptimalAssignment(h=1)),
+    ],
+    ids=repr,
+)
 def test_graph_contributions_sum_to_the_decision_value(graphs, kernel):
     G, y = graphs
     model = KernelSVM(kernel=kernel).fit(G[::2], y[::2])
@@ -273,11 +284,16 @@ def test_graph_explanations_take_the_kernels_own_features(graphs, monkeypatch):
     assert _graphs.path_list is sp.path_list
     G = graphs[0][:12]
     called = Counter()
-    for module, name in [(wl, "wl_relabel"), (wl, "assignment_occurrences"),
-                         (sp, "path_counts"), (sp, "path_list")]:
+    for module, name in [
+        (wl, "wl_relabel"),
+        (wl, "assignment_occurrences"),
+        (sp, "path_counts"),
+        (sp, "path_list"),
+    ]:
         real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda *a, real=real, name=name: (
-            called.update([name]), real(*a))[1])
+        monkeypatch.setattr(
+            module, name, lambda *a, real=real, name=name: (called.update([name]), real(*a))[1]
+        )
 
     def per_graph(occ, transform=lambda k: k):
         out = [Counter() for _ in G]
@@ -285,21 +301,24 @@ def test_graph_explanations_take_the_kernels_own_features(graphs, monkeypatch):
             out[g][key] += 1
         return out
 
-    for kernel, leaf in [(WeisfeilerLehman(h=2), _graphs.WeisfeilerLehmanLeaf),
-                         (WeisfeilerLehmanOptimalAssignment(h=2),
-                          _graphs.WLOptimalAssignmentLeaf)]:
+    for kernel, leaf in [
+        (WeisfeilerLehman(h=2), _graphs.WeisfeilerLehmanLeaf),
+        (WeisfeilerLehmanOptimalAssignment(h=2), _graphs.WLOptimalAssignmentLeaf),
+    ]:
         F = kernel.features(G)
         L = leaf(kernel)
         occ = L.occurrences(L.encode(G))
         assert per_graph(occ, lambda k: (k >> np.uint64(2)).astype(np.int64)) == [
-            Counter(dict(zip(F[g].indices.tolist(), F[g].data.tolist()))) for g in range(len(G))]
+            Counter(dict(zip(F[g].indices.tolist(), F[g].data.tolist()))) for g in range(len(G))
+        ]
     kernel = ShortestPath()
     counts = kernel.prepare(G)
     L = _graphs.ShortestPathLeaf(kernel)
     occ = L.occurrences(L.encode(G))
     assert per_graph(occ) == [
         Counter(dict(zip(counts.keys[a:b].tolist(), counts.counts[a:b].tolist())))
-        for a, b in zip(counts.ptr[:-1], counts.ptr[1:])]
+        for a, b in zip(counts.ptr[:-1], counts.ptr[1:])
+    ]
     assert set(called) == {"wl_relabel", "assignment_occurrences", "path_counts"}
     ShortestPath(length_kernel="gaussian")(G)
     assert called["path_list"] >= 1
@@ -315,8 +334,12 @@ def test_wl_names_are_unfolding_trees():
         g.add_edges_from(edges)
         return g
 
-    G = [mol("CNO", [(0, 1), (1, 2)]), mol("CCC", [(0, 1), (1, 2)]),
-         mol("NOO", [(0, 1), (0, 2)]), mol("CCO", [(0, 1), (1, 2)])]
+    G = [
+        mol("CNO", [(0, 1), (1, 2)]),
+        mol("CCC", [(0, 1), (1, 2)]),
+        mol("NOO", [(0, 1), (0, 2)]),
+        mol("CCO", [(0, 1), (1, 2)]),
+    ]
     model = KernelSVM(kernel=WeisfeilerLehman(h=1), C=10).fit(G, [1, 0, 1, 0])
     weights = dict(Explainer(model).feature_weights(50))
     assert weights["t=1: N(C,O)"] > 0 and weights["t=0: N"] > 0
@@ -353,12 +376,11 @@ def test_exp_scores_are_integrated_gradients_by_finite_differences(seqs):
         expected = np.zeros(len(x))
         for p in range(len(x) - 1):
             u = 4 * "ACGT".index(x[p]) + "ACGT".index(x[p + 1])
-            expected[p:p + 2] += ig[u] / phi[u] / 2
+            expected[p : p + 2] += ig[u] / phi[u] / 2
         e = ex.contributions([x])[0]
         np.testing.assert_allclose(e.scores, expected, atol=1e-7)
         assert e.bias == pytest.approx(b + c.sum(), abs=1e-12)
-        assert e.bias + e.scores.sum() == pytest.approx(model.decision_function([x])[0],
-                                                        abs=1e-9)
+        assert e.bias + e.scores.sum() == pytest.approx(model.decision_function([x])[0], abs=1e-9)
 
 
 # ------------------------------------------------- nonlinear compositions
@@ -416,11 +438,11 @@ def test_product_scores_are_integrated_gradients_by_finite_differences(seqs):
                     grad = [(f(s * p1, s * p2 + e) - f(s * p1, s * p2 - e)) / (2 * eps) for s in t]
                 ig[u] = phi[u] * np.dot(wts, grad)
             for p in range(len(x) - k + 1):
-                word = x[p:p + k]
+                word = x[p : p + k]
                 if "N" in word:
                     continue
                 u = sum(4 ** (k - 1 - i) * "ACGT".index(ch) for i, ch in enumerate(word))
-                expected[p:p + k] += ig[u] / phi[u] / k
+                expected[p : p + k] += ig[u] / phi[u] / k
         got = ex.contributions([x])[0]
         np.testing.assert_allclose(got.scores, expected, atol=1e-7)
         assert got.bias == pytest.approx(b, abs=1e-12)  # F(0) = 0 for a product
@@ -435,6 +457,7 @@ def test_feature_weights_of_a_nonlinear_model_are_the_gradient_at_zero(seqs):
     F3 = Spectrum(k=3).features(model.support_vectors_).toarray()
     # d f / d Phi at 0 in the blocks' feature spaces, Phi = (sqrt(0.1) F2, F3):
     # 2 exp(0) sqrt(0.1) sum_i c_i F2_i, and sum_i c_i F3_i
-    assert ex.weight_of(4 * 2 + 3, leaf=0) == pytest.approx(2 * np.sqrt(0.1) * c @ F2[:, 11],
-                                                            abs=1e-12)
+    assert ex.weight_of(4 * 2 + 3, leaf=0) == pytest.approx(
+        2 * np.sqrt(0.1) * c @ F2[:, 11], abs=1e-12
+    )
     assert ex.weight_of(16 * 1 + 4 * 2 + 3, leaf=1) == pytest.approx(c @ F3[:, 27], abs=1e-12)

@@ -10,8 +10,14 @@ from structk.explain.variants import read_variants, score_variants
 from structk.kernels import LocalAlignment, Normalize, Spectrum, WeisfeilerLehman
 from structk.learners import KernelSVM
 
-SEQS = ["ACGTGACTCAGT", "TTGACTCATTAA", "GGGCCCGGGAAA", "CCCGGGTTTAAA",
-        "ATGACTCAGCAT", "GCGCGCAAATTT"]
+SEQS = [
+    "ACGTGACTCAGT",
+    "TTGACTCATTAA",
+    "GGGCCCGGGAAA",
+    "CCCGGGTTTAAA",
+    "ATGACTCAGCAT",
+    "GCGCGCAAATTT",
+]
 LABELS = [1, 1, 0, 0, 1, 0]
 
 
@@ -20,8 +26,7 @@ def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("explain")
     model = KernelSVM(kernel=Normalize(Spectrum(k=3)), C=10).fit(SEQS, LABELS)
     structk.save(model, tmp / "m.model")
-    structk.save(KernelSVM(kernel=Normalize(LocalAlignment())).fit(SEQS, LABELS),
-                 tmp / "la.model")
+    structk.save(KernelSVM(kernel=Normalize(LocalAlignment())).fit(SEQS, LABELS), tmp / "la.model")
     (tmp / "x.fa").write_text(">s1\nTTGACTCAGGCA\n>s2\nGGGAAACCCTTT\n")
     return tmp, model
 
@@ -30,8 +35,21 @@ def test_explain_prints_weights_and_writes_contributions(files, tmp_path, capsys
     tmp, model = files
     out = tmp_path / "c.tsv"
     ism_out = tmp_path / "ism.tsv"
-    code = main(["explain", str(tmp / "m.model"), str(tmp / "x.fa"), "--top", "3",
-                 "--tsv", str(out), "--ism", str(ism_out), "--plot", str(tmp_path / "p.png")])
+    code = main(
+        [
+            "explain",
+            str(tmp / "m.model"),
+            str(tmp / "x.fa"),
+            "--top",
+            "3",
+            "--tsv",
+            str(out),
+            "--ism",
+            str(ism_out),
+            "--plot",
+            str(tmp_path / "p.png"),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "features with the largest weights" in text and "s1" in text
@@ -57,8 +75,12 @@ def test_explain_without_features_refuses_and_offers_ism(files, tmp_path, capsys
     assert main(["explain", str(tmp / "la.model"), str(tmp / "x.fa")]) == 2
     err = capsys.readouterr().err
     assert "no explicit feature map" in err and "--ism" in err
-    assert main(["explain", str(tmp / "la.model"), str(tmp / "x.fa"),
-                 "--ism", str(tmp_path / "i.tsv")]) == 0
+    assert (
+        main(
+            ["explain", str(tmp / "la.model"), str(tmp / "x.fa"), "--ism", str(tmp_path / "i.tsv")]
+        )
+        == 0
+    )
     assert len((tmp_path / "i.tsv").read_text().splitlines()) == 1 + 12 * 3
 
 
@@ -66,10 +88,22 @@ def test_score_variants_from_a_table(files, tmp_path):
     tmp, model = files
     (tmp_path / "ref.fa").write_text(">chrA\nAAAATTGACTCAGGCAAAAA\n")
     (tmp_path / "v.tsv").write_text(
-        "# name\tchrom\tpos\tref\talt\nv1\tchrA\t9\tC\tG\nv2\tchrA\t5\tTTG\tA\n")
+        "# name\tchrom\tpos\tref\talt\nv1\tchrA\t9\tC\tG\nv2\tchrA\t5\tTTG\tA\n"
+    )
     out = tmp_path / "s.tsv"
-    assert main(["score-variants", str(tmp / "m.model"), str(tmp_path / "v.tsv"),
-                 str(tmp_path / "ref.fa"), "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score-variants",
+                str(tmp / "m.model"),
+                str(tmp_path / "v.tsv"),
+                str(tmp_path / "ref.fa"),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert rows[0] == ["name", "ref_score", "alt_score", "delta"]
     ref = "AAAATTGACTCAGGCAAAAA"
@@ -94,13 +128,16 @@ def test_score_variants_from_paired_fasta_and_flank(files, tmp_path):
     assert ref == ["AACGTAA"] and alt == ["AACTTAA"]
 
 
-@pytest.mark.parametrize("line, words", [
-    ("v1\tchrA\t9\tT\tG\n", ["line 1", "'T'", "'C'", "position 9"]),
-    ("v1\tchrB\t9\tT\tG\n", ["line 1", "chrB"]),
-    ("v1\tchrA\tnine\tT\tG\n", ["line 1", "nine"]),
-    ("v1\tchrA\t99\tT\tG\n", ["line 1", "outside"]),
-    ("v1\tchrA\t9\n", ["line 1", "5 tab-separated"]),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("v1\tchrA\t9\tT\tG\n", ["line 1", "'T'", "'C'", "position 9"]),
+        ("v1\tchrB\t9\tT\tG\n", ["line 1", "chrB"]),
+        ("v1\tchrA\tnine\tT\tG\n", ["line 1", "nine"]),
+        ("v1\tchrA\t99\tT\tG\n", ["line 1", "outside"]),
+        ("v1\tchrA\t9\n", ["line 1", "5 tab-separated"]),
+    ],
+)
 def test_bad_variant_lines_are_named(tmp_path, line, words):
     (tmp_path / "ref.fa").write_text(">chrA\nAAAATTGACTCAGGCAAAAA\n")
     (tmp_path / "v.tsv").write_text(line)
@@ -155,8 +192,24 @@ def test_explain_graphs_from_a_tu_folder(tmp_path, capsys):
     model = KernelSVM(kernel=Normalize(WeisfeilerLehman(h=2))).fit(G, y == y[0])
     structk.save(model, tmp_path / "g.model")
     out = tmp_path / "c.tsv"
-    assert main(["explain", str(tmp_path / "g.model"), str(folder), "--top", "2",
-                 "--tsv", str(out), "--index", "1", "--plot", str(tmp_path / "g.png")]) == 0
+    assert (
+        main(
+            [
+                "explain",
+                str(tmp_path / "g.model"),
+                str(folder),
+                "--top",
+                "2",
+                "--tsv",
+                str(out),
+                "--index",
+                "1",
+                "--plot",
+                str(tmp_path / "g.png"),
+            ]
+        )
+        == 0
+    )
     assert "top nodes" in capsys.readouterr().out
     rows = [line.split("\t") for line in out.read_text().splitlines()[1:]]
     assert len(rows) == sum(g.number_of_nodes() for g in G)
@@ -175,8 +228,25 @@ def test_explain_edges_from_a_tu_folder(tmp_path, capsys):
     model = KernelSVM(kernel=WeisfeilerLehman(h=2) + ShortestPath()).fit(G[:40], y[:40] == y[0])
     structk.save(model, tmp_path / "g.model")
     out = tmp_path / "c.tsv"
-    assert main(["explain", str(tmp_path / "g.model"), str(folder), "--top", "2", "--edges",
-                 "--tsv", str(out), "--index", "1", "--plot", str(tmp_path / "g.png")]) == 0
+    assert (
+        main(
+            [
+                "explain",
+                str(tmp_path / "g.model"),
+                str(folder),
+                "--top",
+                "2",
+                "--edges",
+                "--tsv",
+                str(out),
+                "--index",
+                "1",
+                "--plot",
+                str(tmp_path / "g.png"),
+            ]
+        )
+        == 0
+    )
     assert "top edges" in capsys.readouterr().out
     lines = out.read_text().splitlines()
     assert lines[0] == "object\tkind\tindex\tunit\tscore"
@@ -196,11 +266,25 @@ def test_explain_edges_of_molecules_and_sequences(tmp_path, capsys):
 
     smiles = ["c1ccccc1[N+](=O)[O-]", "CCO", "c1ccccc1O", "CC[N+](=O)[O-]"]
     model = KernelSVM(kernel=WeisfeilerLehman(h=2, edge_label="label")).fit(
-        from_smiles(smiles), [1, 0, 0, 1])
+        from_smiles(smiles), [1, 0, 0, 1]
+    )
     structk.save(model, tmp_path / "m.model")
     (tmp_path / "m.csv").write_text("smiles\n" + "\n".join(smiles) + "\n")
-    assert main(["explain", str(tmp_path / "m.model"), str(tmp_path / "m.csv"), "--edges",
-                 "--smiles-column", "smiles", "--plot", str(tmp_path / "m.png")]) == 0
+    assert (
+        main(
+            [
+                "explain",
+                str(tmp_path / "m.model"),
+                str(tmp_path / "m.csv"),
+                "--edges",
+                "--smiles-column",
+                "smiles",
+                "--plot",
+                str(tmp_path / "m.png"),
+            ]
+        )
+        == 0
+    )
     assert "top edges: N-O@" in capsys.readouterr().out
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
     seq = KernelSVM(kernel=Spectrum(k=2)).fit(SEQS, LABELS)

@@ -58,9 +58,20 @@ def _wl_labels(g, h, bond=None):
     labels = [{v: g.nodes[v]["label"] for v in g}]
     for _ in range(h):
         old = labels[-1]
-        labels.append({v: (old[v], tuple(sorted(
-            ((g.edges[v, u][bond] if bond else None), old[u]) for u in g.neighbors(v))))
-            for v in g})
+        labels.append(
+            {
+                v: (
+                    old[v],
+                    tuple(
+                        sorted(
+                            ((g.edges[v, u][bond] if bond else None), old[u])
+                            for u in g.neighbors(v)
+                        )
+                    ),
+                )
+                for v in g
+            }
+        )
     return labels
 
 
@@ -109,9 +120,13 @@ def _wl_reference(model, h, X, bond=None, normalize=False):
                         nodes[where] += amount / len(tree)
                     else:
                         edges[_edge_id(g, *where)] += amount / len(tree)
-        out.append((np.array([nodes[v] for v in g]),
-                    np.array([edges[i] for i in range(g.number_of_edges())]),
-                    sum(W[k] * x for k, x in phi.items()) / norm(phi)))
+        out.append(
+            (
+                np.array([nodes[v] for v in g]),
+                np.array([edges[i] for i in range(g.number_of_edges())]),
+                sum(W[k] * x for k, x in phi.items()) / norm(phi),
+            )
+        )
     return out
 
 
@@ -140,9 +155,13 @@ def _sp_reference(model, X):
                 nodes[v] += share
                 for x, y in zip(path[:-1], path[1:]):
                     edges[_edge_id(g, x, y)] += share
-        out.append((np.array([nodes[v] for v in g]),
-                    np.array([edges[i] for i in range(g.number_of_edges())]),
-                    sum(W[k] * x for k, x in feats(g).items())))
+        out.append(
+            (
+                np.array([nodes[v] for v in g]),
+                np.array([edges[i] for i in range(g.number_of_edges())]),
+                sum(W[k] * x for k, x in feats(g).items()),
+            )
+        )
     return out
 
 
@@ -178,12 +197,16 @@ def test_shortest_path_edges_share_every_shortest_path(directed):
     _check(model, T, _sp_reference(model, T))
 
 
-@pytest.mark.parametrize("kernel", [
-    WeisfeilerLehmanOptimalAssignment(h=2),
-    Normalize(WeisfeilerLehman(h=1) + ShortestPath()),
-    Exp(0.05 * WeisfeilerLehman(h=2)),
-    WeisfeilerLehman(h=1) * Normalize(ShortestPath()),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        WeisfeilerLehmanOptimalAssignment(h=2),
+        Normalize(WeisfeilerLehman(h=1) + ShortestPath()),
+        Exp(0.05 * WeisfeilerLehman(h=2)),
+        WeisfeilerLehman(h=1) * Normalize(ShortestPath()),
+    ],
+    ids=repr,
+)
 def test_node_and_edge_scores_sum_to_the_decision_value(kernel):
     from structk.datasets import bundled_path, load_tu
 
@@ -216,11 +239,15 @@ def _weighted(G, seed):
     return G
 
 
-@pytest.mark.parametrize("kernel", [
-    ShortestPath(length_kernel="gaussian", length_scale=1.0),
-    ShortestPath(length_kernel="brownian", length_scale=2.0, edge_weight="w"),
-    ShortestPath(edge_weight="w"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ShortestPath(length_kernel="gaussian", length_scale=1.0),
+        ShortestPath(length_kernel="brownian", length_scale=2.0, edge_weight="w"),
+        ShortestPath(edge_weight="w"),
+    ],
+    ids=repr,
+)
 def test_shortest_path_any_length_kernel_against_brute_force(kernel):
     """f(x) = b + sum over the pairs (u, v) of x of W(l(u), l(v), d(u, v)),
     W(a, b, d) = sum_i c_i sum_{pairs of s_i labelled (a, b)} k_len(d, d'),
@@ -240,11 +267,18 @@ def test_shortest_path_any_length_kernel_against_brute_force(kernel):
 
     def pairs(g):
         d = dict(nx.all_pairs_dijkstra_path_length(g, weight=weight))
-        return [(g.nodes[u]["label"], g.nodes[v]["label"], d[u][v], u, v)
-                for u in g for v in d[u] if u != v]
+        return [
+            (g.nodes[u]["label"], g.nodes[v]["label"], d[u][v], u, v)
+            for u in g
+            for v in d[u]
+            if u != v
+        ]
 
-    sv_pairs = [(c, a, b, d) for s, c in zip(model.support_vectors_, model.dual_coef_[0])
-                for a, b, d, _, _ in pairs(s)]
+    sv_pairs = [
+        (c, a, b, d)
+        for s, c in zip(model.support_vectors_, model.dual_coef_[0])
+        for a, b, d, _, _ in pairs(s)
+    ]
     E = Explainer(model).contributions(T)
     for g, e, f in zip(T, E, model.decision_function(T)):
         nodes = Counter()
@@ -260,13 +294,15 @@ def test_shortest_path_any_length_kernel_against_brute_force(kernel):
 def test_normalised_smooth_shortest_path_sums_and_weighted_edges_are_refused():
     G, y, T = _data(seed=4)
     G, T = _weighted(G, 2), _weighted(T, 3)
-    kernel = Normalize(ShortestPath(length_kernel="gaussian", edge_weight="w")
-                       + WeisfeilerLehman(h=1))
+    kernel = Normalize(
+        ShortestPath(length_kernel="gaussian", edge_weight="w") + WeisfeilerLehman(h=1)
+    )
     model = KernelSVM(kernel=kernel, C=10).fit(G, y)
     ex = Explainer(model)
     E = ex.contributions(T)
-    np.testing.assert_allclose([e.bias + e.scores.sum() for e in E],
-                               model.decision_function(T), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        [e.bias + e.scores.sum() for e in E], model.decision_function(T), rtol=1e-9, atol=1e-12
+    )
     assert any(" -" in name and "- " in name for name, _ in ex.feature_weights(5))
     with pytest.raises(NotImplementedError, match="edge weights"):
         ex.contributions(T, edges=True)

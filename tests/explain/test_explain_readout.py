@@ -38,8 +38,7 @@ def test_kernel_pca_contributions_sum_to_transform(component):
 def test_primal_and_nystroem_svms_are_refused_for_their_reason():
     X, y = _seqs()
     for solver in ("primal", "nystroem"):
-        model = KernelSVM(Spectrum(k=3), solver=solver, n_components=10,
-                          random_state=0).fit(X, y)
+        model = KernelSVM(Spectrum(k=3), solver=solver, n_components=10, random_state=0).fit(X, y)
         with pytest.raises(TypeError, match=rf"solver='{solver}'.*refit it with solver='dual'"):
             Explainer(model)
 

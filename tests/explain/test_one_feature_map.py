@@ -42,12 +42,16 @@ def test_the_explainer_imports_the_algorithms_own_functions():
     assert importlib.util.find_spec("structk.explain._jit") is None
 
 
-@pytest.mark.parametrize("kernel, function", [
-    (Spectrum(k=3), "kmer_occurrences"),
-    (Mismatch(k=3, m=1), "kmer_occurrences"),
-    (GappyPair(k=1, m=2), "gappy_pair_occurrences"),
-    (Spectrum(k=2, reverse_complement=True), "kmer_occurrences"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel, function",
+    [
+        (Spectrum(k=3), "kmer_occurrences"),
+        (Mismatch(k=3, m=1), "kmer_occurrences"),
+        (GappyPair(k=1, m=2), "gappy_pair_occurrences"),
+        (Spectrum(k=2, reverse_complement=True), "kmer_occurrences"),
+    ],
+    ids=repr,
+)
 def test_kernel_and_explainer_both_call_the_one_function(kernel, function, monkeypatch):
     calls = []
     original = getattr(kmers, function)
@@ -71,21 +75,28 @@ def test_kernel_and_explainer_both_call_the_one_function(kernel, function, monke
 
 def _explained_features(kernel, X):
     """The feature matrix the explainer's occurrence table groups to."""
-    leaf = {Spectrum: _sequences.SpectrumLeaf, Mismatch: _sequences.MismatchLeaf,
-            GappyPair: _sequences.GappyPairLeaf}[type(kernel)](kernel)
+    leaf = {
+        Spectrum: _sequences.SpectrumLeaf,
+        Mismatch: _sequences.MismatchLeaf,
+        GappyPair: _sequences.GappyPairLeaf,
+    }[type(kernel)](kernel)
     occ = leaf.occurrences(leaf.encode(X))
     owner, keys, vals, _ = group(occ.owner, occ.keys, occ.vals, len(X))
     return owner, keys, vals
 
 
-@pytest.mark.parametrize("kernel", [
-    Spectrum(k=3, unknown="skip"),
-    Spectrum(k=4, unknown="skip", reverse_complement=True),
-    Mismatch(k=3, m=1, unknown="skip"),
-    Mismatch(k=4, m=2, unknown="skip", reverse_complement=True),
-    GappyPair(k=2, m=2, unknown="skip"),
-    GappyPair(k=1, m=3, unknown="skip", reverse_complement=True),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        Spectrum(k=3, unknown="skip"),
+        Spectrum(k=4, unknown="skip", reverse_complement=True),
+        Mismatch(k=3, m=1, unknown="skip"),
+        Mismatch(k=4, m=2, unknown="skip", reverse_complement=True),
+        GappyPair(k=2, m=2, unknown="skip"),
+        GappyPair(k=1, m=3, unknown="skip", reverse_complement=True),
+    ],
+    ids=repr,
+)
 def test_explained_occurrences_are_the_kernels_features(kernel):
     X = _random(25, 0, 40, 1, "ACGTN")
     owner, keys, vals = _explained_features(kernel, X)
@@ -97,10 +108,10 @@ def test_explained_occurrences_are_the_kernels_features(kernel):
 @pytest.mark.parametrize("k, m", [(1, 0), (2, 1), (3, 2)])
 def test_mismatch_neighbours_are_the_hamming_ball(k, m):
     A = 4
-    ids = np.arange(A ** k, dtype=np.int64)
+    ids = np.arange(A**k, dtype=np.int64)
     got = kmers.mismatch_neighbours(ids, k, A, m)
-    assert got.shape == (A ** k, kmers.neighbourhood_size(k, A, m))
-    digits = np.array([[(i // A ** j) % A for j in range(k)] for i in ids])
+    assert got.shape == (A**k, kmers.neighbourhood_size(k, A, m))
+    digits = np.array([[(i // A**j) % A for j in range(k)] for i in ids])
     for i in ids:  # brute force: every k-mer within Hamming distance m, once
         want = np.flatnonzero((digits != digits[i]).sum(axis=1) <= m)
         np.testing.assert_array_equal(np.sort(got[i]), want)
@@ -115,15 +126,21 @@ def test_weighted_degree_occurrences_are_the_kernel_without_shifts(d):
     kernel = WeightedDegree(d=d, unknown="skip")
     P = _sequences.SequenceLeaf(kernel).encode(X)
     keys, owner, starts, lengths, vals = weighted_degree.wd_occurrences(
-        P.codes, np.asarray(P.offsets, np.int64), d, 4)
+        P.codes, np.asarray(P.offsets, np.int64), d, 4
+    )
     _, cols = np.unique(keys, return_inverse=True)
     F = sp.coo_matrix((vals, (owner, cols.ravel()))).toarray()
     beta = weighted_degree.wd_weights(d)
 
     def definition(x, y):
-        return sum(beta[l - 1] * sum(x[p:p + l] == y[p:p + l] and "N" not in x[p:p + l]
-                                     for p in range(len(x) - l + 1))
-                   for l in range(1, d + 1))
+        return sum(
+            beta[l - 1]
+            * sum(
+                x[p : p + l] == y[p : p + l] and "N" not in x[p : p + l]
+                for p in range(len(x) - l + 1)
+            )
+            for l in range(1, d + 1)
+        )
 
     want = np.array([[definition(x, y) for y in X] for x in X])
     np.testing.assert_allclose(F @ F.T, want, rtol=1e-12)
@@ -132,7 +149,7 @@ def test_weighted_degree_occurrences_are_the_kernel_without_shifts(d):
     np.testing.assert_array_equal(pos, starts)
     np.testing.assert_array_equal(l, lengths)
     for i, o, p, n in zip(ids.tolist(), owner.tolist(), starts.tolist(), l.tolist()):
-        assert kmer_strings([i], n)[0] == X[o][p:p + n]
+        assert kmer_strings([i], n)[0] == X[o][p : p + n]
 
 
 def test_gapped_kmer_explainer_pair_sums_are_the_kernels():
@@ -143,7 +160,8 @@ def test_gapped_kmer_explainer_pair_sums_are_the_kernels():
     for s in _random(6, 5, 40, 3):
         codes = leaf.encode([s]).codes
         occ = leaf.table(codes, np.array([0, len(codes)], np.int64), np.zeros(1, np.int64))
-        one = gapped_kmers.LmerWindows(occ.keys, occ.keys, occ.vals,
-                                       np.array([0, len(occ)], np.int64))
+        one = gapped_kmers.LmerWindows(
+            occ.keys, occ.keys, occ.vals, np.array([0, len(occ)], np.int64)
+        )
         got = leaf._sums(one, None, 2)[0]
         np.testing.assert_allclose(got, kernel.diag([s])[0], rtol=1e-12)

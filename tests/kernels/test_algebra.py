@@ -6,8 +6,20 @@ from sklearn.base import clone
 
 from structk import KernelOverflowError, check_psd
 from structk.kernels import (
-    Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Kernel, Laplace, Linear,
-    Normalize, Polynomial, Power, Product, Scaled, Sum,
+    Constant,
+    Exp,
+    FunctionKernel,
+    FunctionScaled,
+    Gaussian,
+    Kernel,
+    Laplace,
+    Linear,
+    Normalize,
+    Polynomial,
+    Power,
+    Product,
+    Scaled,
+    Sum,
 )
 
 RNG = np.random.default_rng(1)
@@ -39,17 +51,26 @@ COMPOSITES = [
     (2.5 * pol, lambda a, b: 2.5 * f_pol(a, b)),
     (pol * 0.0, lambda a, b: 0.0),
     (lin + 3.0, lambda a, b: f_lin(a, b) + 3.0),
-    (lin ** 3, lambda a, b: f_lin(a, b) ** 3),
+    (lin**3, lambda a, b: f_lin(a, b) ** 3),
     (Exp(0.1 * lin), lambda a, b: np.exp(0.1 * f_lin(a, b))),
     (Normalize(pol), lambda a, b: f_pol(a, b) / np.sqrt(f_pol(a, a) * f_pol(b, b))),
-    (Normalize(Exp(lin)),
-     lambda a, b: np.exp(f_lin(a, b)) / np.sqrt(np.exp(f_lin(a, a) + f_lin(b, b)))),
-    (FunctionScaled(gau, lambda x: 1 + x[0] ** 2),
-     lambda a, b: (1 + a[0] ** 2) * f_gau(a, b) * (1 + b[0] ** 2)),
-    (Normalize(lin + gau) * pol ** 2 + 0.5 * Exp(gau),
-     lambda a, b: (f_lin(a, b) + f_gau(a, b))
-     / np.sqrt((f_lin(a, a) + 1.0) * (f_lin(b, b) + 1.0)) * f_pol(a, b) ** 2
-     + 0.5 * np.exp(f_gau(a, b))),
+    (
+        Normalize(Exp(lin)),
+        lambda a, b: np.exp(f_lin(a, b)) / np.sqrt(np.exp(f_lin(a, a) + f_lin(b, b))),
+    ),
+    (
+        FunctionScaled(gau, lambda x: 1 + x[0] ** 2),
+        lambda a, b: (1 + a[0] ** 2) * f_gau(a, b) * (1 + b[0] ** 2),
+    ),
+    (
+        Normalize(lin + gau) * pol**2 + 0.5 * Exp(gau),
+        lambda a, b: (
+            (f_lin(a, b) + f_gau(a, b))
+            / np.sqrt((f_lin(a, a) + 1.0) * (f_lin(b, b) + 1.0))
+            * f_pol(a, b) ** 2
+            + 0.5 * np.exp(f_gau(a, b))
+        ),
+    ),
 ]
 IDS = [repr(k) for k, _ in COMPOSITES]
 
@@ -79,7 +100,7 @@ def test_operators_build_the_right_classes():
     assert isinstance(lin + gau, Sum)
     assert isinstance(lin * gau, Product)
     assert isinstance(2 * lin, Scaled) and isinstance(lin * 2, Scaled)
-    assert isinstance(lin ** 2, Power)
+    assert isinstance(lin**2, Power)
     assert isinstance((lin + 1).k2, Constant)
     assert isinstance(lin / 4, Scaled) and (lin / 4).factor == 0.25
 
@@ -94,7 +115,8 @@ def test_repr_reads_as_the_expression():
     # the defining parameter, then those that differ from their defaults
     assert repr(Polynomial(degree=3)) == "Polynomial(degree=3)"
     assert repr(Polynomial(degree=2, coef0=0.0, gamma=0.5)) == (
-        "Polynomial(degree=2, coef0=0.0, gamma=0.5)")
+        "Polynomial(degree=2, coef0=0.0, gamma=0.5)"
+    )
     assert repr(Gaussian()) == "Gaussian(sigma=1.0)"
 
 
@@ -124,7 +146,7 @@ def test_negative_constant_is_an_error():
 @pytest.mark.parametrize("p", [0, -1, 0.5, 1.5, True])
 def test_power_needs_positive_integer(p):
     with pytest.raises((ValueError, TypeError), match="exponent must be"):
-        lin ** p
+        lin**p
 
 
 def test_difference_and_negation_are_refused():
@@ -203,8 +225,7 @@ def test_normalized_diagonal_is_exactly_one():
 # ------------------------------------------------------------- feature maps
 @pytest.mark.parametrize(
     "kernel",
-    [lin + 2 * lin, Normalize(lin), 3.0 * lin, lin + 2.0,
-     FunctionScaled(lin, lambda x: x[1])],
+    [lin + 2 * lin, Normalize(lin), 3.0 * lin, lin + 2.0, FunctionScaled(lin, lambda x: x[1])],
     ids=repr,
 )
 def test_feature_maps_of_composites(kernel):
@@ -270,8 +291,12 @@ def _normalised_reference(f, X):
     with localcontext() as ctx:
         ctx.prec = 50
         K = [[f(a, b) for b in X] for a in X]
-        return np.array([[float(K[i][j] / (K[i][i] * K[j][j]).sqrt())
-                          for j in range(len(X))] for i in range(len(X))])
+        return np.array(
+            [
+                [float(K[i][j] / (K[i][i] * K[j][j]).sqrt()) for j in range(len(X))]
+                for i in range(len(X))
+            ]
+        )
 
 
 def _dot(a, b):
@@ -280,14 +305,24 @@ def _dot(a, b):
     return sum(Decimal(float(u)) * Decimal(float(v)) for u, v in zip(a, b))
 
 
-@pytest.mark.parametrize("kernel, f", [
-    (Normalize(Exp(Linear()) + Linear()), lambda a, b: _dot(a, b).exp() + _dot(a, b)),
-    (Normalize(Exp(Linear()) * Linear()), lambda a, b: _dot(a, b).exp() * _dot(a, b)),
-    (Normalize(2.0 * Exp(Linear()) + Linear() ** 3),
-     lambda a, b: 2 * _dot(a, b).exp() + _dot(a, b) ** 3),
-    (Normalize(Polynomial(degree=3, coef0=0.5) * Exp(Linear())),
-     lambda a, b: (_dot(a, b) + __import__("decimal").Decimal("0.5")) ** 3 * _dot(a, b).exp()),
-], ids=["exp+linear", "exp*linear", "2exp+linear^3", "poly*exp"])
+@pytest.mark.parametrize(
+    "kernel, f",
+    [
+        (Normalize(Exp(Linear()) + Linear()), lambda a, b: _dot(a, b).exp() + _dot(a, b)),
+        (Normalize(Exp(Linear()) * Linear()), lambda a, b: _dot(a, b).exp() * _dot(a, b)),
+        (
+            Normalize(2.0 * Exp(Linear()) + Linear() ** 3),
+            lambda a, b: 2 * _dot(a, b).exp() + _dot(a, b) ** 3,
+        ),
+        (
+            Normalize(Polynomial(degree=3, coef0=0.5) * Exp(Linear())),
+            lambda a, b: (
+                (_dot(a, b) + __import__("decimal").Decimal("0.5")) ** 3 * _dot(a, b).exp()
+            ),
+        ),
+    ],
+    ids=["exp+linear", "exp*linear", "2exp+linear^3", "poly*exp"],
+)
 def test_normalize_with_negative_values_is_exact(kernel, f):
     X = np.array([[1.0, 0.0], [-1.0, 0.5], [0.3, -2.0]])
     K = kernel(X)
@@ -297,8 +332,9 @@ def test_normalize_with_negative_values_is_exact(kernel, f):
 
 def test_normalize_values_from_the_issue():
     X = np.array([[1.0, 0.0], [-1.0, 0.5]])
-    assert Normalize(Exp(Linear()) + Linear())(X)[0, 1] == pytest.approx(-0.15056494906481818,
-                                                                         rel=1e-12)
+    assert Normalize(Exp(Linear()) + Linear())(X)[0, 1] == pytest.approx(
+        -0.15056494906481818, rel=1e-12
+    )
     # cos^200 of vectors whose inner products overflow float64 when powered
     Y = np.array([[1e3, 0.0], [1e3, 1e2]])
     cos200 = (1e3 / np.hypot(1e3, 1e2)) ** 200

@@ -37,10 +37,13 @@ def la_recursion(x, y, beta, matrix, go, ge):
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             M[i, j] = math.exp(beta * S(x[i - 1], y[j - 1])) * (
-                1 + X[i - 1, j - 1] + Y[i - 1, j - 1] + M[i - 1, j - 1])
+                1 + X[i - 1, j - 1] + Y[i - 1, j - 1] + M[i - 1, j - 1]
+            )
             X[i, j] = math.exp(-beta * go) * M[i - 1, j] + math.exp(-beta * ge) * X[i - 1, j]
-            Y[i, j] = (math.exp(-beta * go) * (M[i, j - 1] + X[i, j - 1])
-                       + math.exp(-beta * ge) * Y[i, j - 1])
+            Y[i, j] = (
+                math.exp(-beta * go) * (M[i, j - 1] + X[i, j - 1])
+                + math.exp(-beta * ge) * Y[i, j - 1]
+            )
             X2[i, j] = M[i - 1, j] + X2[i - 1, j]
             Y2[i, j] = M[i, j - 1] + X2[i, j - 1] + Y2[i, j - 1]
     return 1 + X2[n, m] + Y2[n, m] + M[n, m]
@@ -56,7 +59,8 @@ def la_log_recursion(x, y, beta, matrix, go, ge):
     for i in range(1, n + 1):
         for j in range(1, m + 1):
             M[i, j] = beta * S(x[i - 1], y[j - 1]) + lae(
-                lae(0.0, X[i - 1, j - 1]), lae(Y[i - 1, j - 1], M[i - 1, j - 1]))
+                lae(0.0, X[i - 1, j - 1]), lae(Y[i - 1, j - 1], M[i - 1, j - 1])
+            )
             X[i, j] = lae(-beta * go + M[i - 1, j], -beta * ge + X[i - 1, j])
             Y[i, j] = lae(-beta * go + lae(M[i, j - 1], X[i, j - 1]), -beta * ge + Y[i, j - 1])
             X2[i, j] = lae(M[i - 1, j], X2[i - 1, j])
@@ -133,8 +137,9 @@ def test_biopython_array_and_user_matrix_of_any_alphabet():
     kern = LocalAlignment(beta=0.4, matrix=(codons, scores), gap_open=2, gap_extend=1)
     letters = {"AAA": "a", "GGG": "g", "TTT": "t"}
     same = LocalAlignment(beta=0.4, matrix=("agt", scores), gap_open=2, gap_extend=1)
-    np.testing.assert_allclose(kern(seqs), same(["".join(letters[c] for c in s) for s in seqs]),
-                               rtol=1e-15)
+    np.testing.assert_allclose(
+        kern(seqs), same(["".join(letters[c] for c in s) for s in seqs]), rtol=1e-15
+    )
 
 
 def test_serial_and_parallel_loops_agree(monkeypatch, tuning):
@@ -145,12 +150,10 @@ def test_serial_and_parallel_loops_agree(monkeypatch, tuning):
     Y = random_strings(4, AMINO, 1, 30)
     kern = LocalAlignment(beta=1.5)  # some pairs take the scaled and log passes
     P = kern.prepare(X, "X")
-    serial = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
-              smith_waterman(X, Y))
+    serial = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P), smith_waterman(X, Y))
     tuning.set(ALIGNMENT_PARALLEL_CELLS=0)
     monkeypatch.setattr(threads_module, "num_threads", lambda: 3)
-    parallel = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
-                smith_waterman(X, Y))
+    parallel = (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P), smith_waterman(X, Y))
     for a, b in zip(serial, parallel):
         np.testing.assert_array_equal(a, b)
 
@@ -164,14 +167,18 @@ def test_chunks_of_a_call_give_the_one_call_values(chunk_counts, tuning):
     P = kern.prepare(X, "X")
 
     def values():
-        return (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P),
-                smith_waterman(X, Y))
+        return (kern.log_kernel(X), kern.log_kernel(X, Y), kern._log_diag(P), smith_waterman(X, Y))
 
     whole = values()
     chunk_counts.clear()
     tuning.set(ALIGNMENT_CHUNK_CELLS=1)  # every row (task) a chunk of its own
     cut = values()
-    assert chunk_counts == [5, 9, 9, 9]  # (9 + 1) // 2 Gram tasks, 9 rows, 9 diagonal entries, 9 rows
+    assert chunk_counts == [
+        5,
+        9,
+        9,
+        9,
+    ]  # (9 + 1) // 2 Gram tasks, 9 rows, 9 diagonal entries, 9 rows
     for a, b in zip(whole, cut):
         np.testing.assert_array_equal(a, b)
 
@@ -181,8 +188,9 @@ def test_lowercase_and_blocks():
     kern = LocalAlignment()
     np.testing.assert_array_equal(kern([s.lower() for s in X]), kern(X))
     np.testing.assert_allclose(gram(kern, X, block_size=4), kern(X), rtol=1e-14)
-    np.testing.assert_allclose(gram(Normalize(kern), X, block_size=4), Normalize(kern)(X),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        gram(Normalize(kern), X, block_size=4), Normalize(kern)(X), rtol=1e-14
+    )
 
 
 # ------------------------------------------------------ beyond float64
@@ -251,8 +259,10 @@ def test_smith_waterman_equals_parasail():
 # ------------------------------------------------------------- validity
 PSD_CASES = [
     (LocalAlignment(beta=0.5, matrix=AB, gap_open=1, gap_extend=0.5), strings("ab", max_size=6)),
-    (Normalize(LocalAlignment(beta=1.0, matrix=AB, gap_open=2, gap_extend=1)),
-     strings("ab", max_size=6)),
+    (
+        Normalize(LocalAlignment(beta=1.0, matrix=AB, gap_open=2, gap_extend=1)),
+        strings("ab", max_size=6),
+    ),
     (Normalize(LocalAlignment(beta=0.5)), strings("ACDW", max_size=7)),
 ]
 
@@ -263,21 +273,28 @@ def test_psd_property(kern, objects):
 
 
 # ------------------------------------------------------------ bad input
-@pytest.mark.parametrize("params, error, message", [
-    ({"beta": 0}, ValueError, "beta must be > 0"),
-    ({"beta": -1}, ValueError, "beta must be > 0"),
-    ({"beta": float("inf")}, ValueError, "beta must be finite"),
-    ({"gap_open": -1}, ValueError, "gap_open must be >= 0"),
-    ({"gap_extend": -0.5}, ValueError, "gap_extend must be >= 0"),
-    ({"gap_open": "11"}, TypeError, "gap_open must be a real number"),
-    ({"matrix": "BLOSSUM62"}, ValueError, "unknown substitution matrix 'BLOSSUM62'; did you mean 'BLOSUM62'"),
-    ({"matrix": 62}, TypeError, "matrix must be a Biopython matrix name"),
-    ({"matrix": ("ab", [[1, 0], [2, 1]])}, ValueError, "not symmetric"),
-    ({"matrix": ("abc", [[1, 0], [0, 1]])}, ValueError, r"expected \(3, 3\)"),
-    ({"matrix": ("ab", [[1, np.nan], [np.nan, 1]])}, ValueError, "must be finite"),
-    ({"matrix": ("aa", [[1, 0], [0, 1]])}, ValueError, "repeated"),
-    ({"ignore_case": "yes"}, TypeError, "ignore_case must be True or False"),
-])
+@pytest.mark.parametrize(
+    "params, error, message",
+    [
+        ({"beta": 0}, ValueError, "beta must be > 0"),
+        ({"beta": -1}, ValueError, "beta must be > 0"),
+        ({"beta": float("inf")}, ValueError, "beta must be finite"),
+        ({"gap_open": -1}, ValueError, "gap_open must be >= 0"),
+        ({"gap_extend": -0.5}, ValueError, "gap_extend must be >= 0"),
+        ({"gap_open": "11"}, TypeError, "gap_open must be a real number"),
+        (
+            {"matrix": "BLOSSUM62"},
+            ValueError,
+            "unknown substitution matrix 'BLOSSUM62'; did you mean 'BLOSUM62'",
+        ),
+        ({"matrix": 62}, TypeError, "matrix must be a Biopython matrix name"),
+        ({"matrix": ("ab", [[1, 0], [2, 1]])}, ValueError, "not symmetric"),
+        ({"matrix": ("abc", [[1, 0], [0, 1]])}, ValueError, r"expected \(3, 3\)"),
+        ({"matrix": ("ab", [[1, np.nan], [np.nan, 1]])}, ValueError, "must be finite"),
+        ({"matrix": ("aa", [[1, 0], [0, 1]])}, ValueError, "repeated"),
+        ({"ignore_case": "yes"}, TypeError, "ignore_case must be True or False"),
+    ],
+)
 def test_bad_parameters(params, error, message):
     kern = LocalAlignment(**params)  # constructors store; evaluation checks
     with pytest.raises(error, match=message):

@@ -15,9 +15,12 @@ ALL_PARTS = ("initial", "transition", "emission")
 
 def _model(seed, K=2, M=4):
     rng = np.random.default_rng(seed)
-    return DiscreteHMM.from_params(rng.dirichlet(np.ones(K)),
-                                   rng.dirichlet(np.ones(K), size=K),
-                                   rng.dirichlet(np.ones(M), size=K), "ACGT"[:M])
+    return DiscreteHMM.from_params(
+        rng.dirichlet(np.ones(K)),
+        rng.dirichlet(np.ones(K), size=K),
+        rng.dirichlet(np.ones(M), size=K),
+        "ACGT"[:M],
+    )
 
 
 def _softmax(theta):
@@ -93,10 +96,8 @@ def test_prior_scores_are_posterior_minus_prior():
     np.testing.assert_allclose(k.posteriors(X), posterior, atol=1e-12)
     # the HMM blocks are the single-model scores weighted by the posterior
     single = [FisherKernel(hmm, information="identity").features(X) for hmm in hmms]
-    np.testing.assert_allclose(k.features(X)[:, 2:10], posterior[:, :1] * single[0],
-                               atol=1e-12)
-    np.testing.assert_allclose(k.features(X)[:, 10:], posterior[:, 1:] * single[1],
-                               atol=1e-12)
+    np.testing.assert_allclose(k.features(X)[:, 2:10], posterior[:, :1] * single[0], atol=1e-12)
+    np.testing.assert_allclose(k.features(X)[:, 10:], posterior[:, 1:] * single[1], atol=1e-12)
 
 
 def test_impossible_under_one_class_has_a_zero_block():
@@ -109,10 +110,13 @@ def test_impossible_under_one_class_has_a_zero_block():
     np.testing.assert_allclose(G[0, 2:6], 0.0)
     with pytest.raises(ValueError, match=r"X\[1\] has probability zero under every class"):
         ClassConditionalFisherKernel([zero_a, zero_a], information="identity").features(
-            ["CG", "TA"])
+            ["CG", "TA"]
+        )
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # the default n_iter=100
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # the default n_iter=100
 def test_empirical_kernel_is_whitened_scores_and_learns():
     rng = np.random.default_rng(0)
     hmms = [_model(3), _model(4)]
@@ -131,8 +135,12 @@ def test_empirical_kernel_is_whitened_scores_and_learns():
     order = rng.permutation(80)
     train, test = order[:60], order[60:]
     Xtr = [X[i] for i in train]
-    model = KernelSVM(kernel=ClassConditionalFisherKernel.from_labelled(
-        Xtr, y[train], hmm=DiscreteHMM(random_state=0)), C=1.0).fit(Xtr, y[train])
+    model = KernelSVM(
+        kernel=ClassConditionalFisherKernel.from_labelled(
+            Xtr, y[train], hmm=DiscreteHMM(random_state=0)
+        ),
+        C=1.0,
+    ).fit(Xtr, y[train])
     assert model.score([X[i] for i in test], y[test]) >= 0.8
     twin = clone(model.kernel)
     assert twin.hmms[0] is model.kernel.hmms[0]
@@ -158,33 +166,48 @@ def test_fisher_kernel_is_invariant_to_reparametrisation():
                 moved = B.copy()
                 moved[s, j] += step
                 moved[s, -1] -= step
-                values.append(DiscreteHMM.from_params(hmm.startprob_, hmm.transmat_, moved,
-                                                      "ACGT").score_samples(X))
+                values.append(
+                    DiscreteHMM.from_params(
+                        hmm.startprob_, hmm.transmat_, moved, "ACGT"
+                    ).score_samples(X)
+                )
             columns.append((values[0] - values[1]) / (2 * h))
     G = np.column_stack(columns)
     F = G.T @ G / len(X)
     K_probabilities = G @ np.linalg.solve(F, G.T)
-    np.testing.assert_allclose(K_probabilities, K_softmax, rtol=1e-5,
-                               atol=1e-6 * np.abs(K_softmax).max())
+    np.testing.assert_allclose(
+        K_probabilities, K_softmax, rtol=1e-5, atol=1e-6 * np.abs(K_softmax).max()
+    )
     K_identity = FisherKernel(hmm, information="identity")(X)
     assert not np.allclose(G @ G.T, K_identity, rtol=1e-2)
 
 
-@pytest.mark.parametrize("make, error, match", [
-    (lambda h: ClassConditionalFisherKernel([h]), ValueError, "at least 2 models"),
-    (lambda h: ClassConditionalFisherKernel([h, "x"]), TypeError, r"hmms\[1\]"),
-    (lambda h: ClassConditionalFisherKernel([h, DiscreteHMM()]), NotFittedError,
-     "not fitted"),
-    (lambda h: ClassConditionalFisherKernel([h, h], priors=[0.5]), ValueError,
-     "one entry per model"),
-    (lambda h: ClassConditionalFisherKernel([h, h], priors=[0.0, 1.0]), ValueError,
-     r"priors\[0\] is 0.0"),
-    (lambda h: ClassConditionalFisherKernel([h, h], priors=[0.5, 0.6]), ValueError,
-     "sum to 1"),
-    (lambda h: ClassConditionalFisherKernel(
-        [h, DiscreteHMM.from_params([1.0], [[1.0]], [[0.5, 0.5]], "AB")]), ValueError,
-     "share one alphabet"),
-])
+@pytest.mark.parametrize(
+    "make, error, match",
+    [
+        (lambda h: ClassConditionalFisherKernel([h]), ValueError, "at least 2 models"),
+        (lambda h: ClassConditionalFisherKernel([h, "x"]), TypeError, r"hmms\[1\]"),
+        (lambda h: ClassConditionalFisherKernel([h, DiscreteHMM()]), NotFittedError, "not fitted"),
+        (
+            lambda h: ClassConditionalFisherKernel([h, h], priors=[0.5]),
+            ValueError,
+            "one entry per model",
+        ),
+        (
+            lambda h: ClassConditionalFisherKernel([h, h], priors=[0.0, 1.0]),
+            ValueError,
+            r"priors\[0\] is 0.0",
+        ),
+        (lambda h: ClassConditionalFisherKernel([h, h], priors=[0.5, 0.6]), ValueError, "sum to 1"),
+        (
+            lambda h: ClassConditionalFisherKernel(
+                [h, DiscreteHMM.from_params([1.0], [[1.0]], [[0.5, 0.5]], "AB")]
+            ),
+            ValueError,
+            "share one alphabet",
+        ),
+    ],
+)
 def test_bad_models_and_priors(make, error, match):
     with pytest.raises(error, match=match):
         make(_model(0)).fit(["ACGT"])

@@ -10,8 +10,20 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import RBF, DotProduct
 
 from structk.kernels import (
-    Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Intersection, Linear,
-    LocalAlignment, Mismatch, Normalize, Polynomial, RandomWalk, ShortestPath, Spectrum,
+    Constant,
+    Exp,
+    FunctionKernel,
+    FunctionScaled,
+    Gaussian,
+    Intersection,
+    Linear,
+    LocalAlignment,
+    Mismatch,
+    Normalize,
+    Polynomial,
+    RandomWalk,
+    ShortestPath,
+    Spectrum,
     WeisfeilerLehman,
 )
 
@@ -23,8 +35,11 @@ def _len(s):
 def _makers():
     """Functions making equal but distinct kernels, each call a new object."""
     return [
-        lambda: Gaussian(), lambda: Gaussian(sigma=2.5), lambda: Linear(),
-        lambda: Spectrum(k=3, alphabet="ACGT"), lambda: Mismatch(k=4, m=1),
+        lambda: Gaussian(),
+        lambda: Gaussian(sigma=2.5),
+        lambda: Linear(),
+        lambda: Spectrum(k=3, alphabet="ACGT"),
+        lambda: Mismatch(k=4, m=1),
         lambda: Normalize(Polynomial(degree=3) + 0.5 * Gaussian(sigma=2.0)),
         lambda: Exp(Linear()) * Intersection() ** 2,
         lambda: FunctionScaled(Spectrum(k=2), _len),
@@ -104,7 +119,8 @@ def test_functions_compare_by_their_own_equality():
         return 1.0
 
     assert FunctionKernel(f) == FunctionKernel(f) and hash(FunctionKernel(f)) == hash(
-        FunctionKernel(f))
+        FunctionKernel(f)
+    )
     assert FunctionKernel(f) != FunctionKernel(g)
 
 
@@ -129,8 +145,11 @@ def test_equality_works_as_dict_keys():
     assert grams[Spectrum(k=3)] == "k3" and grams[Normalize(Spectrum(k=3))] == "n3"
 
 
-@pytest.mark.parametrize("make", [m for i, m in enumerate(MAKERS) if i not in (7,)],
-                         ids=[i for i in range(len(MAKERS)) if i not in (7,)])
+@pytest.mark.parametrize(
+    "make",
+    [m for i, m in enumerate(MAKERS) if i not in (7,)],
+    ids=[i for i in range(len(MAKERS)) if i not in (7,)],
+)
 def test_a_kernel_saved_and_loaded_is_equal(make, tmp_path):
     """A model file rebuilds the kernel from its parameters: equal, same hash
     (FunctionScaled of a local function cannot be saved: a file holds no code)."""

@@ -18,12 +18,41 @@ import scipy.sparse as sp
 
 import structk.kernels as kernels
 from structk.kernels import (
-    ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
-    FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
-    Intersection, Jaccard, Kernel, Laplace, Linear, LocalAlignment, MinMax, Mismatch,
-    Normalize, Precomputed,
-    Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
-    WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment, aligned_features,
+    ClassConditionalFisherKernel,
+    Constant,
+    EmpiricalKernelMap,
+    Exp,
+    ExpIntersection,
+    FisherKernel,
+    FunctionKernel,
+    FunctionScaled,
+    GappedKmer,
+    GappyPair,
+    Gaussian,
+    GraphHopper,
+    Intersection,
+    Jaccard,
+    Kernel,
+    Laplace,
+    Linear,
+    LocalAlignment,
+    MinMax,
+    Mismatch,
+    Normalize,
+    Precomputed,
+    Polynomial,
+    Power,
+    Product,
+    RandomWalk,
+    Scaled,
+    ShortestPath,
+    Spectrum,
+    SpectrumRepair,
+    Sum,
+    WeightedDegree,
+    WeisfeilerLehman,
+    WeisfeilerLehmanOptimalAssignment,
+    aligned_features,
 )
 from structk.kernels.alignment import smith_waterman
 
@@ -65,13 +94,20 @@ def _hmm(seed):
 def _registry():
     hmm, other = _hmm(0), _hmm(1)
     return [
-        (Linear(), VX, VY), (Polynomial(degree=2), VX, VY), (Gaussian(sigma=2.0), VX, VY),
+        (Linear(), VX, VY),
+        (Polynomial(degree=2), VX, VY),
+        (Gaussian(sigma=2.0), VX, VY),
         (Laplace(), VX, VY),
-        (Intersection(), SX, SY), (ExpIntersection(), SX, SY), (Jaccard(), SX, SY),
+        (Intersection(), SX, SY),
+        (ExpIntersection(), SX, SY),
+        (Jaccard(), SX, SY),
         (MinMax(), SX, SY),
-        (Spectrum(k=2), STX, STY), (Spectrum(k=3, normalize=True), STX, STY),
-        (Mismatch(k=3, m=1), STX, STY), (GappyPair(k=1, m=1), STX, STY),
-        (GappedKmer(l=4, k=2, d=1), STX, STY), (WeightedDegree(d=3, shift=1), AX, AY),
+        (Spectrum(k=2), STX, STY),
+        (Spectrum(k=3, normalize=True), STX, STY),
+        (Mismatch(k=3, m=1), STX, STY),
+        (GappyPair(k=1, m=1), STX, STY),
+        (GappedKmer(l=4, k=2, d=1), STX, STY),
+        (WeightedDegree(d=3, shift=1), AX, AY),
         (LocalAlignment(beta=0.5), PX, PY),
         (FisherKernel(hmm, information="identity"), STX, STY),
         (ClassConditionalFisherKernel([hmm, other], information="identity"), STX, STY),
@@ -79,17 +115,23 @@ def _registry():
         (SpectrumRepair(smith_waterman), PX, PY),
         (Precomputed(np.eye(6) + 0.5), [0, 1, 2], [3, 4, 5]),
         (FunctionKernel(lambda x, y: float(len(set(x) & set(y)))), STX, STY),
-        (RandomWalk(lam=0.05), GX, GY), (ShortestPath(), GX, GY),
+        (RandomWalk(lam=0.05), GX, GY),
+        (ShortestPath(), GX, GY),
         (ShortestPath(length_kernel="gaussian"), GX, GY),
-        (WeisfeilerLehman(h=2), GX, GY), (WeisfeilerLehmanOptimalAssignment(h=2), GX, GY),
+        (WeisfeilerLehman(h=2), GX, GY),
+        (WeisfeilerLehmanOptimalAssignment(h=2), GX, GY),
         (GraphHopper(), GX, GY),
         # the algebra, over each kind of columns (fixed, keyed, per call)
         (Sum(Spectrum(k=2), Spectrum(k=3)), STX, STY),
         (Sum(WeisfeilerLehman(h=1), ShortestPath()), GX, GY),
         (Normalize(WeisfeilerLehman(h=1) + ShortestPath()), GX, GY),
-        (Normalize(Intersection()), SX, SY), (Scaled(WeisfeilerLehman(h=1), 2.0), GX, GY),
-        (Product(Linear(), Gaussian()), VX, VY), (Power(Polynomial(), 2), VX, VY),
-        (Exp(Linear()), VX, VY), (Linear() + 1.5, VX, VY), (Constant(2.0), VX, VY),
+        (Normalize(Intersection()), SX, SY),
+        (Scaled(WeisfeilerLehman(h=1), 2.0), GX, GY),
+        (Product(Linear(), Gaussian()), VX, VY),
+        (Power(Polynomial(), 2), VX, VY),
+        (Exp(Linear()), VX, VY),
+        (Linear() + 1.5, VX, VY),
+        (Constant(2.0), VX, VY),
         (FunctionScaled(Spectrum(k=2), lambda s: 1.0 + len(s)), STX, STY),
         (FunctionScaled(Intersection(), lambda s: 1.0 + len(s)), SX, SY),
     ]
@@ -116,8 +158,9 @@ def test_the_registry_covers_every_kind_of_columns():
     assert kinds == {(True, False), (False, True), (False, False)}
 
 
-@pytest.mark.parametrize("kernel, X, Y", WITH_FEATURES,
-                         ids=[repr(k)[:60] for k, _, _ in WITH_FEATURES])
+@pytest.mark.parametrize(
+    "kernel, X, Y", WITH_FEATURES, ids=[repr(k)[:60] for k, _, _ in WITH_FEATURES]
+)
 def test_aligned_features_give_the_cross_gram(kernel, X, Y):
     F, G = aligned_features(kernel, X, Y)
     assert sp.isspmatrix_csr(F) and sp.isspmatrix_csr(G)
@@ -133,10 +176,11 @@ def test_aligned_features_give_the_cross_gram(kernel, X, Y):
     np.testing.assert_allclose((G @ G.T).toarray(), kernel(Y), **close)
 
 
-@pytest.mark.parametrize("kernel, X, Y",
-                         [c for c in WITH_FEATURES if c[0].fixed_feature_columns],
-                         ids=[repr(k)[:60] for k, _, _ in WITH_FEATURES
-                              if k.fixed_feature_columns])
+@pytest.mark.parametrize(
+    "kernel, X, Y",
+    [c for c in WITH_FEATURES if c[0].fixed_feature_columns],
+    ids=[repr(k)[:60] for k, _, _ in WITH_FEATURES if k.fixed_feature_columns],
+)
 def test_fixed_columns_give_the_cross_gram_from_two_calls(kernel, X, Y):
     """The plain product of two calls' features, as the contract states for
     ``fixed_feature_columns``."""
@@ -151,7 +195,7 @@ def test_keyed_columns_mean_their_keys():
     F = k.features(SY).toarray()
     keys = k.feature_keys_prepared(k.prepare(SY))
     for i, tokens in enumerate(SY):
-        for c, key in enumerate(keys[:F.shape[1]]):
+        for c, key in enumerate(keys[: F.shape[1]]):
             assert F[i, c] == (key in set(tokens))
 
 
@@ -177,8 +221,7 @@ def test_aligned_features_leave_the_prepared_data_alone():
     assert (P.F != before).nnz == 0
 
 
-@pytest.mark.parametrize("kernel, X, Y",
-                         [c for c in REGISTRY if not c[0].has_features][:4])
+@pytest.mark.parametrize("kernel, X, Y", [c for c in REGISTRY if not c[0].has_features][:4])
 def test_kernels_without_features_are_refused(kernel, X, Y):
     with pytest.raises(TypeError, match="no explicit feature map"):
         aligned_features(kernel, X, Y)

@@ -47,8 +47,7 @@ def _finite_difference_scores(hmm, X, h=1e-5):
                     t[c] += step
                     moved = [p.copy() for p in params]
                     moved[which][r] = _softmax(t)
-                    values.append(_loglik(moved[0][0], moved[1], moved[2], X,
-                                          hmm.alphabet_))
+                    values.append(_loglik(moved[0][0], moved[1], moved[2], X, hmm.alphabet_))
                 columns.append((values[0] - values[1]) / (2 * h))
     return np.column_stack(columns)
 
@@ -71,7 +70,8 @@ def test_parts_select_columns_in_canonical_order():
     full = fisher_scores(hmm, X, parts=ALL_PARTS)
     np.testing.assert_array_equal(fisher_scores(hmm, X, parts=("initial",)), full[:, :3])
     np.testing.assert_array_equal(
-        fisher_scores(hmm, X, parts=("emission", "transition")), full[:, 3:])
+        fisher_scores(hmm, X, parts=("emission", "transition")), full[:, 3:]
+    )
     np.testing.assert_array_equal(fisher_scores(hmm, X), full[:, 12:])
 
 
@@ -97,8 +97,11 @@ def test_impossible_sequence_has_no_score():
     A = np.array([[1.0, 0.0], [0.5, 0.5]])
     B = np.array([[0.5, 0.5, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25]])
     hmm = DiscreteHMM.from_params(pi, A, B, "dna")
-    with pytest.raises(ValueError, match=r"X\[1\] has probability zero under the "
-                                         "HMM.*Fisher score is undefined"):
+    with pytest.raises(
+        ValueError,
+        match=r"X\[1\] has probability zero under the "
+        "HMM.*Fisher score is undefined",
+    ):
         fisher_scores(hmm, ["ACCA", "ACGA"])
     with pytest.raises(ValueError, match=r"Y\[0\] has probability zero"):
         FisherKernel(hmm, information="identity")(["AC"], ["T"])
@@ -135,11 +138,13 @@ def test_empirical_kernel_equals_its_definition(reg):
     d = F.shape[0]
     F_reg = F + reg * np.trace(F) / d * np.eye(d)
     expected = H @ np.linalg.solve(F_reg, G.T)
-    np.testing.assert_allclose(k(test, train), expected, rtol=1e-8,
-                               atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(
+        k(test, train), expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max()
+    )
     K = k(X)
-    np.testing.assert_allclose(K[20:, :20], expected, rtol=1e-8,
-                               atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(
+        K[20:, :20], expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max()
+    )
     assert check_psd(K).is_psd
 
 
@@ -202,7 +207,9 @@ def test_fitted_kernel_gives_identical_grams_from_threads():
         np.testing.assert_array_equal(R, K if t % 2 == 0 else C)
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # refitted with n_iter=20
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # refitted with n_iter=20
 def test_kernel_keeps_its_copy_of_the_model_until_refitted():
     hmm, X = _fitted_hmm()
     k = FisherKernel(hmm).fit(X)
@@ -272,14 +279,17 @@ def test_unknown_symbol_and_empty_sequence_are_named():
         k([""])
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"information": "observed"}, ValueError, "information must be"),
-    ({"reg": 0.0}, ValueError, "reg must be > 0"),
-    ({"parts": "emission"}, TypeError, r"write \('emission',\)"),
-    ({"parts": ()}, ValueError, "at least one"),
-    ({"parts": ("emissions",)}, ValueError, "unknown part 'emissions'"),
-    ({"parts": ("emission", "emission")}, ValueError, "twice"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"information": "observed"}, ValueError, "information must be"),
+        ({"reg": 0.0}, ValueError, "reg must be > 0"),
+        ({"parts": "emission"}, TypeError, r"write \('emission',\)"),
+        ({"parts": ()}, ValueError, "at least one"),
+        ({"parts": ("emissions",)}, ValueError, "unknown part 'emissions'"),
+        ({"parts": ("emission", "emission")}, ValueError, "twice"),
+    ],
+)
 def test_invalid_parameters(kwargs, error, match):
     hmm, X = _fitted_hmm()
     k = FisherKernel(hmm, **kwargs)  # constructors store; fit and evaluation check

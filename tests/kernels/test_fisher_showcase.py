@@ -16,8 +16,10 @@ def _load(relative):
 def test_bundled_data_is_what_the_generator_makes():
     make = _load("data/make_hmm_sequences.py")
     records = make.make_hmm_sequences()
-    expected = "".join(f">hmm{i:03d} class={label} split={split}\n{seq}\n"
-                       for i, (seq, label, split) in enumerate(records))
+    expected = "".join(
+        f">hmm{i:03d} class={label} split={split}\n{seq}\n"
+        for i, (seq, label, split) in enumerate(records)
+    )
     assert (ROOT / "data" / "hmm_sequences.fasta").read_text() == expected
     assert sum(split == "train" for _, _, split in records) == len(records) // 2
 

@@ -22,8 +22,7 @@ def rc(s):
 
 
 def random_dna(n, lo, hi, rng=RNG):
-    return ["".join(rng.choice(list("ACGT"), size=rng.integers(lo, hi + 1)))
-            for _ in range(n)]
+    return ["".join(rng.choice(list("ACGT"), size=rng.integers(lo, hi + 1))) for _ in range(n)]
 
 
 # ----------------------------------------------------------- brute force
@@ -32,7 +31,7 @@ def gapped_kmer_counts(s, l, k):
     s = s.upper()
     out = Counter()
     for p in range(len(s) - l + 1):
-        word = s[p:p + l]
+        word = s[p : p + l]
         if any(c not in "ACGT" for c in word):
             continue
         for kept in itertools.combinations(range(l), k):
@@ -46,8 +45,9 @@ def dot(a, b):
 
 def lmers(s, l):
     s = s.upper()
-    return [(p, s[p:p + l]) for p in range(len(s) - l + 1)
-            if all(c in "ACGT" for c in s[p:p + l])]
+    return [
+        (p, s[p : p + l]) for p in range(len(s) - l + 1) if all(c in "ACGT" for c in s[p : p + l])
+    ]
 
 
 def center_weight(p, L, l, M, H):
@@ -83,8 +83,7 @@ def brute_kernel(x, y, l, w, rc_on, center=None):
 @pytest.mark.parametrize("rc_on", [False, True])
 def test_count_kernel_is_the_gapped_kmer_inner_product(l, k, rc_on):
     X = random_dna(6, 0, 12) + ["ACGNNACGTA", "acgtAGGTAC"]
-    K = GappedKmer(l=l, k=k, d=l - k, kind="count", reverse_complement=rc_on,
-                   normalize=False)(X)
+    K = GappedKmer(l=l, k=k, d=l - k, kind="count", reverse_complement=rc_on, normalize=False)(X)
     phi = [gapped_kmer_counts(s, l, k) for s in X]
     both = [gapped_kmer_counts(s, l, k) + gapped_kmer_counts(rc(s), l, k) for s in X]
     for i, j in itertools.product(range(len(X)), repeat=2):
@@ -105,20 +104,36 @@ def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
     X = random_dna(5, 3, 14) + ["GGGGG", "ACGTNACGTACG", "ACGTACGTTT"]
     Y = random_dna(3, 5, 10)
     for center in (None, (7, 3.0)):
-        kern = GappedKmer(l=l, k=k, d=d, kind=kind, reverse_complement=rc_on,
-                          normalize=False, algorithm=algorithm,
-                          center_weighted=center is not None,
-                          **({} if center is None else {"M": center[0], "H": center[1]}))
+        kern = GappedKmer(
+            l=l,
+            k=k,
+            d=d,
+            kind=kind,
+            reverse_complement=rc_on,
+            normalize=False,
+            algorithm=algorithm,
+            center_weighted=center is not None,
+            **({} if center is None else {"M": center[0], "H": center[1]}),
+        )
         w = kern.mismatch_weights()
         K = kern(X, Y)
         for i, j in itertools.product(range(len(X)), range(len(Y))):
-            assert K[i, j] == pytest.approx(brute_kernel(X[i], Y[j], l, w, rc_on, center),
-                                            rel=1e-10, abs=1e-12)
-        np.testing.assert_allclose(kern.diag(X), [brute_kernel(s, s, l, w, rc_on, center)
-                                                  for s in X], rtol=1e-10, atol=1e-12)
+            assert K[i, j] == pytest.approx(
+                brute_kernel(X[i], Y[j], l, w, rc_on, center), rel=1e-10, abs=1e-12
+            )
+        np.testing.assert_allclose(
+            kern.diag(X),
+            [brute_kernel(s, s, l, w, rc_on, center) for s in X],
+            rtol=1e-10,
+            atol=1e-12,
+        )
         G = kern(X)
-        np.testing.assert_allclose(G, [[brute_kernel(a, b, l, w, rc_on, center) for b in X]
-                                       for a in X], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            G,
+            [[brute_kernel(a, b, l, w, rc_on, center) for b in X] for a in X],
+            rtol=1e-10,
+            atol=1e-12,
+        )
 
 
 @pytest.mark.parametrize("rc_on", [False, True])
@@ -127,16 +142,21 @@ def test_count_features_are_the_canonical_gapped_kmer_counts(rc_on, center):
     l, k = 5, 3
     X = random_dna(7, 0, 16) + ["ACGNNACGTACG", "acgtACGTAC", "AACGTT" * 3]
     Y = random_dna(3, 5, 12)
-    kw = dict(l=l, k=k, d=l - k, kind="count", reverse_complement=rc_on,
-              center_weighted=center is not None)
+    kw = dict(
+        l=l,
+        k=k,
+        d=l - k,
+        kind="count",
+        reverse_complement=rc_on,
+        center_weighted=center is not None,
+    )
     if center is not None:
         kw.update(M=center[0], H=center[1])
     raw = GappedKmer(normalize=False, **kw)
     F = raw.features(X)
-    assert F.shape == (len(X), comb(l, k) * 4 ** k) and F.has_sorted_indices
+    assert F.shape == (len(X), comb(l, k) * 4**k) and F.has_sorted_indices
     np.testing.assert_allclose((F @ F.T).toarray(), raw(X), rtol=1e-12, atol=1e-9)
-    np.testing.assert_allclose((F @ raw.features(Y).T).toarray(), raw(X, Y), rtol=1e-12,
-                               atol=1e-9)
+    np.testing.assert_allclose((F @ raw.features(Y).T).toarray(), raw(X, Y), rtol=1e-12, atol=1e-9)
     norm = GappedKmer(normalize=True, **kw)
     G = norm.features(X)
     np.testing.assert_allclose((G @ G.T).toarray(), norm(X), rtol=1e-12, atol=1e-12)
@@ -145,23 +165,27 @@ def test_count_features_are_the_canonical_gapped_kmer_counts(rc_on, center):
         for i, s in enumerate(X):
             want = Counter()
             for (kept, word), c in gapped_kmer_counts(s, l, k).items():
-                col = combos.index(kept) * 4 ** k + int("".join(str("ACGT".index(b))
-                                                                for b in word), 4)
+                col = combos.index(kept) * 4**k + int(
+                    "".join(str("ACGT".index(b)) for b in word), 4
+                )
                 if rc_on:
                     mkept = tuple(sorted(l - 1 - p for p in kept))
-                    mcol = combos.index(mkept) * 4 ** k + int(
-                        "".join(str("ACGT".index(b)) for b in rc(word)), 4)
+                    mcol = combos.index(mkept) * 4**k + int(
+                        "".join(str("ACGT".index(b)) for b in rc(word)), 4
+                    )
                     c = c * np.sqrt(2) if mcol == col else c
                     col = min(col, mcol)
                 want[col] += c
             row = F.getrow(i)
-            assert dict(zip(row.indices.tolist(), row.data.tolist())) == pytest.approx(
-                dict(want))
+            assert dict(zip(row.indices.tolist(), row.data.tolist())) == pytest.approx(dict(want))
 
 
 def test_features_only_for_the_exact_count_kernel():
-    for kern in (GappedKmer(), GappedKmer(l=5, k=3, d=1, kind="count"),
-                 GappedKmer(l=5, k=3, d=2, kind="count", gamma=1.0)):
+    for kern in (
+        GappedKmer(),
+        GappedKmer(l=5, k=3, d=1, kind="count"),
+        GappedKmer(l=5, k=3, d=2, kind="count", gamma=1.0),
+    ):
         assert not kern.has_features
         with pytest.raises(TypeError, match="d = l - k"):
             kern.features(["ACGTACGT"])
@@ -210,10 +234,8 @@ def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     X = random_dna(9, 0, 40) + ["ACGTACGTNACGTACGTAA", "TTTTTTTTTTTT"]
     Y = random_dna(4, 8, 30)
     for rc_on in (False, True):
-        args = dict(l=6, k=3, d=3, kind="truncated", reverse_complement=rc_on,
-                    normalize=False)
-        ours, ref = GappedKmer(algorithm=algorithm, **args), GappedKmer(algorithm="numpy",
-                                                                        **args)
+        args = dict(l=6, k=3, d=3, kind="truncated", reverse_complement=rc_on, normalize=False)
+        ours, ref = GappedKmer(algorithm=algorithm, **args), GappedKmer(algorithm="numpy", **args)
         np.testing.assert_allclose(ours(X), ref(X), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(ours(X, Y), ref(X, Y), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
@@ -228,11 +250,11 @@ def test_full_filter_up_to_l_is_the_projection(algorithm):
     l, k = 4, 2
     words = ["".join(w) for w in itertools.product("ACGT", repeat=l)]
     index = {w: j for j, w in enumerate(words)}
-    Mi = np.zeros((comb(l, k) * 4 ** k, len(words)))
+    Mi = np.zeros((comb(l, k) * 4**k, len(words)))
     for j, word in enumerate(words):
         for s, kept in enumerate(itertools.combinations(range(l), k)):
-            c = sum("ACGT".index(word[i]) * 4 ** t for t, i in enumerate(kept))
-            Mi[s * 4 ** k + c, j] = 1.0
+            c = sum("ACGT".index(word[i]) * 4**t for t, i in enumerate(kept))
+            Mi[s * 4**k + c, j] = 1.0
     P = np.linalg.pinv(Mi, rcond=1e-10) @ Mi
 
     def f(s):
@@ -244,19 +266,27 @@ def test_full_filter_up_to_l_is_the_projection(algorithm):
     X = random_dna(5, 2, 12, rng=np.random.default_rng(21)) + ["ACGTNNACGTTT"]
     Y = random_dna(3, 4, 10, rng=np.random.default_rng(22))
     for rc_on in (False, True):
-        kern = GappedKmer(l=l, k=k, d=l, kind="full", reverse_complement=rc_on,
-                          normalize=False, algorithm=algorithm)
+        kern = GappedKmer(
+            l=l,
+            k=k,
+            d=l,
+            kind="full",
+            reverse_complement=rc_on,
+            normalize=False,
+            algorithm=algorithm,
+        )
 
         def ref(a, b):
             fb = f(b) + (f(rc(b)) if rc_on else 0)
             return f(a) @ P @ fb
 
-        np.testing.assert_allclose(kern(X), [[ref(a, b) for b in X] for a in X],
-                                   rtol=1e-9, atol=1e-10)
-        np.testing.assert_allclose(kern(X, Y), [[ref(a, b) for b in Y] for a in X],
-                                   rtol=1e-9, atol=1e-10)
-        np.testing.assert_allclose(kern.diag(X), [ref(a, a) for a in X], rtol=1e-9,
-                                   atol=1e-10)
+        np.testing.assert_allclose(
+            kern(X), [[ref(a, b) for b in X] for a in X], rtol=1e-9, atol=1e-10
+        )
+        np.testing.assert_allclose(
+            kern(X, Y), [[ref(a, b) for b in Y] for a in X], rtol=1e-9, atol=1e-10
+        )
+        np.testing.assert_allclose(kern.diag(X), [ref(a, a) for a in X], rtol=1e-9, atol=1e-10)
 
 
 def test_d_beyond_l_minus_k_only_for_the_estimated_kinds():
@@ -264,8 +294,9 @@ def test_d_beyond_l_minus_k_only_for_the_estimated_kinds():
     full = GappedKmer(l=5, k=2, d=5, kind="full")(X)
     assert np.isfinite(full).all()
     # the truncated filter's weights vanish beyond 4 mismatches at (5, 2)
-    np.testing.assert_allclose(GappedKmer(l=5, k=2, d=5)(X), GappedKmer(l=5, k=2, d=4)(X),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        GappedKmer(l=5, k=2, d=5)(X), GappedKmer(l=5, k=2, d=4)(X), rtol=1e-12
+    )
     with pytest.raises(ValueError, match=r"d must be <= l - k = 3.*up to l"):
         GappedKmer(l=5, k=2, d=4, kind="count")(X)
     with pytest.raises(ValueError, match="d must be <= l = 5"):
@@ -277,6 +308,7 @@ def test_documented_psd_settings(l, k):
     """The docstring's list: count at d = l - k and the estimated kinds at
     d = l have no negative l-mer eigenvalue (truncated: nor at d = l - k for
     k >= l / 2 + 1); count and full truncated below that do."""
+
     def smallest(kind, d):
         eig = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, kind))
         return eig.min() / np.abs(eig).max()
@@ -294,28 +326,41 @@ def test_documented_psd_settings(l, k):
 
 
 @pytest.mark.parametrize("radix_bits, tile_bits", [(3, 1), (8, 0), (16, 2)])
-def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, tile_bits,
-                                                                  tuning):
+def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, tile_bits, tuning):
     """The counting form's pairs gathered a few at a time and added tile by
     tile, its radix sort in digits of 3, 8 or 16 bits, unit and centre
     weights, both strands or one: the brute-force sums."""
-    tuning.set(GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=5, GKM_TILE_BITS=tile_bits,
-               GKM_RADIX_BITS=radix_bits)
+    tuning.set(
+        GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=5, GKM_TILE_BITS=tile_bits, GKM_RADIX_BITS=radix_bits
+    )
     l, k, d = 5, 2, 3
     X = random_dna(6, 3, 16, rng=np.random.default_rng(11)) + ["AAAAAAAA", "ACGTTACGT"]
     Y = random_dna(3, 5, 12, rng=np.random.default_rng(12))
     for rc_on, center in [(True, None), (False, None), (True, (9, 2.0))]:
-        kern = GappedKmer(l=l, k=k, d=d, kind="full", reverse_complement=rc_on,
-                          normalize=False, algorithm="subsets",
-                          center_weighted=center is not None,
-                          **({} if center is None else {"M": center[0], "H": center[1]}))
+        kern = GappedKmer(
+            l=l,
+            k=k,
+            d=d,
+            kind="full",
+            reverse_complement=rc_on,
+            normalize=False,
+            algorithm="subsets",
+            center_weighted=center is not None,
+            **({} if center is None else {"M": center[0], "H": center[1]}),
+        )
         w = kern.mismatch_weights()
         np.testing.assert_allclose(
-            kern(X), [[brute_kernel(a, b, l, w, rc_on, center) for b in X] for a in X],
-            rtol=1e-10, atol=1e-12)
+            kern(X),
+            [[brute_kernel(a, b, l, w, rc_on, center) for b in X] for a in X],
+            rtol=1e-10,
+            atol=1e-12,
+        )
         np.testing.assert_allclose(
-            kern(X, Y), [[brute_kernel(a, b, l, w, rc_on, center) for b in Y] for a in X],
-            rtol=1e-10, atol=1e-12)
+            kern(X, Y),
+            [[brute_kernel(a, b, l, w, rc_on, center) for b in Y] for a in X],
+            rtol=1e-10,
+            atol=1e-12,
+        )
 
 
 def _hamming(l):
@@ -341,19 +386,25 @@ def test_estimated_lmer_weights_from_the_explicit_projection(l, k):
     for m in range(l + 1):
         np.testing.assert_allclose(P[H == m], g[m], atol=1e-12)
     d = l - k
-    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "full"), g[:d + 1],
-                               atol=1e-13)
+    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "full"), g[: d + 1], atol=1e-13)
     # truncated: the filter cut at its first non-positive value, applied twice
     cut = np.flatnonzero(g <= 1e-50)[0]
     G = np.where(H < cut, P, 0.0)
     W = G @ G
-    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "truncated"),
-                               [W[H == m].mean() for m in range(d + 1)], rtol=1e-10)
-    np.testing.assert_allclose(weights.mismatch_weights(l, k, d, "count"),
-                               [comb(l - m, k) for m in range(d + 1)])
+    np.testing.assert_allclose(
+        weights.mismatch_weights(l, k, d, "truncated"),
+        [W[H == m].mean() for m in range(d + 1)],
+        rtol=1e-10,
+    )
+    np.testing.assert_allclose(
+        weights.mismatch_weights(l, k, d, "count"), [comb(l - m, k) for m in range(d + 1)]
+    )
     # the eigenvalues of the l-mer matrix
-    eig = np.linalg.eigvalsh(np.where(H <= d, np.array(
-        weights.mismatch_weights(l, k, d, "count"))[np.minimum(H, d)], 0.0))
+    eig = np.linalg.eigvalsh(
+        np.where(
+            H <= d, np.array(weights.mismatch_weights(l, k, d, "count"))[np.minimum(H, d)], 0.0
+        )
+    )
     lam = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, "count"))
     assert eig.min() == pytest.approx(lam.min(), abs=1e-8)
     assert eig.max() == pytest.approx(lam.max(), rel=1e-10)
@@ -421,12 +472,14 @@ def test_prepare_take_pickle_and_blockwise():
     np.testing.assert_allclose(gram(k, X, block_size=7), K, atol=1e-12)
 
 
-@pytest.mark.parametrize("kern", [
-    GappedKmer(l=4, k=2, d=2, kind="count"),
-    GappedKmer(l=4, k=2, d=2, kind="count", gamma=1.5, reverse_complement=False),
-    GappedKmer(l=3, k=1, d=2, kind="count", normalize=False, center_weighted=True, M=4,
-               H=2.0),
-])
+@pytest.mark.parametrize(
+    "kern",
+    [
+        GappedKmer(l=4, k=2, d=2, kind="count"),
+        GappedKmer(l=4, k=2, d=2, kind="count", gamma=1.5, reverse_complement=False),
+        GappedKmer(l=3, k=1, d=2, kind="count", normalize=False, center_weighted=True, M=4, H=2.0),
+    ],
+)
 def test_validity_kit(kern):
     assert_kernel_psd(kern, strings("ACGT", max_size=12), time_limit=10)
 
@@ -444,7 +497,7 @@ def _nfe2_windows(structk_data, n, width):
 
     _, seqs = read_fasta(structk_data("sequences/nfe2/pos.train.fa"))
     keep = [s for s in seqs if len(s) >= width][:n]
-    return [s[(len(s) - width) // 2:(len(s) - width) // 2 + width] for s in keep]
+    return [s[(len(s) - width) // 2 : (len(s) - width) // 2 + width] for s in keep]
 
 
 @pytest.mark.parametrize("kind, d", [("count", 4), ("truncated", 3), ("full", 3)])

@@ -29,7 +29,7 @@ def gappy_counts(s, k, m, bad=""):
     out = Counter()
     for p in range(len(s)):
         for g in range(m + 1):
-            u, v = s[p:p + k], s[p + k + g:p + 2 * k + g]
+            u, v = s[p : p + k], s[p + k + g : p + 2 * k + g]
             if len(u) == k and len(v) == k and not set(u + v) & set(bad):
                 out[(u, g, v)] += 1
     return out
@@ -89,8 +89,7 @@ def test_gappy_pair_normalize_and_blocks():
     kern = GappyPair(k=1, m=2)
     flagged = GappyPair(k=1, m=2, normalize=True)
     np.testing.assert_allclose(flagged(X_DNA), Normalize(kern)(X_DNA), rtol=1e-15)
-    np.testing.assert_allclose(flagged(X_DNA, Y_DNA), Normalize(kern)(X_DNA, Y_DNA),
-                               rtol=1e-15)
+    np.testing.assert_allclose(flagged(X_DNA, Y_DNA), Normalize(kern)(X_DNA, Y_DNA), rtol=1e-15)
     assert flagged(["", "A"])[0].tolist() == [0.0, 0.0]  # no pair: zero row, no NaN
     np.testing.assert_allclose(gram(kern, X_DNA, block_size=5), kern(X_DNA), rtol=1e-15)
 
@@ -102,19 +101,23 @@ def test_gappy_pair_matches_strkernel():
     k, m = 2, 2
     ours = GappyPair(k=k, m=m).features(X).toarray()
     merged = ours.reshape(len(X), m + 1, 4 ** (2 * k)).sum(axis=1)
-    theirs = strkernel.gappypair_kernel(X, k=k, g=m, gapDifferent=False, sparse=False,
-                                        include_flanking=True)
+    theirs = strkernel.gappypair_kernel(
+        X, k=k, g=m, gapDifferent=False, sparse=False, include_flanking=True
+    )
     np.testing.assert_array_equal(merged, theirs)
 
 
-@pytest.mark.parametrize("params, message", [
-    (dict(k=0), "k must be >= 1"),
-    (dict(k=40), "more than int64 feature indices"),
-    (dict(k=7, m=2, alphabet="protein"), "use a smaller k or m"),
-    (dict(m=-1), "m must be >= 0"),
-    (dict(m=1.5), "m must be an integer"),
-    (dict(presence=1), "presence must be True or False"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(k=0), "k must be >= 1"),
+        (dict(k=40), "more than int64 feature indices"),
+        (dict(k=7, m=2, alphabet="protein"), "use a smaller k or m"),
+        (dict(m=-1), "m must be >= 0"),
+        (dict(m=1.5), "m must be an integer"),
+        (dict(presence=1), "presence must be True or False"),
+    ],
+)
 def test_gappy_pair_bad_parameters(params, message):
     kern = GappyPair(**params)
     with pytest.raises((ValueError, TypeError), match=message):
@@ -137,7 +140,9 @@ def wds_def(s, t, d, S):
             for sh in range(S + 1):
                 if l + sh + k > L:
                     break
-                mu = (s[l + sh:l + sh + k] == t[l:l + k]) + (s[l:l + k] == t[l + sh:l + sh + k])
+                mu = (s[l + sh : l + sh + k] == t[l : l + k]) + (
+                    s[l : l + k] == t[l + sh : l + sh + k]
+                )
                 total += beta * mu / (2 * (sh + 1))
     return total
 
@@ -159,8 +164,9 @@ def tokens(s, unknown):
     return [object() if c in unknown else c for c in s]
 
 
-@pytest.mark.parametrize("L, d, S", [(63, 5, 0), (64, 8, 2), (65, 70, 1), (130, 9, 3),
-                                     (130, 80, 0), (200, 4, 70)])
+@pytest.mark.parametrize(
+    "L, d, S", [(63, 5, 0), (64, 8, 2), (65, 70, 1), (130, 9, 3), (130, 80, 0), (200, 4, 70)]
+)
 @pytest.mark.parametrize("alphabet", ["ab", "ACGT", "abcde", "ACDEFGHIKLMNPQRSTVWY"])
 def test_weighted_degree_across_word_boundaries_equals_definition(L, d, S, alphabet):
     """The bit-parallel kernel holds 64 positions a word: sequences longer
@@ -172,8 +178,12 @@ def test_weighted_degree_across_word_boundaries_equals_definition(L, d, S, alpha
     X = ["".join(rng.choice(symbols, L)) for _ in range(5)] + [alphabet[0] * L]
     Y = ["".join(rng.choice(list(alphabet), L)) for _ in range(2)] + [alphabet[0] * L]
     unknown = "N" if alphabet == "ACGT" else ""
-    kern = WeightedDegree(d=d, shift=S, alphabet="dna" if alphabet == "ACGT" else alphabet,
-                          unknown="skip" if unknown else "error")
+    kern = WeightedDegree(
+        d=d,
+        shift=S,
+        alphabet="dna" if alphabet == "ACGT" else alphabet,
+        unknown="skip" if unknown else "error",
+    )
     f = lambda s, t: wds_def(tokens(s, unknown), tokens(t, unknown), d, S)  # noqa: E731
     # rtol: the definitions add up to 10^5 terms one by one
     np.testing.assert_allclose(kern(X), brute(f, X, X), rtol=1e-12)
@@ -187,7 +197,9 @@ def test_weighted_degree_shift_zero_is_plain_and_shift_finds_moved_motif():
     x, y = "AAAAAGATTACAAAAAAA", "AAAAAAAGATTACAAAAA"  # the motif moved by 2
     plain = WeightedDegree(d=6)([x], [y])[0, 0]
     assert WeightedDegree(d=6, shift=1)([x], [y])[0, 0] > plain
-    assert WeightedDegree(d=6, shift=2)([x], [y])[0, 0] > WeightedDegree(d=6, shift=1)([x], [y])[0, 0]
+    assert (
+        WeightedDegree(d=6, shift=2)([x], [y])[0, 0] > WeightedDegree(d=6, shift=1)([x], [y])[0, 0]
+    )
 
 
 def test_weighted_degree_shift_unknown_skip_and_normalize():
@@ -197,15 +209,21 @@ def test_weighted_degree_shift_unknown_skip_and_normalize():
     assert K[2].tolist() == [0.0] * 4  # unknown positions match nothing
     clean = WeightedDegree(d=3, shift=2)
     assert K[3, 3] == clean(["ACGTAC"])[0, 0]
-    np.testing.assert_allclose(WeightedDegree(d=3, shift=2, normalize=True, unknown="skip")(X),
-                               Normalize(kern)(X), rtol=1e-15)
+    np.testing.assert_allclose(
+        WeightedDegree(d=3, shift=2, normalize=True, unknown="skip")(X),
+        Normalize(kern)(X),
+        rtol=1e-15,
+    )
 
 
-@pytest.mark.parametrize("params, message", [
-    (dict(shift=-1), "shift must be >= 0"),
-    (dict(shift=0.5), "shift must be an integer"),
-    (dict(shift=True), "shift must be an integer"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(shift=-1), "shift must be >= 0"),
+        (dict(shift=0.5), "shift must be an integer"),
+        (dict(shift=True), "shift must be an integer"),
+    ],
+)
 def test_weighted_degree_bad_shift(params, message):
     kern = WeightedDegree(**params)
     with pytest.raises((ValueError, TypeError), match=message):
@@ -214,8 +232,9 @@ def test_weighted_degree_bad_shift(params, message):
 
 def test_weighted_degree_huge_shift_is_capped():
     X = random_strings(5, "ACGT", 7, 7)
-    np.testing.assert_allclose(WeightedDegree(d=3, shift=10**9)(X),
-                               WeightedDegree(d=3, shift=6)(X), rtol=1e-15)
+    np.testing.assert_allclose(
+        WeightedDegree(d=3, shift=10**9)(X), WeightedDegree(d=3, shift=6)(X), rtol=1e-15
+    )
 
 
 # ------------------------------------------------------------- PSD property
@@ -225,8 +244,7 @@ PSD_CASES = [
     (GappyPair(k=1, m=3, alphabet="ab", normalize=True), strings("ab", max_size=9)),
     (WeightedDegree(d=3, shift=2), strings("dna", min_size=7, max_size=7)),
     (WeightedDegree(d=2, shift=5, alphabet="ab"), strings("ab", min_size=6, max_size=6)),
-    (Normalize(WeightedDegree(d=4, shift=3, alphabet="ab")), strings("ab", min_size=6,
-                                                                     max_size=6)),
+    (Normalize(WeightedDegree(d=4, shift=3, alphabet="ab")), strings("ab", min_size=6, max_size=6)),
 ]
 
 

@@ -67,6 +67,7 @@ def reference_gradient(kernel, X, h=1e-3):
     theta = kernel.theta
     out = np.empty(kernel(X).shape + (theta.size,))
     for i in range(theta.size):
+
         def central(step):
             up, down = theta.copy(), theta.copy()
             up[i] += step
@@ -90,12 +91,18 @@ def test_gradient_matches_finite_differences(kernel, X):
     np.testing.assert_allclose(dK_fd, dK, rtol=1e-5, atol=1e-7 * scale)
 
 
-@given(sigma=st.floats(0.2, 5.0), factor=st.floats(0.1, 10.0),
-       gamma=st.floats(0.05, 2.0), coef0=st.floats(0.1, 3.0),
-       power=st.integers(1, 3))
+@given(
+    sigma=st.floats(0.2, 5.0),
+    factor=st.floats(0.1, 10.0),
+    gamma=st.floats(0.05, 2.0),
+    coef0=st.floats(0.1, 3.0),
+    power=st.integers(1, 3),
+)
 def test_gradient_of_random_compositions(sigma, factor, gamma, coef0, power):
-    k = Normalize(factor * Gaussian(sigma=sigma)
-                  + Polynomial(degree=2, gamma=gamma, coef0=coef0)) ** power
+    k = (
+        Normalize(factor * Gaussian(sigma=sigma) + Polynomial(degree=2, gamma=gamma, coef0=coef0))
+        ** power
+    )
     K, dK = k.gram_gradient_prepared(k.prepare(VECTORS))
     ref = reference_gradient(k, VECTORS)
     np.testing.assert_allclose(dK, ref, rtol=1e-5, atol=1e-8)
@@ -113,7 +120,7 @@ def test_vector_kernels_agree_with_scikit_learn():
     np.testing.assert_allclose(K, K_sk, rtol=1e-12)
     np.testing.assert_allclose(dK, dK_sk, rtol=1e-10, atol=1e-13)
     # scikit-learn's DotProduct ** 2 is Polynomial(degree=2, gamma=1, coef0=sigma_0^2)
-    p = Polynomial(degree=2, coef0=0.5 ** 2, gamma_bounds="fixed")
+    p = Polynomial(degree=2, coef0=0.5**2, gamma_bounds="fixed")
     K, dK = p.gram_gradient_prepared(p.prepare(VECTORS))
     K_sk, dK_sk = (DotProduct(sigma_0=0.5) ** 2)(VECTORS, eval_gradient=True)
     np.testing.assert_allclose(K, K_sk, rtol=1e-12)
@@ -131,8 +138,10 @@ def test_theta_bounds_and_with_theta():
     k2 = k.with_theta(np.log([3.0, 0.5, 2.0]))
     assert (k2.k1.factor, k2.k1.kernel.sigma, k2.k2.gamma) == pytest.approx((3.0, 0.5, 2.0))
     assert k.k1.factor == 2.0  # unchanged
-    np.testing.assert_allclose(k2(VECTORS), (3.0 * Gaussian(sigma=0.5)
-                                             + Polynomial(degree=3, coef0=0.0, gamma=2.0))(VECTORS))
+    np.testing.assert_allclose(
+        k2(VECTORS),
+        (3.0 * Gaussian(sigma=0.5) + Polynomial(degree=3, coef0=0.0, gamma=2.0))(VECTORS),
+    )
     fixed = Gaussian(sigma=2.0, sigma_bounds="fixed")
     assert fixed.theta.shape == (0,) and fixed.bounds.shape == (0, 2)
     K, dK = fixed.gram_gradient_prepared(fixed.prepare(VECTORS))
@@ -144,7 +153,9 @@ def test_bad_bounds_and_theta_are_named():
         Gaussian(sigma_bounds=(0, 1)).theta
     with pytest.raises(ValueError, match=r"sigma_bounds='free'.*'fixed'"):
         Gaussian(sigma_bounds="free").theta
-    with pytest.raises(ValueError, match=r"theta has 1 entries .* 2 free .*'factor', 'kernel__sigma'"):
+    with pytest.raises(
+        ValueError, match=r"theta has 1 entries .* 2 free .*'factor', 'kernel__sigma'"
+    ):
         (2.0 * Gaussian()).with_theta([0.0])
     with pytest.raises(ValueError, match=r"theta\[1\] \(kernel__sigma\) is nan"):
         (2.0 * Gaussian()).with_theta([0.0, np.nan])
@@ -203,8 +214,8 @@ def test_expand_lists():
     assert len(combos) == 4
     assert combos[3][0] == {"kernel__k1__degree": 2, "kernel__k2__sigma": 2.0}
     np.testing.assert_allclose(
-        combos[3][1](VECTORS),
-        Normalize(Polynomial(degree=2) + Gaussian(sigma=2.0))(VECTORS))
+        combos[3][1](VECTORS), Normalize(Polynomial(degree=2) + Gaussian(sigma=2.0))(VECTORS)
+    )
     assert nested.kernel.k1.degree == [1, 2]  # the original keeps its lists
     plain = Gaussian()
     assert expand_lists(plain) == [({}, plain)]

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from structk import check_psd
 from structk.kernels import (
-    Exp, FunctionScaled, Gaussian, Laplace, Linear, Normalize, Polynomial,
+    Exp,
+    FunctionScaled,
+    Gaussian,
+    Laplace,
+    Linear,
+    Normalize,
+    Polynomial,
 )
 from structk.testing import find_psd_counterexample, vectors
 
@@ -45,5 +51,9 @@ def test_gram_is_psd(kernel, X):
 
 @pytest.mark.parametrize("kernel", LIBRARY[:6], ids=repr)
 def test_counterexample_search_finds_nothing(kernel):
-    assert find_psd_counterexample(kernel, vectors(dim=2, min_value=-3, max_value=3),
-                                   pool_sizes=(16, 64)) is None
+    assert (
+        find_psd_counterexample(
+            kernel, vectors(dim=2, min_value=-3, max_value=3), pool_sizes=(16, 64)
+        )
+        is None
+    )

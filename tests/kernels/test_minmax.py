@@ -12,8 +12,9 @@ from structk import check_psd
 from structk.kernels import Jaccard, MinMax
 
 TOKENS = ["C", "N", "O", "S", ("ring", 6), 7]
-multisets = st.lists(st.dictionaries(st.sampled_from(TOKENS), st.integers(0, 4), max_size=5),
-                     min_size=1, max_size=8)
+multisets = st.lists(
+    st.dictionaries(st.sampled_from(TOKENS), st.integers(0, 4), max_size=5), min_size=1, max_size=8
+)
 
 
 def brute_force(A, B):

@@ -60,28 +60,63 @@ def test_a_repeated_key_with_equal_rows_is_one_object():
     np.testing.assert_array_equal(k(["B", "C"]), S[np.ix_([1, 2], [1, 2])])
 
 
-@pytest.mark.parametrize("make, X, error, message", [
-    (lambda: Precomputed(_symmetric(4)), [1, 4], ValueError,
-     r"X\[1\] = 4 is not a row of the 4 x 4 matrix \(rows 0 .. 3\)"),
-    (lambda: Precomputed(_symmetric(4)), [1, -1], ValueError, r"X\[1\] = -1 is not a row"),
-    (lambda: Precomputed(_symmetric(4)), [0, "MKV"], TypeError,
-     r"X\[1\] is 'MKV', not a row number: .* give keys=\.\.\. "),
-    (lambda: Precomputed(_symmetric(4)), [0, 1.0], TypeError, r"X\[1\] is 1.0, not a row"),
-    (lambda: Precomputed(_symmetric(4)), [True], TypeError, r"X\[0\] is True, not a row"),
-    (lambda: Precomputed(_symmetric(2), keys=["MK", "WW"]), ["MK", "PP"], ValueError,
-     r"X\[1\] \('PP'\) is not among the 2 keys"),
-    (lambda: Precomputed(_symmetric(2), keys=["MK"]), ["MK"], ValueError,
-     r"keys names 1 objects but the matrix has 2 rows"),
-    (lambda: Precomputed(_symmetric(3), keys=["MK", "WW", "MK"]), ["MK"], ValueError,
-     r"keys\[0\] and keys\[2\] are the same key but rows 0 and 2 of the matrix differ"),
-    (lambda: Precomputed(np.ones((2, 3))), [0], ValueError, r"shape \(2, 3\); .* square"),
-    (lambda: Precomputed(np.array([[1.0, np.nan], [np.nan, 1.0]])), [0], ValueError,
-     r"entry \[0, 1\] of the matrix given is nan"),
-    (lambda: Precomputed(np.array([[1.0, 2.0], [0.5, 1.0]])), [0, 1], ValueError,
-     r"not symmetric: entry \[0, 1\] is 2.0 but \[1, 0\] is 0.5"),
-    (lambda: Precomputed("/nonexistent/S.npy"), [0], FileNotFoundError,
-     r"no matrix file '/nonexistent/S.npy'"),
-])
+@pytest.mark.parametrize(
+    "make, X, error, message",
+    [
+        (
+            lambda: Precomputed(_symmetric(4)),
+            [1, 4],
+            ValueError,
+            r"X\[1\] = 4 is not a row of the 4 x 4 matrix \(rows 0 .. 3\)",
+        ),
+        (lambda: Precomputed(_symmetric(4)), [1, -1], ValueError, r"X\[1\] = -1 is not a row"),
+        (
+            lambda: Precomputed(_symmetric(4)),
+            [0, "MKV"],
+            TypeError,
+            r"X\[1\] is 'MKV', not a row number: .* give keys=\.\.\. ",
+        ),
+        (lambda: Precomputed(_symmetric(4)), [0, 1.0], TypeError, r"X\[1\] is 1.0, not a row"),
+        (lambda: Precomputed(_symmetric(4)), [True], TypeError, r"X\[0\] is True, not a row"),
+        (
+            lambda: Precomputed(_symmetric(2), keys=["MK", "WW"]),
+            ["MK", "PP"],
+            ValueError,
+            r"X\[1\] \('PP'\) is not among the 2 keys",
+        ),
+        (
+            lambda: Precomputed(_symmetric(2), keys=["MK"]),
+            ["MK"],
+            ValueError,
+            r"keys names 1 objects but the matrix has 2 rows",
+        ),
+        (
+            lambda: Precomputed(_symmetric(3), keys=["MK", "WW", "MK"]),
+            ["MK"],
+            ValueError,
+            r"keys\[0\] and keys\[2\] are the same key but rows 0 and 2 of the matrix differ",
+        ),
+        (lambda: Precomputed(np.ones((2, 3))), [0], ValueError, r"shape \(2, 3\); .* square"),
+        (
+            lambda: Precomputed(np.array([[1.0, np.nan], [np.nan, 1.0]])),
+            [0],
+            ValueError,
+            r"entry \[0, 1\] of the matrix given is nan",
+        ),
+        (
+            lambda: Precomputed(np.array([[1.0, 2.0], [0.5, 1.0]])),
+            [0, 1],
+            ValueError,
+            r"not symmetric: entry \[0, 1\] is 2.0 but \[1, 0\] is 0.5",
+        ),
+        (
+            lambda: Precomputed("/nonexistent/S.npy"),
+            [0],
+            FileNotFoundError,
+            r"no matrix file '/nonexistent/S.npy'",
+        ),
+    ],
+)
 def test_bad_input_names_the_item(make, X, error, message):
     with pytest.raises(error, match=message):
         make()(X)
@@ -108,14 +143,13 @@ def test_repair_of_the_stored_log_la_equals_the_repair_of_the_function():
         direct = SpectrumRepair(la.log_kernel, normalize=normalize).fit(train)
         stored = SpectrumRepair(Precomputed(L, keys=X), normalize=normalize).fit(train)
         np.testing.assert_allclose(stored(train), direct(train), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(stored(test, train), direct(test, train),
-                                   rtol=1e-9, atol=1e-12)
-        np.testing.assert_allclose(stored.eigenvalues_, direct.eigenvalues_,
-                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(stored(test, train), direct(test, train), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(stored.eigenvalues_, direct.eigenvalues_, rtol=1e-10, atol=1e-10)
     # row numbers work the same way as keys
     by_row = SpectrumRepair(Precomputed(L), normalize=True).fit(list(range(11)))
-    np.testing.assert_allclose(by_row(list(range(11, 16)), list(range(11))),
-                               stored(test, train), rtol=1e-12)
+    np.testing.assert_allclose(
+        by_row(list(range(11, 16)), list(range(11))), stored(test, train), rtol=1e-12
+    )
     assert check_psd(by_row(list(range(16))))
 
 
@@ -140,9 +174,12 @@ def test_a_learner_fits_the_repair_on_its_training_rows_only():
     # the same decision values as the repair of the function fitted by hand
     ref = SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=True).fit(X[:20])
     svm_ref = KernelSVM(kernel="precomputed", C=10.0).fit(ref(X[:20]), y[:20])
-    np.testing.assert_allclose(svm.decision_function(list(range(20, 30))),
-                               svm_ref.decision_function(ref(X[20:], X[:20])),
-                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(
+        svm.decision_function(list(range(20, 30))),
+        svm_ref.decision_function(ref(X[20:], X[:20])),
+        rtol=1e-6,
+        atol=1e-8,
+    )
     assert repr(clone(kernel)) == "SpectrumRepair(Precomputed(<30x30 matrix>), normalize=True)"
 
 

@@ -37,8 +37,11 @@ def log_la_pair(s, t):
 @pytest.mark.parametrize("func", [sw_pair, log_la_pair], ids=["smith_waterman", "log_LA"])
 def test_kit_finds_alignment_scores_are_not_psd(func):
     # non-PSD sets need several short sequences over few symbols
-    cx = find_psd_counterexample(FunctionKernel(func, name=func.__name__),
-                                 strings("AW", min_size=1, max_size=6), pool_sizes=(32, 64))
+    cx = find_psd_counterexample(
+        FunctionKernel(func, name=func.__name__),
+        strings("AW", min_size=1, max_size=6),
+        pool_sizes=(32, 64),
+    )
     assert cx is not None and cx.min_eigenvalue < 0
     K = np.array([[func(s, t) for t in cx.objects] for s in cx.objects])
     assert np.linalg.eigvalsh(K)[0] == pytest.approx(cx.min_eigenvalue, rel=1e-6, abs=1e-9)
@@ -93,12 +96,15 @@ def test_nearest_psd_repairs_alignment_scores():
             assert check_psd(nearest_psd(S, method))
 
 
-@pytest.mark.parametrize("K, method, message", [
-    (np.eye(2), "eig", "method must be one of"),
-    (np.array([[1.0, 2.0], [0.0, 1.0]]), "clip", "not symmetric"),
-    (np.array([[1.0, np.nan], [np.nan, 1.0]]), "clip", "non-finite"),
-    (np.ones((2, 3)), "flip", "square"),
-])
+@pytest.mark.parametrize(
+    "K, method, message",
+    [
+        (np.eye(2), "eig", "method must be one of"),
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), "clip", "not symmetric"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "clip", "non-finite"),
+        (np.ones((2, 3)), "flip", "square"),
+    ],
+)
 def test_nearest_psd_bad_input(K, method, message):
     with pytest.raises(ValueError, match=message):
         nearest_psd(K, method)
@@ -117,19 +123,25 @@ X = random_strings(12, AMINO, 3, 30)
 Z = random_strings(5, AMINO, 5, 25)
 
 
-@pytest.mark.parametrize("similarity", [
-    smith_waterman,
-    LocalAlignment(beta=0.5).log_kernel,
-    FunctionKernel(sw_pair),
-])
+@pytest.mark.parametrize(
+    "similarity",
+    [
+        smith_waterman,
+        LocalAlignment(beta=0.5).log_kernel,
+        FunctionKernel(sw_pair),
+    ],
+)
 def test_ekm_is_the_inner_product_of_similarity_profiles(similarity):
     k = EmpiricalKernelMap(similarity, Z)
-    S = np.array([[sw_pair(x, z) for z in Z] for x in X]) if isinstance(
-        similarity, FunctionKernel) else np.asarray(similarity(X, Z))
+    S = (
+        np.array([[sw_pair(x, z) for z in Z] for x in X])
+        if isinstance(similarity, FunctionKernel)
+        else np.asarray(similarity(X, Z))
+    )
     np.testing.assert_allclose(k.features(X), S, rtol=1e-15)
     np.testing.assert_allclose(k(X), S @ S.T, rtol=1e-12)
     np.testing.assert_allclose(k(X, X[:4]), S @ S[:4].T, rtol=1e-12)
-    np.testing.assert_allclose(k.diag(X), (S ** 2).sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(k.diag(X), (S**2).sum(axis=1), rtol=1e-12)
     assert check_psd(k(X))
 
 
@@ -205,8 +217,10 @@ def test_spectrum_repair_in_a_learner_fits_on_the_training_fold_only():
 
     rng = np.random.default_rng(0)
     a, b = "MKVLAAGIVHHW", "PQERTYDDCSNG"
-    X = ["".join(c if rng.random() > 0.3 else AMINO[rng.integers(20)] for c in s)
-         for s in [a] * 15 + [b] * 15]
+    X = [
+        "".join(c if rng.random() > 0.3 else AMINO[rng.integers(20)] for c in s)
+        for s in [a] * 15 + [b] * 15
+    ]
     y = np.repeat([0, 1], 15)
     k = Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel))
     svm = KernelSVM(kernel=k).fit(X[:10] + X[15:25], y[list(range(10)) + list(range(15, 25))])
@@ -221,9 +235,12 @@ def test_spectrum_repair_in_a_learner_fits_on_the_training_fold_only():
 
 def test_normalised_identity_gram_warns_naming_the_kernel():
     X = random_strings(8, AMINO, 60, 80)  # unrelated proteins
-    with pytest.warns(UserWarning, match=r"Normalize\(LocalAlignment\(beta=0.5\)\).*"
-                      r"numerically the identity.*"
-                      r"SpectrumRepair\(LocalAlignment\(beta=...\).log_kernel, normalize=True\)"):
+    with pytest.warns(
+        UserWarning,
+        match=r"Normalize\(LocalAlignment\(beta=0.5\)\).*"
+        r"numerically the identity.*"
+        r"SpectrumRepair\(LocalAlignment\(beta=...\).log_kernel, normalize=True\)",
+    ):
         Normalize(LocalAlignment(beta=0.5))(X)
     import warnings
 
@@ -266,11 +283,17 @@ def test_identity_warning_fires_when_a_few_objects_have_near_copies():
     assert caught[0].filename == __file__  # points at the line that computed the Gram
 
 
-@pytest.mark.parametrize("make", [
-    lambda: (Normalize(LocalAlignment(beta=0.1)), random_strings(30, AMINO, 60, 80)),
-    lambda: (Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)),
-             random_strings(30, AMINO, 60, 80)),
-], ids=["LA-beta-0.1", "repaired-log-LA"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: (Normalize(LocalAlignment(beta=0.1)), random_strings(30, AMINO, 60, 80)),
+        lambda: (
+            Normalize(SpectrumRepair(LocalAlignment(beta=0.5).log_kernel)),
+            random_strings(30, AMINO, 60, 80),
+        ),
+    ],
+    ids=["LA-beta-0.1", "repaired-log-LA"],
+)
 def test_identity_warning_is_silent_when_objects_see_each_other(make):
     import warnings
 
@@ -310,14 +333,17 @@ def test_spectrum_repair_normalize_is_the_definition(normalize):
     k = SpectrumRepair(LocalAlignment(beta=0.5).log_kernel, normalize=normalize)
     k.fit([X[i] for i in train])
     np.testing.assert_allclose(k([X[i] for i in train]), K_train, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(k([X[i] for i in test], [X[i] for i in train]), K_test,
-                               rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(
+        k([X[i] for i in test], [X[i] for i in train]), K_test, rtol=1e-8, atol=1e-9
+    )
     if normalize:
         # the normalised training block has a unit diagonal; the clip moves it little
         np.testing.assert_allclose(k.self_similarities_, np.diag(L)[train])
         assert check_psd(k([X[i] for i in test + train]))
-    assert repr(k) == ("SpectrumRepair(LocalAlignment(beta=0.5).log_kernel"
-                       + (", normalize=True)" if normalize else ")"))
+    assert repr(k) == (
+        "SpectrumRepair(LocalAlignment(beta=0.5).log_kernel"
+        + (", normalize=True)" if normalize else ")")
+    )
 
 
 def test_spectrum_repair_normalize_refuses_a_non_positive_self_similarity():

@@ -16,11 +16,38 @@ from kernel_checks import feature_product
 from sklearn.base import clone
 
 from structk.kernels import (
-    ClassConditionalFisherKernel, Constant, EmpiricalKernelMap, Exp, ExpIntersection,
-    FisherKernel, FunctionKernel, FunctionScaled, GappedKmer, GappyPair, Gaussian, GraphHopper,
-    Intersection, Jaccard, Laplace, Linear, LocalAlignment, MinMax, Mismatch, Normalize,
-    Polynomial, Power, Product, RandomWalk, Scaled, ShortestPath, Spectrum, SpectrumRepair, Sum,
-    WeightedDegree, WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
+    ClassConditionalFisherKernel,
+    Constant,
+    EmpiricalKernelMap,
+    Exp,
+    ExpIntersection,
+    FisherKernel,
+    FunctionKernel,
+    FunctionScaled,
+    GappedKmer,
+    GappyPair,
+    Gaussian,
+    GraphHopper,
+    Intersection,
+    Jaccard,
+    Laplace,
+    Linear,
+    LocalAlignment,
+    MinMax,
+    Mismatch,
+    Normalize,
+    Polynomial,
+    Power,
+    Product,
+    RandomWalk,
+    Scaled,
+    ShortestPath,
+    Spectrum,
+    SpectrumRepair,
+    Sum,
+    WeightedDegree,
+    WeisfeilerLehman,
+    WeisfeilerLehmanOptimalAssignment,
 )
 from structk.kernels.alignment import smith_waterman
 
@@ -37,8 +64,7 @@ def _graphs(directed=False):
     for i, n in enumerate([4, 0, 3, 5, 1, 4, 3]):
         g = nx.gnp_random_graph(n, 0.6, seed=i, directed=directed)
         nx.set_node_attributes(g, {v: int((v + i) % 3) for v in g}, "label")
-        nx.set_node_attributes(g, {v: np.array([v % 2, 1.0 + i % 3]) for v in g},
-                               "attributes")
+        nx.set_node_attributes(g, {v: np.array([v % 2, 1.0 + i % 3]) for v in g}, "attributes")
         out.append(g)
     return out
 
@@ -54,36 +80,52 @@ def _hmm():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return DiscreteHMM(2, "ACGT", n_iter=5, random_state=0).fit(
-            ["ACGTTGCA", "ACGTAGCA", "TTTTGGGA", "GATTACA"])
+            ["ACGTTGCA", "ACGTAGCA", "TTTTGGGA", "GATTACA"]
+        )
 
 
 def _cases():
     hmm = _hmm()
     return [
-        (Linear(), VECTORS), (Polynomial(degree=3), VECTORS), (Gaussian(sigma=2.0), VECTORS),
+        (Linear(), VECTORS),
+        (Polynomial(degree=3), VECTORS),
+        (Gaussian(sigma=2.0), VECTORS),
         (Laplace(), VECTORS),
-        (Intersection(), SETS), (ExpIntersection(), SETS), (Jaccard(), SETS), (MinMax(), SETS),
-        (Spectrum(k=2), STRINGS), (Spectrum(k=3, normalize=True), STRINGS),
+        (Intersection(), SETS),
+        (ExpIntersection(), SETS),
+        (Jaccard(), SETS),
+        (MinMax(), SETS),
+        (Spectrum(k=2), STRINGS),
+        (Spectrum(k=3, normalize=True), STRINGS),
         (Spectrum(k=40), STRINGS),  # beyond int64 features: k-mers present
-        (Mismatch(k=3, m=1), STRINGS), (GappyPair(k=1, m=1), STRINGS),
+        (Mismatch(k=3, m=1), STRINGS),
+        (GappyPair(k=1, m=1), STRINGS),
         (GappedKmer(l=4, k=2, d=1), STRINGS),
         (GappedKmer(l=3, k=2, d=1, normalize=False) + Spectrum(k=2, unknown="skip"), STRINGS),
-        (WeightedDegree(d=3, shift=1), ALIGNED), (WeightedDegree(d=2, normalize=True), ALIGNED),
+        (WeightedDegree(d=3, shift=1), ALIGNED),
+        (WeightedDegree(d=2, normalize=True), ALIGNED),
         (LocalAlignment(beta=0.5), PROTEINS),
         (FisherKernel(hmm, information="identity"), STRINGS[:2] + STRINGS[3:]),
-        (ClassConditionalFisherKernel([hmm, hmm], information="identity"),
-         STRINGS[:2] + STRINGS[3:]),
+        (
+            ClassConditionalFisherKernel([hmm, hmm], information="identity"),
+            STRINGS[:2] + STRINGS[3:],
+        ),
         (EmpiricalKernelMap(smith_waterman, PROTEINS[:3]), PROTEINS),
         (FunctionKernel(lambda x, y: float(len(set(x) & set(y)))), STRINGS),
-        (RandomWalk(lam=0.05), GRAPHS), (ShortestPath(), GRAPHS),
+        (RandomWalk(lam=0.05), GRAPHS),
+        (ShortestPath(), GRAPHS),
         (ShortestPath(length_kernel="gaussian"), GRAPHS),
-        (WeisfeilerLehman(h=2), GRAPHS), (WeisfeilerLehmanOptimalAssignment(h=2), GRAPHS),
+        (WeisfeilerLehman(h=2), GRAPHS),
+        (WeisfeilerLehmanOptimalAssignment(h=2), GRAPHS),
         (GraphHopper(), GRAPHS),
         (Sum(Spectrum(k=2), Spectrum(k=3)), STRINGS),
-        (Product(Linear(), Gaussian()), VECTORS), (Scaled(Jaccard(), 2.0), SETS),
-        (Power(Polynomial(), 2), VECTORS), (Exp(Linear()), VECTORS),
+        (Product(Linear(), Gaussian()), VECTORS),
+        (Scaled(Jaccard(), 2.0), SETS),
+        (Power(Polynomial(), 2), VECTORS),
+        (Exp(Linear()), VECTORS),
         (Normalize(WeisfeilerLehman(h=1) + ShortestPath()), GRAPHS),
-        (Normalize(Exp(Intersection())), SETS), (Linear() + 1.5, VECTORS),
+        (Normalize(Exp(Intersection())), SETS),
+        (Linear() + 1.5, VECTORS),
         (FunctionScaled(Spectrum(k=2), lambda s: 1.0 + len(s)), STRINGS),
         (Constant(2.0) * Intersection(), SETS),
     ]
@@ -111,20 +153,25 @@ def test_seam_agrees_with_the_calls(kernel, X):
     np.testing.assert_allclose(kernel.gram_prepared(Pa), K[np.ix_(a, a)], **close)
     np.testing.assert_allclose(kernel.cross_prepared(Pa, Pb), K[np.ix_(a, b)], **close)
     np.testing.assert_allclose(kernel.diag_prepared(Pa), D[a], **close)
-    np.testing.assert_allclose(kernel.cross_prepared(kernel.take(P, slice(1, 5)), P),
-                               K[1:5], **close)
+    np.testing.assert_allclose(
+        kernel.cross_prepared(kernel.take(P, slice(1, 5)), P), K[1:5], **close
+    )
     # prepared separately (Y prepared on its own) = the call k(X, Y)
     Q = kernel.prepare(_select(X, b), "Y")
-    np.testing.assert_allclose(kernel.cross_prepared(Pa, Q), kernel(_select(X, a), _select(X, b)),
-                               **close)
+    np.testing.assert_allclose(
+        kernel.cross_prepared(Pa, Q), kernel(_select(X, a), _select(X, b)), **close
+    )
     np.testing.assert_allclose(kernel.cross_prepared(Pa, Q), K[np.ix_(a, b)], **close)
 
 
 #: Intersection's columns are its collection's vocabulary of tokens (any
 #: hashables, numbered by first appearance): k(X, Y) aligns two vocabularies.
 BATCH_COLUMNS = ("Intersection()",)
-FEATURE_CASES = [(k, X) for k, X in CASES
-                 if k.has_features and repr(k) not in ("Spectrum(k=40)",) + BATCH_COLUMNS]
+FEATURE_CASES = [
+    (k, X)
+    for k, X in CASES
+    if k.has_features and repr(k) not in ("Spectrum(k=40)",) + BATCH_COLUMNS
+]
 
 
 @pytest.mark.parametrize("kernel, X", FEATURE_CASES, ids=[repr(k)[:60] for k, _ in FEATURE_CASES])
@@ -175,19 +222,34 @@ def test_take_prepared_falls_back_to_preparing_the_subset():
 
 # ------------------------------------------------------------ constructors
 INVALID = [
-    lambda: Polynomial(degree=0), lambda: Gaussian(sigma=-1), lambda: ExpIntersection(scale=0),
-    lambda: Spectrum(k=0), lambda: Mismatch(k=3, m=3), lambda: GappyPair(m=-1),
+    lambda: Polynomial(degree=0),
+    lambda: Gaussian(sigma=-1),
+    lambda: ExpIntersection(scale=0),
+    lambda: Spectrum(k=0),
+    lambda: Mismatch(k=3, m=3),
+    lambda: GappyPair(m=-1),
     lambda: GappedKmer(l=4, k=5),
-    lambda: WeightedDegree(d=0), lambda: LocalAlignment(beta=0),
-    lambda: LocalAlignment(matrix="NOPE62"), lambda: RandomWalk(kind="geometrical"),
-    lambda: ShortestPath(length_kernel="triangle"), lambda: WeisfeilerLehman(h=-1),
-    lambda: WeisfeilerLehmanOptimalAssignment(h=-1), lambda: GraphHopper(node_kernel="x"),
-    lambda: FisherKernel("hmm"), lambda: ClassConditionalFisherKernel("hmms"),
-    lambda: EmpiricalKernelMap("sim", PROTEINS), lambda: FunctionKernel(3),
+    lambda: WeightedDegree(d=0),
+    lambda: LocalAlignment(beta=0),
+    lambda: LocalAlignment(matrix="NOPE62"),
+    lambda: RandomWalk(kind="geometrical"),
+    lambda: ShortestPath(length_kernel="triangle"),
+    lambda: WeisfeilerLehman(h=-1),
+    lambda: WeisfeilerLehmanOptimalAssignment(h=-1),
+    lambda: GraphHopper(node_kernel="x"),
+    lambda: FisherKernel("hmm"),
+    lambda: ClassConditionalFisherKernel("hmms"),
+    lambda: EmpiricalKernelMap("sim", PROTEINS),
+    lambda: FunctionKernel(3),
     lambda: SpectrumRepair(smith_waterman, method="cut"),
-    lambda: Sum(Linear(), 3), lambda: Product(3, Linear()), lambda: Scaled(Linear(), -2),
-    lambda: Power(Linear(), 0.5), lambda: Exp("k"), lambda: Normalize(None),
-    lambda: FunctionScaled(Linear(), 3), lambda: Constant(-1),
+    lambda: Sum(Linear(), 3),
+    lambda: Product(3, Linear()),
+    lambda: Scaled(Linear(), -2),
+    lambda: Power(Linear(), 0.5),
+    lambda: Exp("k"),
+    lambda: Normalize(None),
+    lambda: FunctionScaled(Linear(), 3),
+    lambda: Constant(-1),
 ]
 
 
@@ -273,20 +335,24 @@ def test_random_walk_and_graphhopper_share_the_parsed_graphs(monkeypatch):
     reorders its copy by label); GraphHopper shares the label-free parse of
     ShortestPath(node_label=None). Values equal the parts' own."""
     from structk.kernels import GraphHopper, RandomWalk
-    from structk.kernels.graphs import (graphhopper, random_walk, shortest_path,
-                                        weisfeiler_lehman)
+    from structk.kernels.graphs import graphhopper, random_walk, shortest_path, weisfeiler_lehman
 
     parses = []
     for module in (weisfeiler_lehman, random_walk, shortest_path, graphhopper):
         original = module.parse_graphs
-        monkeypatch.setattr(module, "parse_graphs", lambda *a, _f=original, **kw:
-                            parses.append(a[2:] + tuple(kw.items())) or _f(*a, **kw))
+        monkeypatch.setattr(
+            module,
+            "parse_graphs",
+            lambda *a, _f=original, **kw: parses.append(a[2:] + tuple(kw.items())) or _f(*a, **kw),
+        )
     for k, parts, n in [
         (WeisfeilerLehman() + RandomWalk(), (WeisfeilerLehman(), RandomWalk()), 1),
-        (Normalize(RandomWalk(lam=0.02)) * WeisfeilerLehman(h=2) + ShortestPath(),
-         None, 1),
-        (GraphHopper() + ShortestPath(node_label=None),
-         (GraphHopper(), ShortestPath(node_label=None)), 1),
+        (Normalize(RandomWalk(lam=0.02)) * WeisfeilerLehman(h=2) + ShortestPath(), None, 1),
+        (
+            GraphHopper() + ShortestPath(node_label=None),
+            (GraphHopper(), ShortestPath(node_label=None)),
+            1,
+        ),
         (WeisfeilerLehman() + RandomWalk(node_label=None), None, 2),  # read differently
     ]:
         parses.clear()
@@ -308,12 +374,12 @@ def test_sorting_a_parse_by_label_equals_parsing_sorted(directed):
     for i, g in enumerate(_graphs(directed)):
         names = np.random.default_rng(i).permutation(len(g)).tolist()
         g = nx.relabel_nodes(g, {v: f"v{names[v]}" for v in g})
-        nx.set_edge_attributes(g, {(u, v): (int(u[1:]) + 2 * int(v[1:])) % 3
-                                   for u, v in g.edges}, "bond")
+        nx.set_edge_attributes(
+            g, {(u, v): (int(u[1:]) + 2 * int(v[1:])) % 3 for u, v in g.edges}, "bond"
+        )
         graphs.append(g)
     E = parse_graphs(graphs, "X", "label", "bond")
-    S, expected = sorted_by_label(E), parse_graphs(graphs, "X", "label", "bond",
-                                                   sort_by_label=True)
+    S, expected = sorted_by_label(E), parse_graphs(graphs, "X", "label", "bond", sort_by_label=True)
     for field in ("node_ptr", "adj_ptr", "adj_idx", "node_keys", "edge_keys"):
         np.testing.assert_array_equal(getattr(S, field), getattr(expected, field))
     assert S.orders == expected.orders and S.directed == expected.directed

@@ -12,8 +12,10 @@ TOKENS = ["a", "b", 3, (1, 2), frozenset({"x"}), None, 2.5, "c"]
 
 
 def random_sets(n, hi):
-    return [set(RNG.choice(len(TOKENS), RNG.integers(0, hi + 1), replace=False).tolist())
-            for _ in range(n)]
+    return [
+        set(RNG.choice(len(TOKENS), RNG.integers(0, hi + 1), replace=False).tolist())
+        for _ in range(n)
+    ]
 
 
 X = [{TOKENS[i] for i in s} for s in random_sets(15, 6)] + [set(), set()]
@@ -58,8 +60,10 @@ def test_jaccard_equals_definition():
 
 
 def test_many_tokens_use_both_gram_paths(tuning):
-    sets = [set(RNG.choice(200, RNG.integers(0, 80), replace=False).tolist()) | {"common"}
-            for _ in range(40)]
+    sets = [
+        set(RNG.choice(200, RNG.integers(0, 80), replace=False).tolist()) | {"common"}
+        for _ in range(40)
+    ]
     expected = brute(inter, sets, sets)
     for ratio in (0.0, 30.0, 1e9):
         tuning.set(SPARSE_DENSE_RATIO=ratio)
@@ -94,7 +98,10 @@ def test_normalized_exp_intersection_is_stable_for_any_size():
 def test_set_input_forms_and_errors():
     k = Intersection()
     assert k([frozenset("ab"), ["a", "a", "b"], ("b",)]).tolist() == [
-        [2, 2, 1], [2, 2, 1], [1, 1, 1]]
+        [2, 2, 1],
+        [2, 2, 1],
+        [1, 1, 1],
+    ]
     with pytest.raises(TypeError, match=r"X\[1\] holds an unhashable token \['x'\]"):
         k([{"a"}, [["x"], "y"]])
     with pytest.raises(TypeError, match=r"Y\[0\] is a str, not a set of tokens"):
@@ -115,8 +122,12 @@ def test_repr_and_params():
 
 
 PSD_CASES = [
-    Intersection(), ExpIntersection(scale=0.8), Jaccard(), Normalize(Intersection()),
-    Normalize(ExpIntersection(scale=3.0)), Normalize(Jaccard()),
+    Intersection(),
+    ExpIntersection(scale=0.8),
+    Jaccard(),
+    Normalize(Intersection()),
+    Normalize(ExpIntersection(scale=3.0)),
+    Normalize(Jaccard()),
 ]
 
 

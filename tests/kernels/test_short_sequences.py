@@ -11,12 +11,15 @@ SHORT_DNA = ["ACGT", "ACG", ""]
 SHORT_PROTEIN = ["MKV", "MK"]
 
 
-@pytest.mark.parametrize("kernel, X, Y", [
-    (Spectrum(k=10), SHORT_DNA[:2], ["ACGTACGTACGT"]),
-    (Spectrum(k=10, alphabet="protein"), SHORT_PROTEIN, ["MKVLLAAGGKKL"]),
-    (Mismatch(k=8, m=1), SHORT_DNA[:2], ["ACGTACGTACGT"]),
-    (GappyPair(k=3, m=2), ["AC", "A"], ["ACGTACGTACGT"]),
-])
+@pytest.mark.parametrize(
+    "kernel, X, Y",
+    [
+        (Spectrum(k=10), SHORT_DNA[:2], ["ACGTACGTACGT"]),
+        (Spectrum(k=10, alphabet="protein"), SHORT_PROTEIN, ["MKVLLAAGGKKL"]),
+        (Mismatch(k=8, m=1), SHORT_DNA[:2], ["ACGTACGTACGT"]),
+        (GappyPair(k=3, m=2), ["AC", "A"], ["ACGTACGTACGT"]),
+    ],
+)
 def test_all_short_gives_zero_gram_and_cross(kernel, X, Y):
     for k in (kernel, Normalize(kernel)):
         assert np.array_equal(k(X), np.zeros((len(X), len(X))))

@@ -26,7 +26,7 @@ X_AB = random_strings(9, "ab", 0, 8)
 
 # --------------------------------------------------------------- definitions
 def kmers(s, k, bad=""):
-    return [s[i:i + k] for i in range(len(s) - k + 1) if not set(s[i:i + k]) & set(bad)]
+    return [s[i : i + k] for i in range(len(s) - k + 1) if not set(s[i : i + k]) & set(bad)]
 
 
 def spectrum_def(s, t, k, presence=False, bad=""):
@@ -53,7 +53,7 @@ def wd_def(s, t, d):
     total = 0.0
     for k in range(1, d + 1):
         beta = 2 * (d - k + 1) / (d * (d + 1))
-        total += beta * sum(s[i:i + k] == t[i:i + k] for i in range(len(s) - k + 1))
+        total += beta * sum(s[i : i + k] == t[i : i + k] for i in range(len(s) - k + 1))
     return total
 
 
@@ -78,10 +78,16 @@ def test_spectrum_on_user_alphabet():
     assert kern.features(X_AB).shape == (len(X_AB), 8)
 
 
-@pytest.mark.parametrize("k, m, alphabet, X", [
-    (3, 1, "ACGT", X_DNA[:8]), (3, 2, "ACGT", X_DNA[:8]), (4, 1, "ab", X_AB),
-    (4, 2, "ab", X_AB), (2, 0, "ACGT", X_DNA[:8]),
-])
+@pytest.mark.parametrize(
+    "k, m, alphabet, X",
+    [
+        (3, 1, "ACGT", X_DNA[:8]),
+        (3, 2, "ACGT", X_DNA[:8]),
+        (4, 1, "ab", X_AB),
+        (4, 2, "ab", X_AB),
+        (2, 0, "ACGT", X_DNA[:8]),
+    ],
+)
 def test_mismatch_equals_definition(k, m, alphabet, X):
     kern = Mismatch(k=k, m=m, alphabet=alphabet)
     f = lambda s, t: mismatch_def(s, t, k, m, alphabet)  # noqa: E731
@@ -121,14 +127,19 @@ def test_weighted_degree_of_short_sequences_loads_only_the_one_word_path():
         "print(len(s._wd_block_word.signatures), len(s._wd_block_words.signatures))\n"
     )
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=root, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+        check=True,
+    )
     assert out.stdout.split() == ["1", "0"]
 
 
 @pytest.mark.parametrize("length", [40, 150])  # one word per plane, several
-def test_weighted_degree_in_chunks_of_rows_gives_the_one_call_values(length, tuning,
-                                                                      chunk_counts):
+def test_weighted_degree_in_chunks_of_rows_gives_the_one_call_values(length, tuning, chunk_counts):
     """Rows cut into calls of ``WD_CHUNK_WORK`` (a Ctrl-C is answered between
     them) give exactly the values of one call."""
     rng = np.random.default_rng(6)
@@ -183,8 +194,7 @@ def test_weighted_degree_weights_sum_to_one():
 @pytest.mark.parametrize("presence", [False, True])
 def test_spectrum_features_equal_countvectorizer(k, presence):
     X = random_strings(30, "ACGT", k, 60)
-    cv = CountVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False,
-                         binary=presence)
+    cv = CountVectorizer(analyzer="char", ngram_range=(k, k), lowercase=False, binary=presence)
     G = cv.fit_transform(X).toarray()
     F = Spectrum(k=k, presence=presence).features(X)
     assert F.has_sorted_indices
@@ -193,8 +203,7 @@ def test_spectrum_features_equal_countvectorizer(k, presence):
     names = kmer_strings(present, k)
     assert sorted(names) == sorted(cv.vocabulary_)
     for col, name in zip(present, names):
-        np.testing.assert_array_equal(F[:, col].toarray().ravel(),
-                                      G[:, cv.vocabulary_[name]])
+        np.testing.assert_array_equal(F[:, col].toarray().ravel(), G[:, cv.vocabulary_[name]])
 
 
 def test_large_k_stays_sparse():
@@ -210,12 +219,18 @@ def test_large_k_stays_sparse():
     # k = 31 on DNA: 2^62 columns, renumbered internally
     long = random_strings(4, "ACGT", 40, 50) + ["ACGT" * 10]
     np.testing.assert_array_equal(
-        Spectrum(k=31)(long), brute(lambda s, t: spectrum_def(s, t, 31), long, long))
+        Spectrum(k=31)(long), brute(lambda s, t: spectrum_def(s, t, 31), long, long)
+    )
 
 
-@pytest.mark.parametrize("k, alphabet, unknown", [
-    (32, "ACGT", "error"), (45, "ACGT", "skip"), (15, "ACDEFGHIKLMNPQRSTVWY", "error"),
-])
+@pytest.mark.parametrize(
+    "k, alphabet, unknown",
+    [
+        (32, "ACGT", "error"),
+        (45, "ACGT", "skip"),
+        (15, "ACDEFGHIKLMNPQRSTVWY", "error"),
+    ],
+)
 def test_k_beyond_int64_feature_indices(k, alphabet, unknown):
     # 4^32, 4^45 and 20^15 k-mers exceed int64: Grams on the k-mers present
     X = random_strings(6, alphabet[:2], k - 3, k + 6) + [alphabet[0] * (k + 4), ""]
@@ -230,8 +245,7 @@ def test_k_beyond_int64_feature_indices(k, alphabet, unknown):
     presence = Spectrum(k=k, alphabet=alphabet, unknown=unknown, presence=True)
     g = lambda s, t: spectrum_def(s, t, k, presence=True, bad="N")  # noqa: E731
     np.testing.assert_array_equal(presence(X, Y), brute(g, X, Y))
-    assert np.isfinite(Spectrum(k=k, alphabet=alphabet, unknown=unknown,
-                                normalize=True)(X)).all()
+    assert np.isfinite(Spectrum(k=k, alphabet=alphabet, unknown=unknown, normalize=True)(X)).all()
     assert kern(["", "A"]).sum() == 0  # no k-mer at all
     with pytest.raises(ValueError, match="no explicit feature map"):
         kern.features(X)
@@ -247,8 +261,9 @@ def test_dense_and_rare_column_paths_agree(tuning):
 
 
 # ------------------------------------------------------------- normalisation
-@pytest.mark.parametrize("kern", [Spectrum(k=3), Spectrum(k=2, presence=True),
-                                  Mismatch(k=3, m=1)], ids=repr)
+@pytest.mark.parametrize(
+    "kern", [Spectrum(k=3), Spectrum(k=2, presence=True), Mismatch(k=3, m=1)], ids=repr
+)
 def test_normalize_flag_equals_normalize(kern):
     flagged = kern.set_params(normalize=False).__class__(**{**kern.get_params(), "normalize": True})
     np.testing.assert_allclose(flagged(X_DNA), Normalize(kern)(X_DNA), rtol=1e-15, atol=0)
@@ -260,8 +275,9 @@ def test_normalize_flag_equals_normalize(kern):
 
 def test_weighted_degree_normalize_flag():
     X = random_strings(8, "ACGT", 10, 10)
-    np.testing.assert_allclose(WeightedDegree(d=4, normalize=True)(X),
-                               Normalize(WeightedDegree(d=4))(X), rtol=1e-15)
+    np.testing.assert_allclose(
+        WeightedDegree(d=4, normalize=True)(X), Normalize(WeightedDegree(d=4))(X), rtol=1e-15
+    )
 
 
 # ----------------------------------------------------------------- bad input
@@ -300,22 +316,27 @@ def test_unknown_symbols_raise_or_are_skipped():
     assert K[1].sum() == 0
     # weighted degree: an unknown position matches nothing, itself included
     W = WeightedDegree(d=2, unknown="skip")(["ANC", "ANC"])
-    assert W[0, 1] == W[0, 0] == pytest.approx(2 * (2 * 2 / 6))  # two 1-mers (beta_1 = 2/3), no 2-mer
+    assert (
+        W[0, 1] == W[0, 0] == pytest.approx(2 * (2 * 2 / 6))
+    )  # two 1-mers (beta_1 = 2/3), no 2-mer
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: Spectrum(k=0), "k must be >= 1"),
-    (lambda: Spectrum(k=2.5), "k must be an integer"),
-    (lambda: Spectrum(k=True), "k must be an integer"),
-    (lambda: Mismatch(k=32, m=1), "k=32 is too large for an alphabet of 4"),
-    (lambda: Spectrum(presence=1), "presence must be True or False"),
-    (lambda: Spectrum(unknown="drop"), "unknown must be 'error' or 'skip'"),
-    (lambda: Spectrum(alphabet=""), "alphabet is empty"),
-    (lambda: Mismatch(k=3, m=3), "m must be < k"),
-    (lambda: Mismatch(k=3, m=-1), "m must be >= 0"),
-    (lambda: WeightedDegree(d=0), "d must be >= 1"),
-    (lambda: WeightedDegree(normalize="yes"), "normalize must be True or False"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Spectrum(k=0), "k must be >= 1"),
+        (lambda: Spectrum(k=2.5), "k must be an integer"),
+        (lambda: Spectrum(k=True), "k must be an integer"),
+        (lambda: Mismatch(k=32, m=1), "k=32 is too large for an alphabet of 4"),
+        (lambda: Spectrum(presence=1), "presence must be True or False"),
+        (lambda: Spectrum(unknown="drop"), "unknown must be 'error' or 'skip'"),
+        (lambda: Spectrum(alphabet=""), "alphabet is empty"),
+        (lambda: Mismatch(k=3, m=3), "m must be < k"),
+        (lambda: Mismatch(k=3, m=-1), "m must be >= 0"),
+        (lambda: WeightedDegree(d=0), "d must be >= 1"),
+        (lambda: WeightedDegree(normalize="yes"), "normalize must be True or False"),
+    ],
+)
 def test_bad_parameters(make, match):
     kern = make()  # constructors store their arguments; evaluation checks them
     with pytest.raises((ValueError, TypeError), match=match):
@@ -395,8 +416,9 @@ def test_splice_ambiguity_codes_are_handled_as_documented(splice):
     amb = [i for i, s in enumerate(seqs) if set(s) - set("ACGT")]
     sub = [seqs[i] for i in amb]
     K = Spectrum(k=3, unknown="skip")(sub)
-    np.testing.assert_array_equal(K, brute(lambda s, t: spectrum_def(s, t, 3, bad="NDRS"),
-                                           sub, sub))
+    np.testing.assert_array_equal(
+        K, brute(lambda s, t: spectrum_def(s, t, 3, bad="NDRS"), sub, sub)
+    )
     # with the ambiguity codes as symbols of their own, they count as k-mers
     from structk.datasets.uci import IUPAC_DNA
 
@@ -404,10 +426,16 @@ def test_splice_ambiguity_codes_are_handled_as_documented(splice):
     np.testing.assert_array_equal(K2, brute(lambda s, t: spectrum_def(s, t, 3), sub, sub))
 
 
-@pytest.mark.parametrize("kern", [
-    Spectrum(k=3, unknown="skip"), Spectrum(k=8, unknown="skip", normalize=True),
-    Mismatch(k=5, m=1, unknown="skip"), WeightedDegree(d=8, unknown="skip"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kern",
+    [
+        Spectrum(k=3, unknown="skip"),
+        Spectrum(k=8, unknown="skip", normalize=True),
+        Mismatch(k=5, m=1, unknown="skip"),
+        WeightedDegree(d=8, unknown="skip"),
+    ],
+    ids=repr,
+)
 def test_splice_grams_are_psd(splice, kern):
     K = kern(splice.sequences)
     assert K.shape == (3190, 3190)
@@ -415,10 +443,16 @@ def test_splice_grams_are_psd(splice, kern):
     assert report.is_psd, str(report)
 
 
-@pytest.mark.parametrize("kern", [
-    Spectrum(k=4), Normalize(Mismatch(k=5, m=2)), WeightedDegree(d=5),
-    Spectrum(k=2, presence=True, normalize=True),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kern",
+    [
+        Spectrum(k=4),
+        Normalize(Mismatch(k=5, m=2)),
+        WeightedDegree(d=5),
+        Spectrum(k=2, presence=True, normalize=True),
+    ],
+    ids=repr,
+)
 def test_promoter_grams_are_psd(promoters, kern):
     report = check_psd(kern(promoters.sequences))
     assert report.is_psd, str(report)
@@ -464,6 +498,9 @@ def test_huge_mismatch_k_is_refused_naming_k():
 
 
 def test_mismatch_memory_is_estimated_before_allocating():
-    with pytest.raises(MemoryError, match=r"Mismatch\(k=20, m=10\) would need .* m=10 "
-                                          r"mismatches .* lower m or k"):
+    with pytest.raises(
+        MemoryError,
+        match=r"Mismatch\(k=20, m=10\) would need .* m=10 "
+        r"mismatches .* lower m or k",
+    ):
         Mismatch(k=20, m=10)(["ACGT" * 10])

@@ -12,14 +12,16 @@ Y = RNG.normal(size=(25, 7))
 
 CASES = [
     (Linear(), lambda A, B: pairwise.linear_kernel(A, B)),
-    (Polynomial(degree=3, coef0=1.0, gamma=0.5),
-     lambda A, B: pairwise.polynomial_kernel(A, B, degree=3, gamma=0.5, coef0=1.0)),
-    (Polynomial(degree=2, coef0=0.0),
-     lambda A, B: pairwise.polynomial_kernel(A, B, degree=2, gamma=1.0, coef0=0.0)),
-    (Gaussian(sigma=1.7),
-     lambda A, B: pairwise.rbf_kernel(A, B, gamma=1 / (2 * 1.7**2))),
-    (Laplace(sigma=3.0),
-     lambda A, B: pairwise.laplacian_kernel(A, B, gamma=1 / 3.0)),
+    (
+        Polynomial(degree=3, coef0=1.0, gamma=0.5),
+        lambda A, B: pairwise.polynomial_kernel(A, B, degree=3, gamma=0.5, coef0=1.0),
+    ),
+    (
+        Polynomial(degree=2, coef0=0.0),
+        lambda A, B: pairwise.polynomial_kernel(A, B, degree=2, gamma=1.0, coef0=0.0),
+    ),
+    (Gaussian(sigma=1.7), lambda A, B: pairwise.rbf_kernel(A, B, gamma=1 / (2 * 1.7**2))),
+    (Laplace(sigma=3.0), lambda A, B: pairwise.laplacian_kernel(A, B, gamma=1 / 3.0)),
 ]
 IDS = [repr(k) for k, _ in CASES]
 
@@ -154,8 +156,9 @@ def test_gaussian_matches_direct_differences_far_from_the_origin(offset, sigma):
 def test_gaussian_exact_on_clusters_far_apart():
     # no single centre helps: the within-cluster entries are recomputed directly
     rng = np.random.default_rng(2)
-    A = np.vstack([1e6 + rng.normal(size=(20, 3)), -1e6 + rng.normal(size=(20, 3)),
-                   rng.normal(size=(20, 3))])
+    A = np.vstack(
+        [1e6 + rng.normal(size=(20, 3)), -1e6 + rng.normal(size=(20, 3)), rng.normal(size=(20, 3))]
+    )
     assert _max_rel_err(Gaussian(sigma=2.0)(A), _direct_gaussian(A, A, 2.0)) <= 1e-12
 
 
@@ -190,5 +193,7 @@ def test_a_vector_whose_square_overflows_is_named():
     X = np.ones((6, 3))
     X[4, 1] = 1e200
     for k in (Gaussian(sigma=1.0), Linear()):
-        with pytest.raises(OverflowError, match=re.escape("X[4] overflows float64") + ".*feature 1"):
+        with pytest.raises(
+            OverflowError, match=re.escape("X[4] overflows float64") + ".*feature 1"
+        ):
             k(X)

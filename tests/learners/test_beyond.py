@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 from structk.kernels import (
-    Gaussian, Intersection, Jaccard, Linear, Normalize, ShortestPath, Spectrum,
-    WeisfeilerLehman, WeisfeilerLehmanOptimalAssignment,
+    Gaussian,
+    Intersection,
+    Jaccard,
+    Linear,
+    Normalize,
+    ShortestPath,
+    Spectrum,
+    WeisfeilerLehman,
+    WeisfeilerLehmanOptimalAssignment,
 )
 from structk.learners import KernelLogisticRegression, KernelRidge, KernelSVM
 from structk.learners.falkon import falkon_solve
@@ -20,7 +27,7 @@ def dna(n, seed=0, length=40, motif="GATTACA"):
         s = "".join(rng.choice(list("ACGT"), size=length))
         if label:
             at = int(rng.integers(0, length - len(motif)))
-            s = s[:at] + motif + s[at + len(motif):]
+            s = s[:at] + motif + s[at + len(motif) :]
         X.append(s)
     flip = rng.random(n) < 0.1
     return X, np.where(flip, 1 - y, y)
@@ -40,8 +47,9 @@ def test_svm_primal_equals_dual(loss):
     d, p = dual.decision_function(T), primal.decision_function(T)
     # the bias is penalised by 1e-4 of a weight's scale in LIBLINEAR
     np.testing.assert_allclose(p, d, atol=2e-3 * np.abs(d).max())
-    np.testing.assert_array_equal(primal.predict(T)[np.abs(d) > 1e-2],
-                                  dual.predict(T)[np.abs(d) > 1e-2])
+    np.testing.assert_array_equal(
+        primal.predict(T)[np.abs(d) > 1e-2], dual.predict(T)[np.abs(d) > 1e-2]
+    )
     np.testing.assert_allclose(primal.intercept_, dual.intercept_, rtol=5e-3)
 
 
@@ -98,14 +106,18 @@ def test_nystroem_graph_kernel_fits_and_predicts(landmarks):
     rng = np.random.default_rng(0)
     graphs, y = [], []
     for i in range(60):
-        g = nx.cycle_graph(int(rng.integers(4, 9))) if i % 2 else nx.path_graph(
-            int(rng.integers(4, 9)))
+        g = (
+            nx.cycle_graph(int(rng.integers(4, 9)))
+            if i % 2
+            else nx.path_graph(int(rng.integers(4, 9)))
+        )
         nx.set_node_attributes(g, {v: "C" for v in g}, "label")
         graphs.append(g)
         y.append(i % 2)
     k = WeisfeilerLehman(h=2)
-    model = KernelSVM(kernel=k, solver="nystroem", n_components=20, landmarks=landmarks,
-                      random_state=0).fit(graphs, y)
+    model = KernelSVM(
+        kernel=k, solver="nystroem", n_components=20, landmarks=landmarks, random_state=0
+    ).fit(graphs, y)
     assert model.landmark_indices_.shape == (20,)
     assert (model.predict(graphs) == np.array(y)).mean() > 0.9
 
@@ -116,8 +128,9 @@ def test_falkon_solve_matches_direct_ridge():
     y = rng.normal(size=300)
     w = np.linspace(0.1, 3, 12) ** 2 * 10 / 300
     g, it = falkon_solve(Phi, y, 0.5, w, 10, tol=1e-12)
-    np.testing.assert_allclose(g, np.linalg.solve(Phi.T @ Phi + 0.5 * np.eye(12), Phi.T @ y),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        g, np.linalg.solve(Phi.T @ Phi + 0.5 * np.eye(12), Phi.T @ y), rtol=1e-9
+    )
     assert it <= 40
 
 
@@ -130,8 +143,9 @@ def test_auto_solver_choice():
     assert resolve_solver(Learner(KERNEL), None, 10**6) == "primal"
     # label-hash columns: the primal on a vocabulary of them
     assert resolve_solver(Learner(WeisfeilerLehman()), None, 10**6) == "primal"
-    assert resolve_solver(Learner(ShortestPath(length_kernel="gaussian")), None,
-                          10**6) == "nystroem"
+    assert (
+        resolve_solver(Learner(ShortestPath(length_kernel="gaussian")), None, 10**6) == "nystroem"
+    )
     assert resolve_solver(Learner(Gaussian()), None, 100) == "dual"
     assert resolve_solver(Learner("precomputed"), None, 10**6) == "dual"
 
@@ -158,14 +172,14 @@ def test_bad_solver_requests_are_named():
     X, y = dna(20)
     with pytest.raises(ValueError, match="solver must be one of"):
         KernelSVM(KERNEL, solver="fast").fit(X, y)
-    with pytest.raises(ValueError,
-                       match=r"those of WeisfeilerLehman\(h=5\) \+ ShortestPath\(\) depend"):
+    with pytest.raises(
+        ValueError, match=r"those of WeisfeilerLehman\(h=5\) \+ ShortestPath\(\) depend"
+    ):
         KernelSVM(WeisfeilerLehman() + ShortestPath(), solver="primal").fit(["a", "b"], [0, 1])
     with pytest.raises(ValueError, match=r"Jaccard\(\) has none"):
         KernelSVM(Jaccard(), solver="primal").fit([{"a"}, {"b"}], [0, 1])
     with pytest.raises(ValueError, match=r"ShortestPath\(length_kernel='gaussian'\) has none"):
-        KernelSVM(ShortestPath(length_kernel="gaussian"), solver="primal").fit(["a", "b"],
-                                                                               [0, 1])
+        KernelSVM(ShortestPath(length_kernel="gaussian"), solver="primal").fit(["a", "b"], [0, 1])
     with pytest.raises(ValueError, match="explicit feature map"):
         KernelRidge(Gaussian(), solver="primal").fit(np.ones((3, 2)), [1, 2, 3])
     with pytest.raises(ValueError, match="kernel='precomputed'"):
@@ -177,8 +191,9 @@ def test_bad_solver_requests_are_named():
 def test_svm_primal_probability_close_to_dual():
     X, y = dna(150, seed=9)
     T, _ = dna(30, seed=10)
-    kw = dict(kernel=KERNEL, C=1.0, tol=1e-6, loss="squared_hinge", probability=True,
-              random_state=0)
+    kw = dict(
+        kernel=KERNEL, C=1.0, tol=1e-6, loss="squared_hinge", probability=True, random_state=0
+    )
     d = KernelSVM(solver="dual", **kw).fit(X, y).predict_proba(T)
     p = KernelSVM(solver="primal", **kw).fit(X, y).predict_proba(T)
     # the same folds (same seed), decision values equal to ~1e-3: close sigmoids
@@ -204,8 +219,10 @@ def token_sets(n, seed):
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(30)]
     y = rng.integers(0, 2, n)
-    X = [set(rng.choice(words[: 20 + 10 * int(label)], size=int(rng.integers(1, 8))).tolist())
-         for label in y]
+    X = [
+        set(rng.choice(words[: 20 + 10 * int(label)], size=int(rng.integers(1, 8))).tolist())
+        for label in y
+    ]
     return X, y
 
 
@@ -245,8 +262,10 @@ def test_keyed_feature_columns_primal_equals_dual(kernel, data):
 def test_keyed_primal_models_save_load_and_predict_in_chunks(tmp_path, tuning):
     import structk
 
-    defaults = dict(PRIMAL_PREDICT_CHUNK=tuning.PRIMAL_PREDICT_CHUNK,
-                    FEATURE_BLOCK_ROWS=tuning.FEATURE_BLOCK_ROWS)
+    defaults = dict(
+        PRIMAL_PREDICT_CHUNK=tuning.PRIMAL_PREDICT_CHUNK,
+        FEATURE_BLOCK_ROWS=tuning.FEATURE_BLOCK_ROWS,
+    )
     for kernel, data in (KEYED[1], KEYED[3], KEYED[6]):
         X, y = data(60, seed=3)
         T, _ = data(25, seed=4)

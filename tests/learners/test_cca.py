@@ -82,8 +82,7 @@ def test_kernels_on_objects_equal_precomputed():
     kx, ky = string_kernel(), Normalize(Spectrum(k=2))
     a = KernelCCA(kx, ky, n_components=2, reg=0.2).fit(X, X)
     b = KernelCCA(n_components=2, reg=0.2).fit(kx(X), ky(X))
-    np.testing.assert_allclose(a.canonical_correlations_, b.canonical_correlations_,
-                               rtol=1e-10)
+    np.testing.assert_allclose(a.canonical_correlations_, b.canonical_correlations_, rtol=1e-10)
     for got, want in zip(a.transform(Xt, Xt), b.transform(kx(Xt, X), ky(Xt, X))):
         np.testing.assert_allclose(got, want, atol=1e-9)
 
@@ -109,12 +108,15 @@ def test_clone_keeps_both_kernels():
     assert twin.kernel_x is not model.kernel_x
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"reg": 0.0}, "reg must be > 0"),
-    ({"reg": -1.0}, "reg must be > 0"),
-    ({"n_components": 0}, "n_components must be >= 1"),
-    ({"n_components": 21}, "exceeds the number of training objects"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"reg": 0.0}, "reg must be > 0"),
+        ({"reg": -1.0}, "reg must be > 0"),
+        ({"n_components": 0}, "n_components must be >= 1"),
+        ({"n_components": 21}, "exceeds the number of training objects"),
+    ],
+)
 def test_bad_parameters(params, match):
     X, _ = blobs(20)
     with pytest.raises(ValueError, match=match):

@@ -44,9 +44,19 @@ def predict(model, X):
 
 
 def test_top_level_names_resolve_lazily():
-    for name in ["KernelSVM", "KernelRidge", "KernelRidgeCV", "KernelPerceptron",
-                 "KernelLogisticRegression", "KernelCenterer", "KernelPCA", "NearestClassMean",
-                 "feature_distance", "distance_to_barycentre", "rkhs_norm"]:
+    for name in [
+        "KernelSVM",
+        "KernelRidge",
+        "KernelRidgeCV",
+        "KernelPerceptron",
+        "KernelLogisticRegression",
+        "KernelCenterer",
+        "KernelPCA",
+        "NearestClassMean",
+        "feature_distance",
+        "distance_to_barycentre",
+        "rkhs_norm",
+    ]:
         assert getattr(structk, name) is not None
     assert structk.KernelSVM is KernelSVM
 
@@ -147,6 +157,7 @@ def test_clearly_non_psd_gram_raises_with_the_report(cls):
 def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch, tuning):
     import structk._linalg
     import structk.psd
+
     tuning.set(PSD_FACTORISE_MAX_N=20)  # "large" = more than 20
     X, y = blobs(40, seed=4)
     K = rbf_gram(X)
@@ -189,8 +200,7 @@ def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch, tuning)
 
 
 @pytest.mark.parametrize("cls", ALL)
-def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch,
-                                                           factorisations):
+def test_small_psd_grams_are_certified_by_one_factorisation(cls, monkeypatch, factorisations):
     """The necessary conditions, then one Cholesky; no report unless it fails."""
     import structk._linalg
     import structk.psd
@@ -276,8 +286,10 @@ def test_small_certificate_shift_is_stricter_than_the_reporting_tolerance(factor
     X, y = blobs(30, seed=4)
     KernelSVM().fit(K, y)  # no NotPSDError
     shifts = [shift for _, shift in factorisations]
-    assert shifts == [pytest.approx(1e-6 * K.diagonal().max()),
-                      pytest.approx(1e-6 * np.linalg.norm(K))]
+    assert shifts == [
+        pytest.approx(1e-6 * K.diagonal().max()),
+        pytest.approx(1e-6 * np.linalg.norm(K)),
+    ]
 
 
 def test_grid_search_on_a_gram_certified_once(factorisations):
@@ -288,8 +300,9 @@ def test_grid_search_on_a_gram_certified_once(factorisations):
     structk.assert_psd(K)  # one factorisation of the whole Gram
     assert [n for n, _ in factorisations] == [40]
     factorisations.clear()
-    search = GridSearchCV(KernelSVM(psd_check="none"), {"C": [0.1, 1.0, 10.0]},
-                          cv=KFold(4), refit=False)
+    search = GridSearchCV(
+        KernelSVM(psd_check="none"), {"C": [0.1, 1.0, 10.0]}, cv=KFold(4), refit=False
+    )
     search.fit(K, y)
     assert factorisations == []
     # without it each fit checks its own fold Gram: the result of a fit never
@@ -309,11 +322,18 @@ def test_bad_parameters(cls):
         cls(kernel=lambda a, b: 1.0).fit(*fit_args(cls, np.eye(2), np.array([0, 1])))
 
 
-@pytest.mark.parametrize("cls,param,value", [
-    (KernelSVM, "C", 0.0), (KernelSVM, "tol", -1.0), (KernelSVM, "multi_class", "all"),
-    (KernelSVM, "max_iter", 0), (KernelRidge, "alpha", -1.0),
-    (KernelLogisticRegression, "alpha", 0.0), (KernelPerceptron, "max_iter", 0),
-])
+@pytest.mark.parametrize(
+    "cls,param,value",
+    [
+        (KernelSVM, "C", 0.0),
+        (KernelSVM, "tol", -1.0),
+        (KernelSVM, "multi_class", "all"),
+        (KernelSVM, "max_iter", 0),
+        (KernelRidge, "alpha", -1.0),
+        (KernelLogisticRegression, "alpha", 0.0),
+        (KernelPerceptron, "max_iter", 0),
+    ],
+)
 def test_bad_numeric_parameters_name_the_parameter(cls, param, value):
     with pytest.raises(ValueError, match=param):
         cls(**{param: value}).fit(np.eye(2), np.array([0.0, 1.0]))
@@ -354,7 +374,8 @@ def test_grid_search_tunes_nested_kernel_parameters_on_vectors():
     X = rng.normal(size=(80, 2))
     y = (X[:, 0] * X[:, 1] > 0).astype(int)  # needs degree 2
     search = GridSearchCV(
-        KernelSVM(kernel=Polynomial(degree=1)), {"kernel__degree": [1, 2, 3], "C": [1.0, 10.0]},
+        KernelSVM(kernel=Polynomial(degree=1)),
+        {"kernel__degree": [1, 2, 3], "C": [1.0, 10.0]},
         cv=3,
     ).fit(X, y)
     degree = search.best_params_["kernel__degree"]
@@ -370,7 +391,8 @@ def test_grid_search_and_pipeline_on_lists_of_strings():
     assert isinstance(X, list) and isinstance(X[0], str)
     k = Power(string_kernel(), 1)
     search = GridSearchCV(
-        KernelLogisticRegression(kernel=k), {"kernel__exponent": [1, 2], "alpha": [0.01, 1.0]},
+        KernelLogisticRegression(kernel=k),
+        {"kernel__exponent": [1, 2], "alpha": [0.01, 1.0]},
         cv=3,
     ).fit(X, y)
     assert search.best_params_["kernel__exponent"] in (1, 2)

@@ -20,8 +20,15 @@ from structk.learners import (
 )
 from structk.scale import Nystroem
 
-LEARNERS = [KernelSVM, KernelPerceptron, KernelLogisticRegression, NearestClassMean,
-            KernelRidge, KernelRidgeCV, KernelCenterer]
+LEARNERS = [
+    KernelSVM,
+    KernelPerceptron,
+    KernelLogisticRegression,
+    NearestClassMean,
+    KernelRidge,
+    KernelRidgeCV,
+    KernelCenterer,
+]
 
 
 class CountingSpectrum(Spectrum):
@@ -56,8 +63,13 @@ def _fit(cls, kernel, X, y):
 
 
 def _predict(model, X):
-    return model.transform(X) if isinstance(model, KernelCenterer) else (
-        model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X))
+    return (
+        model.transform(X)
+        if isinstance(model, KernelCenterer)
+        else (
+            model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
+        )
+    )
 
 
 @pytest.mark.parametrize("cls", LEARNERS)
@@ -70,11 +82,16 @@ def test_prediction_prepares_only_the_new_objects(cls):
     assert CountingSpectrum.prepared == [7]  # the test objects, once
     # the same values as the kernel evaluated from scratch on objects
     kept = getattr(model, "support_vectors_", None)
-    reference = _make(cls, "precomputed").fit(*(
-        (Spectrum(k=2)(X),) if cls is KernelCenterer else
-        (Spectrum(k=2)(X), y.astype(float) if cls in (KernelRidge, KernelRidgeCV) else y)))
-    np.testing.assert_allclose(_predict(model, test),
-                               _predict(reference, Spectrum(k=2)(test, X)), rtol=1e-10)
+    reference = _make(cls, "precomputed").fit(
+        *(
+            (Spectrum(k=2)(X),)
+            if cls is KernelCenterer
+            else (Spectrum(k=2)(X), y.astype(float) if cls in (KernelRidge, KernelRidgeCV) else y)
+        )
+    )
+    np.testing.assert_allclose(
+        _predict(model, test), _predict(reference, Spectrum(k=2)(test, X)), rtol=1e-10
+    )
     np.testing.assert_array_equal(_predict(pickle.loads(pickle.dumps(model)), test), values)
     if kept is not None:
         assert len(kept) == len(model.support_)
@@ -83,8 +100,9 @@ def test_prediction_prepares_only_the_new_objects(cls):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("cls", LEARNERS)
 def test_learners_fit_a_clone_of_a_kernel_that_needs_fitting(cls):
-    truth = DiscreteHMM.from_params([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]],
-                                    [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]], "ACGT")
+    truth = DiscreteHMM.from_params(
+        [0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]], [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]], "ACGT"
+    )
     X, y = truth.sample(24, 20, random_state=0, return_states=True)
     y = np.array([int(s.mean() > 0.5) for s in y])
     hmm = DiscreteHMM(2, "ACGT", n_iter=10, random_state=0).fit(X)
@@ -93,22 +111,31 @@ def test_learners_fit_a_clone_of_a_kernel_that_needs_fitting(cls):
     assert not hasattr(kernel, "information_")  # the user's kernel is untouched
     assert model.kernel_ is not kernel and model.kernel_.n_information_ == 24
     fitted = FisherKernel(hmm).fit(X)
-    reference = _make(cls, "precomputed").fit(*(
-        (fitted(X),) if cls is KernelCenterer else
-        (fitted(X), y.astype(float) if cls in (KernelRidge, KernelRidgeCV) else y)))
-    np.testing.assert_allclose(_predict(model, X[:5]), _predict(reference, fitted(X[:5], X)),
-                               rtol=1e-8, atol=1e-10)
+    reference = _make(cls, "precomputed").fit(
+        *(
+            (fitted(X),)
+            if cls is KernelCenterer
+            else (fitted(X), y.astype(float) if cls in (KernelRidge, KernelRidgeCV) else y)
+        )
+    )
+    np.testing.assert_allclose(
+        _predict(model, X[:5]), _predict(reference, fitted(X[:5], X)), rtol=1e-8, atol=1e-10
+    )
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # an HMM fitted with n_iter=5
+@pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning"
+)  # an HMM fitted with n_iter=5
 def test_grid_search_refits_the_kernel_on_each_fold():
-    truth = DiscreteHMM.from_params([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]],
-                                    [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]], "ACGT")
+    truth = DiscreteHMM.from_params(
+        [0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]], [[0.4, 0.1, 0.1, 0.4], [0.1, 0.4, 0.4, 0.1]], "ACGT"
+    )
     X = truth.sample(30, 15, random_state=1)
     y = np.arange(30) % 2
     hmm = DiscreteHMM(2, "ACGT", n_iter=5, random_state=0).fit(X)
-    search = GridSearchCV(KernelSVM(kernel=FisherKernel(hmm)),
-                          {"kernel__reg": [1e-3, 1e-1]}, cv=3).fit(X, y)
+    search = GridSearchCV(
+        KernelSVM(kernel=FisherKernel(hmm)), {"kernel__reg": [1e-3, 1e-1]}, cv=3
+    ).fit(X, y)
     assert search.best_estimator_.kernel_.n_information_ == 30
     with pytest.raises(NotFittedError, match="not fitted"):
         clone(search.best_estimator_.kernel)(X)
@@ -120,7 +147,12 @@ def test_nystroem_fits_a_clone_and_keeps_its_landmarks_prepared():
     CountingSpectrum.prepared.clear()
     F = model.transform(X[:4])
     assert CountingSpectrum.prepared == [4]
-    np.testing.assert_allclose(F @ model.transform(X[:4]).T,
-                               Spectrum(k=2)(X[:4], model.components_) @ model.normalization_
-                               @ model.normalization_.T @ Spectrum(k=2)(model.components_, X[:4]),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        F @ model.transform(X[:4]).T,
+        Spectrum(k=2)(X[:4], model.components_)
+        @ model.normalization_
+        @ model.normalization_.T
+        @ Spectrum(k=2)(model.components_, X[:4]),
+        rtol=1e-10,
+        atol=1e-12,
+    )

@@ -22,45 +22,64 @@ X_TEST = RNG.normal(size=(7, 2))
 # structk kernel and noise, the equivalent scikit-learn kernel, and the map
 # from structk's theta to scikit-learn's
 PAIRS = [
-    (dict(kernel=1.5 * Gaussian(sigma=0.7), noise=0.05),
-     C(1.5) * RBF(0.7) + WhiteKernel(0.05), lambda t: t),
-    (dict(kernel=2.0 * Gaussian(sigma=1.2) + Constant(0.3), alpha=1e-2),
-     C(2.0) * RBF(1.2) + C(0.3), lambda t: t),
+    (
+        dict(kernel=1.5 * Gaussian(sigma=0.7), noise=0.05),
+        C(1.5) * RBF(0.7) + WhiteKernel(0.05),
+        lambda t: t,
+    ),
+    (
+        dict(kernel=2.0 * Gaussian(sigma=1.2) + Constant(0.3), alpha=1e-2),
+        C(2.0) * RBF(1.2) + C(0.3),
+        lambda t: t,
+    ),
     # DotProduct(sigma_0) ** 2 is Polynomial(degree=2, coef0=sigma_0^2, gamma=1)
-    (dict(kernel=Polynomial(degree=2, coef0=0.25, gamma_bounds="fixed"), noise=0.5),
-     DotProduct(0.5) ** 2 + WhiteKernel(0.5), lambda t: t * np.array([0.5, 1.0])),
+    (
+        dict(kernel=Polynomial(degree=2, coef0=0.25, gamma_bounds="fixed"), noise=0.5),
+        DotProduct(0.5) ** 2 + WhiteKernel(0.5),
+        lambda t: t * np.array([0.5, 1.0]),
+    ),
 ]
 
 
 @pytest.mark.parametrize("normalize_y", [False, True])
 @pytest.mark.parametrize("ours, theirs, to_sk", PAIRS, ids=["rbf+noise", "rbf+const", "poly"])
-def test_log_marginal_likelihood_and_gradient_equal_scikit_learns(ours, theirs, to_sk,
-                                                                  normalize_y):
+def test_log_marginal_likelihood_and_gradient_equal_scikit_learns(ours, theirs, to_sk, normalize_y):
     gp = GaussianProcessRegressor(**ours, optimizer=None, normalize_y=normalize_y).fit(X, Y)
-    sk = SkGPR(theirs, alpha=ours.get("alpha", 1e-10), optimizer=None,
-               normalize_y=normalize_y).fit(X, Y)
+    sk = SkGPR(theirs, alpha=ours.get("alpha", 1e-10), optimizer=None, normalize_y=normalize_y).fit(
+        X, Y
+    )
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
-        sk.log_marginal_likelihood_value_, abs=1e-8)
+        sk.log_marginal_likelihood_value_, abs=1e-8
+    )
     for theta in RNG.uniform(-1.5, 1.5, size=(5, len(sk.kernel_.theta))):
         ours_theta = theta / (to_sk(np.ones_like(theta)))
         value, grad = gp.log_marginal_likelihood(ours_theta, eval_gradient=True)
         value_sk, grad_sk = sk.log_marginal_likelihood(theta, eval_gradient=True)
         assert value == pytest.approx(value_sk, abs=1e-8)
         # d/d(theta_sk) = d/d(theta_ours) / (d theta_sk / d theta_ours)
-        np.testing.assert_allclose(grad / to_sk(np.ones_like(theta)), grad_sk,
-                                   rtol=1e-9, atol=1e-8)
+        np.testing.assert_allclose(grad / to_sk(np.ones_like(theta)), grad_sk, rtol=1e-9, atol=1e-8)
 
 
 @pytest.mark.parametrize("restarts", [0, 3])
 def test_same_optimum_and_predictions_as_scikit_learn(restarts):
-    gp = GaussianProcessRegressor(1.5 * Gaussian(sigma=0.7), noise=0.05, normalize_y=True,
-                                  n_restarts_optimizer=restarts, random_state=1).fit(X, Y)
-    sk = SkGPR(C(1.5) * RBF(0.7) + WhiteKernel(0.05), normalize_y=True,
-               n_restarts_optimizer=restarts, random_state=1).fit(X, Y)
+    gp = GaussianProcessRegressor(
+        1.5 * Gaussian(sigma=0.7),
+        noise=0.05,
+        normalize_y=True,
+        n_restarts_optimizer=restarts,
+        random_state=1,
+    ).fit(X, Y)
+    sk = SkGPR(
+        C(1.5) * RBF(0.7) + WhiteKernel(0.05),
+        normalize_y=True,
+        n_restarts_optimizer=restarts,
+        random_state=1,
+    ).fit(X, Y)
     ours = np.append(gp.kernel_.theta, np.log(gp.noise_))
     np.testing.assert_allclose(ours, sk.kernel_.theta, atol=1e-5)
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
-        sk.log_marginal_likelihood_value_, abs=1e-8)
+        sk.log_marginal_likelihood_value_, abs=1e-8
+    )
     mean, std = gp.predict(X_TEST, return_std=True)
     mean_sk, std_sk = sk.predict(X_TEST, return_std=True)
     np.testing.assert_allclose(mean, mean_sk, atol=1e-5)
@@ -68,17 +87,18 @@ def test_same_optimum_and_predictions_as_scikit_learn(restarts):
     _, cov = gp.predict(X_TEST, return_cov=True)
     _, cov_sk = sk.predict(X_TEST, return_cov=True)
     np.testing.assert_allclose(cov, cov_sk, atol=1e-5)
-    np.testing.assert_allclose(gp.sample_y(X_TEST, 4, random_state=2),
-                               sk.sample_y(X_TEST, 4, random_state=2), atol=1e-4)
+    np.testing.assert_allclose(
+        gp.sample_y(X_TEST, 4, random_state=2), sk.sample_y(X_TEST, 4, random_state=2), atol=1e-4
+    )
 
 
 def test_several_outputs_as_scikit_learn():
     Y2 = np.column_stack([Y, np.cos(X[:, 1])])
-    gp = GaussianProcessRegressor(1.0 * Gaussian(sigma=1.0), noise=0.1,
-                                  normalize_y=True).fit(X, Y2)
+    gp = GaussianProcessRegressor(1.0 * Gaussian(sigma=1.0), noise=0.1, normalize_y=True).fit(X, Y2)
     sk = SkGPR(C(1.0) * RBF(1.0) + WhiteKernel(0.1), normalize_y=True).fit(X, Y2)
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
-        sk.log_marginal_likelihood_value_, abs=1e-6)
+        sk.log_marginal_likelihood_value_, abs=1e-6
+    )
     mean, std = gp.predict(X_TEST, return_std=True)
     mean_sk, std_sk = sk.predict(X_TEST, return_std=True)
     assert mean.shape == std.shape == (7, 2)
@@ -114,8 +134,9 @@ def test_strings_posterior_formulas():
     Ks = k(test, seqs)
     mean, cov = gp.predict(test, return_cov=True)
     np.testing.assert_allclose(mean, Ks @ np.linalg.solve(K, y), rtol=1e-8)
-    np.testing.assert_allclose(cov, k(test) - Ks @ np.linalg.solve(K, Ks.T) + s2 * np.eye(2),
-                               rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(
+        cov, k(test) - Ks @ np.linalg.solve(K, Ks.T) + s2 * np.eye(2), rtol=1e-7, atol=1e-10
+    )
     # the optimum is a stationary point of the marginal likelihood
     theta = np.append(k.theta, np.log(s2))
     _, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
@@ -132,8 +153,9 @@ def test_discrete_parameters_chosen_by_the_marginal_likelihood():
     assert gp.kernel_.kernel.degree == (1, 2, 3)[int(np.argmax(values))]
     assert gp.log_marginal_likelihood_value_ == max(values)
     # a list of kernels: the same choice
-    listed = GaussianProcessRegressor([1.0 * Polynomial(degree=d) for d in (1, 2, 3)],
-                                      noise=0.1).fit(X, Y)
+    listed = GaussianProcessRegressor(
+        [1.0 * Polynomial(degree=d) for d in (1, 2, 3)], noise=0.1
+    ).fit(X, Y)
     assert listed.log_marginal_likelihood_value_ == pytest.approx(max(values), abs=1e-9)
 
 
@@ -151,14 +173,16 @@ def test_indefinite_gram_is_explained():
         GaussianProcessRegressor("precomputed").fit(K, [0.0, 1.0])
     # one that passes the O(n^2) necessary conditions fails the factorisation
     K = np.array([[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]])
-    with pytest.raises(NotPSDError, match=r"precomputed Gram .* smallest eigenvalue -0\.8\b.*"
-                                          r"alpha above 0\.8 \(e\.g\. alpha=1\.6\)"):
+    with pytest.raises(
+        NotPSDError,
+        match=r"precomputed Gram .* smallest eigenvalue -0\.8\b.*"
+        r"alpha above 0\.8 \(e\.g\. alpha=1\.6\)",
+    ):
         GaussianProcessRegressor("precomputed").fit(K, [0.0, 1.0, 2.0])
 
 
 def test_parameter_at_its_bound_warns_with_its_name():
-    gp = GaussianProcessRegressor(1.0 * Gaussian(sigma=1.0, sigma_bounds=(1e-3, 0.05)),
-                                  noise=0.1)
+    gp = GaussianProcessRegressor(1.0 * Gaussian(sigma=1.0, sigma_bounds=(1e-3, 0.05)), noise=0.1)
     with pytest.warns(ConvergenceWarning, match=r"kernel__sigma .* at its upper bound 0\.05"):
         gp.fit(X, Y)
     assert gp.kernel_.kernel.sigma == pytest.approx(0.05)
@@ -172,7 +196,9 @@ def test_clear_errors():
     with pytest.raises(ValueError, match=r"alpha\[3\] is -1"):
         GaussianProcessRegressor(alpha=np.where(np.arange(40) == 3, -1.0, 0.1)).fit(X, Y)
     with pytest.raises(ValueError, match="theta has 1 entries; this model has 3"):
-        GaussianProcessRegressor(1.0 * Gaussian(), noise=0.1).fit(X, Y).log_marginal_likelihood([0.0])
+        GaussianProcessRegressor(1.0 * Gaussian(), noise=0.1).fit(X, Y).log_marginal_likelihood(
+            [0.0]
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         GaussianProcessRegressor().fit(X, Y)  # scikit-learn's default: all fixed

@@ -21,8 +21,10 @@ X_TEST = RNG.normal(size=(9, 2))
 
 def kernels():
     """The same prior in structk and scikit-learn (output scale bounded)."""
-    return (Scaled(Gaussian(sigma=1.0), 2.0, factor_bounds=(1e-2, 1e2)),
-            C(2.0, (1e-2, 1e2)) * RBF(1.0))
+    return (
+        Scaled(Gaussian(sigma=1.0), 2.0, factor_bounds=(1e-2, 1e2)),
+        C(2.0, (1e-2, 1e2)) * RBF(1.0),
+    )
 
 
 @pytest.mark.parametrize("optimizer", [None, "fmin_l_bfgs_b"])
@@ -32,10 +34,12 @@ def test_binary_mode_and_marginal_likelihood_equal_scikit_learns(optimizer):
     sk = SkGPC(theirs, optimizer=optimizer).fit(X, Y2)
     np.testing.assert_allclose(gp.kernel_.theta, sk.kernel_.theta, atol=1e-6)
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
-        sk.log_marginal_likelihood_value_, abs=1e-6)
+        sk.log_marginal_likelihood_value_, abs=1e-6
+    )
     # the latent mode: pi = logistic(f^) at the training objects
-    np.testing.assert_allclose(1 / (1 + np.exp(-gp.latent_mode_)), sk.base_estimator_.pi_,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        1 / (1 + np.exp(-gp.latent_mode_)), sk.base_estimator_.pi_, atol=1e-6
+    )
     for theta in RNG.uniform(-1, 1, size=(4, 2)):
         value, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
         value_sk, grad_sk = sk.log_marginal_likelihood(theta, eval_gradient=True)
@@ -51,7 +55,8 @@ def test_one_vs_rest_equals_scikit_learns():
     gp = GaussianProcessClassifier(ours).fit(X, Y3)
     sk = SkGPC(theirs).fit(X, Y3)
     assert gp.log_marginal_likelihood_value_ == pytest.approx(
-        sk.log_marginal_likelihood_value_, abs=1e-6)
+        sk.log_marginal_likelihood_value_, abs=1e-6
+    )
     for k, est in zip(gp.kernel_, sk.base_estimator_.estimators_):
         np.testing.assert_allclose(k.theta, est.kernel_.theta, atol=1e-5)
     P = gp.predict_proba(X_TEST)
@@ -67,7 +72,9 @@ def test_gradient_matches_finite_differences():
     h = 1e-5
     for i in range(2):
         e = np.eye(2)[i] * h
-        fd = (gp.log_marginal_likelihood(theta + e) - gp.log_marginal_likelihood(theta - e)) / (2 * h)
+        fd = (gp.log_marginal_likelihood(theta + e) - gp.log_marginal_likelihood(theta - e)) / (
+            2 * h
+        )
         assert grad[i] == pytest.approx(fd, abs=1e-6)
 
 
@@ -84,8 +91,15 @@ def test_probability_is_the_integral_of_the_logistic():
     var = k.diag(test) - np.einsum("ij,ij->i", Ks @ np.linalg.inv(K + np.diag(1 / W)), Ks)
     for i in range(2):
         direct = integrate.quad(
-            lambda z: np.exp(-(z - mean[i]) ** 2 / (2 * var[i])) / np.sqrt(2 * np.pi * var[i])
-            / (1 + np.exp(-z)), -np.inf, np.inf, epsabs=1e-12)[0]
+            lambda z: (
+                np.exp(-((z - mean[i]) ** 2) / (2 * var[i]))
+                / np.sqrt(2 * np.pi * var[i])
+                / (1 + np.exp(-z))
+            ),
+            -np.inf,
+            np.inf,
+            epsabs=1e-12,
+        )[0]
         assert gp.predict_proba(test)[i, 1] == pytest.approx(direct, abs=1e-8)
 
 
@@ -96,6 +110,8 @@ def test_precomputed_equals_the_kernel():
     np.testing.assert_allclose(by_gram.latent_mode_, by_kernel.latent_mode_, atol=1e-10)
     np.testing.assert_allclose(
         by_gram.predict_proba(k(X_TEST, X), test_gram=k.diag(X_TEST)),
-        by_kernel.predict_proba(X_TEST), atol=1e-10)
+        by_kernel.predict_proba(X_TEST),
+        atol=1e-10,
+    )
     with pytest.raises(ValueError, match="a probability needs test_gram="):
         by_gram.predict_proba(k(X_TEST, X))

@@ -132,8 +132,9 @@ def test_the_kernel_path_factorises_its_own_gram_and_keeps_the_callers():
     np.testing.assert_array_equal(K, before)  # the caller's Gram untouched
     np.testing.assert_allclose(direct.dual_coef_, pre.dual_coef_, rtol=1e-8, atol=1e-10)
     A = pre.dual_coef_
-    np.testing.assert_allclose(pre.rkhs_norm_, np.sqrt(np.einsum("ij,jk,ik->i", A, K, A)),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        pre.rkhs_norm_, np.sqrt(np.einsum("ij,jk,ik->i", A, K, A)), rtol=1e-10
+    )
     np.testing.assert_allclose(direct.rkhs_norm_, pre.rkhs_norm_, rtol=1e-8)
 
 

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 from structk import (
-    KernelLogisticRegression, KernelRidge, KernelSVM, Normalize, Spectrum, defaults,
+    KernelLogisticRegression,
+    KernelRidge,
+    KernelSVM,
+    Normalize,
+    Spectrum,
+    defaults,
 )
 
 
@@ -69,11 +74,14 @@ def test_a_kernel_ridge_fit_factorises_its_own_gram_in_place():
     np.testing.assert_array_equal(K, k(X))  # the caller's Gram untouched
 
 
-@pytest.mark.parametrize("learner", [
-    KernelSVM(solver="dual"),  # one-vs-one: each pair's block of the Gram itself
-    KernelSVM(solver="dual", multi_class="ovr"),
-    KernelLogisticRegression(solver="dual"),  # factorises its own Gram in place
-])
+@pytest.mark.parametrize(
+    "learner",
+    [
+        KernelSVM(solver="dual"),  # one-vs-one: each pair's block of the Gram itself
+        KernelSVM(solver="dual", multi_class="ovr"),
+        KernelLogisticRegression(solver="dual"),  # factorises its own Gram in place
+    ],
+)
 def test_a_three_class_fit_peaks_near_the_grams_bytes(learner):
     from sklearn.base import clone
 

@@ -39,8 +39,11 @@ CASES = {
     "svm-ovo": (lambda c: KernelSVM(C=c), (1.0, 10.0), "class"),
     # the squared hinge: the path that added 1/(2C) to the caller's diagonal
     "svm-squared": (lambda c: KernelSVM(C=c, loss="squared_hinge"), (1.0, 10.0), "class"),
-    "svm-ovr-proba": (lambda c: KernelSVM(C=c, multi_class="ovr", probability=True,
-                                          random_state=0), (1.0, 10.0), "class"),
+    "svm-ovr-proba": (
+        lambda c: KernelSVM(C=c, multi_class="ovr", probability=True, random_state=0),
+        (1.0, 10.0),
+        "class",
+    ),
     "ridge": (lambda a: KernelRidge(alpha=a), (0.1, 1.0), "regression"),
     "ridge-cv": (lambda a: KernelRidgeCV(alphas=(a, 10 * a)), (0.1, 1.0), "regression"),
     "logistic": (lambda a: KernelLogisticRegression(alpha=a), (0.1, 1.0), "class"),
@@ -68,8 +71,11 @@ def _fit(make, param, kind, K, y):
 
 def _state(est):
     """The fitted arrays of an estimator, for comparison."""
-    return {k: v for k, v in vars(est).items()
-            if k.endswith("_") and isinstance(v, np.ndarray) and v.dtype != object}
+    return {
+        k: v
+        for k, v in vars(est).items()
+        if k.endswith("_") and isinstance(v, np.ndarray) and v.dtype != object
+    }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -160,6 +166,7 @@ def test_ridge_with_psd_check_none_solves_an_indefinite_gram():
         KernelRidge(alpha=0.5).fit(K, y)
     before = K.copy()
     model = KernelRidge(alpha=0.5, psd_check="none").fit(K, y)
-    np.testing.assert_allclose(model.dual_coef_, np.linalg.solve(K + 0.5 * np.eye(30), y),
-                               rtol=1e-8)
+    np.testing.assert_allclose(
+        model.dual_coef_, np.linalg.solve(K + 0.5 * np.eye(30), y), rtol=1e-8
+    )
     np.testing.assert_array_equal(K, before)

@@ -30,8 +30,7 @@ def test_matches_sklearn_precomputed():
     np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
     assert_equal_up_to_sign(ours.transform(K), ref.transform(K), atol=1e-9)
     assert_equal_up_to_sign(ours.transform(Kt), ref.transform(Kt), atol=1e-9)
-    assert_equal_up_to_sign(KernelPCA(n_components=4).fit_transform(K),
-                            ref.transform(K), atol=1e-9)
+    assert_equal_up_to_sign(KernelPCA(n_components=4).fit_transform(K), ref.transform(K), atol=1e-9)
 
 
 def test_linear_kernel_is_pca_of_the_vectors():
@@ -40,8 +39,9 @@ def test_linear_kernel_is_pca_of_the_vectors():
     ours = KernelPCA(Linear(), n_components=3).fit(X)
     ref = PCA(n_components=3).fit(X)
     # eigenvalues of the centred Gram are n times the covariance eigenvalues (ddof=0)
-    np.testing.assert_allclose(ours.eigenvalues_, ref.explained_variance_ * (len(X) - 1),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        ours.eigenvalues_, ref.explained_variance_ * (len(X) - 1), rtol=1e-10
+    )
     assert_equal_up_to_sign(ours.transform(Xt), ref.transform(Xt), atol=1e-9)
     assert_equal_up_to_sign(ours.fit_transform(X), ref.transform(X), atol=1e-9)
 
@@ -78,9 +78,14 @@ def test_in_a_pipeline_and_cloned():
     assert twin.steps[0][1].kernel.kernel.k == 2
 
 
-@pytest.mark.parametrize("bad, match", [(0, "n_components must be >= 1"),
-                                        (2.5, "n_components must be an integer"),
-                                        (31, "exceeds the number of training objects")])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (0, "n_components must be >= 1"),
+        (2.5, "n_components must be an integer"),
+        (31, "exceeds the number of training objects"),
+    ],
+)
 def test_bad_n_components(bad, match):
     X, _ = blobs(30)
     with pytest.raises(ValueError, match=match):

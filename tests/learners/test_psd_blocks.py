@@ -148,8 +148,13 @@ def test_grams_from_outside_structk_get_the_longer_lanczos_check(tuning):
     from structk.kernels import FunctionKernel
     from structk.learners._psd import lanczos_psd
 
-    tuning.set(PSD_FACTORISE_MAX_N=60, PSD_SMALL_CERTIFICATE_MAX_N=60,
-               PSD_BLOCKS_CHECKED=0, PSD_LANCZOS_STEPS=20, PSD_LANCZOS_STEPS_USER=60)
+    tuning.set(
+        PSD_FACTORISE_MAX_N=60,
+        PSD_SMALL_CERTIFICATE_MAX_N=60,
+        PSD_BLOCKS_CHECKED=0,
+        PSD_LANCZOS_STEPS=20,
+        PSD_LANCZOS_STEPS_USER=60,
+    )
     K, y = gram_with_negative_part(240, 40, 2.3e-5)
     assert np.linalg.eigvalsh(K)[0] < -2e-5 * np.linalg.norm(K)
     lanczos_psd(K, steps=20)  # not seen in 20 steps

@@ -60,7 +60,7 @@ def brute_force_loo(K, y, alpha):
     for i in range(n):
         keep = np.arange(n) != i
         model = KernelRidge(alpha=alpha).fit(K[np.ix_(keep, keep)], y[keep])
-        residuals.append(y[i] - model.predict(K[i:i + 1, keep])[0])
+        residuals.append(y[i] - model.predict(K[i : i + 1, keep])[0])
     return np.mean(np.square(residuals))
 
 
@@ -94,8 +94,7 @@ def test_penalty_blocks_of_the_tridiagonal_sweep_change_nothing(tuning, block):
     K = rbf_gram(X, gamma=0.3)
     alphas = [1e-3, 0.1, 1.0, 10.0]
     cv = KernelRidgeCV(alphas=alphas).fit(K, y)
-    np.testing.assert_allclose(cv.loo_mse_, [brute_force_loo(K, y, a) for a in alphas],
-                               rtol=1e-7)
+    np.testing.assert_allclose(cv.loo_mse_, [brute_force_loo(K, y, a) for a in alphas], rtol=1e-7)
 
 
 def test_loo_multi_output_averages_outputs(reduction):
@@ -113,8 +112,9 @@ def test_loo_on_rank_deficient_gram(reduction):
     y = y.astype(float)
     K = X @ X.T  # rank 2
     cv = KernelRidgeCV(alphas=[0.5, 5.0]).fit(K, y)
-    np.testing.assert_allclose(cv.loo_mse_, [brute_force_loo(K, y, a) for a in [0.5, 5.0]],
-                               rtol=1e-7)
+    np.testing.assert_allclose(
+        cv.loo_mse_, [brute_force_loo(K, y, a) for a in [0.5, 5.0]], rtol=1e-7
+    )
 
 
 @pytest.mark.parametrize("alphas", [[], [1.0, 0.0], [-1.0]])
@@ -136,14 +136,16 @@ def test_both_reductions_agree_above_the_eigendecomposition_bound():
     np.testing.assert_allclose(tri.loo_mse_, expected, rtol=1e-6)
     assert tri.alpha_ == alphas[int(np.argmin(expected))]
     ref = KernelRidge(alpha=tri.alpha_).fit(K, Y)
-    np.testing.assert_allclose(tri.dual_coef_, ref.dual_coef_, rtol=1e-6,
-                               atol=1e-8 * np.abs(ref.dual_coef_).max())
+    np.testing.assert_allclose(
+        tri.dual_coef_, ref.dual_coef_, rtol=1e-6, atol=1e-8 * np.abs(ref.dual_coef_).max()
+    )
     # one left-out object by brute force, for the smallest and largest penalty
     keep = np.arange(n) != 5
     for j in (0, len(alphas) - 1):
         model = KernelRidge(alpha=alphas[j]).fit(K[np.ix_(keep, keep)], Y[keep])
-        np.testing.assert_allclose(Y[5] - model.predict(K[5:6, keep])[0],
-                                   coef[5, j] / G_diag[5, j], rtol=1e-6)
+        np.testing.assert_allclose(
+            Y[5] - model.predict(K[5:6, keep])[0], coef[5, j] / G_diag[5, j], rtol=1e-6
+        )
 
 
 def test_tridiagonalisation_reproduces_the_gram():

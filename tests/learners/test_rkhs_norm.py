@@ -22,11 +22,13 @@ def test_ridge_norm_is_the_primal_weight_norm():
     y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * np.random.default_rng(0).normal(size=40)
     w = Ridge(alpha=2.0, fit_intercept=False).fit(X, y).coef_
     assert KernelRidge(Linear(), alpha=2.0).fit(X, y).rkhs_norm_ == pytest.approx(
-        np.linalg.norm(w), rel=1e-8)
+        np.linalg.norm(w), rel=1e-8
+    )
     Y = np.column_stack([y, -3 * y])
     W = Ridge(alpha=2.0, fit_intercept=False).fit(X, Y).coef_
-    np.testing.assert_allclose(KernelRidge(Linear(), alpha=2.0).fit(X, Y).rkhs_norm_,
-                               np.linalg.norm(W, axis=1), rtol=1e-8)
+    np.testing.assert_allclose(
+        KernelRidge(Linear(), alpha=2.0).fit(X, Y).rkhs_norm_, np.linalg.norm(W, axis=1), rtol=1e-8
+    )
     cv = KernelRidgeCV(Linear(), alphas=(0.5, 2.0, 8.0)).fit(X, y)
     w = Ridge(alpha=cv.alpha_, fit_intercept=False).fit(X, y).coef_
     assert cv.rkhs_norm_ == pytest.approx(np.linalg.norm(w), rel=1e-6)
@@ -68,14 +70,17 @@ def test_bound_dominates_the_empirical_rademacher_complexity():
     assert 0.8 * bound < monte_carlo <= bound
 
 
-@pytest.mark.parametrize("args, match", [
-    ((Linear(), 1.0), "pass the objects as X"),
-    ((np.eye(3), 1.0, np.eye(3)), "X must not be given"),
-    ((np.eye(3), -1.0), "B must be >= 0"),
-    ((np.ones((2, 3)), 1.0), "square"),
-    ((np.diag([1.0, -1.0]), 1.0), "object 1 is -1.0"),
-    ((np.diag([1.0, np.nan]), 1.0), "object 1 is nan"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((Linear(), 1.0), "pass the objects as X"),
+        ((np.eye(3), 1.0, np.eye(3)), "X must not be given"),
+        ((np.eye(3), -1.0), "B must be >= 0"),
+        ((np.ones((2, 3)), 1.0), "square"),
+        ((np.diag([1.0, -1.0]), 1.0), "object 1 is -1.0"),
+        ((np.diag([1.0, np.nan]), 1.0), "object 1 is nan"),
+    ],
+)
 def test_bound_bad_input(args, match):
     with pytest.raises(ValueError, match=match):
         rademacher_bound(*args)

@@ -32,17 +32,27 @@ from structk.learners import (
 )
 from structk.scale import Nystroem
 
-LEARNERS = [KernelSVM, KernelRidge, KernelRidgeCV, KernelLogisticRegression,
-            KernelPerceptron, NearestClassMean, KernelCenterer, KernelPCA,
-            GaussianProcessRegressor]
+LEARNERS = [
+    KernelSVM,
+    KernelRidge,
+    KernelRidgeCV,
+    KernelLogisticRegression,
+    KernelPerceptron,
+    NearestClassMean,
+    KernelCenterer,
+    KernelPCA,
+    GaussianProcessRegressor,
+]
 VECTOR = Gaussian(sigma=2.0)
 
 ESTIMATORS = (
     [cls(kernel=VECTOR) for cls in LEARNERS]
     + [cls(kernel="precomputed") for cls in LEARNERS]
-    + [KernelSVM(kernel=VECTOR, probability=True, random_state=0),
-       GaussianProcessClassifier(kernel=VECTOR),
-       Nystroem(VECTOR, n_components=5, random_state=0)]
+    + [
+        KernelSVM(kernel=VECTOR, probability=True, random_state=0),
+        GaussianProcessClassifier(kernel=VECTOR),
+        Nystroem(VECTOR, n_components=5, random_state=0),
+    ]
 )
 
 #: Grams that scikit-learn's checks build which are not positive
@@ -95,16 +105,19 @@ def test_a_dataframe_is_accepted_where_a_2d_array_is():
     svm = KernelSVM(kernel=VECTOR).fit(frame, y)
     assert svm.n_features_in_ == 3
     assert svm.feature_names_in_.tolist() == ["a", "b", "c"]
-    np.testing.assert_array_equal(svm.decision_function(frame),
-                                  KernelSVM(kernel=VECTOR).fit(X, y).decision_function(X))
+    np.testing.assert_array_equal(
+        svm.decision_function(frame), KernelSVM(kernel=VECTOR).fit(X, y).decision_function(X)
+    )
     K = VECTOR(X)
     ridge = KernelRidge().fit(pd.DataFrame(K), X[:, 1])
-    np.testing.assert_allclose(ridge.predict(pd.DataFrame(K)), KernelRidge().fit(K, X[:, 1])
-                               .predict(K))
+    np.testing.assert_allclose(
+        ridge.predict(pd.DataFrame(K)), KernelRidge().fit(K, X[:, 1]).predict(K)
+    )
 
 
-@pytest.mark.parametrize("cls", [KernelSVM, KernelPerceptron, KernelLogisticRegression,
-                                 NearestClassMean])
+@pytest.mark.parametrize(
+    "cls", [KernelSVM, KernelPerceptron, KernelLogisticRegression, NearestClassMean]
+)
 def test_classifiers_refuse_a_continuous_target(cls):
     X = np.random.default_rng(2).normal(size=(12, 2))
     y = np.linspace(0.0, 1.0, 12)
@@ -115,10 +128,11 @@ def test_classifiers_refuse_a_continuous_target(cls):
 def test_transformers_name_their_outputs_and_follow_set_output():
     pd = pytest.importorskip("pandas")
     X = np.random.default_rng(3).normal(size=(10, 2))
-    for est, n_out, prefix in [(KernelPCA(kernel=VECTOR, n_components=2), 2, "kernelpca"),
-                               (KernelCenterer(kernel=VECTOR), 10, "kernelcenterer"),
-                               (Nystroem(VECTOR, n_components=4, random_state=0), 4,
-                                "nystroem")]:
+    for est, n_out, prefix in [
+        (KernelPCA(kernel=VECTOR, n_components=2), 2, "kernelpca"),
+        (KernelCenterer(kernel=VECTOR), 10, "kernelcenterer"),
+        (Nystroem(VECTOR, n_components=4, random_state=0), 4, "nystroem"),
+    ]:
         est.fit(X)
         names = est.get_feature_names_out()
         assert names.tolist() == [f"{prefix}{i}" for i in range(n_out)]

@@ -43,21 +43,30 @@ def _squared_hinge_reference(X, s, C):
     def f(wb):
         w, b = wb[:-1], wb[-1]
         m = np.maximum(0.0, 1.0 - s * (X @ w + b))
-        return (0.5 * w @ w + C * m @ m,
-                np.r_[w - 2 * C * X.T @ (m * s), -2 * C * (m * s).sum()])
+        return (0.5 * w @ w + C * m @ m, np.r_[w - 2 * C * X.T @ (m * s), -2 * C * (m * s).sum()])
 
-    r = minimize(f, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B",
-                 options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 50_000, "maxcor": 50})
+    r = minimize(
+        f,
+        np.zeros(X.shape[1] + 1),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 50_000, "maxcor": 50},
+    )
     return X @ r.x[:-1] + r.x[-1]
 
 
 def _hinge_reference(K, s, C):
     n = len(s)
     Q = K * np.outer(s, s)
-    r = minimize(lambda a: (0.5 * a @ Q @ a - a.sum(), Q @ a - 1.0), np.zeros(n), jac=True,
-                 method="SLSQP", bounds=[(0.0, C)] * n,
-                 constraints=[{"type": "eq", "fun": lambda a: a @ s, "jac": lambda a: s}],
-                 options={"ftol": 1e-15, "maxiter": 2000})
+    r = minimize(
+        lambda a: (0.5 * a @ Q @ a - a.sum(), Q @ a - 1.0),
+        np.zeros(n),
+        jac=True,
+        method="SLSQP",
+        bounds=[(0.0, C)] * n,
+        constraints=[{"type": "eq", "fun": lambda a: a @ s, "jac": lambda a: s}],
+        options={"ftol": 1e-15, "maxiter": 2000},
+    )
     a = r.x
     f0 = K @ (a * s)
     free = (a > 1e-6 * C) & (a < C * (1 - 1e-6))
@@ -95,8 +104,7 @@ def test_squared_hinge_dual_and_primal_reach_the_optimum(n, C, seed):
     dual = _fit(X, y, C=C, loss="squared_hinge", solver="dual", tol=1e-3)
     np.testing.assert_allclose(dual, ref, atol=2e-3 * scale)
     # Nystroem with every object a landmark: exact features, so the same optimum
-    nys = _fit(X, y, C=C, loss="squared_hinge", solver="nystroem", n_components=n,
-               random_state=0)
+    nys = _fit(X, y, C=C, loss="squared_hinge", solver="nystroem", n_components=n, random_state=0)
     np.testing.assert_allclose(nys, ref, atol=1e-5 * scale)
 
 

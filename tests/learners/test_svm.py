@@ -110,10 +110,12 @@ def test_multiclass(multi_class):
         # the per-class ("ovr") shape: as SVC's, and its argmax is the prediction
         svm.set_params(decision_function_shape="ovr")
         scores = svm.decision_function(K)
-        np.testing.assert_allclose(scores, SVC(kernel="precomputed", C=2.0).fit(K, y)
-                                   .decision_function(K), atol=5e-3)
-        np.testing.assert_array_equal(svm.classes_[scores.argmax(axis=1)][clear],
-                                      svm.predict(K)[clear])
+        np.testing.assert_allclose(
+            scores, SVC(kernel="precomputed", C=2.0).fit(K, y).decision_function(K), atol=5e-3
+        )
+        np.testing.assert_array_equal(
+            svm.classes_[scores.argmax(axis=1)][clear], svm.predict(K)[clear]
+        )
     else:  # each machine is a binary SVM of one class against the rest
         for c in range(4):
             binary = KernelSVM(C=2.0).fit(K, y == c)
@@ -132,8 +134,11 @@ def test_machines_on_threads_equal_one_thread_bit_for_bit(multi_class, monkeypat
 
     # machines of > 400 objects; one-vs-one blocks small enough for a copy
     # per thread (SVM_BLOCK_COPY_MAX_FRACTION)
-    X, y = blobs(2000, n_classes=8, noise=2.0, seed=3) if multi_class == "ovo" else \
-        blobs(1300, n_classes=3, noise=2.0, seed=3)
+    X, y = (
+        blobs(2000, n_classes=8, noise=2.0, seed=3)
+        if multi_class == "ovo"
+        else blobs(1300, n_classes=3, noise=2.0, seed=3)
+    )
     K = rbf_gram(X)
     used = []
     real = svm_module.run_chunks

@@ -14,8 +14,11 @@ from structk.learners import KernelSVM
 def test_thousands_of_single_object_classes_are_refused_up_front():
     X = np.random.default_rng(0).normal(size=(10_000, 2))
     start = time.perf_counter()
-    with pytest.raises(ValueError, match=r"10,000 classes \(10,000 of them with one object\).*"
-                                         r"49,995,000 binary machines.*multi_class='ovr'"):
+    with pytest.raises(
+        ValueError,
+        match=r"10,000 classes \(10,000 of them with one object\).*"
+        r"49,995,000 binary machines.*multi_class='ovr'",
+    ):
         KernelSVM(Linear()).fit(X, np.arange(10_000))
     assert time.perf_counter() - start < 30  # refused before any machine (no timing claim)
 
@@ -38,8 +41,10 @@ def test_inverted_platt_sigmoid_warns_and_is_what_it_says():
         model = KernelSVM(Linear(), probability=True, random_state=1).fit(X, y)
     assert model.probA_[0] > 0
     # the warning is about a real disagreement between predict and predict_proba
-    assert (np.argmax(model.predict_proba(X), axis=1)
-            != np.searchsorted(model.classes_, model.predict(X))).any()
+    assert (
+        np.argmax(model.predict_proba(X), axis=1)
+        != np.searchsorted(model.classes_, model.predict(X))
+    ).any()
 
 
 def test_a_well_fitted_sigmoid_does_not_warn():

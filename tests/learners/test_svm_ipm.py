@@ -46,8 +46,7 @@ def _brute_force_optimum(K, y, C):
             if np.linalg.norm(A @ sol - b) > 1e-8 * (1.0 + np.linalg.norm(b)):
                 continue
             alpha[free] = sol[:m]
-        if (alpha.min() < -1e-9 * C or alpha.max() > C * (1 + 1e-9)
-                or abs(y @ alpha) > 1e-9 * C * n):
+        if alpha.min() < -1e-9 * C or alpha.max() > C * (1 + 1e-9) or abs(y @ alpha) > 1e-9 * C * n:
             continue
         best = min(best, _dual_objective(K, y, alpha))
     return best
@@ -132,7 +131,9 @@ def test_finished_solution_equals_cold_smo(tuning, C, tol):
     K, y = _problem(80, 4)
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)  # every problem to the IPM
+    tuning.set(
+        SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1
+    )  # every problem to the IPM
     warm = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
     assert cold[4] and warm[4]
     f_cold, f_warm = _decisions(K, y, cold), _decisions(K, y, warm)
@@ -144,8 +145,11 @@ def test_finished_solution_equals_cold_smo(tuning, C, tol):
 def test_an_easy_problem_never_reaches_the_interior_point(tuning, monkeypatch):
     K, y = _problem(60, 5)
     called = []
-    monkeypatch.setattr(dense_ipm, "interior_point",
-                        lambda *a, **k: called.append(1) or (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(
+        dense_ipm,
+        "interior_point",
+        lambda *a, **k: called.append(1) or (_ for _ in ()).throw(AssertionError),
+    )
     _smo.solve(K, y, 1.0, 1e-3, 1e-12, True, 10**6)
     assert not called
 
@@ -158,8 +162,10 @@ def test_a_failed_interior_point_falls_back_to_smo(tuning, monkeypatch, failure)
     cold = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**7)
     tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=50, SVM_IPM_AFTER_NUMPY=50)
     if failure == "raises":
+
         def broken(*args, **kwargs):
             raise dense_ipm.IPMFailure("forced")
+
         monkeypatch.setattr(dense_ipm, "interior_point", broken)
     else:
         monkeypatch.setattr(dense_ipm, "MAX_ITER", 2)
@@ -202,8 +208,9 @@ def test_a_small_cv_chooses_the_same_C(tuning):
     from structk.cli.evaluation import LearnerSpec, _inner_losses, _inner_splits, make_splits
 
     K, y = _problem(90, 9, noise=1.0)
-    spec = LearnerSpec(KernelSVM(kernel="precomputed", psd_check="none"),
-                       {"C": [0.1, 1.0, 10.0, 1e2, 1e3, 1e4]})
+    spec = LearnerSpec(
+        KernelSVM(kernel="precomputed", psd_check="none"), {"C": [0.1, 1.0, 10.0, 1e2, 1e3, 1e4]}
+    )
     splits = make_splits(3, y, "classification")
     train = splits.folds[0][0]
     inner = _inner_splits(splits, train, y, "classification")
@@ -229,8 +236,11 @@ def test_machines_on_threads_share_the_callers_blas_limit(tuning, monkeypatch):
     from structk.learners._smo import machines as svm
 
     def blas_threads():
-        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
-                if lib["user_api"] == "blas"}
+        return {
+            lib["filepath"]: lib["num_threads"]
+            for lib in threadpool_info()
+            if lib["user_api"] == "blas"
+        }
 
     events = []
     real = _threads._one_thread
@@ -249,8 +259,13 @@ def test_machines_on_threads_share_the_callers_blas_limit(tuning, monkeypatch):
     monkeypatch.setattr(svm, "threads_for", lambda work, min_work: 2)
     # machines of ~60 objects count as large (compiled, on threads) and all
     # go to the interior point
-    tuning.set(SVM_NUMPY_MAX_N=20, SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1,
-               SVM_BLOCK_COPY_MAX_FRACTION=10.0)  # each thread copies its blocks
+    tuning.set(
+        SVM_NUMPY_MAX_N=20,
+        SVM_IPM_MAX_N=1000,
+        SVM_IPM_AFTER=1,
+        SVM_IPM_AFTER_NUMPY=1,
+        SVM_BLOCK_COPY_MAX_FRACTION=10.0,
+    )  # each thread copies its blocks
     rng = np.random.default_rng(8)
     X = rng.normal(size=(90, 4))
     labels = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=90), [-0.6, 0.6])

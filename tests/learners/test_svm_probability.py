@@ -16,8 +16,15 @@ from structk.learners._smo.platt import fit_sigmoid, pairwise_coupling, platt_ob
 
 
 def _data(n_classes, n=400, seed=0):
-    X, y = make_classification(n, n_features=5, n_informative=3, n_classes=n_classes,
-                               n_clusters_per_class=1, flip_y=0.1, random_state=seed)
+    X, y = make_classification(
+        n,
+        n_features=5,
+        n_informative=3,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        flip_y=0.1,
+        random_state=seed,
+    )
     K = X @ X.T
     tr, te = np.arange(300), np.arange(300, n)
     return K[np.ix_(tr, tr)], y[tr], K[np.ix_(te, tr)], y[te]
@@ -26,8 +33,11 @@ def _data(n_classes, n=400, seed=0):
 def _sklearn_proba(K, y, Kt):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # deprecated in sklearn >= 1.9
-        return SVC(kernel="precomputed", C=1.0, probability=True, random_state=0) \
-            .fit(K, y).predict_proba(Kt)
+        return (
+            SVC(kernel="precomputed", C=1.0, probability=True, random_state=0)
+            .fit(K, y)
+            .predict_proba(Kt)
+        )
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -58,8 +68,11 @@ def test_probabilities_are_calibrated_on_held_out_data():
     y = (rng.random(3000) < 1 / (1 + np.exp(-2.0 * X[:, 0] + 0.5))).astype(int)
     K = X @ X.T
     tr, te = np.arange(600), np.arange(600, 3000)
-    p = KernelSVM(C=1.0, probability=True, random_state=0).fit(
-        K[np.ix_(tr, tr)], y[tr]).predict_proba(K[np.ix_(te, tr)])[:, 1]
+    p = (
+        KernelSVM(C=1.0, probability=True, random_state=0)
+        .fit(K[np.ix_(tr, tr)], y[tr])
+        .predict_proba(K[np.ix_(te, tr)])[:, 1]
+    )
     bins = np.digitize(p, [0.2, 0.4, 0.6, 0.8])
     for b in range(5):
         inside = bins == b
@@ -78,9 +91,12 @@ def test_sigmoid_fit_matches_direct_minimisation(seed):
     A, B = fit_sigmoid(f, signs)
     n_pos, n_neg = (signs > 0).sum(), (signs < 0).sum()
     t = np.where(signs > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
-    res = minimize(lambda v: platt_objective(v[0], v[1], f, t), [0.0, 0.0],
-                   method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12,
-                                                  "maxiter": 20000})
+    res = minimize(
+        lambda v: platt_objective(v[0], v[1], f, t),
+        [0.0, 0.0],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000},
+    )
     np.testing.assert_allclose([A, B], res.x, atol=1e-4)
     assert platt_objective(A, B, f, t) <= res.fun + 1e-9
 
@@ -102,12 +118,17 @@ def test_pairwise_coupling_solves_the_wu_lin_weng_problem():
             r[a, b], r[b, a] = row[m], 1 - row[m]
 
         def objective(q, r=r):
-            return sum((r[j, i] * q[i] - r[i, j] * q[j]) ** 2
-                       for i in range(k) for j in range(k) if i != j)
+            return sum(
+                (r[j, i] * q[i] - r[i, j] * q[j]) ** 2 for i in range(k) for j in range(k) if i != j
+            )
 
-        res = minimize(objective, np.full(k, 1 / k), method="SLSQP",
-                       constraints={"type": "eq", "fun": lambda q: q.sum() - 1},
-                       options={"ftol": 1e-14, "maxiter": 500})
+        res = minimize(
+            objective,
+            np.full(k, 1 / k),
+            method="SLSQP",
+            constraints={"type": "eq", "fun": lambda q: q.sum() - 1},
+            options={"ftol": 1e-14, "maxiter": 500},
+        )
         np.testing.assert_allclose(p, res.x, atol=1e-5)
 
 
@@ -123,8 +144,11 @@ def test_probability_is_an_ordinary_parameter():
     assert not hasattr(plain, "predict_proba")  # as SVC: meta-estimators can tell
     # and the message says what to do, not scikit-learn's bare "has no attribute"
     for method in ("predict_proba", "predict_log_proba"):
-        with pytest.raises(AttributeError, match=rf"{method} needs a model fitted with "
-                           r"KernelSVM\(probability=True\).*refit"):
+        with pytest.raises(
+            AttributeError,
+            match=rf"{method} needs a model fitted with "
+            r"KernelSVM\(probability=True\).*refit",
+        ):
             getattr(plain, method)(Kt)
     with pytest.raises(TypeError, match="probability must be True or False"):
         KernelSVM(probability="yes").fit(K, y)

@@ -38,8 +38,9 @@ def problems():
 
 
 @pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
-@pytest.mark.parametrize("name, K, y", list(problems()), ids=lambda v: v if isinstance(v, str)
-                         else "")
+@pytest.mark.parametrize(
+    "name, K, y", list(problems()), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_path_reaches_the_cold_optimum(name, K, y, multi_class, tuning):
     # machines this small take no start (the interior point is as fast
     # from zero): the start is tested here with the interior point off
@@ -69,11 +70,13 @@ def test_init_that_does_not_fit_is_a_cold_start():
     X, y = blobs(80, n_classes=3, noise=1.5, seed=15)
     K = rbf_gram(X)
     cold = KernelSVM(C=10.0).fit(K, y)
-    others = [KernelSVM(C=1.0).fit(K, y == 1),                       # other classes
-              KernelSVM(C=1.0).fit(K[:60, :60], y[:60]),             # other size
-              KernelSVM(C=1.0, multi_class="ovr").fit(K, y),         # other machines
-              KernelSVM(C=1.0, loss="squared_hinge").fit(K, y),      # other loss
-              KernelSVM(C=1.0)]                                      # not fitted
+    others = [
+        KernelSVM(C=1.0).fit(K, y == 1),  # other classes
+        KernelSVM(C=1.0).fit(K[:60, :60], y[:60]),  # other size
+        KernelSVM(C=1.0, multi_class="ovr").fit(K, y),  # other machines
+        KernelSVM(C=1.0, loss="squared_hinge").fit(K, y),  # other loss
+        KernelSVM(C=1.0),
+    ]  # not fitted
     for init in others:
         warm = KernelSVM(C=10.0).fit(K, y, init=init)
         np.testing.assert_array_equal(warm.dual_coef_, cold.dual_coef_)

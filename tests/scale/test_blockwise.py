@@ -16,8 +16,16 @@ from hypothesis import strategies as st
 from structk import KernelOverflowError, gram
 from structk.kernels.base import TakeNotImplemented
 from structk.kernels import (
-    Constant, Exp, FunctionKernel, FunctionScaled, Gaussian, Kernel, Laplace, Linear,
-    Normalize, Polynomial,
+    Constant,
+    Exp,
+    FunctionKernel,
+    FunctionScaled,
+    Gaussian,
+    Kernel,
+    Laplace,
+    Linear,
+    Normalize,
+    Polynomial,
 )
 from scale_util import LetterCounts
 
@@ -39,8 +47,8 @@ IDS = [repr(k) for k in KERNELS]
 
 def shared_kmers(a, b, k=2):
     """Spectrum kernel by its definition: sum over k-mers of count products."""
-    ca = [a[i:i + k] for i in range(len(a) - k + 1)]
-    cb = [b[i:i + k] for i in range(len(b) - k + 1)]
+    ca = [a[i : i + k] for i in range(len(a) - k + 1)]
+    cb = [b[i : i + k] for i in range(len(b) - k + 1)]
     return float(sum(ca.count(s) * cb.count(s) for s in set(ca)))
 
 
@@ -49,15 +57,19 @@ STRINGS = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(2, 12))) for _ in 
 
 # ----------------------------------------------------------------- _take hook
 @pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
-@given(rows=st.lists(st.integers(0, 52), min_size=1, max_size=8),
-       cols=st.lists(st.integers(0, 20), min_size=1, max_size=8))
+@given(
+    rows=st.lists(st.integers(0, 52), min_size=1, max_size=8),
+    cols=st.lists(st.integers(0, 20), min_size=1, max_size=8),
+)
 def test_take_selects_the_same_entries(kernel, rows, cols):
     P, Q = kernel.prepare(X, "X"), kernel.prepare(Y, "Y")
     a, b = np.array(rows), np.array(cols)
     full = kernel(X, Y)
     np.testing.assert_allclose(
-        kernel.cross_prepared(kernel.take(P, a), kernel.take(Q, b)), full[np.ix_(a, b)],
-        rtol=1e-12, atol=1e-13,
+        kernel.cross_prepared(kernel.take(P, a), kernel.take(Q, b)),
+        full[np.ix_(a, b)],
+        rtol=1e-12,
+        atol=1e-13,
     )
     np.testing.assert_allclose(
         kernel.diag_prepared(kernel.take(P, a)), kernel.diag(X)[a], rtol=1e-12, atol=1e-13
@@ -76,8 +88,11 @@ def test_take_on_lists_slices_and_constant():
 
 def test_take_default_refuses_unknown_prepared_data():
     k = LetterCounts()
-    with pytest.raises(TakeNotImplemented, match=r"LetterCounts._prepare returns Encoded"
-                                                 r".*implement LetterCounts._take"):
+    with pytest.raises(
+        TakeNotImplemented,
+        match=r"LetterCounts._prepare returns Encoded"
+        r".*implement LetterCounts._take",
+    ):
         k.take(k.prepare(["ab"], "X"), slice(0, 1))
     assert issubclass(TakeNotImplemented, TypeError)
 
@@ -88,10 +103,12 @@ def test_kernels_without_take_are_prepared_block_by_block_once():
     K = gram(k, STRINGS, block_size=4)
     assert LetterCounts.prepared == 1 + len(STRINGS)  # a 1-object probe, then each once
     np.testing.assert_array_equal(K, k(STRINGS))
-    np.testing.assert_array_equal(gram(k, STRINGS, STRINGS[:7], block_size=3),
-                                  k(STRINGS, STRINGS[:7]))
-    np.testing.assert_array_equal(gram(Normalize(k) + 1.0, STRINGS, block_size=5),
-                                  (Normalize(k) + 1.0)(STRINGS))
+    np.testing.assert_array_equal(
+        gram(k, STRINGS, STRINGS[:7], block_size=3), k(STRINGS, STRINGS[:7])
+    )
+    np.testing.assert_array_equal(
+        gram(Normalize(k) + 1.0, STRINGS, block_size=5), (Normalize(k) + 1.0)(STRINGS)
+    )
     with pytest.raises(ValueError, match=r"X\[8:12\]\[1\] is not a string"):
         gram(k, STRINGS[:9] + [5] + STRINGS[9:], block_size=4)
 
@@ -132,8 +149,11 @@ def test_gram_on_strings_and_sets_with_function_kernels():
     np.testing.assert_allclose(gram(jac, sets, sets[:5], block_size=3), jac(sets, sets[:5]))
 
 
-@given(strings=st.lists(st.text("ACGT", max_size=10), min_size=1, max_size=15),
-       block_size=st.integers(1, 16), n_jobs=st.integers(1, 2))
+@given(
+    strings=st.lists(st.text("ACGT", max_size=10), min_size=1, max_size=15),
+    block_size=st.integers(1, 16),
+    n_jobs=st.integers(1, 2),
+)
 def test_gram_of_strings_matches_brute_force(strings, block_size, n_jobs):
     k = FunctionKernel(shared_kmers)
     brute = np.array([[shared_kmers(a, b) for b in strings] for a in strings])
@@ -188,8 +208,9 @@ def test_overflow_names_the_global_entry():
     with pytest.raises(KernelOverflowError, match=r"X\[25\] overflows float64"):
         gram(Linear(), Z, block_size=8)
     Z[25, 0] = 40.0
-    with pytest.raises(KernelOverflowError,
-                       match=r"entry \(1, 1\).*block of rows 24:30 and columns 24:30"):
+    with pytest.raises(
+        KernelOverflowError, match=r"entry \(1, 1\).*block of rows 24:30 and columns 24:30"
+    ):
         gram(Exp(Linear()), Z, block_size=8)
 
 
@@ -203,11 +224,14 @@ def test_fills_a_given_array_and_memmap(tmp_path):
     np.testing.assert_allclose(M, Gaussian()(X), rtol=1e-12)
 
 
-@pytest.mark.parametrize("out, match", [
-    (np.empty((3, 3)), "out has shape"),
-    (np.empty((53, 53), dtype=np.float32), "dtype float64"),
-    ([[0.0]], "out must be None, a path or a float64 ndarray"),
-])
+@pytest.mark.parametrize(
+    "out, match",
+    [
+        (np.empty((3, 3)), "out has shape"),
+        (np.empty((53, 53), dtype=np.float32), "dtype float64"),
+        ([[0.0]], "out must be None, a path or a float64 ndarray"),
+    ],
+)
 def test_bad_out_array(out, match):
     with pytest.raises((ValueError, TypeError), match=match):
         gram(Linear(), X, out=out)
@@ -304,8 +328,7 @@ def test_block_that_does_not_fit_memory():
     with pytest.raises(MemoryError, match=r"block_size=50 .* use block_size <= 35"):
         gram(Linear(), X, block_size=50, out=np.empty((53, 53)), memory_limit=40_000)
     with pytest.raises(MemoryError, match=r"n_jobs=2 .* use block_size <= 25"):
-        gram(Linear(), X, block_size=50, out=np.empty((53, 53)), memory_limit=40_000,
-             n_jobs=2)
+        gram(Linear(), X, block_size=50, out=np.empty((53, 53)), memory_limit=40_000, n_jobs=2)
     K = gram(Linear(), X, block_size=30, out=np.empty((53, 53)), memory_limit=40_000)
     np.testing.assert_allclose(K, Linear()(X))
 
@@ -320,11 +343,14 @@ def test_default_limit_refuses_absurd_blocks():
         gram(Linear(), np.zeros((2_000_000, 1)), block_size=2_000_000, out="/nonexistent/K.npy")
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"block_size": 0}, "block_size must be >= 1"),
-    ({"block_size": 2.5}, "block_size must be an integer"),
-    ({"n_jobs": 0}, "n_jobs must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"block_size": 0}, "block_size must be >= 1"),
+        ({"block_size": 2.5}, "block_size must be an integer"),
+        ({"n_jobs": 0}, "n_jobs must be >= 1"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gram(Linear(), X, **kwargs)
@@ -333,7 +359,9 @@ def test_bad_parameters(kwargs, match):
 def test_bad_kernel_and_inputs():
     with pytest.raises(TypeError, match="kernel must be a structk Kernel"):
         gram(lambda a, b: 0.0, X)
-    with pytest.raises(ValueError, match="Y has 3 features but X has 4|X has 4 features but Y has 3"):
+    with pytest.raises(
+        ValueError, match="Y has 3 features but X has 4|X has 4 features but Y has 3"
+    ):
         gram(Linear(), X, np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"X\[1\] holds a non-finite value"):
         gram(Linear(), [[0.0], [np.nan]])
@@ -351,12 +379,18 @@ def test_processes_backend_runs_python_kernels_in_parallel(tmp_path):
     brute = np.array([[shared_kmers(a, b) for b in STRINGS] for a in STRINGS])
     K = gram(k, STRINGS, block_size=4, n_jobs=2, backend="processes")
     np.testing.assert_array_equal(K, brute)
-    C = gram(Normalize(Polynomial(degree=2)), X, Y, block_size=9, n_jobs=2,
-             backend="processes", out=tmp_path / "C.npy")
+    C = gram(
+        Normalize(Polynomial(degree=2)),
+        X,
+        Y,
+        block_size=9,
+        n_jobs=2,
+        backend="processes",
+        out=tmp_path / "C.npy",
+    )
     np.testing.assert_allclose(C, Normalize(Polynomial(degree=2))(X, Y), rtol=1e-12)
     with pytest.raises(RuntimeError, match="injected failure"):
-        gram(Failing(), X, block_size=7, n_jobs=2, backend="processes",
-             out=tmp_path / "F.npy")
+        gram(Failing(), X, block_size=7, n_jobs=2, backend="processes", out=tmp_path / "F.npy")
     assert sorted(os.listdir(tmp_path)) == ["C.npy"]
     with pytest.raises(ValueError, match="backend must be one of"):
         gram(Linear(), X, backend="dask")
@@ -392,8 +426,9 @@ gram(k, list(range(400)), out=sys.argv[1], block_size=20)
 def _start_slow_gram(tmp_path):
     out = tmp_path / "K.npy"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_GRAM, str(out)], env=env,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_GRAM, str(out)], env=env, stderr=subprocess.PIPE, text=True
+    )
     for _ in range(600):  # until the temporary file exists (at most a minute)
         if list(tmp_path.glob(".K.npy.*.partial")) or proc.poll() is not None:
             break
@@ -420,5 +455,4 @@ def test_a_partial_file_left_by_sigkill_is_removed_by_the_next_run(tmp_path):
     other = tmp_path / ".L.npy.1.abcd.partial"  # another output's
     other.write_bytes(b"")
     gram(Linear(), np.eye(3), out=tmp_path / "K.npy")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["K.npy", alive.name, other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["K.npy", alive.name, other.name])

@@ -31,8 +31,16 @@ def test_landmark_features_blocks_threads_and_progress():
     expected = k(X, L) @ V
     seen = []
     for n_jobs, P in ((None, None), (2, k.prepare(X))):
-        F = landmark_features(k, X, P, k.prepare(L), V, block_rows=8, n_jobs=n_jobs,
-                              progress=lambda done, total: seen.append((done, total)))
+        F = landmark_features(
+            k,
+            X,
+            P,
+            k.prepare(L),
+            V,
+            block_rows=8,
+            n_jobs=n_jobs,
+            progress=lambda done, total: seen.append((done, total)),
+        )
         np.testing.assert_allclose(F, expected, rtol=1e-12)
     assert seen[-1] == (6, 6)
     with pytest.raises(ValueError, match="n_jobs must be"):
@@ -56,8 +64,7 @@ def test_leverage_landmarks_prefer_unexplained_points():
     # 40 copies of one point and 5 distinct ones: leverage sampling picks the
     # distinct points first (a copy is explained once one copy is a landmark)
     Z = np.vstack([np.zeros((40, 2)), 10 * np.arange(1, 6)[:, None] * np.ones((1, 2))])
-    ny = Nystroem(Gaussian(sigma=1.0), n_components=6, landmarks="leverage",
-                  random_state=0).fit(Z)
+    ny = Nystroem(Gaussian(sigma=1.0), n_components=6, landmarks="leverage", random_state=0).fit(Z)
     assert np.sum(ny.component_indices_ >= 40) >= 4
     assert ny.transform(Z).shape == (45, 6)
 
@@ -66,8 +73,9 @@ def test_leverage_scores_in_blocks_pick_the_same_landmarks(tuning):
     kw = dict(n_components=8, landmarks="leverage", random_state=3)
     whole = Nystroem(Gaussian(sigma=1.5), **kw).fit(X)
     tuning.set(LANDMARK_BLOCK_ROWS=7)  # 45 objects: 7 blocks, the last of 3
-    np.testing.assert_array_equal(Nystroem(Gaussian(sigma=1.5), **kw).fit(X).component_indices_,
-                                  whole.component_indices_)
+    np.testing.assert_array_equal(
+        Nystroem(Gaussian(sigma=1.5), **kw).fit(X).component_indices_, whole.component_indices_
+    )
 
 
 def test_dask_client_gives_the_same_nystroem_ridge():
@@ -75,8 +83,13 @@ def test_dask_client_gives_the_same_nystroem_ridge():
     y = np.sin(X[:, 0])
     kw = dict(alpha=0.1, solver="nystroem", n_components=15, random_state=0)
     local = KernelRidge(Gaussian(sigma=1.5), **kw).fit(X, y)
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None, silence_logs=logging.ERROR) as client:
+    with distributed.Client(
+        processes=False,
+        n_workers=1,
+        threads_per_worker=2,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as client:
         remote = KernelRidge(Gaussian(sigma=1.5), client=client, **kw).fit(X, y)
         np.testing.assert_allclose(remote.predict(X), local.predict(X), rtol=1e-10)
     # the fitted feature map keeps no client: with the parameter reset, the

@@ -14,7 +14,11 @@ threadpoolctl = pytest.importorskip("threadpoolctl")
 
 from structk import dask_gram, gram  # noqa: E402
 from structk.kernels import (  # noqa: E402
-    FunctionKernel, Gaussian, Linear, Normalize, Polynomial,
+    FunctionKernel,
+    Gaussian,
+    Linear,
+    Normalize,
+    Polynomial,
 )
 
 # classes defined here travel to the worker processes by value
@@ -35,8 +39,12 @@ def local_gram(*args, **kwargs):
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, silence_logs=logging.ERROR,
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     )
     try:
         with distributed.Client(cluster) as c:
@@ -60,9 +68,15 @@ def test_missing_dask_is_a_clear_error(monkeypatch):
         dask_gram(Linear(), X)
 
 
-@pytest.mark.parametrize("kernel", [
-    Linear(), Gaussian(sigma=3.0), Normalize(Polynomial(degree=3) + Gaussian()),
-], ids=repr)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        Linear(),
+        Gaussian(sigma=3.0),
+        Normalize(Polynomial(degree=3) + Gaussian()),
+    ],
+    ids=repr,
+)
 def test_equals_in_memory_gram_exactly(client, kernel):
     K = dask_gram(kernel, X, block_size=20, client=client)
     assert K.chunks == ((20, 20, 20, 20, 11),) * 2
@@ -81,9 +95,20 @@ def test_gapped_kmer_tiles_equal_the_whole_gram(client):
 
     seqs = ["".join(RNG.choice(list("ACGT"), size=RNG.integers(3, 40))) for _ in range(33)]
     seqs += ["ACGTNNACGTACGGT", "acgtacgtAC", "ACG"]  # an N, soft-masked, shorter than l
-    for kernel in (GappedKmer(l=5, k=3, d=2),
-                   GappedKmer(l=5, k=3, d=2, kind="count", reverse_complement=False,
-                              center_weighted=True, M=9, H=4.0, normalize=False)):
+    for kernel in (
+        GappedKmer(l=5, k=3, d=2),
+        GappedKmer(
+            l=5,
+            k=3,
+            d=2,
+            kind="count",
+            reverse_complement=False,
+            center_weighted=True,
+            M=9,
+            H=4.0,
+            normalize=False,
+        ),
+    ):
         K = dask_gram(kernel, seqs, block_size=10, client=client).compute()
         assert np.array_equal(K, local_gram(kernel, seqs, block_size=10))
         np.testing.assert_allclose(K, kernel(seqs), rtol=1e-12, atol=1e-12)
@@ -110,8 +135,11 @@ class Locked:
 
 def test_unpicklable_kernel_names_the_kernel(client, tmp_path):
     k = FunctionKernel(Locked(), name="locked")
-    with pytest.raises(TypeError, match=r"the kernel FunctionKernel\(locked\) cannot be sent "
-                                        r"to Dask workers.*_thread.lock"):
+    with pytest.raises(
+        TypeError,
+        match=r"the kernel FunctionKernel\(locked\) cannot be sent "
+        r"to Dask workers.*_thread.lock",
+    ):
         dask_gram(k, STRINGS, client=client)
     with open(tmp_path / "f.txt", "w") as handle:
         k = FunctionKernel(lambda a, b: 1.0 if handle else 0.0, name="file")
@@ -172,8 +200,14 @@ def test_worker_killed_mid_computation_loses_nothing(client, tmp_path):
 def test_out_path_is_written_tile_by_tile(client, tmp_path):
     k = Normalize(Gaussian(sigma=2.0) + Linear())
     seen = []
-    K = dask_gram(k, X, block_size=16, client=client, out=tmp_path / "K.npy",
-                  progress=lambda done, total: seen.append((done, total)))
+    K = dask_gram(
+        k,
+        X,
+        block_size=16,
+        client=client,
+        out=tmp_path / "K.npy",
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert isinstance(K, np.memmap)
     assert np.array_equal(np.load(tmp_path / "K.npy"), local_gram(k, X, block_size=16))
     assert seen == [(d, 21) for d in range(1, 22)]

@@ -23,8 +23,8 @@ GAUSS = Gaussian(sigma=1.5)
 
 def spectrum(a, b, k=2):
     """Spectrum kernel by its definition (count products of shared k-mers)."""
-    ca = [a[i:i + k] for i in range(len(a) - k + 1)]
-    cb = [b[i:i + k] for i in range(len(b) - k + 1)]
+    ca = [a[i : i + k] for i in range(len(a) - k + 1)]
+    cb = [b[i : i + k] for i in range(len(b) - k + 1)]
     return float(sum(ca.count(s) * cb.count(s) for s in set(ca)))
 
 
@@ -37,9 +37,15 @@ def rel_error(K, Phi):
 
 
 @pytest.mark.parametrize("landmarks", ["uniform", "kmeans++"])
-@pytest.mark.parametrize("kernel, data", [
-    (GAUSS, X), (SPECTRUM, STRINGS), (Linear(), X),
-], ids=["gaussian", "spectrum-strings", "linear-rank3"])
+@pytest.mark.parametrize(
+    "kernel, data",
+    [
+        (GAUSS, X),
+        (SPECTRUM, STRINGS),
+        (Linear(), X),
+    ],
+    ids=["gaussian", "spectrum-strings", "linear-rank3"],
+)
 def test_exact_when_every_object_is_a_landmark(kernel, data, landmarks):
     n = len(data)
     ny = Nystroem(kernel, n_components=n, landmarks=landmarks, random_state=0).fit(data)
@@ -50,8 +56,9 @@ def test_exact_when_every_object_is_a_landmark(kernel, data, landmarks):
 
 
 @pytest.mark.parametrize("landmarks", ["uniform", "kmeans++"])
-@pytest.mark.parametrize("kernel, data", [(GAUSS, X), (SPECTRUM, STRINGS)],
-                         ids=["gaussian", "spectrum-strings"])
+@pytest.mark.parametrize(
+    "kernel, data", [(GAUSS, X), (SPECTRUM, STRINGS)], ids=["gaussian", "spectrum-strings"]
+)
 def test_error_decreases_with_n_components(kernel, data, landmarks):
     K = kernel(data)
     errors, previous = [], None
@@ -116,7 +123,7 @@ def test_pipeline_with_a_linear_model_on_strings():
             s = list(rng.choice(list("ACGT"), size=20))
             for _ in range(3):
                 p = rng.integers(0, 17)
-                s[p:p + 3] = rich
+                s[p : p + 3] = rich
             out.append("".join(s))
         return out
 
@@ -124,8 +131,9 @@ def test_pipeline_with_a_linear_model_on_strings():
     y = np.array([0] * 40 + [1] * 40)
     order = rng.permutation(80)
     strings, y = [strings[i] for i in order], y[order]
-    model = make_pipeline(Nystroem(SPECTRUM, n_components=20, random_state=0),
-                          LogisticRegression(max_iter=1000))
+    model = make_pipeline(
+        Nystroem(SPECTRUM, n_components=20, random_state=0), LogisticRegression(max_iter=1000)
+    )
     model.fit(strings[:60], y[:60])
     assert model.score(strings[60:], y[60:]) >= 0.9
     search = GridSearchCV(clone(model), {"nystroem__n_components": [5, 20]}, cv=2)
@@ -139,13 +147,16 @@ def test_get_params_reach_the_kernel():
     assert clone(ny).set_params(kernel__sigma=2.0).kernel.sigma == 2.0
 
 
-@pytest.mark.parametrize("params, error, match", [
-    ({"n_components": 0}, ValueError, "n_components must be >= 1"),
-    ({"n_components": 2.5}, ValueError, "n_components must be an integer"),
-    ({"landmarks": "kmeans"}, ValueError, "landmarks must be one of"),
-    ({"rcond": 1.0}, ValueError, "rcond must be < 1"),
-    ({"kernel": "rbf"}, TypeError, "kernel must be a structk Kernel"),
-])
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"n_components": 0}, ValueError, "n_components must be >= 1"),
+        ({"n_components": 2.5}, ValueError, "n_components must be an integer"),
+        ({"landmarks": "kmeans"}, ValueError, "landmarks must be one of"),
+        ({"rcond": 1.0}, ValueError, "rcond must be < 1"),
+        ({"kernel": "rbf"}, TypeError, "kernel must be a structk Kernel"),
+    ],
+)
 def test_bad_parameters(params, error, match):
     ny = Nystroem(GAUSS).set_params(**params)
     with pytest.raises(error, match=match):
@@ -165,14 +176,18 @@ def test_unfitted_and_too_many_components():
 OVERLAP = FunctionKernel(lambda a, b: float(len(a & b)), name="overlap")
 
 
-@given(sets=object_lists(token_sets(), min_size=1, max_size=12),
-       m=st.integers(1, 12), seed=st.integers(0, 3),
-       landmarks=st.sampled_from(["uniform", "kmeans++"]))
+@given(
+    sets=object_lists(token_sets(), min_size=1, max_size=12),
+    m=st.integers(1, 12),
+    seed=st.integers(0, 3),
+    landmarks=st.sampled_from(["uniform", "kmeans++"]),
+)
 def test_residual_is_psd_and_landmarks_are_exact(sets, m, seed, landmarks):
     """K - Phi Phi^T is a Schur complement, hence PSD; on the landmarks it is 0."""
     K = OVERLAP(sets)
-    ny = Nystroem(OVERLAP, n_components=min(m, len(sets)), landmarks=landmarks,
-                  random_state=seed).fit(sets)
+    ny = Nystroem(
+        OVERLAP, n_components=min(m, len(sets)), landmarks=landmarks, random_state=seed
+    ).fit(sets)
     Phi = ny.transform(sets)
     assert len(set(ny.component_indices_.tolist())) == len(ny.component_indices_)
     scale = max(1.0, np.abs(K).max()) * len(sets)

@@ -62,8 +62,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "objects"), CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("name", "objects"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_witness_does_not_depend_on_eigensolver_rounding(name, objects, monkeypatch):
     kernel = getattr(nk, name)
     reference = check_kernel(kernel, objects).counterexample
@@ -107,11 +108,22 @@ def _cpu_flags():
 def test_docs_example_is_the_same_with_every_openblas_core_type():
     flags = _cpu_flags()
     # core types this CPU can run (SkylakeX needs AVX-512)
-    cores = ["Prescott", "Nehalem"] + (["Haswell", "Zen"] if "avx2" in flags else []) + (
-        ["SkylakeX"] if "avx512f" in flags else [])
-    command = [sys.executable, "-m", "structk", "check-kernel",
-               "structk.testing.non_kernels:truncated_overlap", "--objects", "sets:abcd",
-               "--max-size", "3"]
+    cores = (
+        ["Prescott", "Nehalem"]
+        + (["Haswell", "Zen"] if "avx2" in flags else [])
+        + (["SkylakeX"] if "avx512f" in flags else [])
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "structk",
+        "check-kernel",
+        "structk.testing.non_kernels:truncated_overlap",
+        "--objects",
+        "sets:abcd",
+        "--max-size",
+        "3",
+    ]
     outputs = {}
     for core in cores:
         env = dict(os.environ, OPENBLAS_CORETYPE=core)

@@ -32,8 +32,12 @@ def test_page_shows_commands():
 
 @pytest.mark.parametrize(
     ("command", "shown"),
-    [pytest.param(c, s, marks=[pytest.mark.slow] if "strings:ACGT" in c and "exp_edit" in c
-                  else []) for c, s in BLOCKS],
+    [
+        pytest.param(
+            c, s, marks=[pytest.mark.slow] if "strings:ACGT" in c and "exp_edit" in c else []
+        )
+        for c, s in BLOCKS
+    ],
     ids=[c.split()[2] + " " + c.split()[-1] for c, _ in BLOCKS],
 )
 def test_shown_output_is_real(command, shown, tmp_path, monkeypatch):

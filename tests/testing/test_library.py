@@ -34,7 +34,8 @@ def _attributed(draw):
     G = draw(graphs(max_nodes=5))
     for v in G:
         G.nodes[v]["attributes"] = np.array(
-            draw(st.lists(st.floats(-2, 2), min_size=2, max_size=2)))
+            draw(st.lists(st.floats(-2, 2), min_size=2, max_size=2))
+        )
     return G
 
 
@@ -79,8 +80,10 @@ CASES = [
     (K.WeightedDegree(d=3, shift=2), DNA6),
     (K.Normalize(K.LocalAlignment(beta=0.5)), strings("ACDW", min_size=1, max_size=6)),
     (K.SpectrumRepair(K.smith_waterman), strings("ACDW", min_size=1, max_size=6)),
-    (K.Normalize(K.SpectrumRepair(K.LocalAlignment(beta=0.5).log_kernel, method="flip")),
-     strings("ACDW", min_size=1, max_size=6)),
+    (
+        K.Normalize(K.SpectrumRepair(K.LocalAlignment(beta=0.5).log_kernel, method="flip")),
+        strings("ACDW", min_size=1, max_size=6),
+    ),
     # the gapped k-mer kernels that are PSD on all sequences (see the test
     # below for those that are not)
     (K.GappedKmer(l=4, k=2, d=2, kind="count"), DNA),
@@ -118,21 +121,42 @@ def _classes(kernel):
 
 
 def test_every_builtin_kernel_class_is_covered():
-    exported = {name for name in K.__all__
-                if isinstance(getattr(K, name), type) and issubclass(getattr(K, name), K.Kernel)}
+    exported = {
+        name
+        for name in K.__all__
+        if isinstance(getattr(K, name), type) and issubclass(getattr(K, name), K.Kernel)
+    }
     covered = {name for case in CASES for name in _classes(_kernel(case))}
     # EmpiricalKernelMap wraps any kernel (also non-kernels) and ClassConditionalFisherKernel
     # needs labelled training data: their own tests run them through the kit; Precomputed
     # is as valid as the matrix it looks up (tests/kernels/test_precomputed.py)
-    missing = exported - covered - {"Kernel", "FunctionKernel", "EmpiricalKernelMap",
-                                    "ClassConditionalFisherKernel", "Precomputed"}
+    missing = (
+        exported
+        - covered
+        - {
+            "Kernel",
+            "FunctionKernel",
+            "EmpiricalKernelMap",
+            "ClassConditionalFisherKernel",
+            "Precomputed",
+        }
+    )
     assert not missing, f"add these kernels to CASES in {__file__}: {sorted(missing)}"
 
 
-@pytest.mark.parametrize(("l", "k", "d", "kind"), [
-    (4, 2, 2, "count"), (4, 3, 1, "full"), (5, 3, 2, "truncated"), (4, 2, 4, "full"),  # PSD
-    (4, 2, 1, "count"), (4, 2, 2, "truncated"), (3, 2, 1, "truncated"), (4, 2, 2, "full"),
-])
+@pytest.mark.parametrize(
+    ("l", "k", "d", "kind"),
+    [
+        (4, 2, 2, "count"),
+        (4, 3, 1, "full"),
+        (5, 3, 2, "truncated"),
+        (4, 2, 4, "full"),  # PSD
+        (4, 2, 1, "count"),
+        (4, 2, 2, "truncated"),
+        (3, 2, 1, "truncated"),
+        (4, 2, 2, "full"),
+    ],
+)
 def test_gapped_kmer_verdict_agrees_with_the_lmer_spectrum(l, k, d, kind):
     """LS-GKM's kernels leave out l-mer pairs more than d mismatches apart,
     which can break positive semi-definiteness; whether it does is decided
@@ -143,9 +167,7 @@ def test_gapped_kmer_verdict_agrees_with_the_lmer_spectrum(l, k, d, kind):
 
     eig = weights.lmer_eigenvalues(l, weights.mismatch_weights(l, k, d, kind))
     psd = eig.min() >= -1e-12 * eig.max()
-    kernel = K.GappedKmer(l=l, k=k, d=d, kind=kind, reverse_complement=False,
-                          normalize=False)
-    result = check_kernel(kernel, strings("ACGT", min_size=l, max_size=l + 3),
-                          pool_sizes=CI_POOLS)
+    kernel = K.GappedKmer(l=l, k=k, d=d, kind=kind, reverse_complement=False, normalize=False)
+    result = check_kernel(kernel, strings("ACGT", min_size=l, max_size=l + 3), pool_sizes=CI_POOLS)
     assert result.n_errors == 0, str(result)
     assert result.found != psd, (eig, str(result))

@@ -43,8 +43,7 @@ def test_substring_and_subsequence_references():
 
 def _reference_gram(func, objects):
     n = len(objects)
-    return np.array([[float(func(objects[i], objects[j])) for j in range(n)]
-                     for i in range(n)])
+    return np.array([[float(func(objects[i], objects[j])) for j in range(n)] for i in range(n)])
 
 
 def _assert_negative_eigenvalue(cx, func):
@@ -76,8 +75,9 @@ FOUND = [
 ]
 
 
-@pytest.mark.parametrize(("name", "objects", "max_objects", "max_len"), FOUND,
-                         ids=[c[0] for c in FOUND])
+@pytest.mark.parametrize(
+    ("name", "objects", "max_objects", "max_len"), FOUND, ids=[c[0] for c in FOUND]
+)
 def test_non_kernel_is_found_with_defaults(name, objects, max_objects, max_len):
     func = getattr(nk, name)
     result = check_kernel(FunctionKernel(func, name=name), objects)
@@ -156,15 +156,17 @@ def test_non_finite_values_are_errors():
 
 def test_floating_point_differences_are_not_counterexamples():
     # k(X) and k(X, X) differ by ~1e-10 here (different summation paths)
-    assert find_psd_counterexample(Gaussian(sigma=0.01), vectors(dim=2),
-                                   pool_sizes=(32, 256)) is None
+    assert (
+        find_psd_counterexample(Gaussian(sigma=0.01), vectors(dim=2), pool_sizes=(32, 256)) is None
+    )
 
 
 def test_valid_kernels_give_no_report_and_say_what_was_searched():
     result = assert_kernel_psd(Linear(), vectors(dim=3), pool_sizes=(32, 64))
     assert not result.found and result.n_errors == 0
-    assert re.match(r"2 Gram matrices of up to 6\d vectors \(\d+ distinct vectors, seed 0\)",
-                    result.searched)
+    assert re.match(
+        r"2 Gram matrices of up to 6\d vectors \(\d+ distinct vectors, seed 0\)", result.searched
+    )
     assert "no counterexample found" in str(result)
 
 
@@ -225,8 +227,9 @@ def test_graphs_strategy_labelled(G):
     assert all(d["label"] in (1, 2) for _, _, d in G.edges(data=True))
 
 
-@given(graphs(max_nodes=3, node_labels="ab", node_label="atom", edge_labels="xy",
-              edge_label="bond"))
+@given(
+    graphs(max_nodes=3, node_labels="ab", node_label="atom", edge_labels="xy", edge_label="bond")
+)
 def test_graphs_strategy_attribute_names_match_the_kernels(G):
     assert all(set(d) == {"atom"} for _, d in G.nodes(data=True))
     assert all(set(d) == {"bond"} for _, _, d in G.edges(data=True))

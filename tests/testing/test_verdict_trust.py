@@ -53,14 +53,17 @@ def test_a_valid_plain_function_passes_assert_kernel_psd():
     assert result.conclusive and not result.found and result.n_pools == 2
 
 
-@pytest.mark.parametrize(("kernel", "message"), [
-    (None, "got NoneType"),
-    (3.0, "got float"),
-    ("linear", "got str"),
-    (Linear, "is a class: give an instance (e.g. Linear())"),
-    (lambda x: 1.0, "cannot be called with two objects"),
-    (lambda x, y, z: 1.0, "cannot be called with two objects"),
-])
+@pytest.mark.parametrize(
+    ("kernel", "message"),
+    [
+        (None, "got NoneType"),
+        (3.0, "got float"),
+        ("linear", "got str"),
+        (Linear, "is a class: give an instance (e.g. Linear())"),
+        (lambda x: 1.0, "cannot be called with two objects"),
+        (lambda x, y, z: 1.0, "cannot be called with two objects"),
+    ],
+)
 def test_non_callables_are_refused(kernel, message):
     for call in (check_kernel, find_psd_counterexample, assert_kernel_psd):
         with pytest.raises(TypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -84,9 +87,11 @@ BAD_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("func", "first_error"), BAD_VALUES,
-                         ids=["raises", "nan", "inf", "complex", "np-complex", "string",
-                              "numeric-string", "list"])
+@pytest.mark.parametrize(
+    ("func", "first_error"),
+    BAD_VALUES,
+    ids=["raises", "nan", "inf", "complex", "np-complex", "string", "numeric-string", "list"],
+)
 def test_a_kernel_failing_everywhere_is_inconclusive(func, first_error):
     result = check_kernel(func, vectors(dim=2), pool_sizes=SMALL)
     assert not result.found and not result.conclusive
@@ -157,8 +162,11 @@ def test_random_walk_with_automatic_lambda_is_fitted_on_each_pool():
 
 def test_a_kernel_that_cannot_be_fitted_is_inconclusive_naming_the_fit():
     k = FisherKernel(DiscreteHMM(2, "ACGT"))  # the model itself is not trained
-    with pytest.raises(InconclusiveCheckError, match=r"k\.fit\(a pool of 16 strings\) -> "
-                                                     r"NotFittedError"):
+    with pytest.raises(
+        InconclusiveCheckError,
+        match=r"k\.fit\(a pool of 16 strings\) -> "
+        r"NotFittedError",
+    ):
         find_psd_counterexample(k, strings("ACGT"), pool_sizes=SMALL)
 
 
@@ -199,8 +207,9 @@ def test_a_shrink_cut_by_the_time_limit_says_so():
     # and the verdict prints it under the counterexample
     result = check_kernel(neg_sq_dist, vectors(dim=2), pool_sizes=SMALL)
     result.time_limited, result.searched = True, "1 Gram matrix; time limit reached"
-    assert str(result).splitlines()[-1] == ("(cut short by the time limit: searched "
-                                           "1 Gram matrix; time limit reached)")
+    assert str(result).splitlines()[-1] == (
+        "(cut short by the time limit: searched 1 Gram matrix; time limit reached)"
+    )
 
 
 def test_time_limit_must_be_positive():
@@ -218,10 +227,19 @@ def test_no_hypothesis_folder_in_the_working_directory(tmp_path):
         assert result.conclusive and not result.found
         print(getattr(configuration, "__hypothesis_home_directory"))
     """)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "None"  # the user's hypothesis setting is restored
     assert not (tmp_path / ".hypothesis").exists()

@@ -35,17 +35,23 @@ def la_log_gram(codes, offsets, tables):
     from ._numba import la_log_gram as loop
 
     n = offsets.shape[0] - 1
-    return _run(loop, _gram_task_cells(np.diff(offsets)), np.zeros((n, n)),
-                codes, offsets, *tables)
+    return _run(loop, _gram_task_cells(np.diff(offsets)), np.zeros((n, n)), codes, offsets, *tables)
 
 
 def la_log_cross(codes_x, off_x, codes_y, off_y, tables):
     """``log k(x_i, y_j)`` of the LA kernel, shape ``(n, m)``."""
     from ._numba import la_log_cross as loop
 
-    return _run(loop, _cross_task_cells(off_x, off_y),
-                np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1)),
-                codes_x, off_x, codes_y, off_y, *tables)
+    return _run(
+        loop,
+        _cross_task_cells(off_x, off_y),
+        np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1)),
+        codes_x,
+        off_x,
+        codes_y,
+        off_y,
+        *tables,
+    )
 
 
 def la_log_diag(codes, offsets, tables):
@@ -53,17 +59,25 @@ def la_log_diag(codes, offsets, tables):
     from ._numba import la_log_diag as loop
 
     lengths = np.diff(offsets).astype(np.float64)
-    return _run(loop, lengths ** 2, np.empty(offsets.shape[0] - 1),
-                codes, offsets, *tables)
+    return _run(loop, lengths**2, np.empty(offsets.shape[0] - 1), codes, offsets, *tables)
 
 
 def sw_cross(codes_x, off_x, codes_y, off_y, scores, gap_open, gap_extend):
     """Smith-Waterman scores of every pair (affine gaps), shape ``(n, m)``."""
     from ._numba import sw_cross as loop
 
-    return _run(loop, _cross_task_cells(off_x, off_y),
-                np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1)),
-                codes_x, off_x, codes_y, off_y, scores, float(gap_open), float(gap_extend))
+    return _run(
+        loop,
+        _cross_task_cells(off_x, off_y),
+        np.empty((off_x.shape[0] - 1, off_y.shape[0] - 1)),
+        codes_x,
+        off_x,
+        codes_y,
+        off_y,
+        scores,
+        float(gap_open),
+        float(gap_extend),
+    )
 
 
 def _run(loop, task_cells, out, *args):

@@ -151,9 +151,9 @@ def _la_gram_task(codes, offsets, E, L, go, ge, lgo, lge, out, p):
         i = p if t == 0 else n - 1 - p
         if t == 1 and i == p:
             break
-        a = codes[offsets[i]:offsets[i + 1]]
+        a = codes[offsets[i] : offsets[i + 1]]
         for j in range(i, n):
-            b = codes[offsets[j]:offsets[j + 1]]
+            b = codes[offsets[j] : offsets[j + 1]]
             out[i, j] = la_log_pair(a, b, E, L, go, ge, lgo, lge)
 
 
@@ -169,9 +169,9 @@ def la_log_gram(codes, offsets, E, L, go, ge, lgo, lge, out, q0, q1):
 
 @numba.njit(cache=True, nogil=True)
 def _la_cross_row(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i):
-    a = codes_x[off_x[i]:off_x[i + 1]]
+    a = codes_x[off_x[i] : off_x[i + 1]]
     for j in range(off_y.shape[0] - 1):
-        out[i, j] = la_log_pair(a, codes_y[off_y[j]:off_y[j + 1]], E, L, go, ge, lgo, lge)
+        out[i, j] = la_log_pair(a, codes_y[off_y[j] : off_y[j + 1]], E, L, go, ge, lgo, lge)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -186,7 +186,7 @@ def la_log_cross(codes_x, off_x, codes_y, off_y, E, L, go, ge, lgo, lge, out, i0
 def la_log_diag(codes, offsets, E, L, go, ge, lgo, lge, out, i0, i1):
     """``log K(x, x)`` for the sequences ``i0:i1``, into ``out``."""
     for i in range(i0, i1):
-        a = codes[offsets[i]:offsets[i + 1]]
+        a = codes[offsets[i] : offsets[i + 1]]
         out[i] = la_log_pair(a, a, E, L, go, ge, lgo, lge)
 
 
@@ -216,9 +216,9 @@ def sw_pair(a, b, S, gap_open, gap_extend):
 
 @numba.njit(cache=True, nogil=True)
 def _sw_row(codes_x, off_x, codes_y, off_y, S, gap_open, gap_extend, out, i):
-    a = codes_x[off_x[i]:off_x[i + 1]]
+    a = codes_x[off_x[i] : off_x[i + 1]]
     for j in range(off_y.shape[0] - 1):
-        out[i, j] = sw_pair(a, codes_y[off_y[j]:off_y[j + 1]], S, gap_open, gap_extend)
+        out[i, j] = sw_pair(a, codes_y[off_y[j] : off_y[j + 1]], S, gap_open, gap_extend)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -87,8 +87,9 @@ class LmerWindows:
         return LmerWindows(self.keys[pos], self.keys_rc[pos], self.weights[pos], ptr)
 
 
-def lmer_occurrences(codes, offsets, l, center=False, M=50.0, H=50.0, base=None,
-                     full=None, positions=False):
+def lmer_occurrences(
+    codes, offsets, l, center=False, M=50.0, H=50.0, base=None, full=None, positions=False
+):
     """Every l-mer free of unknown symbols (codes >= 4), row by row.
 
     Parameters
@@ -117,8 +118,18 @@ def lmer_occurrences(codes, offsets, l, center=False, M=50.0, H=50.0, base=None,
     n = offsets.shape[0] - 1
     base = np.zeros(n, dtype=np.int64) if base is None else np.asarray(base, dtype=np.int64)
     full = np.diff(offsets) if full is None else np.asarray(full, dtype=np.int64)
-    args = (codes, offsets, int(l), 4, bool(center), float(M), float(H), base, full,
-            bool(positions))
+    args = (
+        codes,
+        offsets,
+        int(l),
+        4,
+        bool(center),
+        float(M),
+        float(H),
+        base,
+        full,
+        bool(positions),
+    )
     if codes.shape[0] <= _tuning.GKM_NUMPY_MAX_SYMBOLS:
         return _numpy.lmer_windows(*args)
     from ._numba import lmer_windows
@@ -131,7 +142,7 @@ def _trimmed(w):
     pair beyond its support): the sums need not visit those pairs."""
     w = np.asarray(w, dtype=np.float64)
     nonzero = np.flatnonzero(w)
-    return w[:nonzero[-1] + 1] if nonzero.size else w[:1]
+    return w[: nonzero[-1] + 1] if nonzero.size else w[:1]
 
 
 def method(P, Q, w, l, k, rc, mode, algorithm="auto"):
@@ -177,8 +188,9 @@ def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
         if mode == 2:
             _numpy.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
         else:
-            _numpy.pairs_block(P.keys, P.weights, P.ptr, R.keys, R.keys_rc, R.weights, R.ptr,
-                               w, rc, mode == 0, out)
+            _numpy.pairs_block(
+                P.keys, P.weights, P.ptr, R.keys, R.keys_rc, R.weights, R.ptr, w, rc, mode == 0, out
+            )
     elif mode == 2:
         from ._numba import pairs_diag
 
@@ -227,8 +239,11 @@ def _subset_input(parts, rc):
         offset += len(P)
     rows = np.concatenate(rows)
     order = np.argsort(rows, kind="stable")
-    return (np.ascontiguousarray(np.concatenate(keys)[order]), rows[order],
-            np.ascontiguousarray(np.concatenate(wts)[order]))
+    return (
+        np.ascontiguousarray(np.concatenate(keys)[order]),
+        rows[order],
+        np.ascontiguousarray(np.concatenate(wts)[order]),
+    )
 
 
 def _subsets(keys, rows, wts, w, l, n, mode, out):
@@ -249,9 +264,21 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
     outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
 
     def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
-        _threads.stoppable(subsets_block, keys, rows, wts, l, subsets[lo:hi], w, n, mode,
-                  outs[bounds.index(lo)], _tuning.GKM_RADIX_BITS,
-                  _tuning.GKM_TILE_BITS, buffer_hits)
+        _threads.stoppable(
+            subsets_block,
+            keys,
+            rows,
+            wts,
+            l,
+            subsets[lo:hi],
+            w,
+            n,
+            mode,
+            outs[bounds.index(lo)],
+            _tuning.GKM_RADIX_BITS,
+            _tuning.GKM_TILE_BITS,
+            buffer_hits,
+        )
 
     _threads.run_chunks(chunk, bounds, threads)
     for extra in outs[1:]:
@@ -270,14 +297,26 @@ def _pairs(P, R, w, rc, symmetric, out):
     cx = np.diff(P.ptr).astype(np.float64)
     cy = np.diff(R.ptr).astype(np.float64)
     later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
-    work = cx * later[:len(cx)]  # per row
+    work = cx * later[: len(cx)]  # per row
     threads = _threads.threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
     parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
     bounds = _threads.cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
 
     def chunk(lo, hi):
-        pairs_block(P.keys, P.weights, P.ptr[lo:hi + 1], R.keys, R.keys_rc, R.weights,
-                    R.ptr, w, rc, symmetric, out[lo:hi], lo)
+        pairs_block(
+            P.keys,
+            P.weights,
+            P.ptr[lo : hi + 1],
+            R.keys,
+            R.keys_rc,
+            R.weights,
+            R.ptr,
+            w,
+            rc,
+            symmetric,
+            out[lo:hi],
+            lo,
+        )
 
     _threads.run_chunks(chunk, bounds, threads)
 
@@ -297,9 +336,10 @@ def gapped_kmer_counts(P, l, k, rc, name="GappedKmer"):
     from ._numba import count_features
 
     combos = list(itertools.combinations(range(l), k))
-    if len(combos) * 4.0 ** k > 2.0 ** 62:
-        raise ValueError(f"the C({l}, {k}) 4^{k} gapped k-mer columns of {name} "
-                         "do not fit int64 indices")
+    if len(combos) * 4.0**k > 2.0**62:
+        raise ValueError(
+            f"the C({l}, {k}) 4^{k} gapped k-mer columns of {name} do not fit int64 indices"
+        )
     need = 16 * P.keys.shape[0] * len(combos) * 2
     if need > _available():
         raise MemoryError(
@@ -308,10 +348,11 @@ def gapped_kmer_counts(P, l, k, rc, name="GappedKmer"):
             f"(available: {_available() / 2**30:.3g} GiB); use k(X) instead"
         )
     index = {c: s for s, c in enumerate(combos)}
-    mirror = np.array([index[tuple(sorted(l - 1 - p for p in c))] for c in combos],
-                      dtype=np.int64)
-    kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos],
-                    dtype=np.int64).reshape(len(combos), k)
-    indptr, ids, vals = _threads.compiled_call(count_features, P.keys, P.keys_rc, P.weights,
-                                               P.ptr, kept, mirror, bool(rc))
-    return indptr, ids, vals, len(combos) * 4 ** k
+    mirror = np.array([index[tuple(sorted(l - 1 - p for p in c))] for c in combos], dtype=np.int64)
+    kept = np.array([[2 * (l - 1 - p) for p in c] for c in combos], dtype=np.int64).reshape(
+        len(combos), k
+    )
+    indptr, ids, vals = _threads.compiled_call(
+        count_features, P.keys, P.keys_rc, P.weights, P.ptr, kept, mirror, bool(rc)
+    )
+    return indptr, ids, vals, len(combos) * 4**k

@@ -86,7 +86,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H, base, full, positions):
                     weights[t] = 1.0
                 t += 1
         ptr[i + 1] = t
-    return keys[:t], keys_rc[:t], weights[:t], starts[:t if positions else 0], ptr
+    return keys[:t], keys_rc[:t], weights[:t], starts[: t if positions else 0], ptr
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,7 +173,7 @@ def _sort_by_kept(keys, rows, weights, kept, n_kept, buffers, counts, radix_bits
     dst_c, dst_k, dst_r, dst_w = ck0, sk0, sr0, sw0
     for ps in range(passes):
         shift = ps * digit
-        counts[:base + 1] = 0
+        counts[: base + 1] = 0
         for q in range(N):
             counts[((src_c[q] >> shift) & dmask) + 1] += 1
         for b in range(base):
@@ -216,8 +216,9 @@ def self_pairs(rows, weights, w0, mode, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits,
-                  tile_bits, buffer_hits, stop):
+def subsets_block(
+    keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
+):
     """``out += sum over pairs of distinct l-mers within d = len(w) - 1
     mismatches`` of ``w[mm] v_a v_b``, by grouping over deleted positions.
 
@@ -270,10 +271,16 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
     tcount = np.empty(n_tr * n_tc + 1 if buffered else 1, dtype=np.int64)
     nh = 0
     N = keys.shape[0]
-    buffers = (np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
-               np.empty(N, dtype=np.int64), np.empty(N, dtype=np.float64),
-               np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
-               np.empty(N, dtype=np.int64), np.empty(N, dtype=np.float64))
+    buffers = (
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.float64),
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.int64),
+        np.empty(N, dtype=np.float64),
+    )
     counts = np.empty((np.int64(1) << radix_bits) + 1, dtype=np.int64)
     unit = True  # all weights 1: the sort need not move them
     for a in range(N):
@@ -303,8 +310,9 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
         fbit = free & -free  # lowest kept position: agreements in S must lie below
         if free == 0:
             fbit = np.int64(1) << (2 * l)  # all deleted (d = l): every pair counts here
-        ck, sk, sr, sw = _sort_by_kept(keys, rows, weights, kept, n_kept, buffers, counts,
-                                       radix_bits, unit)
+        ck, sk, sr, sw = _sort_by_kept(
+            keys, rows, weights, kept, n_kept, buffers, counts, radix_bits, unit
+        )
         q = 0
         while q < N:
             e = q + 1
@@ -348,8 +356,7 @@ def subsets_block(keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits
                             out[ra, rb if mode == 0 else rb - n_x] += v
                         continue
                     if nh == cap:
-                        _add_by_tiles(hr, hc, hv, nh, out, tile_bits, n_tc, tcount,
-                                      tr, tc, tv)
+                        _add_by_tiles(hr, hc, hv, nh, out, tile_bits, n_tc, tcount, tr, tc, tv)
                         nh = 0
             q = e
     if nh:

@@ -17,7 +17,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H, base, full, positions):
     keys, keys_rc, weights, firsts = [], [], [], []
     counts = np.zeros(n, dtype=np.int64)
     for i in range(n):
-        s = codes[offsets[i]:offsets[i + 1]]
+        s = codes[offsets[i] : offsets[i + 1]]
         L = s.shape[0]
         if L < l:
             continue
@@ -42,8 +42,7 @@ def lmer_windows(codes, offsets, l, A, center, M, H, base, full, positions):
     if not keys:
         return empty, empty.copy(), np.zeros(0), empty.copy(), ptr
     starts = np.concatenate(firsts).astype(np.int64) if positions else empty
-    return (np.concatenate(keys), np.concatenate(keys_rc), np.concatenate(weights),
-            starts, ptr)
+    return (np.concatenate(keys), np.concatenate(keys_rc), np.concatenate(weights), starts, ptr)
 
 
 def _mismatches(a, b):
@@ -59,7 +58,7 @@ def _mismatches(a, b):
 def _pair_sum(ka, wa, kb, wb, w):
     mm = _mismatches(ka, kb)
     table = np.zeros(int(mm.max(initial=0)) + 1 if mm.size else 1)
-    table[:min(table.shape[0], w.shape[0])] = w[:table.shape[0]]
+    table[: min(table.shape[0], w.shape[0])] = w[: table.shape[0]]
     return float(wa @ table[mm] @ wb) if mm.size else 0.0
 
 

@@ -50,15 +50,17 @@ KINDS = ("count", "full", "truncated")
 
 def krawtchouk(j, m, l, b=4):
     """``K_j(m) = sum_i (-1)^i (b - 1)^(j - i) C(m, i) C(l - m, j - i)``."""
-    return sum((-1) ** i * (b - 1) ** (j - i) * comb(m, i) * comb(l - m, j - i)
-               for i in range(j + 1))
+    return sum(
+        (-1) ** i * (b - 1) ** (j - i) * comb(m, i) * comb(l - m, j - i) for i in range(j + 1)
+    )
 
 
 def lmer_filter(l, k, b=4):
     """``g(m)``, m = 0..l: the projection onto the gapped k-mer span as a
     function of the Hamming distance (the "full filter")."""
-    return np.array([sum(krawtchouk(j, m, l, b) for j in range(k + 1)) / b ** l
-                     for m in range(l + 1)])
+    return np.array(
+        [sum(krawtchouk(j, m, l, b) for j in range(k + 1)) / b**l for m in range(l + 1)]
+    )
 
 
 def truncate_filter(g):
@@ -66,7 +68,7 @@ def truncate_filter(g):
     out = np.array(g, dtype=np.float64)
     bad = np.flatnonzero(out <= 1e-50)
     if bad.size:
-        out[bad[0]:] = 0.0
+        out[bad[0] :] = 0.0
     return out
 
 
@@ -99,9 +101,9 @@ def mismatch_weights(l, k, d, kind, b=4):
         return np.array([float(comb(l - m, k)) for m in range(d + 1)])
     g = lmer_filter(l, k, b)
     if kind == "full":
-        return g[:d + 1].copy()
+        return g[: d + 1].copy()
     if kind == "truncated":
-        return convolved_filter(truncate_filter(g), l, b)[:d + 1]
+        return convolved_filter(truncate_filter(g), l, b)[: d + 1]
     raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
 
 
@@ -113,6 +115,7 @@ def lmer_eigenvalues(l, w, b=4):
     is negative.
     """
     full = np.zeros(l + 1)
-    full[:len(w)] = w
-    return np.array([sum(full[m] * krawtchouk(m, j, l, b) for m in range(l + 1))
-                     for j in range(l + 1)])
+    full[: len(w)] = w
+    return np.array(
+        [sum(full[m] * krawtchouk(m, j, l, b) for m in range(l + 1)) for j in range(l + 1)]
+    )

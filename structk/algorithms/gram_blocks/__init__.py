@@ -38,8 +38,12 @@ def take_block(K, rows, cols=None, out=None):
     cols = rows if cols is None else np.asarray(cols, dtype=np.intp)
     shape = (len(rows), len(cols))
     K = np.asarray(K)
-    if (K.dtype != np.float64 or not K.flags.c_contiguous or K.ndim != 2
-            or shape[0] * shape[1] <= _tuning.GRAM_BLOCK_NUMPY_MAX):
+    if (
+        K.dtype != np.float64
+        or not K.flags.c_contiguous
+        or K.ndim != 2
+        or shape[0] * shape[1] <= _tuning.GRAM_BLOCK_NUMPY_MAX
+    ):
         block = K[np.ix_(rows, cols)]
         if out is None:
             return np.ascontiguousarray(block, dtype=np.float64)

@@ -88,7 +88,7 @@ def _by_sequences(fn, seq, offsets, *params):
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         a, b = offsets[lo], offsets[hi]
-        parts.append(_threads.compiled_call(fn, seq[a:b], offsets[lo:hi + 1] - a, *params))
+        parts.append(_threads.compiled_call(fn, seq[a:b], offsets[lo : hi + 1] - a, *params))
     if len(parts) == 1:
         return parts[0]
     if isinstance(parts[0], tuple):

@@ -152,8 +152,22 @@ def loglik(seq, offsets, pi, A, BT):
 
 
 @numba.njit(cache=True)
-def _backward_stats(seq, start, stop, A, BT, alpha, scale, beta, beta_next,
-                    tmp, s_start, s_trans, s_emitT, gamma_out):
+def _backward_stats(
+    seq,
+    start,
+    stop,
+    A,
+    BT,
+    alpha,
+    scale,
+    beta,
+    beta_next,
+    tmp,
+    s_start,
+    s_trans,
+    s_emitT,
+    gamma_out,
+):
     """Scaled backward pass fused with the accumulation of expected counts.
 
     Adds to ``s_start`` (gamma_0), ``s_trans`` (sum_t xi_t) and ``s_emitT``
@@ -206,8 +220,9 @@ def _chunk_max_length(offsets, lo, hi):
 
 
 @numba.njit(cache=True, nogil=True)
-def expected_counts(seq, offsets, pi, A, BT, chunk_starts, c0, c1, per_sequence,
-                    ll, s_start, s_trans, s_emitT):
+def expected_counts(
+    seq, offsets, pi, A, BT, chunk_starts, c0, c1, per_sequence, ll, s_start, s_trans, s_emitT
+):
     """Expected sufficient statistics (the E-step of Baum-Welch) of the
     sequences of chunks ``c0:c1``, added to the caller's arrays.
 
@@ -236,9 +251,22 @@ def expected_counts(seq, offsets, pi, A, BT, chunk_starts, c0, c1, per_sequence,
             if l == _NEG_INF:
                 continue
             r = i if per_sequence else c
-            _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
-                            beta, beta_next, tmp, s_start[r], s_trans[r],
-                            s_emitT[r], no_gamma)
+            _backward_stats(
+                seq,
+                offsets[i],
+                offsets[i + 1],
+                A,
+                BT,
+                alpha,
+                scale,
+                beta,
+                beta_next,
+                tmp,
+                s_start[r],
+                s_trans[r],
+                s_emitT[r],
+                no_gamma,
+            )
 
 
 @numba.njit(cache=True)
@@ -263,9 +291,22 @@ def posteriors(seq, offsets, pi, A, BT):
         ll[i] = l
         if l == _NEG_INF:
             continue
-        _backward_stats(seq, offsets[i], offsets[i + 1], A, BT, alpha, scale,
-                        beta, beta_next, tmp, s_start, s_trans, s_emitT,
-                        gamma[offsets[i]:offsets[i + 1]])
+        _backward_stats(
+            seq,
+            offsets[i],
+            offsets[i + 1],
+            A,
+            BT,
+            alpha,
+            scale,
+            beta,
+            beta_next,
+            tmp,
+            s_start,
+            s_trans,
+            s_emitT,
+            gamma[offsets[i] : offsets[i + 1]],
+        )
     return ll, gamma
 
 

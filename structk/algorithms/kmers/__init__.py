@@ -136,9 +136,21 @@ def mismatch_features(ids, ptr, k, A, m):
 
     size = neighbourhood_size(k, A, m)
     bounds = _threads.cost_bounds(np.diff(ptr) * float(size), 1, _tuning.MISMATCH_CHUNK_NEIGHBOURS)
-    return _threads.join_row_parts([
-        _threads.compiled_call(mismatch_rows, ids[ptr[lo]:ptr[hi]], ptr[lo:hi + 1] - ptr[lo],
-                      k, A, m, size, A ** k) for lo, hi in zip(bounds[:-1], bounds[1:])])
+    return _threads.join_row_parts(
+        [
+            _threads.compiled_call(
+                mismatch_rows,
+                ids[ptr[lo] : ptr[hi]],
+                ptr[lo : hi + 1] - ptr[lo],
+                k,
+                A,
+                m,
+                size,
+                A**k,
+            )
+            for lo, hi in zip(bounds[:-1], bounds[1:])
+        ]
+    )
 
 
 def check_mismatch_memory(kmers_per_row, k, A, m, name):
@@ -149,7 +161,7 @@ def check_mismatch_memory(kmers_per_row, k, A, m, name):
     ``defaults.MISMATCH_MEMORY_FALLBACK``)."""
     size = neighbourhood_size(k, A, m)
     counts = [int(c) for c in kmers_per_row]
-    space = A ** k
+    space = A**k
     need = 8 * max(counts, default=0) * size + 16 * sum(min(c * size, space) for c in counts)
     available = _memory.available_memory() or defaults.MISMATCH_MEMORY_FALLBACK
     if need > available:
@@ -180,5 +192,5 @@ def gappy_pair_parts(ids, k, A):
     """``(g, u, v)``: the gap and the two k-mers' indices of gappy pair
     features ``ids`` (:func:`gappy_pair_occurrences`)."""
     g, rest = np.divmod(np.asarray(ids, dtype=np.int64), A ** (2 * k))
-    u, v = np.divmod(rest, A ** k)
+    u, v = np.divmod(rest, A**k)
     return g, u, v

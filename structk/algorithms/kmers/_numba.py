@@ -67,9 +67,10 @@ def kmer_ids(codes, offsets, k, A, positions):
     starts = np.empty(cap if positions else 0, dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
-        ptr[i + 1] = _rolling_kmers(codes, offsets[i], offsets[i + 1] - offsets[i], k, A,
-                                    ids, starts, ptr[i], True)
-    return ids[:ptr[n]], starts[:ptr[n] if positions else 0], ptr
+        ptr[i + 1] = _rolling_kmers(
+            codes, offsets[i], offsets[i + 1] - offsets[i], k, A, ids, starts, ptr[i], True
+        )
+    return ids[: ptr[n]], starts[: ptr[n] if positions else 0], ptr
 
 
 @numba.njit(cache=True, nogil=True)
@@ -156,7 +157,7 @@ def count_rows(ids, ptr, presence, space, direct):
             indptr[i + 1] = t
     else:
         for i in range(n):
-            row = np.sort(ids[ptr[i]:ptr[i + 1]])
+            row = np.sort(ids[ptr[i] : ptr[i + 1]])
             t = _count_sorted(row, row.shape[0], indices, data, t, presence)
             indptr[i + 1] = t
     return indptr, indices[:t], data[:t]
@@ -306,4 +307,4 @@ def gappy_ids(codes, offsets, k, m, A, positions):
                         starts[t] = p
                     t += 1
         ptr[i + 1] = t
-    return ids[:t], starts[:t if positions else 0], ptr
+    return ids[:t], starts[: t if positions else 0], ptr

@@ -99,9 +99,25 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
     # leaves an OpenBLAS thread spinning on the core the walks need
     work = np.diff(A.node_ptr)[i].astype(np.float64) * np.diff(B.node_ptr)[j]
     if A.mu is not None and B.mu is not None:
+
         def spectral(lo, hi):
-            compiled.spectral_pairs(i, j, A.node_ptr, A.mu, A.w, B.node_ptr, B.mu, B.w,
-                                    code, lam, beta, weights, lo, hi, out)
+            compiled.spectral_pairs(
+                i,
+                j,
+                A.node_ptr,
+                A.mu,
+                A.w,
+                B.node_ptr,
+                B.mu,
+                B.w,
+                code,
+                lam,
+                beta,
+                weights,
+                lo,
+                hi,
+                out,
+            )
 
         _run_pairs(spectral, work / _tuning.WALK_SPECTRAL_COST)
         return out, -1
@@ -109,9 +125,18 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
     n_cls = int(max(A.cls.max(initial=0), B.cls.max(initial=0))) + 1
     GA = _walk_graphs(compiled, A, n_el, n_cls)
     GB = GA if B is A else _walk_graphs(compiled, B, n_el, n_cls)
-    settings = compiled.WalkSettings(code, lam, beta, weights, n_el,
-                                     bool(symmetric), bool(same_pq), TOL, MAXITER,
-                                     _tuning.WALK_PRODUCT_LAYOUT)
+    settings = compiled.WalkSettings(
+        code,
+        lam,
+        beta,
+        weights,
+        n_el,
+        bool(symmetric),
+        bool(same_pq),
+        TOL,
+        MAXITER,
+        _tuning.WALK_PRODUCT_LAYOUT,
+    )
     iters = np.empty(len(i), np.int64)
     max_a = int(np.diff(A.node_ptr).max(initial=0))
     max_b = int(np.diff(B.node_ptr).max(initial=0))
@@ -126,8 +151,18 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
 
 def _walk_graphs(compiled, A, n_el, n_cls):
     """A batch packed as the compiled loops read it (:class:`._numba.WalkGraphs`)."""
-    return compiled.WalkGraphs(A.node_ptr, A.adj_ptr, A.adj_idx, A.elab, A.cls, A.p, A.q,
-                               A.rho, A.col, *_sorted_arcs(A, n_el, n_cls))
+    return compiled.WalkGraphs(
+        A.node_ptr,
+        A.adj_ptr,
+        A.adj_idx,
+        A.elab,
+        A.cls,
+        A.p,
+        A.q,
+        A.rho,
+        A.col,
+        *_sorted_arcs(A, n_el, n_cls),
+    )
 
 
 def _sorted_arcs(A, n_el, n_cls):
@@ -140,8 +175,11 @@ def _sorted_arcs(A, n_el, n_cls):
     base = A.node_ptr[graph]
     key = (A.cls[src_global] * n_el + A.elab) * n_cls + A.cls[base + A.adj_idx]
     order = np.lexsort((key, graph))
-    return (np.ascontiguousarray(key[order]), src_global[order] - base[order],
-            np.ascontiguousarray(A.adj_idx[order]))
+    return (
+        np.ascontiguousarray(key[order]),
+        src_global[order] - base[order],
+        np.ascontiguousarray(A.adj_idx[order]),
+    )
 
 
 def _run_pairs(fn, work):

@@ -134,8 +134,9 @@ def _match_ranges(cls, a0, na, cls_b, b0, nb, lo, hi):
 
 
 @njit(cache=True)
-def _product_arcs(key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1,
-                  off, lo_a, psrc, ptgt):
+def _product_arcs(
+    key_a, src_a, tgt_a, ea0, ea1, key_b, src_b, tgt_b, eb0, eb1, off, lo_a, psrc, ptgt
+):
     """The arcs of the direct product graph as (source, target) vertex lists.
 
     Each graph's arcs come sorted by the key (class of source, edge label,
@@ -238,7 +239,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     hi_a = ibuf[1, :na]
     lo_b = ibuf[2, :nb]
     hi_b = ibuf[3, :nb]
-    off = ibuf[4, :na + 1]
+    off = ibuf[4, : na + 1]
     _match_ranges(A.cls, a0, na, B.cls, b0, nb, lo_a, hi_a)
     _match_ranges(B.cls, b0, nb, A.cls, a0, na, lo_b, hi_b)
     off[0] = 0
@@ -250,9 +251,22 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     ea1 = A.adj_ptr[a0 + na]
     eb0 = B.adj_ptr[b0]
     eb1 = B.adj_ptr[b0 + nb]
-    arcs = _product_arcs(A.arc_key, A.arc_src, A.arc_tgt, ea0, ea1,
-                         B.arc_key, B.arc_src, B.arc_tgt, eb0, eb1,
-                         off, lo_a, psrc, ptgt)
+    arcs = _product_arcs(
+        A.arc_key,
+        A.arc_src,
+        A.arc_tgt,
+        ea0,
+        ea1,
+        B.arc_key,
+        B.arc_src,
+        B.arc_tgt,
+        eb0,
+        eb1,
+        off,
+        lo_a,
+        psrc,
+        ptgt,
+    )
     # operation count of one split product (only needed when not obviously larger)
     split = (s.n_elabels + 1) * na * nb
     if s.layout == 0 and arcs > split:
@@ -274,9 +288,27 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
         pptr = psrc[:0]
         pidx = ptgt[:0]
         m = na * nb
-        Z = zbuf[:s.n_elabels * m].reshape((s.n_elabels, na, nb))
-    g = _Product(A.adj_ptr, A.adj_idx, A.elab, a0, na, lo_a, hi_a,
-                 B.adj_ptr, B.adj_idx, B.elab, b0, nb, lo_b, hi_b, use_arcs, pptr, pidx, Z)
+        Z = zbuf[: s.n_elabels * m].reshape((s.n_elabels, na, nb))
+    g = _Product(
+        A.adj_ptr,
+        A.adj_idx,
+        A.elab,
+        a0,
+        na,
+        lo_a,
+        hi_a,
+        B.adj_ptr,
+        B.adj_idx,
+        B.elab,
+        b0,
+        nb,
+        lo_b,
+        hi_b,
+        use_arcs,
+        pptr,
+        pidx,
+        Z,
+    )
     P = fbuf[0, :m]
     Q = fbuf[1, :m]
     Y = fbuf[2, :m]
@@ -311,8 +343,21 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     rate = lam * rho
     qn = np.sqrt(np.dot(Q, Q))
     if kind == GEOMETRIC and symmetric and (s.same_pq or rate > 0.5):
-        return _conjugate_gradient(P, Q, Y, fbuf[4, :m], fbuf[5, :m], fbuf[6, :m], g,
-                                   lam, rate, qn, s.same_pq, s.tol, s.maxiter)
+        return _conjugate_gradient(
+            P,
+            Q,
+            Y,
+            fbuf[4, :m],
+            fbuf[5, :m],
+            fbuf[6, :m],
+            g,
+            lam,
+            rate,
+            qn,
+            s.same_pq,
+            s.tol,
+            s.maxiter,
+        )
 
     # Power series: geometric sum_t (lam A_x)^t p_x (fixed point) or
     # exponential sum_t (beta A_x)^t / t! p_x (Taylor). Every term is >= 0
@@ -441,8 +486,7 @@ def walk_pairs(pair_a, pair_b, A, B, s, max_a, max_b, lo, hi, out, iters):
     ptgt = np.empty(8 * max_m, np.int64)
     for t in range(lo, hi):
         while True:
-            v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s,
-                               ibuf, fbuf, zbuf, psrc, ptgt)
+            v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s, ibuf, fbuf, zbuf, psrc, ptgt)
             if it != -2:
                 break
             psrc = np.empty(2 * psrc.shape[0], np.int64)
@@ -452,8 +496,9 @@ def walk_pairs(pair_a, pair_b, A, B, s, max_a, max_b, lo, hi, out, iters):
 
 
 @njit(cache=True, nogil=True)
-def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
-                   kind, lam, beta, weights, lo, hi, out):
+def spectral_pairs(
+    pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b, kind, lam, beta, weights, lo, hi, out
+):
     """Unlabelled undirected walks from each graph's eigendecomposition, for
     the pairs ``lo:hi`` into ``out`` (serial, without the GIL, as
     :func:`walk_pairs`).
@@ -486,4 +531,3 @@ def spectral_pairs(pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b,
                 acc += w_b[j] * f
             s += wi * acc
         out[t] = s
-

@@ -48,12 +48,12 @@ class Paths(NamedTuple):
     ``(u, v)``, ``u != v``, ``v`` reachable from ``u``; graph g owns
     entries ``ptr[g]:ptr[g+1]``."""
 
-    ptr: np.ndarray      # int64 (n_graphs + 1,)
-    source: np.ndarray   # int64: u, local to its graph
-    target: np.ndarray   # int64: v, local to its graph
-    labels: np.ndarray   # uint64: hash of the ordered pair (label of u, label of v)
+    ptr: np.ndarray  # int64 (n_graphs + 1,)
+    source: np.ndarray  # int64: u, local to its graph
+    target: np.ndarray  # int64: v, local to its graph
+    labels: np.ndarray  # uint64: hash of the ordered pair (label of u, label of v)
     lengths: np.ndarray  # float64: the path's length
-    keys: np.ndarray     # uint64: the feature key of (label pair, length)
+    keys: np.ndarray  # uint64: the feature key of (label pair, length)
 
 
 def path_list(node_ptr, adj_ptr, adj_idx, node_keys=None, weights=None):
@@ -104,9 +104,12 @@ def path_counts(node_ptr, adj_ptr, adj_idx, node_keys=None, weights=None):
     nodes = np.diff(node_ptr).astype(np.float64)
     arcs = np.diff(adj_ptr[node_ptr]).astype(np.float64)
     bounds = cost_bounds(nodes * (nodes + arcs), 1, _tuning.SP_CHUNK_WORK)
-    return join_row_parts([compiled_call(hop_path_counts, node_ptr[lo:hi + 1], adj_ptr,
-                                         adj_idx, keys)
-                           for lo, hi in zip(bounds[:-1], bounds[1:])])
+    return join_row_parts(
+        [
+            compiled_call(hop_path_counts, node_ptr[lo : hi + 1], adj_ptr, adj_idx, keys)
+            for lo, hi in zip(bounds[:-1], bounds[1:])
+        ]
+    )
 
 
 def hopper_weights(node_ptr, adj_ptr, adj_idx):

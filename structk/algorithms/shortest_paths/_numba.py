@@ -77,7 +77,7 @@ def weighted_distances(node_ptr, adj_ptr, adj_idx, weight):
     for g in range(n_graphs):
         base = node_ptr[g]
         n = node_ptr[g + 1] - base
-        D = out[dptr[g]:dptr[g + 1]].reshape((n, n))
+        D = out[dptr[g] : dptr[g + 1]].reshape((n, n))
         for u in range(n):
             D[u, u] = 0.0
             for k in range(adj_ptr[base + u], adj_ptr[base + u + 1]):
@@ -176,7 +176,7 @@ def segment_counts(ptr, keys):
     counts = np.empty(keys.shape[0], np.float64)
     j = 0
     for g in range(n_seg):
-        seg = np.sort(keys[ptr[g]:ptr[g + 1]])
+        seg = np.sort(keys[ptr[g] : ptr[g + 1]])
         for t in range(seg.shape[0]):
             if t > 0 and seg[t] == seg[t - 1]:
                 counts[j - 1] += 1.0
@@ -191,13 +191,14 @@ def segment_counts(ptr, keys):
 @njit(cache=True)
 def _grown(a, size):
     out = np.empty(size, a.dtype)
-    out[:a.shape[0]] = a
+    out[: a.shape[0]] = a
     return out
 
 
 @njit(cache=True)
-def _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
-                       t_key, t_cnt, t_stamp, used, dist, queue):
+def _count_graph_paths(
+    base, n, adj_ptr, adj_idx, keys, length_bits, stamp, t_key, t_cnt, t_stamp, used, dist, queue
+):
     """Count the shortest paths of one graph by key in an open-addressing
     table (slots of this graph carry ``stamp``; keys are already mixed, so
     their low bits index the table). Returns the number of distinct keys
@@ -261,8 +262,21 @@ def hop_path_counts(node_ptr, adj_ptr, adj_idx, keys):
         n_used = -1
         while n_used < 0:
             stamp += 1
-            n_used = _count_graph_paths(base, n, adj_ptr, adj_idx, keys, length_bits, stamp,
-                                        t_key, t_cnt, t_stamp, used, dist, queue)
+            n_used = _count_graph_paths(
+                base,
+                n,
+                adj_ptr,
+                adj_idx,
+                keys,
+                length_bits,
+                stamp,
+                t_key,
+                t_cnt,
+                t_stamp,
+                used,
+                dist,
+                queue,
+            )
             if n_used < 0:  # table too small for this graph: a larger one
                 cap *= 4
                 t_key = np.empty(cap, np.uint64)

@@ -42,8 +42,11 @@ from ..dense import mirror_upper
 
 def _csr_arrays(F):
     F = F.tocsr()
-    return (np.asarray(F.indptr, dtype=np.int64), np.asarray(F.indices, dtype=np.int64),
-            np.asarray(F.data, dtype=np.float64))
+    return (
+        np.asarray(F.indptr, dtype=np.int64),
+        np.asarray(F.indices, dtype=np.int64),
+        np.asarray(F.data, dtype=np.float64),
+    )
 
 
 def _compact_csr(matrices):
@@ -53,13 +56,16 @@ def _compact_csr(matrices):
 
     space = max(M.shape[1] for M in matrices)
     total = sum(M.nnz for M in matrices)
-    if (all(M.shape[1] == space for M in matrices)
-            and space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * total)):
+    if all(M.shape[1] == space for M in matrices) and space <= max(
+        _tuning.SPARSE_DIRECT_SPACE, 2 * total
+    ):
         return [M.tocsr() for M in matrices]  # nothing to renumber: no copies
     arrays = [_csr_arrays(M) for M in matrices]
     cols, n_cols = _compact([a[1] for a in arrays], space)
-    return [sp.csr_matrix((d, c, p), shape=(M.shape[0], n_cols))
-            for M, (p, _, d), c in zip(matrices, arrays, cols)]
+    return [
+        sp.csr_matrix((d, c, p), shape=(M.shape[0], n_cols))
+        for M, (p, _, d), c in zip(matrices, arrays, cols)
+    ]
 
 
 def _compact(index_arrays, space):
@@ -81,7 +87,7 @@ def _dense_blocks(columns, n_rows, csc_list):
 
     width = max(1, _tuning.SPARSE_BLOCK_BYTES // (8 * max(n_rows, 1)))
     for start in range(0, columns.size, width):
-        block = columns[start:start + width]
+        block = columns[start : start + width]
         out = []
         for rows_total, csc in csc_list:
             D = np.zeros((rows_total, block.size), dtype=np.float64, order="F")
@@ -161,8 +167,11 @@ def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):
     per_entry = work / max(1.0, float(entries.sum()))
     start = colptr[:-1].copy()
     bounds = cost_bounds(entries * per_entry, 1, _tuning.SPARSE_CHUNK_WORK)
-    run_chunks(lambda lo, hi: add_row_products(K, indptr, cols, data, *csc, skip, upper,
-                                               start, lo, hi), bounds, 1)  # in order
+    run_chunks(
+        lambda lo, hi: add_row_products(K, indptr, cols, data, *csc, skip, upper, start, lo, hi),
+        bounds,
+        1,
+    )  # in order
 
 
 def _add_upper_gram(K, D):

@@ -68,4 +68,3 @@ def fill_block(D, colptr, rows, vals, columns):
         c = columns[j]
         for a in range(colptr[c], colptr[c + 1]):
             D[rows[a], j] = vals[a]
-

@@ -52,7 +52,7 @@ def weighted_degree(S, T, part, d, shift, A):
     shift = min(int(shift), max(S.shape[1] - 1, 0))
     out = np.empty((n, n) if part == 0 else (n, m) if part == 1 else (n, 1))
     fn, beta = wd_function(W), wd_weights(int(d))
-    partners = (n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1))
+    partners = n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1)
     bounds = _threads.cost_bounds(partners * float(W * (2 * shift + 1)), 1, _tuning.WD_CHUNK_WORK)
     _threads.run_chunks(lambda lo, hi: fn(F, G, W, beta, shift, part, out, lo, hi), bounds, 1)
     return out
@@ -92,9 +92,15 @@ def wd_occurrences(codes, offsets, d, A, base=None):
         ids, starts, ptr = kmer_occurrences(codes, offsets, l, A, positions=True)
         owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
         pos = starts + base[owner]
-        parts.append((wd_key(pos, l, ids, d, A), owner, pos,
-                      np.full(ids.shape[0], l, dtype=np.int64),
-                      np.full(ids.shape[0], np.sqrt(beta[l - 1]))))
+        parts.append(
+            (
+                wd_key(pos, l, ids, d, A),
+                owner,
+                pos,
+                np.full(ids.shape[0], l, dtype=np.int64),
+                np.full(ids.shape[0], np.sqrt(beta[l - 1])),
+            )
+        )
     return tuple(np.concatenate(column) for column in zip(*parts))
 
 
@@ -102,11 +108,11 @@ def wd_key(pos, l, ids, d, A):
     """The key of the l-mers of indices ``ids`` at positions ``pos``:
     ``(p d + l - 1) A^d + index(u)``; a shift of ``s`` positions adds
     ``s d A^d``."""
-    return (pos * d + (l - 1)) * A ** d + ids
+    return (pos * d + (l - 1)) * A**d + ids
 
 
 def wd_key_parts(keys, d, A):
     """``(p, l, index(u))`` of the keys of :func:`wd_occurrences`."""
-    pl, ids = np.divmod(np.asarray(keys, dtype=np.int64), A ** d)
+    pl, ids = np.divmod(np.asarray(keys, dtype=np.int64), A**d)
     pos, lm1 = np.divmod(pl, d)
     return pos, lm1 + 1, ids

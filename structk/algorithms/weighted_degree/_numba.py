@@ -129,8 +129,10 @@ def _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out):
     for s in range(1, shift + 1):  # s < 64: one word shifted by s
         delta = 1.0 / (2.0 * (s + 1))
         for j in range(lo, hi):
-            out[j - lo] += delta * (_runs(_match_word(FA, i, FB, j, 1, 0, 0, s), beta)
-                                    + _runs(_match_word(FB, j, FA, i, 1, 0, 0, s), beta))
+            out[j - lo] += delta * (
+                _runs(_match_word(FA, i, FB, j, 1, 0, 0, s), beta)
+                + _runs(_match_word(FB, j, FA, i, 1, 0, 0, s), beta)
+            )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -142,8 +144,10 @@ def _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out):
     for s in range(1, shift + 1):
         delta = 1.0 / (2.0 * (s + 1))
         for j in range(lo, hi):
-            out[j - lo] += delta * (_wd_diagonal(FA, i, FB, j, W, s, beta, m)
-                                    + _wd_diagonal(FB, j, FA, i, W, s, beta, m))
+            out[j - lo] += delta * (
+                _wd_diagonal(FA, i, FB, j, W, s, beta, m)
+                + _wd_diagonal(FB, j, FA, i, W, s, beta, m)
+            )
 
 
 @numba.njit(cache=True)
@@ -169,7 +173,7 @@ def _wd_block_word(FA, FB, W, beta, shift, part, out, i0, i1):
     m = np.empty(W, dtype=np.uint64)
     for i in range(i0, i1):
         lo, hi, at = _span(i, FB.shape[0], part)
-        _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
+        _wd_row_word(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at : at + hi - lo])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -177,7 +181,7 @@ def _wd_block_words(FA, FB, W, beta, shift, part, out, i0, i1):
     m = np.empty(W, dtype=np.uint64)
     for i in range(i0, i1):
         lo, hi, at = _span(i, FB.shape[0], part)
-        _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at:at + hi - lo])
+        _wd_row_words(FA, i, FB, lo, hi, W, beta, shift, m, out[i, at : at + hi - lo])
 
 
 def wd_function(W):
@@ -198,4 +202,3 @@ def wd_function(W):
     (benchmarks/bench_sequence_kernels.py).
     """
     return _wd_block_word if W == 1 else _wd_block_words
-

@@ -69,8 +69,11 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
     keys = np.empty((int(h) + 1, keys0.shape[0]), np.uint64)
     visits = np.diff(node_ptr) + np.diff(adj_ptr[node_ptr])
     bounds = cost_bounds(visits * float(h), 1, _tuning.WL_CHUNK_WORK)
-    run_chunks(lambda lo, hi: compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys,
-                                       lo, hi), bounds, 1)
+    run_chunks(
+        lambda lo, hi: compiled(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys, lo, hi),
+        bounds,
+        1,
+    )
     return keys
 
 
@@ -81,8 +84,8 @@ class Assignment(NamedTuple):
     ``keys[e]``, the hash of (label, rank)."""
 
     order: np.ndarray  # int64: positions in the flat labels, grouped by (graph, label)
-    rank: np.ndarray   # int64: 0, 1, ... within each (graph, label) run
-    keys: np.ndarray   # uint64: hash of (label, rank)
+    rank: np.ndarray  # int64: 0, 1, ... within each (graph, label) run
+    keys: np.ndarray  # uint64: hash of (label, rank)
 
 
 def assignment_occurrences(graph, labels):

@@ -28,7 +28,7 @@ def wl_relabel(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, keys, g0, g1):
     label).
     """
     h = keys.shape[0] - 1
-    keys[0, node_ptr[g0]:node_ptr[g1]] = keys0[node_ptr[g0]:node_ptr[g1]]
+    keys[0, node_ptr[g0] : node_ptr[g1]] = keys0[node_ptr[g0] : node_ptr[g1]]
     with_edges = edge_keys.shape[0] > 0
     edge_salt = _mix(np.uint64(0x45444745) * _GOLD)
     for it in range(1, h + 1):

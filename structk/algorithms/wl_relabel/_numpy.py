@@ -48,8 +48,7 @@ def wl_relabel_numpy(keys0, node_ptr, adj_ptr, adj_idx, edge_keys, h):
         nb = nb[np.lexsort((nb, owner))]  # each node's multiset, sorted
         z = mix(salt ^ prev)
         for k in range(max_deg):
-            nodes = by_degree[:n_above[k]]
+            nodes = by_degree[: n_above[k]]
             z[nodes] = mix(z[nodes] + nb[start[nodes] + k] * GOLD)
         keys[it] = mix(z ^ deg64)
     return keys
-

@@ -33,13 +33,13 @@ class Graphs:
     :mod:`structk.algorithms`)."""
 
     directed: bool
-    node_ptr: np.ndarray          # (n_graphs + 1,)
-    adj_ptr: np.ndarray           # (n_nodes + 1,) CSR over all nodes
-    adj_idx: np.ndarray           # local index of each successor
+    node_ptr: np.ndarray  # (n_graphs + 1,)
+    adj_ptr: np.ndarray  # (n_nodes + 1,) CSR over all nodes
+    adj_idx: np.ndarray  # local index of each successor
     node_keys: np.ndarray | None  # uint64 label hash per node
     edge_keys: np.ndarray | None  # uint64 label hash per CSR entry
-    graphs: list                  # the networkx graphs
-    orders: list                  # node order used for graph g
+    graphs: list  # the networkx graphs
+    orders: list  # node order used for graph g
     cache: dict = field(default_factory=dict)
 
     @property
@@ -52,8 +52,8 @@ class Graphs:
     def dense_adjacency(self, g):
         a, b = self.node_ptr[g], self.node_ptr[g + 1]
         A = np.zeros((b - a, b - a))
-        rows = np.repeat(np.arange(b - a), np.diff(self.adj_ptr[a:b + 1]))
-        A[rows, self.adj_idx[self.adj_ptr[a]:self.adj_ptr[b]]] = 1.0
+        rows = np.repeat(np.arange(b - a), np.diff(self.adj_ptr[a : b + 1]))
+        A[rows, self.adj_idx[self.adj_ptr[a] : self.adj_ptr[b]]] = 1.0
         return A
 
     def take(self, index):
@@ -150,9 +150,7 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
     directed = None
     for g, G in enumerate(X):
         if not isinstance(G, nx.Graph):
-            raise TypeError(
-                f"{name}[{g}] is a {type(G).__name__}, not a networkx graph"
-            )
+            raise TypeError(f"{name}[{g}] is a {type(G).__name__}, not a networkx graph")
         if G.is_multigraph():
             raise TypeError(
                 f"{name}[{g}] is a multigraph; graph kernels take simple graphs "
@@ -176,8 +174,9 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
             try:  # labels seen before: one lookup per node
                 keys = [cache[data[node_label]] for data in node_data.values()]
             except (KeyError, TypeError):  # a new label, or an error to name
-                keys = [_node_key(data, node_label, cache, name, g, v)
-                        for v, data in node_data.items()]
+                keys = [
+                    _node_key(data, node_label, cache, name, g, v) for v, data in node_data.items()
+                ]
             if sort_by_label:
                 order = np.argsort(np.array(keys, dtype=np.uint64), kind="stable").tolist()
                 keys = [keys[i] for i in order]
@@ -205,18 +204,21 @@ def parse_graphs(X, name, node_label=None, edge_label=None, sort_by_label=False)
                             f"{edge_label!r} (edge_label={edge_label!r}; pass "
                             "edge_label=None to ignore edge labels)"
                         )
-                    ek.append(_label_key(_hashable(data[edge_label], name, g, (u, v)),
-                                         cache))
+                    ek.append(_label_key(_hashable(data[edge_label], name, g, (u, v)), cache))
         node_ptr.append(node_ptr[-1] + n)
 
     node_ptr = np.asarray(node_ptr, dtype=np.int64)
     # local indices to global ones: add each graph's first node
-    row = np.repeat(np.asarray(eu, dtype=np.int64)
-                    + np.repeat(node_ptr[:-1], np.diff(node_ptr)),
-                    np.asarray(degrees, dtype=np.int64))
+    row = np.repeat(
+        np.asarray(eu, dtype=np.int64) + np.repeat(node_ptr[:-1], np.diff(node_ptr)),
+        np.asarray(degrees, dtype=np.int64),
+    )
     col = np.asarray(ev, dtype=np.int64) + np.repeat(node_ptr[:-1], n_arcs)
-    ekey = (np.asarray(ek, dtype=np.uint64) if edge_label is not None
-            else np.zeros(len(row), dtype=np.uint64))
+    ekey = (
+        np.asarray(ek, dtype=np.uint64)
+        if edge_label is not None
+        else np.zeros(len(row), dtype=np.uint64)
+    )
     perm = np.lexsort((col, row))
     row, col, ekey = row[perm], col[perm], ekey[perm]
     graph_of = np.repeat(np.arange(len(node_ptr) - 1), np.diff(node_ptr))
@@ -265,8 +267,10 @@ def sorted_by_label(P):
         node_keys=P.node_keys[new_to_old],
         edge_keys=None if P.edge_keys is None else P.edge_keys[perm],
         graphs=P.graphs,
-        orders=[[order[i] for i in local[P.node_ptr[g]:P.node_ptr[g + 1]].tolist()]
-                for g, order in enumerate(P.orders)],
+        orders=[
+            [order[i] for i in local[P.node_ptr[g] : P.node_ptr[g + 1]].tolist()]
+            for g, order in enumerate(P.orders)
+        ],
     )
 
 

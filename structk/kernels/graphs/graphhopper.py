@@ -85,8 +85,9 @@ class GraphHopper(Kernel):
     (Section 3).
     """
 
-    def __init__(self, node_attr: Hashable = "attributes", node_kernel: str = "linear",
-                 gamma: float = 1.0) -> None:
+    def __init__(
+        self, node_attr: Hashable = "attributes", node_kernel: str = "linear", gamma: float = 1.0
+    ) -> None:
         self.node_attr = node_attr
         self.node_kernel = node_kernel
         self.gamma = gamma
@@ -140,7 +141,7 @@ class GraphHopper(Kernel):
         F = np.zeros((P.n_graphs, width, d))
         for g in range(P.n_graphs):  # sum over the nodes v of M(v) x_v'
             a, b = P.node_ptr[g], P.node_ptr[g + 1]
-            F[g, :P.M.shape[1]] = P.M[a:b].T @ P.attrs[a:b]
+            F[g, : P.M.shape[1]] = P.M[a:b].T @ P.attrs[a:b]
         return F.reshape(P.n_graphs, width * d)
 
     def _cross(self, P, Q):
@@ -170,8 +171,11 @@ class GraphHopper(Kernel):
     def _block(self, Ma, Xa, Mb, Xb):
         """Node-pair terms ``<M(v), M(v')> exp(-gamma |x_v - x_v'|^2)``."""
         W = Ma @ Mb.T
-        sq = (np.einsum("ij,ij->i", Xa, Xa)[:, None] + np.einsum("ij,ij->i", Xb, Xb)[None, :]
-              - 2.0 * (Xa @ Xb.T))
+        sq = (
+            np.einsum("ij,ij->i", Xa, Xa)[:, None]
+            + np.einsum("ij,ij->i", Xb, Xb)[None, :]
+            - 2.0 * (Xa @ Xb.T)
+        )
         np.maximum(sq, 0.0, out=sq)
         return W * np.exp(-float(self.gamma) * sq)
 

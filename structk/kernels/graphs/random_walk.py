@@ -69,8 +69,14 @@ from ..._threads import small_eigh_blas
 from ..._validation import check_scalar
 from ...algorithms.random_walk import KINDS
 from ..base import Kernel
-from ._encoding import (check_same_direction, dense_ids, pairs_all, pairs_upper, parse_graphs,
-                        sorted_by_label)
+from ._encoding import (
+    check_same_direction,
+    dense_ids,
+    pairs_all,
+    pairs_upper,
+    parse_graphs,
+    sorted_by_label,
+)
 
 _PER_GRAPH = ("rho", "col")  # cached per graph; the other cached arrays are per node
 #: ``lam="auto"`` is this fraction of the convergence limit 1 / rho^2.
@@ -163,11 +169,17 @@ class RandomWalk(Kernel):
         defining = {"geometric": "lam", "exponential": "beta", "truncated": "weights"}
         return ("kind", defining.get(self.kind, "lam"))
 
-    def __init__(self, kind: str = "geometric", lam: float | str = 0.01, beta: float = 1.0,
-                 weights: Sequence[float] | np.ndarray | None = None,
-                 node_label: Hashable | None = "label",
-                 edge_label: Hashable | None = None, start: str | Callable[..., Any] | None = None,
-                 stop: str | Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str = "geometric",
+        lam: float | str = 0.01,
+        beta: float = 1.0,
+        weights: Sequence[float] | np.ndarray | None = None,
+        node_label: Hashable | None = "label",
+        edge_label: Hashable | None = None,
+        start: str | Callable[..., Any] | None = None,
+        stop: str | Callable[..., Any] | None = None,
+    ) -> None:
         self.kind = kind
         self.lam = lam
         self.beta = beta
@@ -195,8 +207,9 @@ class RandomWalk(Kernel):
             self._weights()
         for which in ("start", "stop"):
             value = getattr(self, which)
-            if not (value is None or (isinstance(value, str) and value == "uniform")
-                    or callable(value)):
+            if not (
+                value is None or (isinstance(value, str) and value == "uniform") or callable(value)
+            ):
                 raise ValueError(
                     f"{which} must be None, 'uniform' or a callable G -> node "
                     f"weights, got {value!r}"
@@ -258,19 +271,23 @@ class RandomWalk(Kernel):
         P = sorted_by_label(E)
         sizes = P.sizes()
         P.cache["p"] = self._node_weights(P, self.start, "start", name)
-        P.cache["q"] = (P.cache["p"] if self.stop == self.start
-                        else self._node_weights(P, self.stop, "stop", name))
+        P.cache["q"] = (
+            P.cache["p"]
+            if self.stop == self.start
+            else self._node_weights(P, self.stop, "stop", name)
+        )
         if self._spectral and not P.directed:
             self._eigen(P)
         else:
             P.cache["rho"] = _spectral_radii(P)
-        in_deg = np.bincount(P.adj_idx + np.repeat(
-            P.node_ptr[:-1], np.diff(P.adj_ptr[P.node_ptr]).astype(np.int64)),
-            minlength=P.node_ptr[-1])
+        in_deg = np.bincount(
+            P.adj_idx + np.repeat(P.node_ptr[:-1], np.diff(P.adj_ptr[P.node_ptr]).astype(np.int64)),
+            minlength=P.node_ptr[-1],
+        )
         col = np.zeros(P.n_graphs)
         for g in range(P.n_graphs):
             if sizes[g]:
-                col[g] = in_deg[P.node_ptr[g]:P.node_ptr[g + 1]].max()
+                col[g] = in_deg[P.node_ptr[g] : P.node_ptr[g + 1]].max()
         P.cache["col"] = col
         return P
 
@@ -302,7 +319,7 @@ class RandomWalk(Kernel):
                     f"{which}({name}[{g}]) returned a weight that is negative or not finite"
                 )
             index = {v: i for i, v in enumerate(G.nodes)}
-            out[P.node_ptr[g]:P.node_ptr[g + 1]] = w[[index[v] for v in P.orders[g]]]
+            out[P.node_ptr[g] : P.node_ptr[g + 1]] = w[[index[v] for v in P.orders[g]]]
         return out
 
     def _eigen(self, P):
@@ -315,8 +332,9 @@ class RandomWalk(Kernel):
                 vals, vecs = np.linalg.eigh(A)
                 idx = P.node_ptr[gs][:, None] + np.arange(A.shape[1])
                 mu[idx] = vals
-                w[idx] = (np.einsum("gij,gi->gj", vecs, p[idx])
-                          * np.einsum("gij,gi->gj", vecs, q[idx]))
+                w[idx] = np.einsum("gij,gi->gj", vecs, p[idx]) * np.einsum(
+                    "gij,gi->gj", vecs, q[idx]
+                )
                 rho[gs] = np.abs(vals).max(axis=1)
         P.cache.update(mu=mu, w=w, rho=rho)
 
@@ -347,8 +365,11 @@ class RandomWalk(Kernel):
         limit = np.inf if bound == 0 else 1.0 / bound
         lam = self.lam_ if _is_auto(self.lam) else self.lam
         if lam * bound >= 1.0:
-            what = "exact for unlabelled graphs" if self._spectral else (
-                "rho(A) rho(A') bounds the spectral radius of the labelled product graph")
+            what = (
+                "exact for unlabelled graphs"
+                if self._spectral
+                else ("rho(A) rho(A') bounds the spectral radius of the labelled product graph")
+            )
             raise ValueError(
                 f"lam={lam!r} is outside the convergence region of the geometric "
                 f"random walk on these graphs: it needs lam * rho(A_x) < 1, i.e. "
@@ -365,8 +386,9 @@ class RandomWalk(Kernel):
         lam = self._decay(P, Q, name_p, name_q) if self.kind == "geometric" else 0.0
         weights = self._weights() if self.kind == "truncated" else None
         A, B = _walk_batches(P, Q, spectral=self._spectral and not P.directed)
-        out, failed = pair_values(i, j, A, B, self.kind, lam, self.beta, weights,
-                                  not P.directed, self.start == self.stop)
+        out, failed = pair_values(
+            i, j, A, B, self.kind, lam, self.beta, weights, not P.directed, self.start == self.stop
+        )
         if failed >= 0:
             raise RuntimeError(
                 f"{self!r}: the iteration for the pair ({name_p}[{i[failed]}], "
@@ -396,8 +418,19 @@ def _walk_batches(P, Q, spectral):
 
     def batch(R, cls, el):
         c = R.cache
-        return WalkBatch(R.node_ptr, R.adj_ptr, R.adj_idx, cls, el, c["p"], c["q"], c["rho"],
-                         c["col"], c["mu"] if spectral else None, c["w"] if spectral else None)
+        return WalkBatch(
+            R.node_ptr,
+            R.adj_ptr,
+            R.adj_idx,
+            cls,
+            el,
+            c["p"],
+            c["q"],
+            c["rho"],
+            c["col"],
+            c["mu"] if spectral else None,
+            c["w"] if spectral else None,
+        )
 
     A = batch(P, cls_p, el_p)
     return A, A if Q is P else batch(Q, cls_q, el_q)
@@ -420,7 +453,7 @@ def _spectral_radii(P):
             rho[gs] = np.abs(vals).max(axis=1)
     for g in np.flatnonzero(sizes > dense_max):
         a, n = P.node_ptr[g], sizes[g]
-        rows = np.diff(P.adj_ptr[a:a + n + 1])
-        cols = np.bincount(P.adj_idx[P.adj_ptr[a]:P.adj_ptr[a + n]], minlength=n)
+        rows = np.diff(P.adj_ptr[a : a + n + 1])
+        cols = np.bincount(P.adj_idx[P.adj_ptr[a] : P.adj_ptr[a + n]], minlength=n)
         rho[g] = float(min(rows.max(), cols.max()))
     return rho

@@ -29,8 +29,8 @@ class _Paths:
     ``(u, v)``, ``u != v``, ``v`` reachable from ``u``; graph g owns entries
     ``ptr[g]:ptr[g+1]``."""
 
-    ptr: np.ndarray      # (n_graphs + 1,)
-    labels: np.ndarray   # uint64 hash of (label of u, label of v)
+    ptr: np.ndarray  # (n_graphs + 1,)
+    labels: np.ndarray  # uint64 hash of (label of u, label of v)
     lengths: np.ndarray  # float64 path length
     directed: bool
 
@@ -53,7 +53,7 @@ class _Counts:
     with their path counts."""
 
     ptr: np.ndarray
-    keys: np.ndarray    # uint64
+    keys: np.ndarray  # uint64
     counts: np.ndarray  # float64
     directed: bool
 
@@ -118,8 +118,13 @@ class ShortestPath(Kernel):
     ICDM 2005, 74-81 (Section 4).
     """
 
-    def __init__(self, node_label: Hashable | None = "label", length_kernel: str = "delta",
-                 length_scale: float = 2.0, edge_weight: Hashable | None = None) -> None:
+    def __init__(
+        self,
+        node_label: Hashable | None = "label",
+        length_kernel: str = "delta",
+        length_scale: float = 2.0,
+        edge_weight: Hashable | None = None,
+    ) -> None:
         self.node_label = node_label
         self.length_kernel = length_kernel
         self.length_scale = length_scale
@@ -152,8 +157,9 @@ class ShortestPath(Kernel):
 
         weights = None if self.edge_weight is None else arc_weights(P, self.edge_weight, name)
         if self.length_kernel == "delta":
-            return _Counts(*path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys, weights),
-                           P.directed)
+            return _Counts(
+                *path_counts(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys, weights), P.directed
+            )
         paths = path_list(P.node_ptr, P.adj_ptr, P.adj_idx, P.node_keys, weights)
         return _Paths(paths.ptr, paths.labels, paths.lengths, P.directed)
 
@@ -218,8 +224,10 @@ class ShortestPath(Kernel):
         sizes = np.cumsum([0] + [len(R.labels) for R in parts])
         mats = []
         for i, R in enumerate(parts):
-            M = sp.csr_matrix((np.ones(len(R.labels)), (R.rows(), col_of[sizes[i]:sizes[i + 1]])),
-                              shape=(R.n_graphs, n_cols))
+            M = sp.csr_matrix(
+                (np.ones(len(R.labels)), (R.rows(), col_of[sizes[i] : sizes[i + 1]])),
+                shape=(R.n_graphs, n_cols),
+            )
             M.sum_duplicates()
             mats.append(M)
         return mats[0], mats[-1], B

@@ -78,14 +78,15 @@ class WeisfeilerLehman(Kernel):
     12:2539-2561, 2011 (Section 3.1).
     """
 
-    _repr_always = ('h',)
+    _repr_always = ("h",)
 
     has_features = True
     #: the columns are label hashes (``_feature_keys``: the index is the key)
     keyed_feature_columns = True
 
-    def __init__(self, h: int = 5, node_label: Hashable | None = "label",
-                 edge_label: Hashable | None = None) -> None:
+    def __init__(
+        self, h: int = 5, node_label: Hashable | None = "label", edge_label: Hashable | None = None
+    ) -> None:
         self.h = h
         self.node_label = node_label
         self.edge_label = edge_label

@@ -101,8 +101,7 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
             if factorise:
                 scale = _linalg.frobenius(K)
                 principal_blocks_psd(K, scale=scale)  # raise on a clearly
-                steps = (defaults.PSD_LANCZOS_STEPS_USER if user_gram
-                         else defaults.PSD_LANCZOS_STEPS)
+                steps = defaults.PSD_LANCZOS_STEPS_USER if user_gram else defaults.PSD_LANCZOS_STEPS
                 lanczos_psd(K, steps=steps, scale=scale)  # negative block or direction
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
@@ -137,10 +136,17 @@ def principal_blocks_psd(K, block=None, count=None, scale=None):
             continue
         z = np.zeros(n)
         z[b::B] = report.witness
-        raise NotPSDError(replace(
-            report, n=n, scale=scale, witness=z, method="submatrix",
-            tol_rule=f"the learners' 1e-6*||K||_F; the submatrix of objects {b}, "
-                     f"{b + B}, {b + 2 * B}, ..."))
+        raise NotPSDError(
+            replace(
+                report,
+                n=n,
+                scale=scale,
+                witness=z,
+                method="submatrix",
+                tol_rule=f"the learners' 1e-6*||K||_F; the submatrix of objects {b}, "
+                f"{b + B}, {b + 2 * B}, ...",
+            )
+        )
 
 
 def lanczos_psd(K, steps=None, scale=None):
@@ -197,11 +203,10 @@ def _lanczos_steps(K, steps, tol, scale):
         Q[j] = q
         w = product(q)
         alpha[j] = q @ w
-        basis = Q[:j + 1]
+        basis = Q[: j + 1]
         for _ in range(2):  # twice is enough (Parlett's "twice is enough")
             w -= basis.T @ (basis @ w)
-        theta, s = eigh_tridiagonal(alpha[:j + 1], beta[:j], select="i",
-                                    select_range=(0, 0))
+        theta, s = eigh_tridiagonal(alpha[: j + 1], beta[:j], select="i", select_range=(0, 0))
         if theta[0] < -tol:
             x = basis.T @ s[:, 0]
             x /= np.linalg.norm(x)
@@ -233,11 +238,19 @@ def _raise_direction(K, x, quotient, scale, steps):
     from ...exceptions import NotPSDError
     from ...psd import PSDReport, _max_asymmetry
 
-    raise NotPSDError(PSDReport(
-        is_psd=False, n=K.shape[0], tol=PSD_RTOL * scale, scale=scale,
-        asymmetry=_max_asymmetry(K)[0], min_eigenvalue=quotient, witness=x,
-        method="lanczos",
-        tol_rule=f"the learners' 1e-6*||K||_F; a direction found by {steps} Lanczos steps"))
+    raise NotPSDError(
+        PSDReport(
+            is_psd=False,
+            n=K.shape[0],
+            tol=PSD_RTOL * scale,
+            scale=scale,
+            asymmetry=_max_asymmetry(K)[0],
+            min_eigenvalue=quotient,
+            witness=x,
+            method="lanczos",
+            tol_rule=f"the learners' 1e-6*||K||_F; a direction found by {steps} Lanczos steps",
+        )
+    )
 
 
 def certify_small(K):
@@ -266,7 +279,7 @@ def _symmetric(K, tol, rows=None):
     """``max |K - K^T| <= tol``, a block of rows at a time (no n x n temporary)."""
     rows = rows or _tuning.PSD_SYMMETRY_BLOCK_ROWS
     for start in range(0, K.shape[0], rows):
-        block = K[start:start + rows] - K[:, start:start + rows].T
+        block = K[start : start + rows] - K[:, start : start + rows].T
         np.abs(block, out=block)
         if not block.max() <= tol:  # also NaN
             return False
@@ -323,5 +336,7 @@ def first_nonfinite(K):
 
 
 def raise_nonfinite(K, i, j, name="K"):
-    raise ValueError(f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j}); "
-                     "NaN and inf are not allowed")
+    raise ValueError(
+        f"{name} holds a non-finite value {K[i, j]} at entry ({i}, {j}); "
+        "NaN and inf are not allowed"
+    )

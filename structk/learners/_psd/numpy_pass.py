@@ -30,9 +30,9 @@ def necessary_psd_violation(K, tol, sym_tol):
     a = np.empty(n)
     step = max(1, 16384 // max(n, 1))
     for start in range(0, n, step):
-        rows = K[start:start + step]
+        rows = K[start : start + step]
         absK = np.abs(rows)
-        bound = np.multiply.outer(s[start:start + step], s)
+        bound = np.multiply.outer(s[start : start + step], s)
         bound += tol
         with np.errstate(invalid="ignore"):
             ok = absK <= bound  # False for NaN and infinity
@@ -41,9 +41,9 @@ def necessary_psd_violation(K, tol, sym_tol):
             return start + i, j
         # einsum rather than a BLAS product: OpenBLAS would run these small
         # products on its threads, which then spin on the core the solver needs
-        r[start:start + step] = np.einsum("ij,j->i", rows, w)
-        c += np.einsum("i,ij->j", w[start:start + step], rows)
-        a[start:start + step] = absK.sum(axis=1)
+        r[start : start + step] = np.einsum("ij,j->i", rows, w)
+        c += np.einsum("i,ij->j", w[start : start + step], rows)
+        a[start : start + step] = absK.sum(axis=1)
     eps = np.finfo(np.float64).eps
     with np.errstate(invalid="ignore"):  # inf - inf (an infinite diagonal)
         suspect = np.flatnonzero(np.abs(r - c) > sym_tol + 8.0 * n * eps * a)

@@ -92,8 +92,16 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
         return _finish(K, y, C, eps, tau, shrinking, max_iter, *start, done=0)
     if n > defaults.SVM_NUMPY_MAX_N:
         alpha, G, rho_, obj, it, converged = _compiled(
-            K, y, C, eps, tau, shrinking, max_iter if after is None else after,
-            np.zeros(n), -np.ones(n))
+            K,
+            y,
+            C,
+            eps,
+            tau,
+            shrinking,
+            max_iter if after is None else after,
+            np.zeros(n),
+            -np.ones(n),
+        )
         if converged or after is None:
             return alpha, rho_, obj, it, converged
         return _after_ipm(K, y, C, eps, tau, shrinking, max_iter, alpha, G, it)
@@ -103,8 +111,9 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
     if not compiled_small:
         alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
     else:  # the NumPy iterates, compiled (without shrinking)
-        alpha, G, _, _, it, converged = _compiled(K, y, C, eps, tau, False, budget,
-                                                  np.zeros(n), -np.ones(n))
+        alpha, G, _, _, it, converged = _compiled(
+            K, y, C, eps, tau, False, budget, np.zeros(n), -np.ones(n)
+        )
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
     if after is not None:
@@ -146,7 +155,8 @@ def _finish(K, y, C, eps, tau, shrinking, max_iter, alpha, G, done):
     """The compiled SMO from the feasible ``(alpha, G)``, reached after
     ``done`` iterations, to ``eps`` or ``max_iter`` iterations in all."""
     alpha, _, rho_, obj, more, converged = _compiled(
-        K, y, C, eps, tau, shrinking, max_iter - done, alpha, G)
+        K, y, C, eps, tau, shrinking, max_iter - done, alpha, G
+    )
     return alpha, rho_, obj, done + more, converged
 
 

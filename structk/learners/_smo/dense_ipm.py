@@ -99,8 +99,11 @@ def interior_point(K, y, C, tol=TOL, max_iter=MAX_ITER):
         primal = 0.5 * float(x @ Hx) + float(c @ x)
         if not (np.isfinite(gap) and np.isfinite(primal) and np.all(np.isfinite(rd))):
             raise IPMFailure(f"non-finite interior point at step {it}")
-        if (float(np.max(np.abs(rd))) <= tol * norm_c and abs(rp) <= tol
-                and gap <= tol * (abs(primal) + float(np.max(np.abs(c))))):
+        if (
+            float(np.max(np.abs(rd))) <= tol * norm_c
+            and abs(rp) <= tol
+            and gap <= tol * (abs(primal) + float(np.max(np.abs(c))))
+        ):
             bounds = np.where(x < zl, -1, np.where(s < zu, 1, 0))
             return x * C, bounds, it
         M = H.copy()
@@ -136,8 +139,9 @@ def interior_point(K, y, C, tol=TOL, max_iter=MAX_ITER):
         a = longest(dx, dzl, dzu)
         mu_aff = float((x + a * dx) @ (zl + a * dzl) + (s - a * dx) @ (zu + a * dzu)) / (2 * n)
         sigma = min(1.0, (mu_aff / mu) ** 3)
-        dx, dnu, dzl, dzu, _ = direction(-x * zl - dx * dzl + sigma * mu,
-                                         -s * zu + dx * dzu + sigma * mu, v)
+        dx, dnu, dzl, dzu, _ = direction(
+            -x * zl - dx * dzl + sigma * mu, -s * zu + dx * dzu + sigma * mu, v
+        )
         a = min(1.0, STEP_FRACTION * longest(dx, dzl, dzu))
         x = x + a * dx
         zl = zl + a * dzl

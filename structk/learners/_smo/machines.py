@@ -88,8 +88,7 @@ def problems(codes, n_classes, multi_class):
     return out
 
 
-def solve_machines(K, machines, options, *, owned, starts=None, probability=False,
-                   rng=None):
+def solve_machines(K, machines, options, *, owned, starts=None, probability=False, rng=None):
     """Solve every binary problem of ``machines`` on the Gram ``K``.
 
     Returns ``(solutions, platt, order)``: a :class:`Solution` per machine,
@@ -127,9 +126,19 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
         return take_block(K, rows, out=buffers.data[: m * m].reshape(m, m))
 
     def machine_solve(Ks, signs, start=None):
-        return Solution(*solve(Ks, signs, options.C, options.tol, TAU, options.shrinking,
-                               options.max_iter, start,
-                               compiled_small=options.compiled_small))
+        return Solution(
+            *solve(
+                Ks,
+                signs,
+                options.C,
+                options.tol,
+                TAU,
+                options.shrinking,
+                options.max_iter,
+                start,
+                compiled_small=options.compiled_small,
+            )
+        )
 
     solutions = [None] * len(machines)
     platt = []
@@ -156,8 +165,9 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
     # so with machines on threads the calling thread sets it for all of
     # them (else one machine leaving could lift it under another, or one
     # entering under another restore "one thread" for good)
-    shared_limit = (small_blas(largest) if threads > 1
-                    and largest <= defaults.SVM_IPM_MAX_N else nullcontext())
+    shared_limit = (
+        small_blas(largest) if threads > 1 and largest <= defaults.SVM_IPM_MAX_N else nullcontext()
+    )
     with shared_limit:
         run_chunks(run, list(range(len(machines) + 1)), threads)
     order = slice(None) if front is None else front.order

@@ -284,8 +284,8 @@ def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
                     # close to the end: bring every variable back once, shrink again
                     unshrunk = True
                     Kc, yc, Gc, ac, QDc, status, up, low = _unshrink(
-                        K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active,
-                        identity)
+                        K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, identity
+                    )
                     idx = identity
                     n_active, gap = _shrink(yc, Gc, status, up, low, act, n)
                 if 0 < n_active < idx.shape[0] // 2:
@@ -296,7 +296,8 @@ def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
                         act[t] = t
                     idx = new_idx
                     Kc, yc, Gc, ac, QDc, status, up, low = _working_problem(
-                        K, idx, y, alpha, G, QD, C)
+                        K, idx, y, alpha, G, QD, C
+                    )
             pi, Gmax = _select_i(yc, Gc, up, act, n_active)
             if stop[0] != 0:
                 break
@@ -307,7 +308,8 @@ def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
                 break
             # optimal on the shrunk problem: check on the whole one
             Kc, yc, Gc, ac, QDc, status, up, low = _unshrink(
-                K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, identity)
+                K, y, alpha, G, QD, C, idx, ac, Gc, act, n_active, is_active, identity
+            )
             idx = identity
             n_active = n
             pi, Gmax = _select_i(yc, Gc, up, act, n_active)
@@ -325,8 +327,7 @@ def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
             quad = tau
         ai_old = ac[pi]
         aj_old = ac[pj]
-        ai, aj = _two_variable_step(ai_old, aj_old, Gc[pi], Gc[pj],
-                                    yc[pi] == yc[pj], quad, C)
+        ai, aj = _two_variable_step(ai_old, aj_old, Gc[pi], Gc[pj], yc[pi] == yc[pj], quad, C)
         ac[pi] = ai
         ac[pj] = aj
         _set_flags(pi, ai, yc[pi], C, status, up, low)

@@ -68,8 +68,9 @@ def smo_numpy(K, y, C, eps, tau, max_iter):
         if q <= 0.0:
             q = tau
         ai_old, aj_old = float(alpha[i]), float(alpha[j])
-        ai, aj = two_variable_step(ai_old, aj_old, float(G[i]), float(G[j]),
-                                   signs[i] == signs[j], q, C)
+        ai, aj = two_variable_step(
+            ai_old, aj_old, float(G[i]), float(G[j]), signs[i] == signs[j], q, C
+        )
         alpha[i] = ai
         alpha[j] = aj
         for p, a in ((i, ai), (j, aj)):

@@ -47,7 +47,7 @@ def out_of_fold(signs, rng, fit_predict, folds=PLATT_FOLDS):
     perm = rng.permutation(n)
     dec = np.empty(n)
     for f in range(folds):
-        test = perm[f * n // folds:(f + 1) * n // folds]
+        test = perm[f * n // folds : (f + 1) * n // folds]
         train = np.setdiff1d(perm, test, assume_unique=True)
         if len(test) == 0:
             continue
@@ -63,8 +63,15 @@ def platt_objective(A, B, f, t):
     """Negative log-likelihood of targets ``t`` under ``1 / (1 + exp(A f + B))``,
     evaluated stably."""
     z = A * f + B
-    return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-np.abs(z))),
-                                 (t - 1) * z + np.log1p(np.exp(-np.abs(z))))))
+    return float(
+        np.sum(
+            np.where(
+                z >= 0,
+                t * z + np.log1p(np.exp(-np.abs(z))),
+                (t - 1) * z + np.log1p(np.exp(-np.abs(z))),
+            )
+        )
+    )
 
 
 def fit_sigmoid(f, signs, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):

@@ -27,6 +27,7 @@ def all_shortest_paths(G):
 def reference(X, Y, node_kernel="linear", gamma=1.0):
     """The definition: sum over pairs of shortest paths of equal length of
     the node kernel summed along the two paths, position by position."""
+
     def kn(x, y):
         if node_kernel == "linear":
             return float(np.dot(x, y))
@@ -37,8 +38,13 @@ def reference(X, Y, node_kernel="linear", gamma=1.0):
     K = np.zeros((len(X), len(Y)))
     for i, (G, p) in enumerate(PX):
         for j, (H, q) in enumerate(PY):
-            K[i, j] = sum(kn(G.nodes[a]["attributes"], H.nodes[b]["attributes"])
-                          for s in p for t in q if len(s) == len(t) for a, b in zip(s, t))
+            K[i, j] = sum(
+                kn(G.nodes[a]["attributes"], H.nodes[b]["attributes"])
+                for s in p
+                for t in q
+                if len(s) == len(t)
+                for a, b in zip(s, t)
+            )
     return K
 
 
@@ -59,8 +65,9 @@ def collection():
     return X
 
 
-@pytest.mark.parametrize("params", [dict(), dict(node_kernel="gaussian", gamma=0.7)],
-                         ids=["linear", "gaussian"])
+@pytest.mark.parametrize(
+    "params", [dict(), dict(node_kernel="gaussian", gamma=0.7)], ids=["linear", "gaussian"]
+)
 def test_equals_the_definition(params):
     X = collection()
     k = GraphHopper(**params)
@@ -99,9 +106,10 @@ def test_equals_grakel_on_enzymes(structk_data):
     X = X[:12]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for kernel_type, ours in [("linear", GraphHopper()),
-                                  (("gaussian", 0.01),
-                                   GraphHopper(node_kernel="gaussian", gamma=0.01))]:
+        for kernel_type, ours in [
+            ("linear", GraphHopper()),
+            (("gaussian", 0.01), GraphHopper(node_kernel="gaussian", gamma=0.01)),
+        ]:
             theirs = GrakelGraphHopper(kernel_type=kernel_type).fit_transform(_grakel(X))
             K = ours(X)
             scale = np.abs(theirs).max()
@@ -114,15 +122,20 @@ def with_attributes(draw_graph):
         G = draw(draw_graph)
         for v in G:
             G.nodes[v]["attributes"] = np.array(
-                draw(st.lists(st.floats(-2, 2), min_size=2, max_size=2)))
+                draw(st.lists(st.floats(-2, 2), min_size=2, max_size=2))
+            )
         return G
+
     return attributed()
 
 
 def test_psd():
     X = with_attributes(graphs(max_nodes=6))
-    for k in (GraphHopper(), GraphHopper(node_kernel="gaussian", gamma=0.5),
-              Normalize(GraphHopper(node_kernel="gaussian"))):
+    for k in (
+        GraphHopper(),
+        GraphHopper(node_kernel="gaussian", gamma=0.5),
+        Normalize(GraphHopper(node_kernel="gaussian")),
+    ):
         assert_kernel_psd(k, X, pool_sizes=(32, 128))
 
 
@@ -140,11 +153,13 @@ def test_bad_input_names_graph_node_and_attribute():
     missing = g.copy()
     del missing.nodes["v1"]["attributes"]
     cases.append((missing, ValueError, r"X\[1\]: node 'v1' has no attribute 'attributes'"))
-    for value, exc, match in [("x", TypeError, "real number or a 1-D vector"),
-                              (np.zeros((2, 2)), TypeError, "1-D vector"),
-                              (np.array([1.0, np.nan]), ValueError, "non-finite"),
-                              (np.zeros(3), ValueError, "length 3 but node 'v0' of X\\[0\\]"),
-                              (True, TypeError, "real number")]:
+    for value, exc, match in [
+        ("x", TypeError, "real number or a 1-D vector"),
+        (np.zeros((2, 2)), TypeError, "1-D vector"),
+        (np.array([1.0, np.nan]), ValueError, "non-finite"),
+        (np.zeros(3), ValueError, "length 3 but node 'v0' of X\\[0\\]"),
+        (True, TypeError, "real number"),
+    ]:
         bad = g.copy()
         bad.nodes["v1"]["attributes"] = value
         cases.append((bad, exc, match))

@@ -36,8 +36,12 @@ def _arcs(G, edge_label):
 
 def product_graph(G, H, node_label, edge_label):
     """The direct product graph, built explicitly from its definition."""
-    vertices = [(u, v) for u in G for v in H
-                if node_label is None or G.nodes[u][node_label] == H.nodes[v][node_label]]
+    vertices = [
+        (u, v)
+        for u in G
+        for v in H
+        if node_label is None or G.nodes[u][node_label] == H.nodes[v][node_label]
+    ]
     index = {x: i for i, x in enumerate(vertices)}
     A = np.zeros((len(vertices), len(vertices)))
     for u, v, e in _arcs(G, edge_label):
@@ -47,8 +51,18 @@ def product_graph(G, H, node_label, edge_label):
     return A, vertices
 
 
-def reference(G, H, kind="geometric", lam=0.1, beta=1.0, weights=None,
-              node_label="label", edge_label=None, start=None, stop=None):
+def reference(
+    G,
+    H,
+    kind="geometric",
+    lam=0.1,
+    beta=1.0,
+    weights=None,
+    node_label="label",
+    edge_label=None,
+    start=None,
+    stop=None,
+):
     A, vertices = product_graph(G, H, node_label, edge_label)
     n = len(vertices)
     if n == 0:
@@ -88,8 +102,7 @@ def random_graph(n, p, seed, directed=False, labels=2, bonds=2, loops=False):
 
 def collection(directed, seed=0):
     sizes = [5, 7, 6, 1, 4, 0, 6]
-    return [random_graph(n, 0.45, seed + s, directed, loops=(s == 6))
-            for s, n in enumerate(sizes)]
+    return [random_graph(n, 0.45, seed + s, directed, loops=(s == 6)) for s, n in enumerate(sizes)]
 
 
 def _rho_max(X):
@@ -106,8 +119,12 @@ def _close(K, R, rtol=1e-10):
 
 
 # ------------------------------------------------- random walk vs reference
-LABELS = [dict(node_label=None), dict(), dict(edge_label="bond"),
-          dict(node_label=None, edge_label="bond")]
+LABELS = [
+    dict(node_label=None),
+    dict(),
+    dict(edge_label="bond"),
+    dict(node_label=None, edge_label="bond"),
+]
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -117,14 +134,13 @@ def test_random_walk_equals_explicit_product_graph(directed, labels, tuning):
     Y = collection(directed, seed=10)[:3]
     near_limit = 0.95 / _rho_max(X) ** 2
     cases = [
-        ("geometric", dict(lam=0.05)),          # power series (fixed point / CG)
-        ("geometric", dict(lam=near_limit)),    # conjugate gradient / slow fixed point
+        ("geometric", dict(lam=0.05)),  # power series (fixed point / CG)
+        ("geometric", dict(lam=near_limit)),  # conjugate gradient / slow fixed point
         ("exponential", dict(beta=0.7)),
         ("exponential", dict(beta=3.0)),
         ("truncated", dict(weights=[1.0, 0.5, 0.25, 0.0, 0.1])),
     ]
-    ref_kw = dict(node_label=labels.get("node_label", "label"),
-                  edge_label=labels.get("edge_label"))
+    ref_kw = dict(node_label=labels.get("node_label", "label"), edge_label=labels.get("edge_label"))
     for layout in (1, 2):  # explicit product arcs, and the Kronecker-vec split
         tuning.set(WALK_PRODUCT_LAYOUT=layout)
         for kind, params in cases:
@@ -157,8 +173,10 @@ def test_start_and_stop_weights(directed):
 
 
 def test_larger_graphs_choose_either_layout_and_agree(tuning):
-    X = [random_graph(n, p, s, labels=3) for s, (n, p) in
-         enumerate([(30, 0.05), (25, 0.5), (40, 0.1), (20, 0.8)])]
+    X = [
+        random_graph(n, p, s, labels=3)
+        for s, (n, p) in enumerate([(30, 0.05), (25, 0.5), (40, 0.1), (20, 0.8)])
+    ]
     lam = 0.5 / _rho_max(X) ** 2
     values = []
     for layout in (0, 1, 2):
@@ -170,16 +188,18 @@ def test_larger_graphs_choose_either_layout_and_agree(tuning):
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monkeypatch,
-                                                     tuning):
+def test_threaded_gram_equals_one_thread_bit_for_bit(structk_data, threads, monkeypatch, tuning):
     """Chunks of pairs on threads give exactly the one-thread values (every
     value depends only on its pair), for both the product-graph and the
     spectral path, Gram, cross-Gram and diagonal."""
     import structk._threads as threads_module
 
     X, _ = _mutag(structk_data, 60)
-    kernels = (RandomWalk(lam=0.01), RandomWalk(kind="exponential", beta=0.3),
-               RandomWalk(lam=0.01, node_label=None))
+    kernels = (
+        RandomWalk(lam=0.01),
+        RandomWalk(kind="exponential", beta=0.3),
+        RandomWalk(lam=0.01, node_label=None),
+    )
 
     def evaluate(n):
         monkeypatch.setattr(threads_module, "num_threads", lambda: n)
@@ -197,8 +217,11 @@ def test_chunks_of_pairs_give_the_one_call_values(chunk_counts, tuning):
     answered between them) give exactly the values of one call, on the
     product-graph and the spectral path."""
     X = random_labelled_graphs(12, 5, 3, 12, 0.4, 2)
-    kernels = (RandomWalk(lam=0.01), RandomWalk(kind="exponential", beta=0.3),
-               RandomWalk(lam=0.01, node_label=None))
+    kernels = (
+        RandomWalk(lam=0.01),
+        RandomWalk(kind="exponential", beta=0.3),
+        RandomWalk(lam=0.01, node_label=None),
+    )
 
     def evaluate():
         return [(k(X), k(X[:5], X[5:]), k.diag(X)) for k in kernels]
@@ -239,8 +262,9 @@ def test_unlabelled_matches_grakel(structk_data, lam):
 
 def _mismatched_pairs(X, Y):
     labels = [[np.array([g.nodes[v]["label"] for v in g]) for g in Z] for Z in (X, Y)]
-    return np.array([[a.size * b.size - (a[:, None] == b[None, :]).sum() for b in labels[1]]
-                     for a in labels[0]])
+    return np.array(
+        [[a.size * b.size - (a[:, None] == b[None, :]).sum() for b in labels[1]] for a in labels[0]]
+    )
 
 
 @pytest.mark.parametrize("lam", [0.01, 0.1])
@@ -272,8 +296,11 @@ def test_weisfeiler_lehman_matches_grakel(structk_data):
 
     X, _ = _mutag(structk_data, 188)
     for h in (0, 1, 5):
-        theirs = GrakelWL(n_iter=h, base_graph_kernel=VertexHistogram).fit_transform(
-            _grakel(X)) if h else VertexHistogram().fit_transform(_grakel(X))
+        theirs = (
+            GrakelWL(n_iter=h, base_graph_kernel=VertexHistogram).fit_transform(_grakel(X))
+            if h
+            else VertexHistogram().fit_transform(_grakel(X))
+        )
         np.testing.assert_array_equal(WeisfeilerLehman(h=h)(X), theirs)
 
 
@@ -326,17 +353,24 @@ def test_random_walk_makes_no_threaded_blas_call(monkeypatch):
 
 def test_random_walks_are_psd():
     labelled = graphs(max_nodes=5, node_labels="ab", edge_labels="xy")
-    for k in (RandomWalk(lam=0.05, edge_label="label"),
-              RandomWalk(kind="exponential", beta=0.5),
-              RandomWalk(kind="truncated", weights=[1, 0.5, 0.2]),
-              Normalize(RandomWalk(lam=0.05))):
+    for k in (
+        RandomWalk(lam=0.05, edge_label="label"),
+        RandomWalk(kind="exponential", beta=0.5),
+        RandomWalk(kind="truncated", weights=[1, 0.5, 0.2]),
+        Normalize(RandomWalk(lam=0.05)),
+    ):
         assert_kernel_psd(k, labelled, pool_sizes=(16, 64))
     unlabelled = graphs(max_nodes=5)
-    for k in (RandomWalk(lam=0.05, node_label=None),
-              Normalize(RandomWalk(kind="exponential", node_label=None))):
+    for k in (
+        RandomWalk(lam=0.05, node_label=None),
+        Normalize(RandomWalk(kind="exponential", node_label=None)),
+    ):
         assert_kernel_psd(k, unlabelled, pool_sizes=(16, 64))
-    assert_kernel_psd(RandomWalk(lam=0.05), graphs(max_nodes=5, node_labels="ab",
-                                                   directed=True), pool_sizes=(16, 64))
+    assert_kernel_psd(
+        RandomWalk(lam=0.05),
+        graphs(max_nodes=5, node_labels="ab", directed=True),
+        pool_sizes=(16, 64),
+    )
 
 
 def test_weisfeiler_lehman_is_psd():
@@ -356,8 +390,12 @@ def _labelled(edges, labels, directed=False):
 def test_empty_graph_gives_zero_not_nan():
     empty = nx.Graph()
     g = _labelled([(0, 1)], "ab")
-    for k in (RandomWalk(), RandomWalk(node_label=None), RandomWalk(kind="exponential"),
-              WeisfeilerLehman()):
+    for k in (
+        RandomWalk(),
+        RandomWalk(node_label=None),
+        RandomWalk(kind="exponential"),
+        WeisfeilerLehman(),
+    ):
         K = k([empty, g])
         assert K[0].tolist() == [0.0, 0.0] and K[1, 1] > 0
         N = Normalize(k)([empty, g])
@@ -457,8 +495,9 @@ def test_fitted_lam_auto_pickles_clones_and_is_pure_across_threads():
     for other in (pickle.loads(pickle.dumps(k)), copy.deepcopy(k), clone(k).fit(graphs)):
         np.testing.assert_array_equal(other(graphs), K)
     with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda t: k(graphs) if t % 2 else k(graphs[:2], graphs[2:]),
-                                range(8)))
+        results = list(
+            pool.map(lambda t: k(graphs) if t % 2 else k(graphs[:2], graphs[2:]), range(8))
+        )
     for t, R in enumerate(results):
         np.testing.assert_array_equal(R, K if t % 2 else C)
 
@@ -494,7 +533,9 @@ def test_labels_compare_by_value_and_params_roundtrip():
     assert k([a], [b])[0, 0] == pytest.approx(k([a])[0, 0], rel=1e-14)
     assert WeisfeilerLehman()([a], [b])[0, 0] == WeisfeilerLehman()([a])[0, 0]
     assert repr(k) == "RandomWalk(kind='geometric', lam=0.1)"  # defining + non-default
-    assert repr(RandomWalk(kind="exponential", beta=0.5)) == "RandomWalk(kind='exponential', beta=0.5)"
+    assert (
+        repr(RandomWalk(kind="exponential", beta=0.5)) == "RandomWalk(kind='exponential', beta=0.5)"
+    )
     assert k.set_params(lam=0.2).get_params()["lam"] == 0.2
     assert structk.RandomWalk is RandomWalk and structk.WeisfeilerLehman is WeisfeilerLehman
 
@@ -519,10 +560,15 @@ def test_mutag_accuracy_of_the_normalised_walk(structk_data):
     assert mean >= 0.885  # the target: structk with its own Gram and SVM, at least 88.5%
 
 
-@pytest.mark.parametrize("kernel", [
-    RandomWalk(lam=0.05), RandomWalk(lam=0.05, node_label=None),
-    RandomWalk(kind="exponential", start="uniform"), WeisfeilerLehman(h=2),
-])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        RandomWalk(lam=0.05),
+        RandomWalk(lam=0.05, node_label=None),
+        RandomWalk(kind="exponential", start="uniform"),
+        WeisfeilerLehman(h=2),
+    ],
+)
 def test_take_slices_the_prepared_graphs(kernel):
     rng = np.random.default_rng(0)
     G = []
@@ -536,9 +582,11 @@ def test_take_slices_the_prepared_graphs(kernel):
     for index in (slice(2, 9), np.array([5, 0, 11, 3])):
         a = kernel.take(P, index)
         sel = np.arange(12)[index]
-        np.testing.assert_allclose(kernel.gram_prepared(a), K[np.ix_(sel, sel)],
-                                   rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(kernel.cross_prepared(a, b), K[np.ix_(sel, [1, 4])],
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            kernel.gram_prepared(a), K[np.ix_(sel, sel)], rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            kernel.cross_prepared(a, b), K[np.ix_(sel, [1, 4])], rtol=1e-12, atol=1e-12
+        )
         np.testing.assert_allclose(kernel.diag_prepared(a), np.diag(K)[sel], rtol=1e-12)
     np.testing.assert_allclose(structk.gram(kernel, G, block_size=5), K, rtol=1e-12, atol=1e-12)

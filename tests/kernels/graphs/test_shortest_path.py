@@ -27,15 +27,18 @@ def _length_kernel(kind, c):
     return lambda a, b: float(np.exp(-0.5 * ((a - b) / c) ** 2))
 
 
-def reference(X, Y, node_label="label", length_kernel="delta", length_scale=2.0,
-              edge_weight=None):
+def reference(X, Y, node_label="label", length_kernel="delta", length_scale=2.0, edge_weight=None):
     """The definition: sum over all pairs of paths of the product of the
     endpoint-label deltas and the length kernel."""
     kl = _length_kernel(length_kernel, length_scale)
     PX = [_paths(G, node_label, edge_weight) for G in X]
     PY = [_paths(G, node_label, edge_weight) for G in Y]
-    return np.array([[sum(kl(d, e) for a, b, d in p for x, y, e in q if a == x and b == y)
-                      for q in PY] for p in PX])
+    return np.array(
+        [
+            [sum(kl(d, e) for a, b, d in p for x, y, e in q if a == x and b == y) for q in PY]
+            for p in PX
+        ]
+    )
 
 
 def random_graph(n, p, seed, directed=False):
@@ -53,11 +56,18 @@ def collection(directed=False):
 
 
 @pytest.mark.parametrize("directed", [False, True])
-@pytest.mark.parametrize("params", [
-    dict(), dict(node_label=None), dict(length_kernel="brownian", length_scale=2.5),
-    dict(length_kernel="gaussian", length_scale=0.7), dict(edge_weight="w"),
-    dict(edge_weight="w", length_kernel="brownian"),
-], ids=["delta", "unlabelled", "brownian", "gaussian", "weighted", "weighted-brownian"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(),
+        dict(node_label=None),
+        dict(length_kernel="brownian", length_scale=2.5),
+        dict(length_kernel="gaussian", length_scale=0.7),
+        dict(edge_weight="w"),
+        dict(edge_weight="w", length_kernel="brownian"),
+    ],
+    ids=["delta", "unlabelled", "brownian", "gaussian", "weighted", "weighted-brownian"],
+)
 def test_equals_the_definition(directed, params):
     X = collection(directed)
     k = ShortestPath(**params)
@@ -73,8 +83,13 @@ def test_path_counts_with_a_growing_table_equal_the_path_list():
     # at 1024 slots and its output in arrays that start at 1024 entries: a
     # 60-node path with 60 distinct labels has 3540 distinct (label pair,
     # length) keys and forces both to grow, between smaller graphs
-    from structk.algorithms.shortest_paths._numba import (hop_distances, hop_path_counts,
-                                                          path_keys, path_list, segment_counts)
+    from structk.algorithms.shortest_paths._numba import (
+        hop_distances,
+        hop_path_counts,
+        path_keys,
+        path_list,
+        segment_counts,
+    )
     from structk.kernels.graphs._encoding import parse_graphs
 
     big = nx.path_graph(60)
@@ -127,12 +142,16 @@ def test_equals_grakel(structk_data, dataset):
 
 def test_psd():
     labelled = graphs(max_nodes=6, node_labels="ab")
-    for k in (ShortestPath(), ShortestPath(length_kernel="brownian", length_scale=3.0),
-              ShortestPath(length_kernel="gaussian", length_scale=0.5),
-              Normalize(ShortestPath())):
+    for k in (
+        ShortestPath(),
+        ShortestPath(length_kernel="brownian", length_scale=3.0),
+        ShortestPath(length_kernel="gaussian", length_scale=0.5),
+        Normalize(ShortestPath()),
+    ):
         assert_kernel_psd(k, labelled, pool_sizes=(16, 64))
-    assert_kernel_psd(ShortestPath(node_label=None), graphs(max_nodes=6, directed=True),
-                      pool_sizes=(16, 64))
+    assert_kernel_psd(
+        ShortestPath(node_label=None), graphs(max_nodes=6, directed=True), pool_sizes=(16, 64)
+    )
 
 
 def test_empty_and_edgeless_graphs_give_zero():
@@ -151,9 +170,13 @@ def test_bad_input_names_graph_node_edge_and_attribute():
     del bad.nodes["v2"]["label"]
     with pytest.raises(ValueError, match=r"X\[1\]: node 'v2' has no attribute 'label'"):
         ShortestPath()([g, bad])
-    for value, match in [(0, "positive finite"), (-1.0, "positive finite"),
-                         (float("inf"), "positive finite"), ("x", "positive finite"),
-                         (True, "positive finite")]:
+    for value, match in [
+        (0, "positive finite"),
+        (-1.0, "positive finite"),
+        (float("inf"), "positive finite"),
+        ("x", "positive finite"),
+        (True, "positive finite"),
+    ]:
         w = g.copy()
         u, v = next(iter(w.edges))
         w.edges[u, v]["w"] = value
@@ -188,9 +211,11 @@ def test_path_counts_of_groups_of_graphs_equal_one_call(tuning, monkeypatch):
     whole = kern(X), kern(X[:4], X[4:]), kern.diag(X)
     calls = []
     real = _numba.hop_path_counts
-    monkeypatch.setattr(_numba, "hop_path_counts",
-                        lambda node_ptr, *args: (calls.append(len(node_ptr) - 1),
-                                                 real(node_ptr, *args))[1])
+    monkeypatch.setattr(
+        _numba,
+        "hop_path_counts",
+        lambda node_ptr, *args: (calls.append(len(node_ptr) - 1), real(node_ptr, *args))[1],
+    )
     tuning.set(SP_CHUNK_WORK=1e-9)  # every graph a call of its own
     cut = kern(X), kern(X[:4], X[4:]), kern.diag(X)
     assert calls == [1] * 27

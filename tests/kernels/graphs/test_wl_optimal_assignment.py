@@ -28,8 +28,10 @@ def wl_colours(X, h, node_label="label", edge_label=None):
             nxt = {}
             for v in G:
                 succ = G.successors(v) if G.is_directed() else G.neighbors(v)
-                nbrs = sorted((repr(G.edges[v, u][edge_label]) if edge_label else "",
-                               repr(col[u])) for u in succ)
+                nbrs = sorted(
+                    (repr(G.edges[v, u][edge_label]) if edge_label else "", repr(col[u]))
+                    for u in succ
+                )
                 nxt[v] = table.setdefault((repr(col[v]), tuple(nbrs)), len(table))
             new.append(nxt)
         current = new
@@ -39,8 +41,10 @@ def wl_colours(X, h, node_label="label", edge_label=None):
 
 
 def histograms(X, h, **kw):
-    return [Counter((t, c) for t, col in enumerate(cols) for c in col.values())
-            for cols in wl_colours(X, h, **kw)]
+    return [
+        Counter((t, c) for t, col in enumerate(cols) for c in col.values())
+        for cols in wl_colours(X, h, **kw)
+    ]
 
 
 def reference(X, h, combine, **kw):
@@ -81,14 +85,23 @@ def collection(directed=False):
 
 
 @pytest.mark.parametrize("directed", [False, True])
-@pytest.mark.parametrize("kw", [dict(), dict(edge_label="bond"), dict(node_label=None),
-                                dict(node_label=None, edge_label="bond")],
-                         ids=["nodes", "nodes+edges", "unlabelled", "edges"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(edge_label="bond"),
+        dict(node_label=None),
+        dict(node_label=None, edge_label="bond"),
+    ],
+    ids=["nodes", "nodes+edges", "unlabelled", "edges"],
+)
 def test_both_kernels_equal_the_definition(directed, kw):
     X = collection(directed)
     for h in (0, 1, 3):
-        for cls, combine in ((WeisfeilerLehman, lambda a, b: a * b),
-                             (WeisfeilerLehmanOptimalAssignment, min)):
+        for cls, combine in (
+            (WeisfeilerLehman, lambda a, b: a * b),
+            (WeisfeilerLehmanOptimalAssignment, min),
+        ):
             k = cls(h=h, **kw)
             R = reference(X, h, combine, **kw)
             np.testing.assert_array_equal(k(X), R)
@@ -103,8 +116,9 @@ def test_optimal_assignment_is_the_best_assignment():
     X = collection()
     kw = dict(edge_label="bond")
     for h in (1, 2):
-        np.testing.assert_array_equal(WeisfeilerLehmanOptimalAssignment(h=h, **kw)(X),
-                                      assignment_reference(X, h, **kw))
+        np.testing.assert_array_equal(
+            WeisfeilerLehmanOptimalAssignment(h=h, **kw)(X), assignment_reference(X, h, **kw)
+        )
 
 
 def test_edge_labels_matter_and_constant_ones_do_not():
@@ -154,16 +168,19 @@ def test_mutag_bonds_refine_the_labels(structk_data):
     bonds = WeisfeilerLehman(h=2, edge_label="label").features(X)
     # aromatic vs single bonds split labels: more distinct labels (columns held)
     assert np.unique(bonds.indices).size > np.unique(plain.indices).size
-    assert WeisfeilerLehman(h=0, edge_label="label")(X).tolist() == \
-        WeisfeilerLehman(h=0)(X).tolist()
+    assert (
+        WeisfeilerLehman(h=0, edge_label="label")(X).tolist() == WeisfeilerLehman(h=0)(X).tolist()
+    )
 
 
 def test_psd():
     labelled = graphs(max_nodes=6, node_labels="ab", edge_labels="xy")
-    for k in (WeisfeilerLehman(h=2, edge_label="label"),
-              WeisfeilerLehmanOptimalAssignment(h=3),
-              WeisfeilerLehmanOptimalAssignment(h=2, edge_label="label"),
-              Normalize(WeisfeilerLehmanOptimalAssignment(h=2))):
+    for k in (
+        WeisfeilerLehman(h=2, edge_label="label"),
+        WeisfeilerLehmanOptimalAssignment(h=3),
+        WeisfeilerLehmanOptimalAssignment(h=2, edge_label="label"),
+        Normalize(WeisfeilerLehmanOptimalAssignment(h=2)),
+    ):
         assert_kernel_psd(k, labelled, pool_sizes=(16, 64))
 
 
