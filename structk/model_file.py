@@ -453,6 +453,13 @@ def save(estimator: Any, path: str | os.PathLike[str], *, metadata: dict | None 
     from . import __version__
 
     path = Path(path)
+    if path.exists() and not path.is_file():  # a device, a pipe, a folder
+        raise ModelFileError(
+            f"{path} exists and is not a regular file (a device, a pipe or a folder): a "
+            "model file is written beside it and renamed over it, which would replace "
+            "it; choose a file name",
+            path,
+        )
     if metadata is not None:
         try:
             json.dumps(metadata, allow_nan=False)

@@ -363,3 +363,18 @@ def test_a_user_kernel_holding_code_is_refused_when_saving(tmp_path):
     ):
         structk.save(svm, tmp_path / "code.structk")
     assert not list(tmp_path.iterdir())
+
+
+def test_save_never_renames_over_a_device_or_a_folder(tmp_path):
+    """``save`` writes beside its target and renames: onto /dev/null (as
+    root) that would replace the device. Anything but a regular file is
+    refused, untouched."""
+    import os
+
+    model = KernelSVM().fit(np.eye(4) + 0.1, [0, 0, 1, 1])
+    for target in (tmp_path, "/dev/null"):
+        before = os.stat(target).st_mode
+        with pytest.raises(ModelFileError, match="not a regular file"):
+            structk.save(model, target)
+        assert os.stat(target).st_mode == before
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
