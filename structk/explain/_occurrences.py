@@ -38,15 +38,6 @@ class Occurrences:
     def __len__(self):
         return len(self.keys)
 
-    def select(self, mask):
-        return Occurrences(
-            self.keys[mask],
-            self.owner[mask],
-            self.units[mask],
-            self.vals[mask],
-            None if self.level is None else self.level[mask],
-        )
-
     @staticmethod
     def concat(parts):
         parts = [p for p in parts if len(p)]
