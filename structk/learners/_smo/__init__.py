@@ -127,18 +127,21 @@ def ipm_after(n, C, max_iter, compiled=True):
     squared hinge --, too large a problem, or no room left in ``max_iter``).
 
     Up to ``SVM_IPM_EAGER_MAX_N`` variables: ``SVM_IPM_AFTER`` compiled
-    iterations (``SVM_IPM_AFTER_NUMPY`` in NumPy). Up to ``SVM_IPM_MAX_N``: the
-    iterations whose cost matches the interior point's (``n^2 /
-    SVM_IPM_WORK_DIVISOR``), at most half of ``max_iter`` -- a hard problem
-    reaches the interior point well before SMO's iteration limit.
+    iterations (``SVM_IPM_AFTER_NUMPY`` in NumPy), when ``max_iter`` exceeds
+    ``SVM_IPM_AFTER``. Up to ``SVM_IPM_MAX_N``: the iterations whose cost
+    matches the interior point's (``n^2 / SVM_IPM_WORK_DIVISOR``), at most
+    half of ``max_iter`` -- a hard problem reaches the interior point well
+    before SMO's iteration limit. Whether a problem may go there at all
+    never depends on ``compiled`` (only when), so :func:`uses_start`, which
+    does not know the form, gives :func:`solve`'s answer.
     """
     if not (0 < n <= defaults.SVM_IPM_MAX_N and np.isfinite(C)):
         return None
     if n <= defaults.SVM_IPM_EAGER_MAX_N:
-        after = defaults.SVM_IPM_AFTER if compiled else defaults.SVM_IPM_AFTER_NUMPY
-    else:
-        after = max(defaults.SVM_IPM_AFTER, n * n // defaults.SVM_IPM_WORK_DIVISOR)
-        after = min(after, max_iter // 2)
+        if max_iter <= defaults.SVM_IPM_AFTER:
+            return None
+        return defaults.SVM_IPM_AFTER if compiled else defaults.SVM_IPM_AFTER_NUMPY
+    after = min(max(defaults.SVM_IPM_AFTER, n * n // defaults.SVM_IPM_WORK_DIVISOR), max_iter // 2)
     return after if max_iter > after else None
 
 
