@@ -936,10 +936,9 @@ class _NoiseBounds:
             return
         if not (isinstance(value, (tuple, list)) and len(value) == 2):
             raise SchemaError(f"{where} must be a pair (low, high) or 'fixed', got {_short(value)}")
-        low, high = (
-            _Real(lower=0, strict=True)(v, f"{where}[{i}]", ctx) or float(v)
-            for i, v in enumerate(value)
-        )
+        for i, v in enumerate(value):
+            _Real(lower=0, strict=True)(v, f"{where}[{i}]", ctx)
+        low, high = (float(v) for v in value)
         if low > high:
             raise SchemaError(f"{where} must have low <= high, got {_short(value)}")
 
