@@ -296,7 +296,7 @@ def decision_values(learner, X):
 # ---------------------------------------------------------------- solvers
 def fit_svm(svm, X, codes, n_classes, solver, options):
     """Primal (or Nyström) SVM: one linear machine per binary problem of
-    ``svm._machines`` on the feature rows; sets ``coef_``, ``intercept_``,
+    ``_smo.machines.problems`` on the feature rows; sets ``coef_``, ``intercept_``,
     ``n_iter_``. The squared hinge is solved exactly, with the bias
     unpenalised, by :func:`structk.learners._l2svm.l2svm` (the dual's
     optimum); the hinge by LIBLINEAR's dual coordinate descent with a
@@ -306,6 +306,7 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
     from sklearn.svm import LinearSVC
 
     from ._l2svm import l2svm
+    from ._smo.machines import problems
     from ._smo.platt import fit_sigmoid
 
     _, F = training_features(svm, X, solver)
@@ -313,7 +314,7 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
     C, tol = options.C, options.tol
     iters = options.max_iter if options.max_iter != -1 else 100_000
     scaling = HINGE_INTERCEPT_SCALING * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)
-    machines = list(svm._machines(codes, n_classes))
+    machines = problems(codes, n_classes, svm.multi_class)
 
     def solve(rows, signs):
         Fm = F if rows is None else F[rows]

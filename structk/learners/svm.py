@@ -24,7 +24,7 @@ from .. import defaults
 from .._threads import small_matmul
 from .._validation import check_scalar
 from ._base import KernelLearnerMixin, check_int_or_unlimited, encode_labels, n_objects
-from ._smo.machines import TAU, problems
+from ._smo.machines import TAU
 from ._smo.platt import pairwise_coupling, sigmoid
 from ._svm_paths import PATHS, FitOptions
 from .primal import decision_values, resolve_solver
@@ -296,10 +296,6 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
         if not isinstance(self.probability, (bool, np.bool_)):
             raise TypeError(f"probability must be True or False, got {self.probability!r}")
-
-    def _machines(self, codes, n_classes):
-        """``(rows, signs)`` of each binary problem; ``rows=None`` means all."""
-        return problems(codes, n_classes, self.multi_class)
 
     def _machine_values(self, X):
         if getattr(self, "solver_", "dual") != "dual":
