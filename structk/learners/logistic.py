@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from .._linalg import frobenius, restore_lower, rkhs_norm_from_upper
-from ._base import KernelLearnerMixin, encode_labels, n_objects
+from ._base import KernelLearnerMixin, encode_labels, n_objects, owns_gram
 from ._psd import PSD_RTOL, raise_if_not_psd
 from .primal import decision_values, fit_logistic, resolve_solver
 
@@ -138,9 +138,9 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         self.solver_ = "dual"
         K, objects = self._train_gram(X, len(codes))
         with small_blas(K.shape[0]):
-            return self._fit_gram(K, codes, classes, objects, lam, tol, max_iter)
+            return self._fit_gram(K, owns_gram(K, X), codes, classes, objects, lam, tol, max_iter)
 
-    def _fit_gram(self, K, codes, classes, objects, lam, tol, max_iter):
+    def _fit_gram(self, K, own, codes, classes, objects, lam, tol, max_iter):
         from scipy.linalg import solve_triangular
         from scipy.optimize import minimize
 
@@ -148,7 +148,6 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         # a Gram computed here is factorised in place (no second n x n array);
         # a Gram the caller passed is copied. The factor takes the lower
         # triangle and the diagonal; the strict upper triangle keeps K.
-        own = objects is not None
         L = K if own else K.copy()
         d = np.diag(K).copy()
         _jittered_cholesky(L, d)

@@ -11,7 +11,7 @@ from .._linalg import restore_lower, rkhs_norm_from_upper
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
-from ._base import KernelLearnerMixin, check_targets, n_objects
+from ._base import KernelLearnerMixin, check_targets, n_objects, owns_gram
 from ._psd import PSD_RTOL, raise_if_not_psd
 from .primal import decision_values, fit_ridge, resolve_solver
 
@@ -120,8 +120,8 @@ class KernelRidge(_RidgePredictMixin, KernelLearnerMixin, RegressorMixin, BaseEs
         self.solver_ = "dual"
         K, objects = self._train_gram(X, len(Y))
         # a Gram computed here is factorised in place (no second n x n array);
-        # a Gram the caller passed is copied
-        own = objects is not None
+        # a Gram the caller passed is copied (learners._base.owns_gram)
+        own = owns_gram(K, X)
         A = K if own else K.copy()
         d = np.diag(K).copy()
         A.flat[:: A.shape[0] + 1] += lam
