@@ -46,6 +46,22 @@ def alternating(funcs, repeat):
     return [statistics.median(t) for t in times]
 
 
+def alternating_wall_cpu(funcs, repeat):
+    """As :func:`alternating`, with the median CPU time of this process (all
+    its threads) beside each median wall time: ``[(wall, cpu), ...]``."""
+    for f in funcs:
+        f()
+    walls = [[] for _ in funcs]
+    cpus = [[] for _ in funcs]
+    for _ in range(repeat):
+        for f, w, c in zip(funcs, walls, cpus):
+            t0, c0 = time.perf_counter(), time.process_time()
+            f()
+            w.append(time.perf_counter() - t0)
+            c.append(time.process_time() - c0)
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus)]
+
+
 def print_table(rows, headers):
     """Print rows as an aligned plain-text table."""
     cells = [headers] + [[str(c) for c in row] for row in rows]

@@ -235,6 +235,9 @@ PSD_SYMMETRY_BLOCK_ROWS = 64
 ASYMMETRY_BLOCK = 256
 LOWER_TRIANGLE_BLOCK_ROWS = 256
 DISTANCE_RECOMPUTE_BLOCK_ROWS = 256
+#: Rows per block of a Gaussian Gram's upper triangle (distances and
+#: exponentials of one block in a buffer that stays in cache).
+VECTOR_GRAM_BLOCK_ROWS = 128
 POISON_BLOCK_ROWS = 4096
 PERMUTE_STRIP_BYTES = 2**24
 
@@ -270,6 +273,15 @@ RIDGE_CV_EIGH_MAX_N = 400
 #: indexing; larger ones by a compiled row gather (no compiled code to load
 #: for the machines the NumPy SMO solves).
 GRAM_BLOCK_NUMPY_MAX = 400 * 400
+#: A kernel's Gram of at least this order is mirrored and scanned for the
+#: PSD check in one compiled pass (``algorithms.gram_blocks.mirror_and_scan``);
+#: smaller ones are mirrored by NumPy (nothing to load) and checked by the
+#: learners as before. Tiles of ``GRAM_SCAN_TILE`` columns keep the
+#: transposed writes in cache; the pass runs on threads from
+#: ``GRAM_SCAN_THREADED_MIN_ENTRIES`` entries.
+GRAM_SCAN_MIN_N = 400
+GRAM_SCAN_TILE = 64
+GRAM_SCAN_THREADED_MIN_ENTRIES = 2**22
 
 # ------------------------------------------------------------ command line
 #: The command line computes Grams of at most this many objects (without an

@@ -65,6 +65,7 @@ class _Binary(Kernel):
     """Shared plumbing of :class:`Sum` and :class:`Product`."""
 
     _symbol: str  # the operator, set by Sum and Product
+    _closed_form = True  # when both parts are (learners._base.closed_form_gram)
 
     def __init__(self, k1: Kernel, k2: Kernel) -> None:
         self.k1 = k1
@@ -207,6 +208,7 @@ class _Unary(Kernel):
     """A kernel computed from one inner ``kernel`` on the same prepared data."""
 
     kernel: Kernel  # set by each subclass's constructor
+    _closed_form = True  # when the inner kernel is (learners._base.closed_form_gram)
 
     def _check_params(self):
         _check_kernel(self.kernel, "kernel")
@@ -342,6 +344,7 @@ class Constant(Kernel):
     """
 
     has_features = True
+    _closed_form = True
 
     def __init__(
         self, value: float = 1.0, value_bounds: tuple[float, float] = DEFAULT_BOUNDS

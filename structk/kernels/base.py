@@ -93,7 +93,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_objects
-from ..algorithms.dense import mirror_upper
+from ..algorithms.dense import mirror_upper  # noqa: F401 - kernels import it from here
+from ..algorithms.gram_blocks import mirror_and_scan
 from ..exceptions import KernelOverflowError
 
 if TYPE_CHECKING:
@@ -152,6 +153,13 @@ class Kernel:
     #: training columns then lines up the features of new objects, as the
     #: primal solvers of :mod:`structk.learners.primal` do.
     keyed_feature_columns = False
+    #: Whether the kernel's Gram is PSD by a theorem and computed by a
+    #: closed formula of BLAS products and elementwise functions, accurate to
+    #: rounding (the vector kernels, and the algebra when every part is):
+    #: the learners' PSD check then skips its Lanczos steps, which look for
+    #: bugs in the algorithms of the other kernels
+    #: (``defaults.PSD_LANCZOS_STEPS_CLOSED_FORM``).
+    _closed_form = False
     _has_log_form = False
     _precedence = 4  # for printing composites: 1 sum, 2 product, 3 power, 4 atom
     #: Parameters the repr always shows; the others only when not at their default.
@@ -451,13 +459,22 @@ class Kernel:
 
     def _checked_gram(self, P, block=None):
         """The Gram matrix of prepared objects, as :meth:`__call__` returns it."""
+        return self._scanned_gram(P, block)[0]
+
+    def _scanned_gram(self, P, block=None):
+        """``(K, scan)``: the Gram matrix of prepared objects, as
+        :meth:`__call__` returns it, and the
+        :class:`~structk.algorithms.gram_blocks.GramScan` of the pass that
+        mirrored it (``None`` for a small Gram): what a learner's PSD check
+        would otherwise read ``K`` again for."""
         with np.errstate(over="ignore"), _in_block(block):  # overflow: _check_finite
             K = np.asarray(self._gram(P), dtype=np.float64)
             if not (K.flags.owndata and K.flags.writeable):
                 K = K.copy()  # never mirror into an array the kernel may hold
-            mirror_upper(K)
-        _check_finite(K, self, _offset(block))
-        return K
+            scan = mirror_and_scan(K)
+        if scan is None or not scan.finite:
+            _check_finite(K, self, _offset(block))
+        return K, scan
 
     def _checked_cross(self, P, Q, block=None):
         """The cross-Gram matrix of prepared objects, as :meth:`__call__` returns it."""

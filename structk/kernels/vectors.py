@@ -20,6 +20,8 @@ from .hyperparameters import DEFAULT_BOUNDS, declare, own_gradient
 class _VectorKernel(Kernel):
     """Shared input handling: a 2-D float64 array of finite values."""
 
+    _closed_form = True
+
     def _prepare(self, X, name):
         return as_vectors(X, name)
 
@@ -180,6 +182,9 @@ class Gaussian(_VectorKernel):
         return np.exp(D, out=D)
 
     def _gram(self, P):
+        K = _exp_sq_dist_upper(P, self._exact_scale())
+        if K is not None:
+            return K
         D = _sq_dist(P, P, self._exact_scale())
         np.fill_diagonal(D, 0.0)
         return self._from_sq_dist(D)
@@ -241,6 +246,37 @@ def _sq_dist(P, Q, scale):
     if p2.max(initial=0.0) + q2.max(initial=0.0) > limit:
         _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale)
     return D
+
+
+def _exp_sq_dist_upper(P, scale):
+    """The upper triangle of ``exp(-D / scale)`` for the squared distances
+    ``D`` of the rows of ``P`` (the lower triangle zero: the base class
+    mirrors it), a block of rows at a time: each block's distances and
+    exponentials are computed in a buffer that stays in cache and written
+    once, and only the upper triangle's. The same arithmetic as
+    :func:`_sq_dist` followed by :meth:`Gaussian._from_sq_dist`; ``None``
+    where :func:`_sq_dist` would recompute inaccurate entries (data far
+    from their mean: the caller takes that path).
+    """
+    n = P.shape[0]
+    Pc = P - P.mean(axis=0)
+    p2 = np.einsum("ij,ij->i", Pc, Pc)
+    gamma = 2.0 * (np.sqrt(P.shape[1]) + 2.0) * np.finfo(np.float64).eps
+    if 2.0 * p2.max(initial=0.0) > _SQ_DIST_RTOL * scale / gamma:
+        return None
+    K = np.zeros((n, n))
+    rows = _tuning.VECTOR_GRAM_BLOCK_ROWS
+    for a in range(0, n, rows):
+        b = min(a + rows, n)
+        T = small_matmul(Pc[a:b], Pc[a:].T)
+        T *= -2.0
+        T += p2[a:b, None]
+        T += p2[None, a:]
+        np.maximum(T, 0.0, out=T)
+        T[np.arange(b - a), np.arange(b - a)] = 0.0
+        T *= -1.0 / scale
+        np.exp(T, out=K[a:b, a:])
+    return K
 
 
 def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=None):

@@ -82,6 +82,7 @@ class KernelLearnerMixin:
         kernel = _check_kernel(self.kernel)
         psd_check = getattr(self, "psd_check", "auto")
         self._check_input(X, reset=True)
+        scan = None  # what the pass that mirrored a computed Gram saw
         if _is_precomputed(kernel):
             # finiteness is part of the PSD checks (one pass less) unless skipped
             K = check_gram(X, "K", check_finite=psd_check == "none")
@@ -99,14 +100,19 @@ class KernelLearnerMixin:
             else:
                 kernel = clone(kernel).fit(objects)
                 prepared = kernel.prepare(objects, "X")
-                K = np.ascontiguousarray(kernel.gram_prepared(prepared), dtype=np.float64)
+                K, scan = kernel._scanned_gram(prepared)
         if n_targets is not None and n_targets != K.shape[0]:
             raise ValueError(
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
         check_psd_policy(
-            K, psd_check, factorise=not eigenvalues_checked, user_gram=user_gram(kernel)
+            K,
+            psd_check,
+            factorise=not eigenvalues_checked,
+            user_gram=user_gram(kernel),
+            closed_form=closed_form_gram(kernel),
+            scan=scan,
         )
         self.n_train_ = K.shape[0]
         self.kernel_ = kernel
@@ -255,6 +261,17 @@ def user_gram(kernel):
         isinstance(k, FunctionKernel) or not type(k).__module__.startswith("structk.")
         for k in parts
     )
+
+
+def closed_form_gram(kernel):
+    """Whether every part of ``kernel`` computes its Gram by a closed
+    formula that is PSD by a theorem (``Kernel._closed_form``: the vector
+    kernels and the algebra over them): the PSD check then needs no
+    Lanczos steps (``defaults.PSD_LANCZOS_STEPS_CLOSED_FORM``)."""
+    if _is_precomputed(kernel):
+        return False
+    parts = [kernel, *(v for v in kernel.get_params(deep=True).values() if isinstance(v, Kernel))]
+    return all(type(k)._closed_form for k in parts)
 
 
 def _is_precomputed(kernel):

@@ -13,11 +13,19 @@ this one           :func:`take_block` and its rule: blocks of at most
 Used by the learners (one-vs-one and multi-class machines copy class
 blocks) and by cross-validation (train and test blocks of one Gram), through
 :mod:`structk._linalg`.
+
+:func:`mirror_and_scan` finishes a kernel's Gram: it copies the upper
+triangle onto the lower one and, in the same pass, collects what the
+learners' PSD check needs (finiteness, the Cauchy-Schwarz excess, the
+Frobenius norm), so that a Gram structk computed is read once more, not
+four times (mirror, finiteness, necessary conditions, norm).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from dataclasses import dataclass
 
 from ... import _tuning
 from ..._threads import compiled_call
@@ -55,3 +63,64 @@ def take_block(K, rows, cols=None, out=None):
         out = np.empty(shape)
     compiled_call(gather, K, rows, cols, out)
     return out
+
+
+@dataclass(frozen=True)
+class GramScan:
+    """What :func:`mirror_and_scan` saw in a symmetric Gram ``K``.
+
+    ``finite``: every entry is finite. ``cs_excess``: the largest
+    ``|K_ij| - sqrt(K_ii^+ K_jj^+)`` over ``i != j`` (``K_ii^+`` is
+    ``max(K_ii, 0)``; ``-inf`` for one object): Cauchy-Schwarz holds for
+    every 2 x 2 principal minor when it is at most 0, to rounding.
+    ``sum_sq``: ``sum_ij K_ij^2``, whose square root is ``||K||_F``
+    (meaningful when ``finite``).
+    """
+
+    finite: bool
+    cs_excess: float
+    sum_sq: float
+
+
+def mirror_and_scan(K):
+    """Copy the upper triangle of ``K`` onto its lower one, in place, and
+    return a :class:`GramScan` of it; ``None`` (after mirroring by
+    :func:`structk.algorithms.dense.mirror_upper`) for a Gram of fewer than
+    ``_tuning.GRAM_SCAN_MIN_N`` objects or one that is not a C-ordered
+    float64 array: the learners check those themselves.
+
+    One compiled pass over tiles of ``_tuning.GRAM_SCAN_TILE`` columns,
+    chunks of rows on threads (:func:`structk._threads.run_chunks`); the
+    chunks depend on the order of ``K`` alone, so the scan's sums do not
+    depend on the number of threads.
+    """
+    from ..dense import mirror_upper
+
+    n = K.shape[0]
+    if n < _tuning.GRAM_SCAN_MIN_N or K.dtype != np.float64 or not K.flags.c_contiguous:
+        mirror_upper(K)
+        return None
+    from ... import _threads
+    from ._numba import mirror_scan
+
+    tile = _tuning.GRAM_SCAN_TILE
+    d = K.diagonal()
+    with np.errstate(invalid="ignore"):
+        s = np.sqrt(np.maximum(d, 0.0))
+    # rows in multiples of the tile, each chunk about equal work (n - i)
+    starts = np.arange(0, n, tile)
+    bounds = [min(int(b) * tile, n) for b in _threads.cost_bounds(n - starts, 16, np.inf)]
+    bounds[-1] = n
+    out = np.zeros((len(bounds) - 1, 3))
+    chunks = {lo: c for c, lo in enumerate(bounds[:-1])}
+    threads = _threads.threads_for(n * n, _tuning.GRAM_SCAN_THREADED_MIN_ENTRIES)
+    _threads.run_chunks(
+        lambda lo, hi: mirror_scan(K, s, tile, lo, hi, out[chunks[lo]]), bounds, threads
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        sum_sq = 2.0 * float(out[:, 2].sum()) + float(np.dot(d, d))
+    return GramScan(
+        finite=bool(out[:, 0].all() and np.isfinite(sum_sq)),
+        cs_excess=float(out[:, 1].max()),
+        sum_sq=sum_sq,
+    )

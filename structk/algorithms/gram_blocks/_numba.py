@@ -1,6 +1,7 @@
 """The copy of a block of a Gram matrix (numba)."""
 
 import numba
+import numpy as np
 
 from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
@@ -18,3 +19,45 @@ def take_block(K, rows, cols, out):
         dst = out[i]
         for j in range(cols.shape[0]):
             dst[j] = src[cols[j]]
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
+def mirror_scan(K, s, tile, lo, hi, out):
+    """Mirror the upper triangle of the rows ``lo:hi`` of ``K`` onto the
+    lower one, tile by tile, and scan what it copies.
+
+    For every entry ``K[i, j]`` with ``lo <= i < hi`` and ``j > i``:
+    ``K[j, i] = K[i, j]``. Writes ``out[0]`` = 1 when every entry read (and
+    ``K[i, i]``) is finite, ``out[1]`` = the largest ``|K_ij| - s_i s_j``
+    (the Cauchy-Schwarz excess; ``s`` holds ``sqrt(max(K_ii, 0))``) and
+    ``out[2]`` = the sum of ``K_ij^2`` over those entries. Rows ``lo:hi``
+    start at a multiple of ``tile``; the sums follow the tiles only, so
+    they do not depend on the thread that runs the call.
+    """
+    n = K.shape[0]
+    finite = True
+    excess = -np.inf
+    total = 0.0
+    for i in range(lo, hi):
+        finite &= np.isfinite(K[i, i])
+    for j0 in range(lo, n, tile):
+        j1 = min(j0 + tile, n)
+        for i in range(lo, hi):
+            row = K[i]
+            si = s[i]
+            start = max(j0, i + 1)
+            acc = 0.0
+            worst = -np.inf
+            ok = True
+            for j in range(start, j1):
+                v = row[j]
+                K[j, i] = v
+                ok &= np.isfinite(v)
+                worst = max(worst, abs(v) - si * s[j])
+                acc += v * v
+            finite &= ok
+            excess = max(excess, worst)
+            total += acc
+    out[0] = 1.0 if finite else 0.0
+    out[1] = excess
+    out[2] = total

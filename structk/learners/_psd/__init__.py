@@ -76,7 +76,7 @@ PSD_RTOL = 1e-6
 PSD_CHECKS = ("auto", "full", "none")
 
 
-def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
+def check_psd_policy(K, psd_check, factorise=True, user_gram=False, closed_form=False, scan=None):
     """Apply the ``psd_check`` policy (module docstring) to a training Gram.
 
     ``factorise=False`` (a learner that computes the eigenvalues of ``K``
@@ -84,7 +84,14 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
     conditions only. ``user_gram``: ``K`` was given, or computed by a
     kernel written outside structk (``learners._base.user_gram``), and gets
     ``defaults.PSD_LANCZOS_STEPS_USER`` Lanczos steps instead of
-    ``defaults.PSD_LANCZOS_STEPS``.
+    ``defaults.PSD_LANCZOS_STEPS``; ``closed_form``: every part of the
+    kernel computes a PSD Gram by a closed formula
+    (``learners._base.closed_form_gram``), and gets
+    ``defaults.PSD_LANCZOS_STEPS_CLOSED_FORM``. ``scan``: the
+    :class:`~structk.algorithms.gram_blocks.GramScan` of the pass that
+    mirrored a Gram structk computed (exactly symmetric, finite): the
+    necessary conditions and the norm are read from it instead of from
+    ``K`` (the same conditions, the same verdict).
     """
     if psd_check not in PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {PSD_CHECKS}, got {psd_check!r}")
@@ -96,17 +103,40 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False):
         return
     # the necessary conditions (and, if they pass, the factorisation): a
     # failure of the small path is reported exactly as a large Gram's is
-    if necessary_psd(K):
+    if necessary_psd(K) if scan is None else _scan_passes(K, scan):
         if not wants_factor:
             if factorise:
-                scale = _linalg.frobenius(K)
+                scale = _linalg.frobenius(K) if scan is None else _scan_norm(K, scan)
                 principal_blocks_psd(K, scale=scale)  # raise on a clearly
-                steps = defaults.PSD_LANCZOS_STEPS_USER if user_gram else defaults.PSD_LANCZOS_STEPS
+                steps = (
+                    defaults.PSD_LANCZOS_STEPS_USER
+                    if user_gram
+                    else defaults.PSD_LANCZOS_STEPS_CLOSED_FORM
+                    if closed_form
+                    else defaults.PSD_LANCZOS_STEPS
+                )
                 lanczos_psd(K, steps=steps, scale=scale)  # negative block or direction
             return
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
             return
     raise_if_not_psd(K)
+
+
+def _scan_passes(K, scan):
+    """:func:`necessary_psd`'s verdict on an exactly symmetric, finite ``K``
+    from its :class:`~structk.algorithms.gram_blocks.GramScan` (the same
+    tolerance, relative to the largest diagonal entry)."""
+    d = np.diag(K)
+    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    tol = PSD_RTOL * scale
+    return bool(d.min() >= -tol and scan.cs_excess <= tol)
+
+
+def _scan_norm(K, scan):
+    """``||K||_F`` from the scan's sum of squares (:func:`_linalg.frobenius`
+    rescales when that sum over- or underflows)."""
+    f = float(np.sqrt(scan.sum_sq))
+    return f if np.isfinite(f) and f > 1e-150 else _linalg.frobenius(K)
 
 
 def principal_blocks_psd(K, block=None, count=None, scale=None):
