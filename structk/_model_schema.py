@@ -499,7 +499,7 @@ def _svm():
             "max_iter": _Real(lower=1, integer=True, minus_one=True),
             "psd_check": _PSD,
             "probability": _Flag(),
-            "loss": _OneOf("hinge", "squared_hinge"),
+            "loss": _OneOf("auto", "hinge", "squared_hinge"),
             **_solver_params(),
         },
         "layouts": {

@@ -27,7 +27,9 @@ PRIMAL_MIN_N : int
 PRIMAL_HINGE_MIN_N : int
     15000. The same for a hinge-loss SVM, whose primal coordinate descent is
     slowed by the unpenalised bias: it stays on the dual until the Gram is
-    about 1.6 GB.
+    about 1.6 GB. Also the size from which ``KernelSVM(loss="auto")`` (the
+    default) leaves the dual, and with it the hinge, for the squared hinge
+    on the features.
 NYSTROEM_MIN_N : int
     15000. ``solver="auto"``: a kernel without fixed feature columns is fitted
     on Nystroem features (an approximation: the model changes) from this

@@ -220,7 +220,7 @@ def scaled_spec(spec, grams):
     if (
         "C" in spec.scaled
         and type(spec.estimator).__name__ == "KernelSVM"
-        and spec.estimator.get_params().get("loss") == "hinge"
+        and spec.estimator.get_params().get("loss") in ("hinge", "auto")
         and max(K.shape[0] for K in grams) <= defaults.CV_SVM_WIDE_C_MAX_N
     ):
         above = [v for v in DEFAULT_SVM_C_ABOVE if v > max(spec.grid["C"])]
@@ -651,7 +651,7 @@ def _same_model_above(model):
     if (
         type(model).__name__ != "KernelSVM"
         or getattr(model, "solver_", None) != "dual"
-        or model.loss != "hinge"
+        or getattr(model, "loss_", None) != "hinge"
     ):
         return []
     return ["C"] if float(np.abs(model.dual_coef_).max(initial=0.0)) < model.C else []

@@ -47,6 +47,11 @@ class DualPath:
 
     name = "dual"
 
+    @staticmethod
+    def loss(loss):
+        """The loss a fit with ``KernelSVM(loss=loss)`` solves on this path."""
+        return "hinge" if loss == "auto" else loss
+
     def fit(self, svm, X, codes, n_classes, options, init=None):
         K, objects = svm._train_gram(X, len(codes))
         n = K.shape[0]
@@ -54,7 +59,7 @@ class DualPath:
         machines = problems(codes, n_classes, svm.multi_class)
         owned = owns_gram(K, X)
         C, diagonal = options.C, None
-        if svm.loss == "squared_hinge":  # the hinge dual with K + I/(2C), no upper bound
+        if svm.loss_ == "squared_hinge":  # the hinge dual with K + I/(2C), no upper bound
             if not owned:
                 K, owned = K.copy(), True  # the caller's Gram is never written
             diagonal = np.diag(K).copy()  # put back exactly afterwards
@@ -108,6 +113,13 @@ class FeaturePath:
     def __init__(self, name):
         self.name = name
 
+    @staticmethod
+    def loss(loss):
+        """The loss a fit with ``KernelSVM(loss=loss)`` solves on this path:
+        ``"auto"`` is the squared hinge, solved exactly (the hinge's
+        coordinate descent is the slow one here)."""
+        return "squared_hinge" if loss == "auto" else loss
+
     def fit(self, svm, X, codes, n_classes, options, init=None):
         return fit_svm(svm, X, codes, n_classes, self.name, options)
 
@@ -123,10 +135,10 @@ def _starts(svm, init, n):
     if (
         init is None
         or svm.probability
-        or svm.loss != "hinge"
+        or svm.loss_ != "hinge"
         or not isinstance(init, KernelSVM)
         or getattr(init, "solver_", None) != "dual"
-        or init.loss != "hinge"
+        or getattr(init, "loss_", None) != "hinge"
         or init.multi_class != svm.multi_class
         or init.n_train_ != n
         or not np.array_equal(init.classes_, svm.classes_)

@@ -310,7 +310,7 @@ def fit_svm(svm, X, codes, n_classes, solver, options):
     from ._smo.platt import fit_sigmoid
 
     _, F = training_features(svm, X, solver)
-    loss = getattr(svm, "loss", "hinge")
+    loss = svm.loss_
     C, tol = options.C, options.tol
     iters = options.max_iter if options.max_iter != -1 else 100_000
     scaling = HINGE_INTERCEPT_SCALING * max(float(np.sqrt(_row_sq_norms(F).max())), 1e-300)

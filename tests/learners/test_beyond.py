@@ -279,3 +279,33 @@ def test_keyed_primal_models_save_load_and_predict_in_chunks(tmp_path, tuning):
         blocked = KernelRidge(kernel, alpha=0.5, solver="primal").fit(X, y)
         np.testing.assert_allclose(blocked.predict(T), expected, rtol=1e-9, atol=1e-12)
         tuning.set(**defaults)
+
+
+def test_default_loss_is_the_hinge_on_the_dual_and_the_squared_hinge_on_features(tuning, tmp_path):
+    """``loss="auto"`` (the default) fits exactly the hinge model where the
+    dual runs and exactly the squared-hinge model where the primal runs."""
+    import structk
+    from structk.kernels import Normalize, Spectrum
+
+    rng = np.random.default_rng(4)
+    seqs = ["".join(rng.choice(list("ACGT"), 40)) for _ in range(90)]
+    y = np.array([s.count("GC") > 2 for s in seqs]).astype(int)
+    k = Normalize(Spectrum(k=3))
+    assert KernelSVM(k).loss == "auto"
+    for solver, loss in [("dual", "hinge"), ("primal", "squared_hinge")]:
+        tuning.set(PRIMAL_MIN_N=50 if solver == "primal" else 10**6)
+        tuning.set(PRIMAL_HINGE_MIN_N=50 if solver == "primal" else 10**6)
+        auto = KernelSVM(k).fit(seqs, y)
+        explicit = KernelSVM(k, loss=loss).fit(seqs, y)
+        assert auto.solver_ == explicit.solver_ == solver
+        assert auto.loss_ == explicit.loss_ == loss
+        np.testing.assert_array_equal(
+            auto.decision_function(seqs), explicit.decision_function(seqs)
+        )
+        path = tmp_path / f"{solver}.structk"
+        structk.save(auto, path)
+        assert structk.load(path).loss_ == loss
+    with pytest.raises(AttributeError, match="not fitted"):
+        KernelSVM(k).loss_
+    with pytest.raises(ValueError, match="loss must be one of .*'auto'.*got 'l1'"):
+        KernelSVM(k, loss="l1").fit(seqs, y)
