@@ -146,6 +146,14 @@ SPARSE_THREADED_FROM = 2**25
 #: Gram product (a Ctrl-C is answered between calls), against a Python call
 #: each.
 SPARSE_CHUNK_WORK = 2**24
+#: Columns held by at most this many rows (of each matrix) add their
+#: products a column at a time, the others row by row of the result:
+#: the rows of a column that rare are not worth looking up from every row
+#: that holds it (cache misses), the rows of a common one are.
+SPARSE_PAIRS_MAX_ROWS = 8
+#: Bits per pass of the radix sort that regroups the features by column
+#: (at most): 2^11 runs per pass stay in cache.
+SPARSE_RADIX_BITS = 11
 
 # -------------------------------------------------- Weisfeiler-Lehman labels
 #: Graph batches of at most this many adjacency entries are relabelled in

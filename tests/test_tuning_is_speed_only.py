@@ -115,6 +115,8 @@ CASES = {
                 SPARSE_SCIPY_MAX_RESULT=-1,
                 SPARSE_DENSE_RATIO=0.0,
                 SPARSE_CHUNK_WORK=1,
+                SPARSE_PAIRS_MAX_ROWS=10**9,
+                SPARSE_RADIX_BITS=1,
             ),
             dict(
                 KMERS_NUMPY_MAX_SYMBOLS=-1,
@@ -124,6 +126,8 @@ CASES = {
                 SPARSE_DIRECT_SPACE=0,
                 SPARSE_BLOCK_BYTES=8,
                 SPARSE_THREADED_FROM=0,
+                SPARSE_PAIRS_MAX_ROWS=0,
+                SPARSE_RADIX_BITS=30,
                 THREADED_PRODUCT=0,
             ),
         ],

@@ -14,7 +14,11 @@ at a time. Here the columns are split by occupancy:
   temporary per block);
 * *rare* columns add their few products ``K[i, j] += F[i, c] F[j, c]``
   directly into the dense result in a jitted loop, row by row of ``K`` so
-  that the writes stay in cache, with no sparse intermediate.
+  that the writes stay in cache, with no sparse intermediate;
+* *very rare* columns (held by at most ``_tuning.SPARSE_PAIRS_MAX_ROWS``
+  rows: almost every 10-mer of DNA) add theirs a column at a time, which
+  reads each column once where the row loop would look it up from every
+  row that holds it.
 
 Both parts are exact for integer features (float64 holds integers up to
 2^53 exactly), so the result does not depend on the split.
@@ -114,13 +118,14 @@ def sparse_gram(F, jitted=False):
     if data.size == 0:
         return np.zeros((n, n), dtype=np.float64)
     (cols,), n_cols = _compact([indices], F.shape[1])
-    csc = compiled_call(to_csc, indptr, cols, data, n_cols)
+    csc = _to_csc(indptr, cols, data, n_cols)
     counts = np.diff(csc[0]).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     K = np.zeros((n, n), dtype=np.float64)
     for (D,) in _dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
         _add_upper_gram(K, D)
-    _row_products(K, indptr, cols, data, csc, counts, dense, True)  # upper triangle
+    pairs = _column_pairs(K, csc, csc, counts, counts, True, dense)  # upper triangle
+    _row_products(K, indptr, cols, data, csc, counts, dense | pairs, True)
     mirror_upper(K)
     return K
 
@@ -140,14 +145,46 @@ def sparse_cross(F, G, jitted=False):
     if fd.size == 0 or gd.size == 0:
         return K
     (fc, gc), n_cols = _compact([fi, gi], max(F.shape[1], G.shape[1]))
-    csc_f = compiled_call(to_csc, fp, fc, fd, n_cols)
-    csc_g = compiled_call(to_csc, gp, gc, gd, n_cols)
-    cost = np.diff(csc_f[0]).astype(np.float64) * np.diff(csc_g[0])
+    csc_f = _to_csc(fp, fc, fd, n_cols)
+    csc_g = _to_csc(gp, gc, gd, n_cols)
+    f_counts, g_counts = np.diff(csc_f[0]), np.diff(csc_g[0])
+    cost = f_counts.astype(np.float64) * g_counts
     dense = cost * _tuning.SPARSE_DENSE_RATIO > float(n) * m
-    _row_products(K, fp, fc, fd, csc_g, np.diff(csc_f[0]), dense, False)
+    pairs = _column_pairs(K, csc_f, csc_g, f_counts, g_counts, False, dense)
+    _row_products(K, fp, fc, fd, csc_g, f_counts, dense | pairs, False)
     for DF, DG in _dense_blocks(np.flatnonzero(dense), max(n, m), [(n, csc_f), (m, csc_g)]):
         K += _product(DF, DG.T)
     return K
+
+
+def _to_csc(indptr, cols, data, n_cols):
+    """CSC arrays of CSR ones (:func:`._numba.to_csc`), radix digits of
+    about half the column ids' bits, at most ``_tuning.SPARSE_RADIX_BITS``."""
+    from ._numba import to_csc
+
+    bits = max(1, int(n_cols - 1).bit_length())
+    passes = -(-bits // _tuning.SPARSE_RADIX_BITS)
+    return compiled_call(to_csc, indptr, cols, data, n_cols, -(-bits // passes))
+
+
+def _column_pairs(K, csc_f, csc_g, f_counts, g_counts, upper, dense):
+    """Add the products of the very rare columns (held by at most
+    ``_tuning.SPARSE_PAIRS_MAX_ROWS`` rows of each matrix, not ``dense``) a
+    column at a time (:func:`._numba.add_column_pairs`), in calls of about
+    ``_tuning.SPARSE_CHUNK_WORK`` products; returns the mask of those
+    columns (the row loop skips them)."""
+    from ..._threads import cost_bounds, run_chunks
+    from ._numba import add_column_pairs
+
+    limit = _tuning.SPARSE_PAIRS_MAX_ROWS
+    mask = (f_counts <= limit) & (g_counts <= limit) & (f_counts > 0) & (g_counts > 0) & ~dense
+    chosen = np.flatnonzero(mask)
+    work = f_counts[chosen].astype(np.float64) * g_counts[chosen]
+    bounds = cost_bounds(work, 1, _tuning.SPARSE_CHUNK_WORK)
+    run_chunks(
+        lambda lo, hi: add_column_pairs(K, *csc_f, *csc_g, chosen[lo:hi], upper), bounds, 1
+    )  # in order
+    return mask
 
 
 def _row_products(K, indptr, cols, data, csc, f_counts, skip, upper):

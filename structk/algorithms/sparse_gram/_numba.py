@@ -14,23 +14,70 @@ from ... import _jit  # noqa: F401 - registers the first-compilation notice
 
 
 @numba.njit(cache=True, nogil=True)
-def to_csc(indptr, cols, vals, n_cols):
-    """CSC arrays ``(colptr, rows, vals)`` of a CSR matrix, rows sorted per column."""
-    colptr = np.zeros(n_cols + 1, dtype=np.int64)
-    for e in range(cols.shape[0]):
-        colptr[cols[e] + 1] += 1
-    for c in range(n_cols):
-        colptr[c + 1] += colptr[c]
-    fill = colptr[:-1].copy()
-    rows = np.empty(cols.shape[0], dtype=np.int64)
-    out = np.empty(cols.shape[0], dtype=np.float64)
+def to_csc(indptr, cols, vals, n_cols, digit_bits):
+    """CSC arrays ``(colptr, rows, vals)`` of a CSR matrix, rows sorted per column.
+
+    A stable least-significant-digit radix sort of the entries by column,
+    ``digit_bits`` bits a pass: each pass scatters into ``2^digit_bits``
+    runs, which stay in cache, where one scatter into ``n_cols`` columns
+    misses the cache at every entry once there are a million columns (the
+    k-mers of k = 10). The entries start in row order and every pass is
+    stable, so each column's rows come out sorted.
+    """
+    nnz = cols.shape[0]
+    key = cols.copy()
+    rows = np.empty(nnz, dtype=np.int64)
+    out = vals.copy()
     for i in range(indptr.shape[0] - 1):
         for e in range(indptr[i], indptr[i + 1]):
-            c = cols[e]
-            rows[fill[c]] = i
-            out[fill[c]] = vals[e]
-            fill[c] += 1
+            rows[e] = i
+    key2 = np.empty_like(key)
+    rows2 = np.empty_like(rows)
+    out2 = np.empty_like(out)
+    radix = 1 << digit_bits
+    mask = radix - 1
+    shift = 0
+    while (n_cols - 1) >> shift > 0:
+        count = np.zeros(radix + 1, dtype=np.int64)
+        for e in range(nnz):
+            count[((key[e] >> shift) & mask) + 1] += 1
+        for d in range(radix):
+            count[d + 1] += count[d]
+        for e in range(nnz):
+            d = (key[e] >> shift) & mask
+            t = count[d]
+            count[d] = t + 1
+            key2[t] = key[e]
+            rows2[t] = rows[e]
+            out2[t] = out[e]
+        key, key2 = key2, key
+        rows, rows2 = rows2, rows
+        out, out2 = out2, out
+        shift += digit_bits
+    colptr = np.zeros(n_cols + 1, dtype=np.int64)
+    for e in range(nnz):  # keys now ascend: colptr by one sequential walk
+        colptr[key[e] + 1] = e + 1
+    for c in range(n_cols):
+        colptr[c + 1] = max(colptr[c + 1], colptr[c])
     return colptr, rows, out
+
+
+@numba.njit(cache=True, nogil=True)
+def add_column_pairs(K, fptr, frows, fvals, gptr, grows, gvals, chosen, upper):
+    """``K[i, j] += F[i, c] G[j, c]`` for the columns ``c`` in ``chosen``,
+    a column at a time: what the rare columns cost when they are very rare
+    (a column held by a few rows adds a few products, where the row loop of
+    :func:`add_row_products` pays a cache miss per entry to find them).
+    With ``upper`` (``G`` is ``F``), only ``j >= i``: each column's rows are
+    sorted, so the pairs ``a <= b`` of its entries are those."""
+    for t in range(chosen.shape[0]):
+        c = chosen[t]
+        g1 = gptr[c + 1]
+        for a in range(fptr[c], fptr[c + 1]):
+            i = frows[a]
+            v = fvals[a]
+            for b in range(a if upper else gptr[c], g1):
+                K[i, grows[b]] += v * gvals[b]
 
 
 @numba.njit(cache=True, nogil=True)
