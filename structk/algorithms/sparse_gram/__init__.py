@@ -112,8 +112,6 @@ def sparse_gram(F, jitted=False):
         K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
         mirror_upper(K)
         return K
-    from ._numba import to_csc
-
     indptr, indices, data = _csr_arrays(F)
     if data.size == 0:
         return np.zeros((n, n), dtype=np.float64)
@@ -137,8 +135,6 @@ def sparse_cross(F, G, jitted=False):
     if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
         return np.asarray((F @ G.T).toarray(), dtype=np.float64)
-    from ._numba import to_csc
-
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)
     gp, gi, gd = _csr_arrays(G)
