@@ -560,7 +560,7 @@ def _target_scaling(Y, normalize):
     if not normalize:
         shape = Y.shape[1:]
         return np.zeros(shape), np.ones(shape)
-    mean = Y.mean(axis=0)
+    mean = np.asarray(Y.mean(axis=0))  # a 0-d array for one output, as unscaled
     std = Y.std(axis=0)
     std = np.where(std < 10 * np.finfo(np.float64).eps, 1.0, std)
     return mean, std
