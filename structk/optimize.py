@@ -349,6 +349,7 @@ def _pool_posterior(gp, pool, full, test_gram):
     candidates equal to a training object under the kernel)``."""
     from scipy.linalg import solve_triangular
 
+    from ._threads import small_blas
     from ._validation import check_objects
     from .learners._base import _is_precomputed
     from .learners.gaussian_process import _given_test_gram
@@ -384,12 +385,13 @@ def _pool_posterior(gp, pool, full, test_gram):
         duplicates = sorted(first.items())
     y_mean, y_std = float(np.ravel(gp._y_mean)[0]), float(np.ravel(gp._y_std)[0])
     mean = K_trans @ np.ravel(gp.alpha_) * y_std + y_mean
-    V = solve_triangular(gp.L_, K_trans.T, lower=True, check_finite=False)
-    if full:
-        cov = K_pool - V.T @ V
-        cov = 0.5 * (cov + cov.T)
-    else:
-        cov = K_pool - np.einsum("ij,ij->j", V, V)
+    with small_blas(max(K_trans.shape)):
+        V = solve_triangular(gp.L_, K_trans.T, lower=True, check_finite=False)
+        if full:
+            cov = K_pool - V.T @ V
+            cov = 0.5 * (cov + cov.T)
+        else:
+            cov = K_pool - np.einsum("ij,ij->j", V, V)
     return mean, cov * y_std**2, duplicates
 
 
@@ -431,8 +433,11 @@ def _greedy(mean, cov, n, allowed, acquisition, maximize, beta, best, fantasy, n
 def _thompson(mean, cov, n, allowed, maximize, random_state):
     """``n`` joint posterior draws over the pool, the best unproposed
     candidate of each."""
+    from ._threads import small_eigh_blas
+
     rng = np.random.default_rng(random_state)
-    w, U = np.linalg.eigh(cov)
+    with small_eigh_blas(len(mean)):
+        w, U = np.linalg.eigh(cov)
     root = U * np.sqrt(np.maximum(w, 0.0))
     draws = mean[:, None] + root @ rng.standard_normal((len(mean), n))
     allowed = allowed.copy()
@@ -445,3 +450,86 @@ def _thompson(mean, cov, n, allowed, maximize, random_state):
         values.append(f[j])
         allowed[j] = False
     return np.array(index, dtype=np.intp), np.array(values)
+
+
+# -------------------------------------------------------------- calibration
+class Calibration(NamedTuple):
+    """How honest a regressor's predictive standard deviations are on held-out
+    data (see :func:`calibration`).
+
+    Attributes
+    ----------
+    levels : ndarray
+        Nominal coverage levels of the central intervals.
+    coverage : ndarray
+        Fraction of targets inside ``mean +- z std`` at each level
+        (``z = Phi^{-1}((1 + level) / 2)``); equal to ``levels`` when calibrated.
+    nlpd : float
+        Mean negative log predictive density per object (Gaussian).
+    bin_std, bin_rmse : ndarray
+        Objects sorted by predicted std and cut into ``n_bins`` groups of
+        (nearly) equal size: each group's root mean predicted variance and
+        its root mean squared error (equal when calibrated).
+    std_error_correlation : float
+        Spearman rank correlation of the predicted std with the absolute error.
+    """
+
+    levels: np.ndarray
+    coverage: np.ndarray
+    nlpd: float
+    bin_std: np.ndarray
+    bin_rmse: np.ndarray
+    std_error_correlation: float
+
+
+def calibration(y, mean, std, *, levels=(0.5, 0.68, 0.8, 0.9, 0.95, 0.99), n_bins=5):
+    """Coverage, NLPD and binned error against predicted std.
+
+    Parameters
+    ----------
+    y, mean, std : array_like of shape (n,)
+        Held-out targets, predicted means and predictive standard deviations
+        (of a new measurement: ``predict(X, return_std=True)``).
+    levels : sequence of float in (0, 1)
+    n_bins : int, default=5
+        Groups of objects by predicted std (at most ``n``).
+
+    Returns
+    -------
+    Calibration
+
+    References
+    ----------
+    V. Kuleshov, N. Fenner and S. Ermon, "Accurate uncertainties for deep
+    learning using calibrated regression", ICML 2018 (calibration as
+    coverage at each level).
+    """
+    from scipy.stats import norm, spearmanr
+
+    from ._validation import check_scalar
+
+    y, mean, std = (np.asarray(a, dtype=np.float64).ravel() for a in (y, mean, std))
+    if not (y.shape == mean.shape == std.shape) or y.size == 0:
+        raise ValueError(
+            f"y, mean and std must be non-empty and of one length, got {y.size}, "
+            f"{mean.size} and {std.size}"
+        )
+    for name, a in (("y", y), ("mean", mean), ("std", std)):
+        bad = ~np.isfinite(a) | ((a <= 0) if name == "std" else False)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            need = "finite and > 0" if name == "std" else "finite"
+            raise ValueError(f"{name}[{i}] is {a[i]}: it must be {need}")
+    levels = np.asarray(levels, dtype=np.float64).ravel()
+    if not ((levels > 0) & (levels < 1)).all():
+        raise ValueError(f"levels must lie in (0, 1), got {levels.tolist()}")
+    n_bins = check_scalar(n_bins, "n_bins", lower=1, integer=True)
+    error = y - mean
+    z = norm.ppf(0.5 + levels / 2)
+    coverage = (np.abs(error)[:, None] <= z[None, :] * std[:, None]).mean(axis=0)
+    nlpd = float(-norm.logpdf(y, loc=mean, scale=std).mean())
+    groups = np.array_split(np.argsort(std, kind="stable"), min(n_bins, y.size))
+    bin_std = np.array([np.sqrt(np.mean(std[g] ** 2)) for g in groups])
+    bin_rmse = np.array([np.sqrt(np.mean(error[g] ** 2)) for g in groups])
+    rho = float(spearmanr(std, np.abs(error)).statistic) if y.size > 1 else float("nan")
+    return Calibration(levels, coverage, nlpd, bin_std, bin_rmse, rho)

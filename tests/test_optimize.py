@@ -333,3 +333,34 @@ def test_bad_input_names_the_parameter():
         suggest(pre, Gaussian(1.0)(pool, X))
     with pytest.raises(ValueError, match=r"test_gram"):
         suggest(gp, pool, test_gram=np.eye(25))
+
+
+# --------------------------------------------------------------- calibration
+def test_calibration_against_direct_counts():
+    from structk.optimize import calibration
+
+    rng = np.random.default_rng(8)
+    n = 20000
+    std = rng.uniform(0.2, 3.0, size=n)
+    mean = rng.normal(size=n)
+    y = mean + std * rng.normal(size=n)  # calibrated by construction
+    c = calibration(y, mean, std, levels=(0.5, 0.9, 0.95), n_bins=4)
+    for level, cov in zip((0.5, 0.9, 0.95), c.coverage):
+        assert abs(cov - level) < 4.5 * np.sqrt(level * (1 - level) / n)
+        half = stats.norm.interval(level)[1]
+        assert cov == np.mean(np.abs(y - mean) <= half * std)
+    np.testing.assert_allclose(c.nlpd, -np.mean(stats.norm.logpdf(y, mean, std)), rtol=1e-12)
+    np.testing.assert_allclose(c.bin_rmse / c.bin_std, 1.0, atol=0.05)
+    order = np.argsort(std)
+    first = order[: n // 4]
+    np.testing.assert_allclose(c.bin_std[0], np.sqrt(np.mean(std[first] ** 2)))
+    assert c.std_error_correlation > 0.3
+    # overconfident predictions: coverage below nominal
+    tight = calibration(y, mean, std / 2, levels=(0.9,))
+    assert tight.coverage[0] < 0.7
+    with pytest.raises(ValueError, match=r"std\[1\] is 0.0"):
+        calibration([1.0, 2.0], [1.0, 2.0], [1.0, 0.0])
+    with pytest.raises(ValueError, match="levels"):
+        calibration([1.0], [1.0], [1.0], levels=(1.5,))
+    with pytest.raises(ValueError, match="one length"):
+        calibration([1.0, 2.0], [1.0], [1.0])
