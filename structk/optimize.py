@@ -294,8 +294,9 @@ def suggest(
         i, j = duplicates[0]
         raise ValueError(
             f"pool[{i}] is training object X[{j}] to the kernel ({len(duplicates)} "
-            "such candidate(s)): it has been measured already. Remove the measured "
-            "objects from the pool, or pass in_training='skip' to leave them out"
+            "such candidate(s)): measured already, or another object with the same "
+            "features. Remove the measured objects from the pool, or pass "
+            "in_training='skip' to leave such candidates out, or 'keep' to rank them"
         )
     if in_training == "skip":
         allowed[[i for i, _ in duplicates]] = False

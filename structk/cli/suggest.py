@@ -86,9 +86,10 @@ def add_parser(sub, formatter):
     p.add_argument(
         "--in-training",
         default="raise",
-        choices=["raise", "skip"],
-        help="a pool object the kernel cannot tell from a training object: an error "
-        "(default) or left out",
+        choices=["raise", "skip", "keep"],
+        help="a pool object the kernel cannot tell from a training object (measured "
+        "already, or another object with the same features): an error (default), "
+        "left out, or ranked as any other",
     )
     add_row_options(p)
     p.add_argument("--quiet", action="store_true", help="no notices on standard error")
@@ -165,4 +166,5 @@ def _named(message, names):
     record's id, its parameters as the options."""
     message = re.sub(r"pool\[(\d+)\]", lambda m: f"record {names[int(m.group(1))]!r}", message)
     message = message.replace("pass in_training='skip'", "give --in-training skip")
+    message = message.replace("or 'keep' to rank them", "or keep to rank them")
     return re.sub(r"^n=(\d+)", r"--n \1", message)
