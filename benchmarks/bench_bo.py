@@ -127,14 +127,17 @@ def main(argv=None):
     start = int(round(args.start * len(y))) if args.start < 1 else int(args.start)
     t0 = time.perf_counter()
     K = minmax_gram(count_tokens(smiles, args.radius))
+    seconds = time.perf_counter() - t0
     print(
-        f"Photoswitch: {len(y)} molecules, best wavelength in the data {y.max():.0f} nm; "
-        f"start {start} random molecules, {args.iterations} iterations of batch "
-        f"{args.batch}, {args.seeds} seeds (featurised and Gram in "
-        f"{time.perf_counter() - t0:.1f} s)"
+        f"Photoswitch: {len(y)} molecules, best wavelength in the data {y.max():.0f} nm "
+        f"(featurised and Gram in {seconds:.1f} s)"
     )
     if args.calibration:
         return calibrate(K, y, args)
+    print(
+        f"start {start} random molecules, {args.iterations} iterations of batch "
+        f"{args.batch}, {args.seeds} seeds"
+    )
     curves = {}
     for strategy in args.strategies:
         t0 = time.perf_counter()
