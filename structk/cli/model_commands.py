@@ -257,15 +257,22 @@ def _cmd_fit(args):
     extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
     print(f"fitted {describe(model)} in {seconds:.2f} s{extra}")
     if hasattr(model, "log_marginal_likelihood_value_"):  # a Gaussian process
-        noise = f", noise {model.noise_:.4g}" if hasattr(model, "noise_") else ""
-        print(
-            f"learned by the marginal likelihood: {model.kernel_!r}{noise} (log marginal "
-            f"likelihood {model.log_marginal_likelihood_value_:.6g})"
-        )
+        print(f"learned by the marginal likelihood: {_learned(model)}")
     print(f"model written to {args.output}")
     for message in summary["warnings"]:
         print(f"warning: {message}", file=sys.stderr)
     return EXIT_OK
+
+
+def _learned(gp):
+    """``factor=0.0107, noise=0.0685 (log marginal likelihood -61.84)``: a
+    fitted GP's free hyperparameters, to four significant digits."""
+    hyper = getattr(gp.kernel_, "hyperparameters", [])
+    values = [f"{h.name}={h.value:.4g}" for h in hyper if not h.fixed]
+    if gp.__dict__.get("noise") is not None:
+        values.append(f"noise={gp.noise_:.4g}")
+    values = ", ".join(values) or "nothing free"
+    return f"{values} (log marginal likelihood {gp.log_marginal_likelihood_value_:.2f})"
 
 
 def _plain(value):
