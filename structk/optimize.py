@@ -223,8 +223,8 @@ def suggest(
         How many to propose (at most the pool's size).
     acquisition : {"ei", "logei", "ucb", "thompson"}, default="ei"
         See :mod:`structk.optimize`. "ei" and "logei" choose the same
-        candidates wherever the improvement is representable; "logei" also
-        ranks those whose improvement underflows.
+        candidates ("ei" is ranked by its logarithm, also where it
+        underflows to 0) and report EI or its logarithm.
     maximize : bool, default=True
         False to look for the smallest target.
     beta : float, default=4.0

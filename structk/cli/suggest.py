@@ -62,8 +62,8 @@ def add_parser(sub, formatter):
         "--acquisition",
         default="ei",
         choices=list(ACQUISITIONS),
-        help="expected improvement (default), its log (ranks where EI underflows), "
-        "upper confidence bound, or Thompson sampling",
+        help="expected improvement (default), its log (the same choice, with values "
+        "where EI underflows to 0), upper confidence bound, or Thompson sampling",
     )
     direction = p.add_mutually_exclusive_group()
     direction.add_argument(
