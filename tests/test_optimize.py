@@ -364,3 +364,21 @@ def test_calibration_against_direct_counts():
         calibration([1.0], [1.0], [1.0], levels=(1.5,))
     with pytest.raises(ValueError, match="one length"):
         calibration([1.0, 2.0], [1.0], [1.0])
+
+
+def test_batch_fantasies_on_graphs():
+    from structk.datasets import bundled_path, load_tu
+    from structk.kernels import Normalize, WeisfeilerLehman
+
+    graphs, labels = load_tu(bundled_path("graph_families"))
+    y = np.array(
+        [g.number_of_edges() - g.number_of_nodes() + 0.3 * lab for g, lab in zip(graphs, labels)]
+    )
+    train, pool = graphs[:20], graphs[20:60]
+    gp = GaussianProcessRegressor(
+        1.0 * Normalize(WeisfeilerLehman(h=2)), noise=0.1, noise_bounds="fixed", optimizer=None
+    ).fit(train, y[:20])
+    _check_batch_against_refits(gp, train, y[:20], pool, "ucb", "believer", n=3)
+    a = suggest(gp, pool, n=3, acquisition="thompson", random_state=4, in_training="keep")
+    b = suggest(gp, pool, n=3, acquisition="thompson", random_state=4, in_training="keep")
+    np.testing.assert_array_equal(a.index, b.index)
