@@ -60,6 +60,7 @@ _subpackages = [
     "kernels",
     "learners",
     "model_file",
+    "optimize",
     "psd",
     "scale",
     "sequences",

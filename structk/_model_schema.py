@@ -1045,7 +1045,6 @@ def _gp_regressor():
                 ("_y_std", _Array("f", _per_output, lower=0)),
                 ("X_train_", _Objects("n")),
                 ("_alpha", _GPAlpha()),
-                ("_noise_hyper", _NoiseHyper()),
                 ("candidates_", _Candidates()),
                 ("L_", _Array("f", ("n", "n"))),
                 ("noise_", _Real(lower=0)),
@@ -1081,37 +1080,6 @@ def _gp_classifier():
             ]
         },
     }
-
-
-class _NoiseHyper:
-    """A GP regressor's ``_noise_hyper``: what its ``noise`` and
-    ``noise_bounds`` make (``None`` without a learned noise)."""
-
-    def __call__(self, value, where, ctx):
-        from .learners.gaussian_process import _noise_hyperparameter
-
-        try:
-            expected = _noise_hyperparameter(ctx.obj.noise, ctx.obj.noise_bounds)
-        except (TypeError, ValueError) as exc:
-            raise SchemaError(f"{where} cannot be checked: {exc}") from None
-        same = (value is None and expected is None) or (
-            value is not None
-            and expected is not None
-            and tuple(getattr(value, "_fields", ())) == tuple(expected._fields)
-            and all(_same(a, b) for a, b in zip(value, expected))
-        )
-        if not same:
-            raise SchemaError(
-                f"{where} is {_short(value)}, but noise={ctx.obj.noise!r} and "
-                f"noise_bounds={ctx.obj.noise_bounds!r} make {_short(expected)}"
-            )
-
-
-def _same(a, b):
-    try:
-        return bool(np.all(np.asarray(a) == np.asarray(b)))
-    except (TypeError, ValueError):
-        return False
 
 
 SCHEMAS = {}

@@ -461,3 +461,27 @@ def test_a_pickle_is_refused_unopened(tmp_path):
     with pytest.raises(ModelFileError, match=r"model\.pkl.*pickle"):
         structk.load(path)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_gaussian_process_with_a_learned_noise_round_trips(tmp_path, normalize_y):
+    """The noise's hyperparameter is derived from ``noise`` and
+    ``noise_bounds``, not stored: a GP that learned its noise saves, and the
+    loaded model predicts and evaluates its marginal likelihood as before
+    (also with normalised targets, whose mean is stored as an array)."""
+    X, y = _data("vectors")
+    y = np.asarray([float(v == y[0]) for v in y]) + np.linspace(0, 1, len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an optimum at a bound on this tiny set
+        gp = structk.learners.GaussianProcessRegressor(
+            1.0 * structk.Gaussian(sigma=1.0), noise=0.1, normalize_y=normalize_y
+        ).fit(X, y)
+    again = _round_trip(gp, X, tmp_path / "gp.structk")
+    theta = np.append(gp.kernel_.theta, np.log(gp.noise_)) + 0.1
+    value, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    value2, grad2 = again.log_marginal_likelihood(theta, eval_gradient=True)
+    assert value2 == value
+    np.testing.assert_array_equal(grad2, grad)
+    np.testing.assert_array_equal(
+        again.predict(X, return_std=True)[1], gp.predict(X, return_std=True)[1]
+    )

@@ -11,11 +11,12 @@ inner cross-validation on the training objects, as ``cv`` chooses it.
 ``structk predict MODEL INPUT`` reads new objects in chunks (bounded
 memory) and writes one row per object: its id, the predicted label, the
 decision score and, for learners that have them, the class probabilities;
-for regression, the predicted value. TSV (default) or JSON lines, to
-standard output or ``-o``. The model file records what it was fitted on (the
-kind of objects, the FASTA alphabet, the CSV columns), so that an input of
-another kind, a missing column or a symbol the model never saw is refused
-with a message naming it.
+for regression, the predicted value (a Gaussian-process regressor: its
+posterior ``mean`` and the predictive ``std``, the learned noise included).
+TSV (default) or JSON lines, to standard output or ``-o``. The model file
+records what it was fitted on (the kind of objects, the FASTA alphabet, the
+CSV columns), so that an input of another kind, a missing column or a
+symbol the model never saw is refused with a message naming it.
 """
 
 from __future__ import annotations
@@ -255,10 +256,23 @@ def _cmd_fit(args):
         )
     extra = f", {summary['n_support']} support vectors" if "n_support" in summary else ""
     print(f"fitted {describe(model)} in {seconds:.2f} s{extra}")
+    if hasattr(model, "log_marginal_likelihood_value_"):  # a Gaussian process
+        print(f"learned by the marginal likelihood: {_learned(model)}")
     print(f"model written to {args.output}")
     for message in summary["warnings"]:
         print(f"warning: {message}", file=sys.stderr)
     return EXIT_OK
+
+
+def _learned(gp):
+    """``factor=0.0107, noise=0.0685 (log marginal likelihood -61.84)``: a
+    fitted GP's free hyperparameters, to four significant digits."""
+    hyper = getattr(gp.kernel_, "hyperparameters", [])
+    values = [f"{h.name}={h.value:.4g}" for h in hyper if not h.fixed]
+    if gp.__dict__.get("noise") is not None:
+        values.append(f"noise={gp.noise_:.4g}")
+    values = ", ".join(values) or "nothing free"
+    return f"{values} (log marginal likelihood {gp.log_marginal_likelihood_value_:.2f})"
 
 
 def _plain(value):
@@ -412,7 +426,7 @@ def _sequence_check(model, model_input):
     return check
 
 
-def _chunks(args, fmt, model_input):
+def input_chunks(args, fmt, model_input):
     """``(names, objects)`` chunks of the prediction input."""
     size = args.chunk_size
     if fmt == "fasta":
@@ -559,7 +573,11 @@ class _Rows:
     """The prediction rows of one model: which columns, and their text."""
 
     def __init__(self, model):
+        from ..learners import GaussianProcessRegressor
+
         self.model = model
+        # a GP regressor: its posterior mean and predictive standard deviation
+        self.gp = isinstance(model, GaussianProcessRegressor)
         self.classes = getattr(model, "classes_", None)
         self.binary = self.classes is not None and len(self.classes) == 2
         self.scores = self.classes is not None and hasattr(model, "decision_function")
@@ -570,6 +588,8 @@ class _Rows:
         )
 
     def columns(self):
+        if self.gp:
+            return ["id", "mean", "std"]
         if self.classes is None:
             return ["id", "prediction"]
         cols = ["id", "label"]
@@ -583,6 +603,9 @@ class _Rows:
     def compute(self, X):
         """``(labels, scores or None, probabilities or None)`` of a chunk."""
         m = self.model
+        if self.gp:  # the std in the scores' place: a column of floats
+            mean, std = m.predict(X, return_std=True)
+            return mean, std, None
         if self.classes is None:
             return m.predict(X), None, None
         scores = m.decision_function(X) if self.scores else None
@@ -608,10 +631,12 @@ class _Rows:
         import json
 
         out = []
-        key = "prediction" if self.classes is None else "label"
+        key = "mean" if self.gp else "prediction" if self.classes is None else "label"
         for i, name in enumerate(names):
             row = {"id": name, key: _plain(labels[i])}
-            if scores is not None:
+            if self.gp:
+                row["std"] = float(scores[i])
+            elif scores is not None:
                 row["score" if self.binary else "scores"] = _per_class(self, scores[i])
             if proba is not None:
                 row["probability" if self.binary else "probabilities"] = _per_class(self, proba[i])
@@ -630,9 +655,12 @@ def _text(value):
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _cmd_predict(args):
+def model_and_input(args):
+    """``(model, format, what the model was fitted on, check of FASTA
+    records or None)`` for a command reading objects with a model file
+    (``predict``, ``suggest``): the input's kind checked against the model's
+    before the model is loaded."""
     from ..model_file import load, load_metadata
-    from .evaluation import progress_bar
     from .inputs import guess_format
 
     header = load_metadata(args.model)
@@ -649,6 +677,13 @@ def _cmd_predict(args):
     if not hasattr(model, "predict"):
         raise ValueError(f"{args.model} holds a {type(model).__name__}, which does not predict")
     check = _sequence_check(model, model_input) if fmt == "fasta" else None
+    return model, fmt, model_input, check
+
+
+def _cmd_predict(args):
+    from .evaluation import progress_bar
+
+    model, fmt, model_input, check = model_and_input(args)
     rows = _Rows(model)
     bar = progress_bar(_show_progress(args), "predict", "obj")
     done = 0
@@ -661,7 +696,7 @@ def _cmd_predict(args):
         with where as out:
             if args.format == "tsv":
                 out.write("\t".join(rows.columns()) + "\n")
-            for names, objects in _chunks(args, fmt, model_input):
+            for names, objects in input_chunks(args, fmt, model_input):
                 if check is not None:
                     check(objects, names, done, args.input)
                 try:
@@ -739,8 +774,9 @@ def add_parsers(sub, formatter):
         description="Read a model file written by 'structk fit' or structk.save and write "
         "one row per object of INPUT: id, predicted label, decision score and "
         "probability where the learner has them (regression: the predicted "
-        "value). The input is read and predicted in chunks, so memory stays "
-        "bounded whatever its size.",
+        "value; a GaussianProcessRegressor: mean and std, the predictive standard "
+        "deviation of a new measurement, learned noise included). The input is "
+        "read and predicted in chunks, so memory stays bounded whatever its size.",
         epilog="examples:\n"
         "  structk predict enhancers.structk test.fa > scores.tsv\n"
         "  structk predict mutag.structk new_graphs/ --format json -o pred.jsonl\n"
@@ -748,6 +784,25 @@ def add_parsers(sub, formatter):
     )
     p.add_argument("model", help="a model file (structk fit -o, or structk.save)")
     p.add_argument("input", help="FASTA file, token-set file, TU folder, or CSV")
+    add_input_options(p)
+    add_row_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_predict)
+
+
+def add_row_options(p):
+    """Where and how a command writes one row per object."""
+    p.add_argument(
+        "--format",
+        default="tsv",
+        choices=["tsv", "json"],
+        help="TSV with a header line (default) or JSON lines",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+
+def add_input_options(p):
+    """The options of a command reading objects for a model file."""
     p.add_argument(
         "--input-format",
         default="auto",
@@ -768,12 +823,3 @@ def add_parsers(sub, formatter):
         default=1000,
         help="objects read and predicted at a time (default 1000)",
     )
-    p.add_argument(
-        "--format",
-        default="tsv",
-        choices=["tsv", "json"],
-        help="TSV with a header line (default) or JSON lines",
-    )
-    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_cmd_predict)

@@ -158,6 +158,13 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         return tags
 
+    @property
+    def _noise_hyper(self):
+        """The learned noise as a hyperparameter (None without one): derived
+        from ``noise`` and ``noise_bounds`` whenever needed, not stored (a
+        model file holds no Hyperparameter)."""
+        return _noise_hyperparameter(self.noise, self.noise_bounds)
+
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
         """Choose the hyperparameters and factorise the training Gram.
@@ -189,7 +196,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
                 "rows; they must match"
             )
         self._alpha = _check_alpha(self.alpha, n)
-        self._noise_hyper = _noise_hyperparameter(self.noise, self.noise_bounds)
+        _noise_hyperparameter(self.noise, self.noise_bounds)  # checked before the Grams
         best, self.candidates_ = None, []
         with small_blas(n):  # factorisations of order n, many of them
             for params, k, P in candidates:
@@ -553,7 +560,7 @@ def _target_scaling(Y, normalize):
     if not normalize:
         shape = Y.shape[1:]
         return np.zeros(shape), np.ones(shape)
-    mean = Y.mean(axis=0)
+    mean = np.asarray(Y.mean(axis=0))  # a 0-d array for one output, as unscaled
     std = Y.std(axis=0)
     std = np.where(std < 10 * np.finfo(np.float64).eps, 1.0, std)
     return mean, std

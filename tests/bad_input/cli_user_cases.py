@@ -13,7 +13,7 @@ import contextlib
 import gzip
 from pathlib import Path
 
-from bad_input_cases import Case, CLIRefused, SetupError, _cli, run_cli
+from bad_input_cases import Case, CLIRefused, SetupError, _cli, _fitted, run_cli
 
 SEQS = [
     "ACGTGACTCAGT",
@@ -170,8 +170,59 @@ def user_cases(tmp):
         rows = _rows(out) if code == 0 else []
         return [r[0] for r in rows[1:]] == ["v1:A", "v1:T"] and rows[1][3] != rows[2][3]
 
+    def gp_model():
+        """A GaussianProcessRegressor on the sequences of u.fa (targets in
+        their headers)."""
+        train = tmp / "gp_train.fa"
+        train.write_text("".join(f">s{i} y={0.5 * i}\n{s}\n" for i, s in enumerate(SEQS)))
+        learner = "GaussianProcessRegressor(noise=0.1)"
+        regression = ("--label-pattern", r"y=(\S+)", "--task", "regression")
+        return _fitted(
+            tmp, "gp.structk", train, *regression, "--kernel", "1.0 * Spectrum(k=2)",
+            "--learner", learner,
+        )  # fmt: skip
+
+    empty_pool = tmp / "empty_pool.fa"
+    empty_pool.write_text("")
     out = tmp / "out.tsv"
     return [
+        # ------------------------------------------------- structk suggest
+        Case(
+            "cli-suggest-model-not-a-gp",
+            later("suggest", model, fa),
+            CLIRefused,
+            ("u.structk", "KernelSVM", "GaussianProcessRegressor"),
+        ),
+        Case(
+            "cli-suggest-n-zero",
+            later("suggest", gp_model, fa, "--n", "0"),
+            CLIRefused,
+            ("--n", "at least 1", "0"),
+        ),
+        Case(
+            "cli-suggest-n-above-the-pool",
+            later("suggest", gp_model, fa, "--n", "7", "--in-training", "skip"),
+            CLIRefused,
+            ("u.fa", "--n 7", "0 candidates", "6 skipped"),
+        ),
+        Case(
+            "cli-suggest-pool-is-the-training-data",
+            later("suggest", gp_model, fa),
+            CLIRefused,
+            ("u.fa", "record 's0'", "training object", "--in-training skip"),
+        ),
+        Case(
+            "cli-suggest-empty-pool",
+            later("suggest", gp_model, empty_pool),
+            CLIRefused,
+            ("empty_pool.fa",),
+        ),
+        Case(
+            "cli-suggest-unreadable-pool",
+            later("suggest", gp_model, tmp / "no_such_pool.fa"),
+            CLIRefused,
+            ("no_such_pool.fa",),
+        ),
         # ------------------------------------------ files lost without a word
         Case(
             "cli-predict-output-is-the-model",
