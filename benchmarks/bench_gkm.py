@@ -1,4 +1,17 @@
-"""Gapped k-mer SVM training: structk against gkmsvm-lite, end to end.
+"""Gapped k-mer SVM training and scoring: structk against LS-GKM and gkmsvm-lite, end to end.
+
+LS-GKM (``gkmtrain -T 1``, ``gkmpredict -T 1``) is built from its C source
+(``--lsgkm-src``, default ``../shared/peers/lsgkm/src`` beside the
+repository) in a temporary folder by ``make``; the race is skipped, saying
+why, when the source is missing or the build fails. Its defaults are the
+kernel below (``-t 2``, l = 11, k = 7, d = 3, both strands, C = 1).
+``--lsgkm`` races ``structk fit`` against ``gkmtrain`` on the nfe2 windows,
+then ``structk predict`` against ``gkmpredict`` (each with its own model)
+on the test windows and on ``--predict-sizes`` background sequences of 200
+nt; ``--lsgkm-settings L K D LENGTH N`` adds a race at another (l, k, d)
+on N background sequences of LENGTH nt. Every race prints each tool's
+median wall and CPU seconds (user + system of the whole process, all
+threads) and the ratios peer / structk, with the load average.
 
 Both tools train the same model (estimated l-mer kernel with truncated
 filter, LS-GKM's ``-t 2``, l = 11, k = 7, d = 3, reverse complements,
@@ -70,14 +83,15 @@ def background(n, length, seed, source):
         x = [code[c] for c in s.upper() if c in code]
         for p in range(3, len(x)):
             counts[x[p - 3] * 16 + x[p - 2] * 4 + x[p - 1], x[p]] += 1
-    T = counts / counts.sum(1, keepdims=True)
-    out = []
-    for _ in range(n):
-        x = list(rng.integers(0, 4, size=3))
-        for _ in range(length - 3):
-            x.append(rng.choice(4, p=T[x[-3] * 16 + x[-2] * 4 + x[-1]]))
-        out.append("".join("ACGT"[c] for c in x))
-    return out
+    cdf = np.cumsum(counts / counts.sum(1, keepdims=True), axis=1)
+    x = np.empty((n, length), dtype=np.int64)
+    x[:, :3] = rng.integers(0, 4, size=(n, 3))
+    draws = rng.random((n, length))
+    for p in range(3, length):
+        state = x[:, p - 3] * 16 + x[:, p - 2] * 4 + x[:, p - 1]
+        x[:, p] = np.minimum((draws[:, p, None] > cdf[state]).sum(1), 3)
+    letters = np.array(list("ACGT"))
+    return ["".join(row) for row in letters[x]]
 
 
 def timed(cmd):
@@ -175,6 +189,89 @@ def race(label, pos, neg, work, repeats, peer_repeats, peer=True):
         flush=True,
     )
     return a, b
+
+
+def build_lsgkm(src, tmp):
+    """``gkmtrain`` and ``gkmpredict`` built from a copy of ``src`` in
+    ``tmp`` (never in ``src``), or None, said why."""
+    import shutil
+
+    if not (Path(src) / "Makefile").is_file():
+        print(f"LS-GKM: no source at {src} (give --lsgkm-src); its races are skipped", flush=True)
+        return None
+    build = Path(tmp) / "lsgkm-src"
+    shutil.copytree(src, build)
+    done = subprocess.run(["make", "-j1"], cwd=build, capture_output=True, text=True)
+    if done.returncode or not (build / "gkmtrain").is_file():
+        print(f"LS-GKM: make failed, races skipped:\n{done.stderr[-2000:]}", flush=True)
+        return None
+    return build
+
+
+def versus(label, runs, repeats):
+    """Medians of wall and CPU seconds of each ``(name, command)`` of
+    ``runs`` (the commands alternating round by round, so that a change of
+    the machine's load falls on all), printed with the ratios peer / first
+    (structk); returns ``{name: (wall, cpu)}``."""
+    times = {name: ([], []) for name, _ in runs}
+    for _ in range(repeats):
+        for name, cmd in runs:
+            del CPU[:]
+            times[name][0].append(timed(cmd))
+            times[name][1].append(CPU[0])
+    med = {k: (statistics.median(w), statistics.median(c)) for k, (w, c) in times.items()}
+    first = runs[0][0]
+    print(f"{label}  (median of {repeats}; {load()})", flush=True)
+    for name, _ in runs:
+        (w, c), (w0, c0) = med[name], med[first]
+        ratio = "" if name == first else f"   peer/structk: {w / w0:5.1f}x wall, {c / c0:5.1f}x CPU"
+        print(
+            f"  {name:<12} {w:8.2f} s wall {c:8.2f} s CPU  (CPU runs "
+            f"{', '.join(f'{x:.2f}' for x in times[name][1])}){ratio}",
+            flush=True,
+        )
+    return med
+
+
+def structk_fit(pos, neg, model, kernel=KERNEL):
+    return [
+        sys.executable, "-m", "structk", "fit", "--positive", pos, "--negative", neg,
+        "--kernel", kernel, "--learner", "KernelSVM(C=1.0)", "-o", model, "--quiet",
+    ]  # fmt: skip
+
+
+def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()):
+    """``structk fit`` against ``gkmtrain -T 1`` at ``lkd`` (estimated
+    l-mer kernel, truncated filter, both strands, C = 1: LS-GKM's ``-t 2``),
+    then ``structk predict`` against ``gkmpredict -T 1`` on each FASTA file
+    of ``predict`` with the two models; the scores' correlation is printed."""
+    l, k, d = lkd
+    kernel = f"GappedKmer(l={l}, k={k}, d={d}, kind='truncated', reverse_complement=True)"
+    ours = str(work / "lsgkm-race.structk")
+    prefix = str(work / "lsgkm-race")
+    gkmtrain = [
+        str(build / "gkmtrain"), "-T", "1", "-v", "0", "-t", "2", "-l", str(l), "-k", str(k),
+        "-d", str(d), "-c", "1", pos, neg, prefix,
+    ]  # fmt: skip
+    versus(
+        f"{label}: fit, (l, k, d) = {lkd}",
+        [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)],
+        repeats,
+    )
+    for path, n in predict:
+        out = work / "lsgkm-race.pred.txt"
+        runs = [
+            ("structk", [sys.executable, "-m", "structk", "predict", ours, path, "--format",
+                         "tsv", "--quiet", "-o", str(work / "structk.pred.tsv")]),
+            ("gkmpredict", [str(build / "gkmpredict"), "-T", "1", "-v", "0", path,
+                            prefix + ".model.txt", str(out)]),
+        ]  # fmt: skip
+        versus(f"{label}: predict {n} sequences", runs, repeats)
+        rows = (work / "structk.pred.tsv").read_text().splitlines()
+        col = rows[0].split("\t").index("score")
+        a = np.array([float(r.split("\t")[col]) for r in rows[1:]])
+        b = np.array([float(line.split()[-1]) for line in out.read_text().splitlines()])
+        print(f"  scores: Pearson r {np.corrcoef(a, b)[0, 1]:.4f} over {len(a)}", flush=True)
 
 
 def win_map(seqs, repeats):
@@ -327,6 +424,24 @@ def main():
         metavar="N",
         help="time the Gram of N training windows by each form per (l, k, d)",
     )
+    ap.add_argument("--lsgkm", action="store_true", help="race LS-GKM (gkmtrain, gkmpredict)")
+    ap.add_argument(
+        "--lsgkm-src",
+        default=str(Path(__file__).resolve().parents[2] / "shared" / "peers" / "lsgkm" / "src"),
+    )
+    ap.add_argument(
+        "--predict-sizes", type=int, nargs="*", default=[], help="background sets to score"
+    )
+    ap.add_argument(
+        "--lsgkm-settings",
+        type=int,
+        nargs=5,
+        action="append",
+        default=[],
+        metavar=("L", "K", "D", "LENGTH", "N"),
+        help="also race LS-GKM at (l, k, d) on N background sequences of LENGTH nt",
+    )
+    ap.add_argument("--no-gkmsvm", action="store_true", help="leave gkmsvm-lite out")
     args = ap.parse_args()
     peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     data = Path(os.environ["STRUCTK_DATA"]) / "sequences" / "nfe2"
@@ -353,7 +468,36 @@ def main():
                 + parts["neg.train"][1][: args.win_map - args.win_map // 2],
                 args.repeats,
             )
-        if not args.skip_train:
+        if args.lsgkm and (build := build_lsgkm(args.lsgkm_src, tmp)) is not None:
+            predict = [(str(work / "test.fa"), n["pos.test"] + n["neg.test"])]
+            for size in args.predict_sizes:
+                seqs = background(size, 200, 1, parts["neg.train"][1])
+                write(work / f"score{size}.fa", [f"s{i}" for i in range(size)], seqs)
+                predict.append((str(work / f"score{size}.fa"), size))
+            lsgkm_race(
+                build,
+                f"nfe2 {n['pos.train'] + n['neg.train']} windows",
+                str(work / "pos.train.fa"),
+                str(work / "neg.train.fa"),
+                work,
+                args.repeats,
+                predict=predict,
+            )
+            for l, k, d, length, size in args.lsgkm_settings:
+                seqs = background(size, length, 2, parts["neg.train"][1])
+                half = size // 2
+                write(work / "set.pos.fa", [f"p{i}" for i in range(half)], seqs[:half])
+                write(work / "set.neg.fa", [f"n{i}" for i in range(size - half)], seqs[half:])
+                lsgkm_race(
+                    build,
+                    f"background {size} x {length} nt",
+                    str(work / "set.pos.fa"),
+                    str(work / "set.neg.fa"),
+                    work,
+                    args.repeats,
+                    (l, k, d),
+                )
+        if not args.skip_train and not args.no_gkmsvm:
             race(
                 f"train nfe2 ({n['pos.train'] + n['neg.train']} seqs)",
                 str(work / "pos.train.fa"),

@@ -363,6 +363,48 @@ def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, ti
         )
 
 
+@pytest.mark.parametrize("d", [0, 1, 2, 3])
+@pytest.mark.parametrize("buffered", [False, True])
+def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tuning, monkeypatch):
+    """The packed counting form (unit weights, d <= GKM_PACKED_MAX_D: one
+    int64 per l-mer, a pair's weight from a per-pattern table) against the
+    general loop (GKM_PACKED_MAX_D = -1): the same Gram, cross-Gram and
+    diagonal bit for bit, both strands or one; and the brute-force sums."""
+    from structk.algorithms.gapped_kmers import _numba
+
+    calls = Counter()
+    for name in ("packed_subsets_block", "subsets_block"):
+        fn = getattr(_numba, name)
+        monkeypatch.setattr(
+            _numba, name, lambda *a, _fn=fn, _name=name: calls.update([_name]) or _fn(*a)
+        )
+    l = 6
+    X = random_dna(7, 4, 30, rng=np.random.default_rng(21)) + ["AAAAAAAAAA", "ACGTNACGTACGT"]
+    Y = random_dna(4, 8, 25, rng=np.random.default_rng(22))
+    tiles = {"GKM_DIRECT_BYTES": 0, "GKM_BUFFER_HITS": 7} if buffered else {}
+    for rc_on in (True, False):
+        kern = GappedKmer(
+            l=l, k=l - 3, d=d, kind="count" if d == 3 else "truncated",
+            reverse_complement=rc_on, normalize=False, algorithm="subsets",
+        )
+        results = []
+        for packed_max_d in (3, -1):
+            tuning.set(GKM_PACKED_MAX_D=packed_max_d, **tiles)
+            calls.clear()
+            results.append((kern(X), kern(X, Y), kern.diag(X)))
+            ran = "packed_subsets_block" if packed_max_d == 3 else "subsets_block"
+            assert set(calls) == {ran}, calls
+        for packed, general in zip(*results):
+            np.testing.assert_array_equal(packed, general)
+        w = kern.mismatch_weights()
+        np.testing.assert_allclose(
+            results[0][1],
+            [[brute_kernel(a, b, l, w, rc_on) for b in Y] for a in X],
+            rtol=1e-12,
+            atol=1e-12,
+        )
+
+
 def _hamming(l):
     words = np.array(list(itertools.product(range(4), repeat=l)))
     return (words[:, None, :] != words[None, :, :]).sum(-1)

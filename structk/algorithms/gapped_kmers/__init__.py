@@ -182,7 +182,7 @@ def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
     out = np.zeros(shape)
     R = P if Q is None else Q
     if how == "subsets":
-        keys, rows, wts = _subset_input([P] if Q is None else [P, Q], rc)
+        keys, rows, wts = _subset_input([P] if Q is None else [P, Q], rc, mode == 1)
         _subsets(keys, rows, wts, w, int(l), n, mode, out)
     elif how == "numpy":
         if mode == 2:
@@ -221,18 +221,21 @@ def _check_memory(P, Q, cells, rc, name):
         )
 
 
-def _subset_input(parts, rc):
+def _subset_input(parts, rc, cross=False):
     """The l-mers (both strands with ``rc``) of the parts, sequences
     numbered across them; row ``2 i`` forward, ``2 i + 1`` reverse
-    complement (:func:`._numba.subsets_block`)."""
+    complement (:func:`._numba.subsets_block`). With ``cross`` (a
+    cross-Gram of the first part against the others) the first part's
+    reverse complements are left out: only a forward l-mer of ``x`` starts
+    a pair, and in a cross-Gram only ``x`` starts pairs."""
     keys, rows, wts = [], [], []
     offset = 0
-    for P in parts:
+    for z, P in enumerate(parts):
         r = 2 * np.repeat(np.arange(len(P), dtype=np.int64) + offset, np.diff(P.ptr))
         keys.append(P.keys)
         rows.append(r)
         wts.append(P.weights)
-        if rc:
+        if rc and not (cross and z == 0):
             keys.append(P.keys_rc)
             rows.append(r + 1)
             wts.append(P.weights)
@@ -250,7 +253,7 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
     """The counting form into ``out``: the deletion patterns split among
     threads (:func:`structk._threads.num_threads`, each adding into its
     own copy of ``out`` while memory allows), then the self pairs."""
-    from ._numba import self_pairs, subsets_block
+    from ._numba import packed_subsets_block, self_pairs, subsets_block
 
     d = len(w) - 1
     combos = list(itertools.combinations(range(l), d))
@@ -262,13 +265,13 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
     bounds = _threads.even_bounds(len(combos), threads)
     buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
     outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
+    packed = _packs(keys, rows, wts, l, d)
 
     def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
+        head = (keys, rows) if packed else (keys, rows, wts)
         _threads.stoppable(
-            subsets_block,
-            keys,
-            rows,
-            wts,
+            packed_subsets_block if packed else subsets_block,
+            *head,
             l,
             subsets[lo:hi],
             w,
@@ -285,6 +288,17 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
         out += extra
     if mode != 1:
         self_pairs(rows, wts, float(w[0]), mode, out)
+
+
+def _packs(keys, rows, wts, l, d):
+    """Whether the counting form may pack each l-mer into one int64
+    (:func:`._numba.packed_subsets_block`): all weights 1, a pattern table
+    of ``4^(2 d)`` entries at most ``4^(2 GKM_PACKED_MAX_D)``, and the kept
+    bases, row and deleted bases within 63 bits."""
+    if d > _tuning.GKM_PACKED_MAX_D or not np.all(wts == 1.0):
+        return False
+    row_bits = int(rows.max()).bit_length() if rows.size else 1
+    return 2 * l + max(row_bits, 1) <= 63
 
 
 def _pairs(P, R, w, rc, symmetric, out):

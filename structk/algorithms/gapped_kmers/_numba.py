@@ -216,6 +216,39 @@ def self_pairs(rows, weights, w0, mode, out):
 
 
 @numba.njit(cache=True, nogil=True)
+def _split_pattern(subset, l, deleted, kept, gone):
+    """The kept and deleted positions of one deletion pattern ``subset``
+    as bit offsets (position ``p`` is at ``2 (l - 1 - p)``), written into
+    ``kept`` and ``gone`` in order of position; returns ``(n_kept, smask,
+    fbit)``: the mask of the deleted positions' bits and the lowest kept
+    position's low bit, below which a pair's agreements in the pattern must
+    all lie for it to count here (``2^(2 l)`` when all are deleted, d = l:
+    every pair counts)."""
+    deleted[:] = False
+    for j in range(subset.shape[0]):
+        deleted[subset[j]] = True
+    n_kept = 0
+    n_gone = 0
+    smask = np.int64(0)
+    low = np.int64(0)
+    for p in range(l):
+        offset = 2 * (l - 1 - p)
+        low |= np.int64(1) << offset
+        if deleted[p]:
+            smask |= np.int64(1) << offset
+            gone[n_gone] = offset
+            n_gone += 1
+        else:
+            kept[n_kept] = offset
+            n_kept += 1
+    free = low & ~smask
+    fbit = free & -free
+    if free == 0:
+        fbit = np.int64(1) << (2 * l)
+    return n_kept, smask, fbit
+
+
+@numba.njit(cache=True, nogil=True)
 def subsets_block(
     keys, rows, weights, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
 ):
@@ -289,27 +322,14 @@ def subsets_block(
             break
     deleted = np.zeros(l, dtype=np.bool_)
     kept = np.empty(l, dtype=np.int64)
+    gone = np.empty(max(d, 1), dtype=np.int64)
     low = np.int64(0)
     for p in range(l):
         low |= np.int64(1) << (2 * p)
     for z in range(subsets.shape[0]):
         if stop[0]:
             break
-        deleted[:] = False
-        for j in range(d):
-            deleted[subsets[z, j]] = True
-        n_kept = 0
-        smask = np.int64(0)
-        for p in range(l):  # position p is at bit offset 2 (l - 1 - p)
-            if deleted[p]:
-                smask |= np.int64(1) << (2 * (l - 1 - p))
-            else:
-                kept[n_kept] = 2 * (l - 1 - p)
-                n_kept += 1
-        free = low & ~smask
-        fbit = free & -free  # lowest kept position: agreements in S must lie below
-        if free == 0:
-            fbit = np.int64(1) << (2 * l)  # all deleted (d = l): every pair counts here
+        n_kept, smask, fbit = _split_pattern(subsets[z], l, deleted, kept, gone)
         ck, sk, sr, sw = _sort_by_kept(
             keys, rows, weights, kept, n_kept, buffers, counts, radix_bits, unit
         )
@@ -440,3 +460,183 @@ def count_features(keys, keys_rc, weights, ptr, kept, mirror, rc):
         indptr[i + 1] = u
         t = u
     return indptr, ids[:t].copy(), vals[:t].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _pattern_codes(deleted_offsets, d, fbit):
+    """The packed form's pair table of one deletion pattern: entry ``u 4^d +
+    v`` for two l-mers whose bases at the ``d`` deleted positions are ``u``
+    and ``v`` (two bits each, in ``deleted_offsets`` order): their number of
+    mismatches, or -1 when the pair is counted under another pattern (it
+    agrees at a deleted position at or above the lowest kept one, bit
+    offset ``fbit``; see :func:`subsets_block`)."""
+    size = np.int64(1) << (2 * d)
+    codes = np.empty(size * size, dtype=np.int64)
+    for u in range(size):
+        for v in range(size):
+            mm = 0
+            ok = True
+            for j in range(d):
+                if ((u >> (2 * j)) & 3) != ((v >> (2 * j)) & 3):
+                    mm += 1
+                elif (np.int64(1) << deleted_offsets[j]) >= fbit:
+                    ok = False
+            codes[u * size + v] = mm if ok else -1
+    return codes
+
+
+@numba.njit(cache=True, nogil=True)
+def packed_subsets_block(
+    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
+):
+    """:func:`subsets_block` for l-mers all of weight 1 and a short pattern
+    (``4^(2 d)`` table entries), with each l-mer packed into one int64 per
+    pattern: its bases at the kept positions (the group), its row and its
+    bases at the ``d`` deleted positions, from high bits to low.
+
+    The radix sort then moves one array instead of four (the gathered
+    field, key, row and weight), and a pair's weight and whether it counts
+    under this pattern are one look-up of the two l-mers' deleted bases in
+    a table built per pattern (:func:`_pattern_codes`); within a group the
+    kept bases agree, so the deleted ones decide both. Same arguments and
+    result as :func:`subsets_block` (``rows`` below ``2^(63 - 2 l)``),
+    the same additions in the same order.
+    """
+    d = w.shape[0] - 1
+    N = keys.shape[0]
+    n_cols = out.shape[1]
+    buffered = buffer_hits > 0 and mode != 2
+    cap = buffer_hits if buffered else 1
+    hits = np.empty(cap, dtype=np.int64)
+    sorted_hits = np.empty(cap, dtype=np.int64)
+    col_bits = 1
+    while (np.int64(1) << col_bits) <= n_cols:
+        col_bits += 1
+    vals = np.empty(2 * (d + 1), dtype=np.float64)  # mm, and both orders
+    for m in range(d + 1):
+        vals[2 * m] = w[m]
+        vals[2 * m + 1] = 2.0 * w[m]
+    n_tr = ((out.shape[0] - 1) >> tile_bits) + 1
+    n_tc = ((n_cols - 1) >> tile_bits) + 1
+    tcount = np.empty(n_tr * n_tc + 1 if buffered else 1, dtype=np.int64)
+    nh = 0
+    top = np.int64(0)
+    for a in range(N):
+        top = max(top, rows[a])
+    row_bits = 1
+    while (np.int64(1) << row_bits) <= top:
+        row_bits += 1
+    dshift = 2 * d
+    dsize = np.int64(1) << dshift
+    dmask_low = dsize - 1
+    rshift = dshift
+    rmask = (np.int64(1) << row_bits) - 1
+    cshift = rshift + row_bits
+    n_kept = l - d
+    bits = 2 * n_kept
+    passes = max(1, (bits + radix_bits - 1) // radix_bits)
+    digit = (bits + passes - 1) // passes
+    base = np.int64(1) << digit
+    bmask = base - 1
+    src = np.empty(N, dtype=np.int64)
+    dst = np.empty(N, dtype=np.int64)
+    counts = np.empty((passes, base + 1), dtype=np.int64)
+    deleted = np.zeros(l, dtype=np.bool_)
+    kept = np.empty(l, dtype=np.int64)
+    gone = np.empty(max(d, 1), dtype=np.int64)
+    for z in range(subsets.shape[0]):
+        if stop[0]:
+            break
+        fbit = _split_pattern(subsets[z], l, deleted, kept, gone)[2]
+        codes = _pattern_codes(gone, d, fbit)
+        counts[:, :] = 0
+        for q in range(N):  # pack, and count every pass's digits at once
+            v = keys[q]
+            c = _gather(v, kept, n_kept)
+            dd = np.int64(0)
+            for j in range(d):
+                dd |= ((v >> gone[j]) & 3) << (2 * j)
+            src[q] = (c << cshift) | (rows[q] << rshift) | dd
+            for ps in range(passes):
+                counts[ps, ((c >> (ps * digit)) & bmask) + 1] += 1
+        for ps in range(passes):
+            for b in range(base):
+                counts[ps, b + 1] += counts[ps, b]
+            shift = cshift + ps * digit
+            for q in range(N):
+                e = src[q]
+                key = (e >> shift) & bmask
+                t = counts[ps, key]
+                counts[ps, key] = t + 1
+                dst[t] = e
+            src, dst = dst, src
+        q = 0
+        while q < N:
+            g = src[q] >> cshift
+            e = q + 1
+            while e < N and (src[e] >> cshift) == g:
+                e += 1
+            ystart = q  # mode 1: the group's first y row (rows ascend)
+            if mode == 1:
+                while ystart < e and ((src[ystart] >> rshift) & rmask) >> 1 < n_x:
+                    ystart += 1
+            for a in range(q, e - 1):
+                ea = src[a]
+                sa = (ea >> rshift) & rmask
+                if sa & 1:
+                    continue  # a reverse complement starts no pair
+                ra = sa >> 1
+                if mode == 1 and ra >= n_x:
+                    break  # rows ascend within a group: the rest are y rows
+                ta = (ea & dmask_low) << dshift
+                for b in range(max(a + 1, ystart), e):
+                    eb = src[b]
+                    sb = (eb >> rshift) & rmask
+                    rb = sb >> 1
+                    if mode == 2 and rb != ra:
+                        break
+                    code = codes[ta | (eb & dmask_low)]
+                    # two forward l-mers of one sequence count in both orders
+                    vc = 2 * max(code, 0) + (sb == sa)
+                    if buffered:  # written always, kept when counted here
+                        col = rb if mode == 0 else rb - n_x
+                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 3) | vc
+                        nh += code >= 0
+                        if nh == cap:
+                            _add_packed_hits(
+                                hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits
+                            )
+                            nh = 0
+                    elif code >= 0:
+                        if mode == 2:
+                            out[ra, 0] += vals[vc]
+                        else:
+                            out[ra, rb if mode == 0 else rb - n_x] += vals[vc]
+            q = e
+    if nh:
+        _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits):
+    """:func:`_add_by_tiles` for the hits of :func:`packed_subsets_block`,
+    each one int64 (row, column, and a 3-bit index into ``vals``)."""
+    cmask = (np.int64(1) << col_bits) - 1
+    tcount[:] = 0
+    for h in range(nh):
+        e = hits[h] >> 3
+        t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
+        tcount[t + 1] += 1
+    for t in range(tcount.shape[0] - 1):
+        tcount[t + 1] += tcount[t]
+    for h in range(nh):
+        e = hits[h] >> 3
+        t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
+        z = tcount[t]
+        tcount[t] = z + 1
+        sorted_hits[z] = hits[h]
+    for z in range(nh):
+        e = sorted_hits[z]
+        f = e >> 3
+        out[f >> col_bits, f & cmask] += vals[e & 7]
