@@ -346,14 +346,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         )
         var -= np.einsum("ij,ij->j", V, V)
         var += self.noise_
-        if (var < 0).any():
-            warnings.warn(
-                "Predicted variances smaller than 0 (rounding); set to 0.",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            var = np.maximum(var, 0.0)
-        return mean, np.sqrt(_scaled(var, self._y_std))
+        return mean, predictive_std(var, self._y_std)
 
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from the posterior at ``X``: shape (n_test, n_samples), or
@@ -557,6 +550,19 @@ def _target_scaling(Y, normalize):
     std = Y.std(axis=0)
     std = np.where(std < 10 * np.finfo(np.float64).eps, 1.0, std)
     return mean, std
+
+
+def predictive_std(var, y_std):
+    """The standard deviation from variances ``var`` of normalised targets
+    (negative ones, from rounding, set to 0 with a warning)."""
+    if (var < 0).any():
+        warnings.warn(
+            "Predicted variances smaller than 0 (rounding); set to 0.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        var = np.maximum(var, 0.0)
+    return np.sqrt(_scaled(var, y_std))
 
 
 def _scaled(var, y_std):
