@@ -635,7 +635,7 @@ def _warn_at_bounds(theta, bounds, names):
     for t, (low, high), name in zip(theta, bounds, names):
         for end, b in (("lower", low), ("upper", high)):
             if np.isclose(t, b):
-                short = name.rsplit("__", 1)[-1]
+                short = name.rsplit("__", 1)[-1].split("[")[0]  # weights[2]: weights
                 warnings.warn(
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "

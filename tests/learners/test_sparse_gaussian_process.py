@@ -14,6 +14,8 @@ from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
 from sklearn.gaussian_process.kernels import RBF, WhiteKernel
 from sklearn.gaussian_process.kernels import ConstantKernel as C
 
+from learners_util import finite_differences
+
 import structk
 from structk.kernels import Gaussian, Laplace, MinMax, Normalize, Spectrum
 from structk.learners import GaussianProcessRegressor, SparseGaussianProcessRegressor
@@ -85,15 +87,6 @@ def test_bound_is_below_the_exact_log_marginal_likelihood():
             assert sparse.log_marginal_likelihood(theta) < exact.log_marginal_likelihood(theta)
 
 
-def _finite_differences(f, theta, step=1e-5):
-    out = np.empty_like(theta)
-    for i in range(theta.size):
-        e = np.zeros_like(theta)
-        e[i] = step
-        out[i] = (f(theta + e) - f(theta - e)) / (2 * step)
-    return out
-
-
 @pytest.mark.parametrize(
     "kernel, y, kw",
     [
@@ -104,7 +97,7 @@ def _finite_differences(f, theta, step=1e-5):
     ],
     ids=["rbf", "two-outputs", "product-normalized", "noise-fixed"],
 )
-def test_gradient_matches_finite_differences(kernel, y, kw, tuning):
+def test_gradient_matchesfinite_differences(kernel, y, kw, tuning):
     tuning.set(SPARSE_GP_BLOCK_ROWS=7)  # several blocks, the last one short
     gp = SparseGaussianProcessRegressor(
         kernel, n_components=12, noise=0.1, optimizer=None, random_state=2, **kw
@@ -113,7 +106,7 @@ def test_gradient_matches_finite_differences(kernel, y, kw, tuning):
     for shift in RNG.uniform(-0.5, 0.5, size=(3, theta0.size)):
         theta = theta0 + shift
         _, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
-        fd = _finite_differences(gp.log_marginal_likelihood, theta)
+        fd = finite_differences(gp.log_marginal_likelihood, theta)
         np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(fd).max()))
 
 
