@@ -266,8 +266,8 @@ class SparseGaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
 
         theta = np.asarray(theta, dtype=np.float64)
         kt, noise = self._split(data.kernel, theta)
-        sums = data.sums(kt, eval_gradient)
         try:
+            sums = data.sums(kt, eval_gradient)
             value, grad_kernel, grad_noise = _free_energy(sums, noise, eval_gradient)
         except LinAlgError:
             if raise_on_failure:
@@ -283,9 +283,8 @@ class SparseGaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         from scipy.linalg import LinAlgError
 
         kt, noise = self._split(data.kernel, theta)
-        sums = data.sums(kt, False)
         try:
-            self.L_, self.LB_, w, *_ = _factors(sums, noise)
+            self.L_, self.LB_, w, *_ = _factors(data.sums(kt, False), noise)
         except LinAlgError:
             _raise_landmarks_singular(kt, self.jitter)
         self.kernel_ = kt
@@ -438,9 +437,16 @@ class _FitData:
             self._futures = None
 
     def sums(self, kernel, gradient):
-        """``dict``: ``Kmm`` (jittered), ``Phi = K_mn K_nm``, ``Psi = K_mn
-        Y``, ``tr = tr(K)``, ``yy``, ``n`` and, with ``gradient``, their
-        derivatives ``dKmm`` (m, m, p), ``dPhi``, ``dPsi`` (m, t, p), ``dtr`` (p)."""
+        """``dict``: ``Kmm`` (jittered), its Cholesky factor ``L``, ``Cw =
+        L^{-1} K_mn K_nm L^{-T}`` and ``Psiw = L^{-1} K_mn Y`` (accumulated
+        in the landmarks' whitened basis: a sum of Gram matrices, positive
+        semi-definite in floating point too, where ``L^{-1} Phi L^{-T}``
+        from an accumulated ``Phi = K_mn K_nm`` is not when ``K_mm`` is
+        nearly singular), ``tr = tr(K)``, ``yy``, ``n`` and, with
+        ``gradient``, the derivatives ``dKmm`` (m, m, p), ``dPhi``, ``dPsi``
+        (m, t, p) and ``dtr`` (p) of ``K_mm``, ``Phi``, ``K_mn Y`` and
+        ``tr K``. Raises ``LinAlgError`` when ``K_mm`` is not positive
+        definite."""
         if gradient:
             Kmm, dKmm = kernel.gram_gradient_prepared(self.landmarks)
             Kmm, dKmm = Kmm.copy(), dKmm.copy()
@@ -451,25 +457,26 @@ class _FitData:
         if gradient:
             dscale = np.einsum("iik->k", dKmm) / self.m
             dKmm[np.arange(self.m), np.arange(self.m), :] += self.jitter * dscale
+        L = _cholesky(Kmm)
         if self._futures is not None:
-            parts = self._remote(kernel, gradient)
+            parts = self._remote(kernel, L, gradient)
         else:
             parts = (
-                _block_sums(kernel, blk, self.target[a:b], gradient)
+                _block_sums(kernel, L, blk, self.target[a:b], gradient)
                 for blk, (a, b) in zip(self.blocks, self.bounds)
             )
         total = None
         for part in parts:
             total = part if total is None else {k: total[k] + part[k] for k in total}
-        total.update(Kmm=Kmm, dKmm=dKmm, yy=float(np.sum(self.target**2)), n=self.n)
+        total.update(Kmm=Kmm, L=L, dKmm=dKmm, yy=float(np.sum(self.target**2)), n=self.n)
         return total
 
-    def _remote(self, kernel, gradient):
+    def _remote(self, kernel, L, gradient):
         from distributed import as_completed
 
         from ..scale.distributed import _scatter
 
-        kernel_f = _scatter(self.client, kernel, f"the kernel {kernel!r}")
+        kernel_f = _scatter(self.client, (kernel, L), f"the kernel {kernel!r}")
         futures = [
             self.client.submit(_remote_block_sums, kernel_f, blk, tgt, gradient, pure=False)
             for blk, tgt in self._futures
@@ -485,11 +492,13 @@ def _remote_block_sums(kernel_blob, block_blob, target_blob, gradient):
     """One Dask task: :func:`_block_sums` of a scattered block."""
     from ..scale.distributed import _loads
 
-    return _block_sums(_loads(kernel_blob), _loads(block_blob), _loads(target_blob), gradient)
+    kernel, L = _loads(kernel_blob)
+    return _block_sums(kernel, L, _loads(block_blob), _loads(target_blob), gradient)
 
 
-def _block_sums(kernel, block, Yb, gradient):
-    """The sums of one block of ``nb`` training objects: ``block`` holds
+def _block_sums(kernel, L, block, Yb, gradient):
+    """The sums of one block of ``nb`` training objects (``L``: the
+    Cholesky factor of the jittered ``K_mm``): ``block`` holds
     their prepared data with the landmarks after them (for the Gram's
     derivatives, whose off-diagonal ``nb x nb`` part is not used), without
     them, and the landmarks' own."""
@@ -502,7 +511,10 @@ def _block_sums(kernel, block, Yb, gradient):
     else:
         Kbm = kernel.cross_prepared(alone, landmarks)
         diag = kernel.diag_prepared(alone)
-    out = {"Phi": Kbm.T @ Kbm, "Psi": Kbm.T @ Yb, "tr": float(diag.sum())}
+    from scipy.linalg import solve_triangular
+
+    A = solve_triangular(L, Kbm.T, lower=True, check_finite=False)  # (m, nb)
+    out = {"Cw": A @ A.T, "Psiw": A @ Yb, "tr": float(diag.sum())}
     if gradient:
         S = np.tensordot(Kbm, dKbm, axes=(0, 0))  # (m, m, p): K_mb dK_bm
         out["dPhi"] = S + S.transpose(1, 0, 2)
@@ -518,15 +530,12 @@ def _factors(sums, s2):
     LB^{-1} L^{-1} Psi / s2`` (m, t)."""
     from scipy.linalg import solve_triangular
 
-    L = _cholesky(sums["Kmm"])
-    A = solve_triangular(L, sums["Phi"], lower=True, check_finite=False)
-    At = solve_triangular(L, A.T, lower=True, check_finite=False)  # L^-1 Phi L^-T
-    C = 0.5 * (At + At.T) / s2
+    L = sums["L"]
+    C = 0.5 * (sums["Cw"] + sums["Cw"].T) / s2
     B = C.copy()
     B[np.diag_indices_from(B)] += 1.0
     LB = _cholesky(B)
-    Psi_w = solve_triangular(L, sums["Psi"], lower=True, check_finite=False)
-    c = solve_triangular(LB, Psi_w, lower=True, check_finite=False) / s2
+    c = solve_triangular(LB, sums["Psiw"], lower=True, check_finite=False) / s2
     u = solve_triangular(LB, c, lower=True, trans="T", check_finite=False)
     w = solve_triangular(L, u, lower=True, trans="T", check_finite=False)
     return L, LB, w, C, c, u
@@ -554,7 +563,7 @@ def _free_energy(sums, s2, gradient):
     from scipy.linalg import cho_solve, solve_triangular
 
     L, LB, w, C, c, u = _factors(sums, s2)
-    n, t, m = sums["n"], sums["Psi"].shape[1], C.shape[0]
+    n, t, m = sums["n"], sums["Psiw"].shape[1], C.shape[0]
     trQ = float(np.trace(C)) * s2
     gap = sums["tr"] - trQ
     value = float(
