@@ -43,10 +43,13 @@ class SparseGaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     by L-BFGS-B with its analytic gradient. ``F`` and its gradient need only
     ``K_mm``, the ``m x m`` sums ``K_mn K_nm`` and ``K_mn y``, the trace of
     ``K`` and their derivatives, accumulated over blocks of training objects:
-    memory ``O(m^2 p + b m p)`` for ``p`` hyperparameters and blocks of
-    ``b`` objects (the kernel's own Gram derivatives on a block and the
-    landmarks, :meth:`structk.kernels.Kernel.gram_gradient_prepared`), and
-    time ``O(n m^2)`` per evaluation. The prediction at ``x`` is
+    memory ``O((b + m)^2 p)`` for ``p`` hyperparameters and blocks of ``b``
+    objects (``_tuning.SPARSE_GP_BLOCK_ROWS``: the kernel's own Gram
+    derivatives on a block followed by the landmarks,
+    :meth:`structk.kernels.Kernel.gram_gradient_prepared`), besides the
+    prepared training objects, and time ``O(n m^2)`` per evaluation. The
+    fitted model keeps the prepared blocks for
+    :meth:`log_marginal_likelihood` (a model file does not). The prediction at ``x`` is
 
     ``mean = k_xm w``, ``var = k(x, x) - k_xm K_mm^{-1} k_mx + k_xm S^{-1}
     k_mx + s2``, with ``S = K_mm + K_mn K_nm / s2`` and ``w = S^{-1} K_mn

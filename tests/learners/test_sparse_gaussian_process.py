@@ -252,3 +252,14 @@ def test_low_rank_kernel_learns_a_small_noise():
     assert gp.noise_ == pytest.approx(0.09, rel=0.25)
     mean = gp.predict(["GGCCGCGATCGA", "ATATATATATGC"])
     np.testing.assert_allclose(mean, [9.0, 2.0], atol=0.15)
+
+
+@pytest.mark.parametrize("landmarks", ["uniform", "kmeans++", "leverage"])
+def test_landmarks_are_nystroems(landmarks):
+    from structk.scale import Nystroem
+
+    kw = dict(n_components=8, landmarks=landmarks, random_state=4)
+    gp = SparseGaussianProcessRegressor(KERNEL, noise=0.1, optimizer=None, **kw).fit(X, Y)
+    ny = Nystroem(KERNEL, **kw).fit(X)
+    np.testing.assert_array_equal(gp.component_indices_, ny.component_indices_)
+    np.testing.assert_array_equal(gp.components_, X[ny.component_indices_])
