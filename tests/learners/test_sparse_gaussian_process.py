@@ -97,7 +97,7 @@ def test_bound_is_below_the_exact_log_marginal_likelihood():
     ],
     ids=["rbf", "two-outputs", "product-normalized", "noise-fixed"],
 )
-def test_gradient_matchesfinite_differences(kernel, y, kw, tuning):
+def test_gradient_matches_finite_differences(kernel, y, kw, tuning):
     tuning.set(SPARSE_GP_BLOCK_ROWS=7)  # several blocks, the last one short
     gp = SparseGaussianProcessRegressor(
         kernel, n_components=12, noise=0.1, optimizer=None, random_state=2, **kw
