@@ -1055,6 +1055,45 @@ def _gp_regressor():
     }
 
 
+def _sparse_gp_regressor():
+    from .scale.nystroem import _LANDMARKS
+
+    def outputs(o):
+        return () if np.ndim(o.weights_) == 1 else ("o",)
+
+    return {
+        "params": {
+            "kernel": _Optional(_Kernel(precomputed=False)),
+            "n_components": _Real(lower=1, integer=True),
+            "landmarks": _OneOf(*_LANDMARKS),
+            "noise": _Real(lower=0, strict=True),
+            "noise_bounds": _NoiseBounds(),
+            "jitter": _Real(lower=0),
+            "optimizer": _Optimizer(),
+            "n_restarts_optimizer": _Real(lower=0, integer=True),
+            "normalize_y": _Flag(),
+            "random_state": _Seed(),
+            "client": _Nothing(),
+        },
+        "layouts": {
+            None: [
+                _N,
+                ("kernel_", _GPKernels()),
+                ("components_", _Objects("m")),
+                ("component_indices_", _Array("iu", ("m",), index="n")),
+                ("L_", _Array("f", ("m", "m"))),
+                ("LB_", _Array("f", ("m", "m"))),
+                ("weights_", _Array("f", lambda o: ("m",) + outputs(o))),
+                ("_y_mean", _Array("f", outputs)),
+                ("_y_std", _Array("f", outputs, lower=0)),
+                ("candidates_", _Candidates()),
+                ("noise_", _Real(lower=0)),
+                ("log_marginal_likelihood_value_", _Real()),
+            ]
+        },
+    }
+
+
 def _gp_classifier():
     return {
         "params": {
@@ -1098,6 +1137,7 @@ _BUILDERS = {
     "DiscreteHMM": _hmm,
     "GaussianProcessRegressor": _gp_regressor,
     "GaussianProcessClassifier": _gp_classifier,
+    "SparseGaussianProcessRegressor": _sparse_gp_regressor,
 }
 #: Attributes scikit-learn's input checks add to any fitted estimator.
 _INPUT = {

@@ -228,6 +228,10 @@ MMD_BLOCK_ENTRIES = 4_000_000
 #: and of the leverage-score pass (with 2000 landmarks a block is 2000 x 2000
 #: kernel values, 32 MB, per thread): memory against the number of kernel calls.
 LANDMARK_BLOCK_ROWS = 2000
+#: Training objects per block of the sparse GP's passes: a block's Gram
+#: derivatives hold (rows + m)^2 numbers per hyperparameter, of which
+#: rows x m are used: memory against the number of kernel calls.
+SPARSE_GP_BLOCK_ROWS = 512
 #: Objects per block of rows of a kernel's own feature matrix (rows are
 #: sparse or narrow): memory against the number of kernel calls.
 FEATURE_BLOCK_ROWS = 40_000

@@ -221,3 +221,23 @@ def fitted_kernel(kernel, X):
     except NotFittedError:
         return clone(kernel).fit(X)
     return kernel
+
+
+def check_weights(value, name, what):
+    """``value`` as a non-empty 1-D float array of finite numbers >= 0 (the
+    weights of a kernel's sum of parts), or an error naming ``name`` and the
+    offending entry; ``what`` says what they weigh."""
+    try:
+        w = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of numbers, got {value!r}") from None
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got {value!r}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise ValueError(
+            f"{name}[{t}] = {float(w[t])!r}: {what} must be finite and >= 0 "
+            "(a negative weight can make the kernel indefinite)"
+        )
+    return w

@@ -43,3 +43,13 @@ def rbf_gram(X, Y=None, gamma=0.2):
     Y = X if Y is None else Y
     D = (X**2).sum(1)[:, None] + (Y**2).sum(1)[None, :] - 2 * X @ Y.T
     return np.exp(-gamma * np.maximum(D, 0.0))
+
+
+def finite_differences(f, theta, step=1e-5):
+    """Central differences of the scalar function ``f`` at ``theta``."""
+    out = np.empty_like(theta)
+    for i in range(theta.size):
+        e = np.zeros_like(theta)
+        e[i] = step
+        out[i] = (f(theta + e) - f(theta - e)) / (2 * step)
+    return out

@@ -40,6 +40,19 @@ def _configs():
         if "kernel_x" in params:
             out.append((name, cls(kernel_x=Spectrum(k=2), kernel_y=Spectrum(k=1)), _SEQS, _SEQS))
             continue
+        if name == "SparseGaussianProcessRegressor":  # no precomputed Gram
+            kw = dict(n_components=5, random_state=0)
+            out += [
+                (f"{name}-one", cls(kernel=Normalize(Spectrum(k=2)), **kw), _SEQS, _TARGETS),
+                (
+                    f"{name}-two",
+                    cls(kernel=Normalize(Spectrum(k=2)), normalize_y=True, **kw),
+                    _SEQS,
+                    np.c_[_TARGETS, _TARGETS**2],
+                ),
+                (f"{name}-vectors", cls(kernel=Gaussian(), **kw), _VECTORS, _TARGETS),
+            ]
+            continue
         if name.startswith("GaussianProcess"):  # duplicates in _SEQS: some noise
             regression = name.endswith("Regressor")
             extra = {"alpha": 0.1} if regression else {}

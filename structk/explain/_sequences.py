@@ -208,6 +208,8 @@ class WeightedDegreeLeaf(SequenceLeaf):
         super().__init__(kernel)
         self.shift = int(kernel.shift)
         self.d = int(kernel.d)
+        # the weights of the k-mer lengths (None: the standard ones)
+        self.beta = None if kernel.weights is None else np.asarray(kernel.weights, dtype=float)
         self.span = self.d
         self.length = None  # set from the training objects
 
@@ -265,7 +267,7 @@ class WeightedDegreeLeaf(SequenceLeaf):
     def strand(self, codes, offsets, base):
         d = self.d
         keys, owner, starts, lengths, vals = weighted_degree.wd_occurrences(
-            codes, offsets, d, self.A, base
+            codes, offsets, d, self.A, base, self.beta
         )
         units = starts[:, None] + np.arange(d)[None, :]
         units[np.arange(d)[None, :] >= lengths[:, None]] = -1

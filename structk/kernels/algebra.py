@@ -604,18 +604,7 @@ class Normalize(_SameColumns):
         return K
 
     def _gram_gradient(self, P):
-        # K = K'_ij s_i s_j with s = d^-1/2, d = diag K': dK = dK' s_i s_j
-        # - K (r_i + r_j) / 2, r = d(d) / d (0 for an object of zero norm)
-        Ki, dKi = self.kernel._gram_gradient(P)
-        d = np.diag(Ki).copy()
-        s = _inv_sqrt(d)
-        K = normalized_gram(Ki.copy())
-        r = np.einsum("iip->ip", dKi) * (s * s)[:, None]
-        dK = dKi * (s[:, None] * s[None, :])[:, :, None]
-        dK -= 0.5 * K[:, :, None] * (r[:, None, :] + r[None, :, :])
-        idx = np.arange(K.shape[0])
-        dK[idx, idx, :] = 0.0  # the normalised diagonal is constant
-        return K, dK
+        return normalized_gradient(*self.kernel._gram_gradient(P))
 
     def _cross(self, P, Q):
         if self.kernel._has_log_form:
@@ -628,6 +617,23 @@ class Normalize(_SameColumns):
         return normalized_cross(
             self.kernel._cross(P, Q), self.kernel._diag(P), self.kernel._diag(Q)
         )
+
+
+def normalized_gradient(
+    Ki: NDArray[np.float64], dKi: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(K, dK)`` of the cosine-normalised Gram from the Gram ``Ki`` and
+    its derivatives ``dKi`` (n, n, p): ``K = K'_ij s_i s_j`` with ``s =
+    d^-1/2``, ``d = diag K'``, so ``dK = dK' s_i s_j - K (r_i + r_j) / 2``
+    with ``r = d(d) / d`` (0 for an object of zero norm)."""
+    s = _inv_sqrt(np.diag(Ki).copy())
+    K = normalized_gram(Ki.copy())
+    r = np.einsum("iip->ip", dKi) * (s * s)[:, None]
+    dK = dKi * (s[:, None] * s[None, :])[:, :, None]
+    dK -= 0.5 * K[:, :, None] * (r[:, None, :] + r[None, :, :])
+    idx = np.arange(K.shape[0])
+    dK[idx, idx, :] = 0.0  # the normalised diagonal is constant
+    return K, dK
 
 
 # cosine normalisation of values already computed (Normalize's and the

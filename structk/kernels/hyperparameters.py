@@ -21,7 +21,13 @@ the logarithms of the free parameters and ``dK[:, :, i]`` is the Gram's
 derivative with respect to ``theta[i]``. A parameter at 0 (the
 homogeneous polynomial's ``coef0``) has no logarithm and is fixed.
 
-Derivatives are analytic for the vector kernels, ``ExpIntersection`` and
+A sequence parameter (``WeightedDegree.weights``, the walk-length
+``weights`` of a truncated ``RandomWalk``) gives one hyperparameter per
+entry, ``weights[0]``, ``weights[1]``, ... (:func:`declare_entries`), all
+bounded by ``weights_bounds``.
+
+Derivatives are analytic for the vector kernels, ``ExpIntersection``,
+``WeightedDegree``'s weights, the truncated ``RandomWalk``'s weights and
 the whole algebra (the chain rule through each closure rule). A kernel that
 declares a parameter without an analytic derivative gets central finite
 differences in log space on its prepared data
@@ -108,6 +114,42 @@ def declare(kernel, name, log=True):
     return Hyperparameter(name, value, (low, high), fixed, log)
 
 
+def declare_entries(kernel, name):
+    """One :class:`Hyperparameter` per entry of the sequence parameter
+    ``name`` of ``kernel`` (``weights[0]``, ``weights[1]``, ...), all with
+    the bounds ``<name>_bounds``; an entry at 0 (no logarithm) is fixed.
+    :func:`with_theta` writes them back as one list."""
+    holder = type(type(kernel).__name__, (), {})()  # the bounds, checked once
+    setattr(holder, name, 1.0)
+    setattr(holder, f"{name}_bounds", getattr(kernel, f"{name}_bounds", DEFAULT_BOUNDS))
+    first = declare(holder, name)
+    values = np.asarray(getattr(kernel, name), dtype=np.float64).ravel()
+    return [
+        first._replace(
+            name=f"{name}[{i}]",
+            value=float(v),
+            bounds=(float(v), float(v)) if first.fixed else first.bounds,
+            fixed=bool(first.fixed or v <= 0),
+        )
+        for i, v in enumerate(values)
+    ]
+
+
+def entry_gradients(kernel, name, values, gram_with):
+    """The derivatives ``dK / d log v_i = v_i K_i`` of a kernel linear in the
+    entries ``v`` (``values``) of its sequence parameter ``name``, for its
+    free entries in order: ``gram_with(unit)`` is the Gram with the weights
+    ``e_i`` (the part ``K_i`` that entry ``i`` weighs)."""
+    columns = []
+    for h in kernel._own_hyperparameters():
+        if not h.fixed:
+            i = int(h.name[len(name) + 1 : -1])
+            unit = np.zeros(values.size)
+            unit[i] = 1.0
+            columns.append(values[i] * gram_with(unit))
+    return columns
+
+
 def collect(kernel):
     """Every hyperparameter of ``kernel``: its own, then its parts' (for the
     kernels that propagate them) under prefixed names."""
@@ -151,9 +193,18 @@ def with_theta(kernel, theta):
         i = int(np.flatnonzero(~np.isfinite(theta))[0])
         raise ValueError(f"theta[{i}] ({hyper[i].name}) is {theta[i]}: it must be finite")
     new = copy.deepcopy(kernel)
-    new.set_params(
-        **{h.name: float(np.exp(t)) if h.log else float(t) for h, t in zip(hyper, theta)}
-    )
+    updates, current = {}, None
+    for h, t in zip(hyper, theta):
+        value = float(np.exp(t)) if h.log else float(t)
+        base, bracket, index = h.name.rstrip("]").rpartition("[")
+        if not bracket:  # a scalar parameter
+            updates[h.name] = value
+            continue
+        if base not in updates:  # an entry of a sequence (declare_entries)
+            current = current or new.get_params(deep=True)
+            updates[base] = [float(v) for v in np.asarray(current[base], dtype=float).ravel()]
+        updates[base][int(index)] = value
+    new.set_params(**updates)
     return new
 
 

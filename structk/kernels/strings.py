@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_scalar
+from .._validation import check_scalar, check_weights
 from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
 from ..algorithms import kmers, weighted_degree
@@ -48,9 +48,11 @@ from .algebra import (
     normalized_cross,
     normalized_diag,
     normalized_features,
+    normalized_gradient,
     normalized_gram,
 )
 from .base import Kernel, _row_sq_norms, mirror_upper
+from .hyperparameters import declare_entries, entry_gradients, stack
 
 
 def _space_exceeds(A, k, limit=MAX_SPACE):
@@ -542,6 +544,16 @@ class WeightedDegree(_SequenceKernel):
         add nothing).
     alphabet, normalize, ignore_case, unknown
         As for :class:`Spectrum`.
+    weights : sequence of d floats >= 0, optional
+        The weights ``beta_1 .. beta_d`` of the k-mer lengths instead of the
+        standard ones. Given, they are hyperparameters (``weights[0]``, ...,
+        :mod:`structk.kernels.hyperparameters`) that a Gaussian process
+        learns by its marginal likelihood, with analytic derivatives: the
+        kernel is linear in them, ``dK / d log beta_k = beta_k K_k`` with
+        ``K_k`` the kernel of the k-mers of length ``k`` alone. ``None``:
+        the standard weights, fixed.
+    weights_bounds : pair of float or "fixed", default (1e-5, 1e5)
+        Bounds of every weight for an optimiser.
 
     Raises
     ------
@@ -571,6 +583,8 @@ class WeightedDegree(_SequenceKernel):
         ignore_case: bool = True,
         unknown: str = "error",
         shift: int = 0,
+        weights: Sequence[float] | np.ndarray | None = None,
+        weights_bounds: tuple[float, float] | str = (1e-5, 1e5),
     ) -> None:
         self.d = d
         self.shift = shift
@@ -578,11 +592,41 @@ class WeightedDegree(_SequenceKernel):
         self.normalize = normalize
         self.ignore_case = ignore_case
         self.unknown = unknown
+        self.weights = weights
+        self.weights_bounds = weights_bounds
 
     def _check_params(self):
         self._check_sequence_params()
         check_scalar(self.d, "d", lower=1, integer=True)
         check_scalar(self.shift, "shift", lower=0, integer=True)
+        self._beta()
+
+    def _beta(self):
+        """The weights of the k-mer lengths (None: the standard ones)."""
+        if self.weights is None:
+            return None
+        beta = check_weights(self.weights, "weights", "the weights of the k-mer lengths")
+        if beta.shape != (int(self.d),):
+            raise ValueError(
+                f"weights must hold d={self.d} numbers (one per k-mer length 1..d), "
+                f"got {self.weights!r}"
+            )
+        return beta
+
+    def _own_hyperparameters(self):
+        return [] if self.weights is None else declare_entries(self, "weights")
+
+    def _gram_gradient(self, P):
+        # linear in the weights: dK / d log beta_k = beta_k K_k, K_k the raw
+        # Gram of the k-mers of length k alone (weights e_k)
+        K = self._raw_gram(P)
+        columns = entry_gradients(
+            self, "weights", self._beta(), lambda unit: self._raw_gram(P, unit)
+        )
+        dK = stack(K, columns)
+        if self.normalize:
+            return normalized_gradient(K, dK)
+        return K, dK
 
     def _prepare_encoded(self, P, name):
         lengths = P.lengths
@@ -603,13 +647,19 @@ class WeightedDegree(_SequenceKernel):
                 "sequences of equal length"
             )
 
-    def _fill(self, P, Q, part):
+    def _fill(self, P, Q, part, beta=None):
         return weighted_degree.weighted_degree(
-            P, Q, part, int(self.d), int(self.shift), len(self._alphabet)
+            P,
+            Q,
+            part,
+            int(self.d),
+            int(self.shift),
+            len(self._alphabet),
+            self._beta() if beta is None else beta,
         )
 
-    def _raw_gram(self, P):
-        K = self._fill(P, None, 0)
+    def _raw_gram(self, P, beta=None):
+        K = self._fill(P, None, 0, beta)
         mirror_upper(K)
         return K
 

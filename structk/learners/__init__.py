@@ -14,6 +14,8 @@ module             learners
 ``gaussian_process`` :class:`GaussianProcessRegressor` (hyperparameters by
                    the marginal likelihood)
 ``gaussian_process_classifier`` :class:`GaussianProcessClassifier` (Laplace)
+``sparse_gaussian_process`` :class:`SparseGaussianProcessRegressor` (on
+                   landmarks, Titsias' variational bound)
 =================  ==========================================================
 
 All follow scikit-learn's estimator contract: ``kernel=`` a structk kernel
@@ -37,5 +39,6 @@ __getattr__, __dir__, __all__ = attach(
         ".cca": ["KernelCCA"],
         ".gaussian_process": ["GaussianProcessRegressor"],
         ".gaussian_process_classifier": ["GaussianProcessClassifier"],
+        ".sparse_gaussian_process": ["SparseGaussianProcessRegressor"],
     },
 )

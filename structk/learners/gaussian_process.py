@@ -353,14 +353,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         )
         var -= np.einsum("ij,ij->j", V, V)
         var += self.noise_
-        if (var < 0).any():
-            warnings.warn(
-                "Predicted variances smaller than 0 (rounding); set to 0.",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            var = np.maximum(var, 0.0)
-        return mean, np.sqrt(_scaled(var, self._y_std))
+        return mean, predictive_std(var, self._y_std)
 
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draws from the posterior at ``X``: shape (n_test, n_samples), or
@@ -566,6 +559,19 @@ def _target_scaling(Y, normalize):
     return mean, std
 
 
+def predictive_std(var, y_std):
+    """The standard deviation from variances ``var`` of normalised targets
+    (negative ones, from rounding, set to 0 with a warning)."""
+    if (var < 0).any():
+        warnings.warn(
+            "Predicted variances smaller than 0 (rounding); set to 0.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        var = np.maximum(var, 0.0)
+    return np.sqrt(_scaled(var, y_std))
+
+
 def _scaled(var, y_std):
     """A variance (n,) or covariance (n, n) of normalised targets, in the
     units of y: one per output when there are several."""
@@ -636,7 +642,7 @@ def _warn_at_bounds(theta, bounds, names):
     for t, (low, high), name in zip(theta, bounds, names):
         for end, b in (("lower", low), ("upper", high)):
             if np.isclose(t, b):
-                short = name.rsplit("__", 1)[-1]
+                short = name.rsplit("__", 1)[-1].split("[")[0]  # weights[2]: weights
                 warnings.warn(
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "

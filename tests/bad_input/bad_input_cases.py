@@ -577,6 +577,9 @@ def _learner_cases():
         if "kernel" not in inspect.signature(cls.__init__).parameters:
             cases += _two_view_cases(name, cls, K)
             continue
+        if name == "SparseGaussianProcessRegressor":  # no precomputed Gram
+            cases += _sparse_gp_cases(cls)
+            continue
 
         def fit(make, X, target=y, cls=cls, name=name):
             est = make(cls)
@@ -695,6 +698,65 @@ def _learner_cases():
                         (p.name,),
                     )
                 )
+    return cases
+
+
+def _sparse_gp_cases(cls):
+    """The sparse GP never forms the Gram: it refuses "precomputed", and its
+    other bad calls are made on vectors."""
+    from structk.kernels import Gaussian
+
+    X = np.arange(8.0).reshape(4, 2)
+    y = np.array([0.0, 1.0, 0.0, 1.0])
+    name = cls.__name__
+
+    def fit(X=X, target=y, **params):
+        return cls(**{"kernel": Gaussian(), "n_components": 2, **params}).fit(X, target)
+
+    cases = [
+        Case(f"{name}-precomputed", lambda: fit(kernel="precomputed"), ValueError, ("precomputed",)),
+        Case(f"{name}-kernel-string", lambda: fit(kernel="rbf"), ValueError, ("kernel", "rbf")),
+        Case(f"{name}-kernel-function", lambda: fit(kernel=np.dot), TypeError, ("kernel",)),
+        Case(f"{name}-predict-before-fit", lambda: cls().predict(X), Exception, ("fit",)),
+        Case(f"{name}-complex-objects", lambda: fit(X=X * (1 + 1j)), ValueError, ("complex",)),
+        Case(f"{name}-y-length", lambda: fit(target=y[:3]), ValueError, ("y",)),
+        Case(
+            f"{name}-y-nan-target",
+            lambda: fit(target=[0.0, np.nan, 1.0, 0.0]),
+            ValueError,
+            ("y[1]",),
+        ),
+        Case(
+            f"{name}-more-landmarks-than-objects",
+            lambda: fit(n_components=5),
+            ValueError,
+            ("n_components=5", "4 training objects"),
+        ),
+        Case(f"{name}-no-landmarks", lambda: fit(n_components=0), ValueError, ("n_components",)),
+        Case(f"{name}-noise-zero", lambda: fit(noise=0.0), ValueError, ("noise",)),
+        Case(
+            f"{name}-landmarks-unknown",
+            lambda: fit(landmarks="random"),
+            ValueError,
+            ("landmarks", "random"),
+        ),
+        Case(
+            f"{name}-predict-other-dimension",
+            lambda: fit().predict(np.ones((2, 3))),
+            ValueError,
+            ("features",),
+        ),
+    ]
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+            cases.append(
+                Case(
+                    f"{name}-param-{p.name}='3'",
+                    lambda param=p.name: fit(**{param: "3"}),
+                    (TypeError, ValueError),
+                    (p.name,),
+                )
+            )
     return cases
 
 

@@ -46,6 +46,7 @@ _SUPERVISED = {
     "KernelRidgeCV",
     "GaussianProcessRegressor",
     "GaussianProcessClassifier",
+    "SparseGaussianProcessRegressor",
 }
 
 
@@ -70,7 +71,13 @@ def test_fitted_learner_pickles_and_deep_copies(name, mode):
                 clone.transform(views[0]), expected, rtol=4 * np.finfo(float).eps, atol=1e-15
             )
         return
-    if mode == "kernel":
+    if name == "SparseGaussianProcessRegressor":  # landmarks; no precomputed Gram
+        if mode == "precomputed":
+            with pytest.raises(ValueError, match="precomputed"):
+                cls(kernel="precomputed").fit(kernel(X), y)
+            return
+        est, data, test = cls(kernel=kernel, n_components=5, random_state=0), X, X[:5]
+    elif mode == "kernel":
         est, data, test = cls(kernel=kernel), X, X[:5]
     else:
         est, data, test = cls(kernel="precomputed"), kernel(X), kernel(X[:5], X)

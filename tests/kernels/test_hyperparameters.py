@@ -26,7 +26,9 @@ from structk.kernels import (
     Linear,
     Normalize,
     Polynomial,
+    RandomWalk,
     Scaled,
+    WeightedDegree,
 )
 from structk.kernels.hyperparameters import (
     GradientAccuracyWarning,
@@ -37,6 +39,21 @@ from structk.kernels.hyperparameters import (
 RNG = np.random.default_rng(0)
 VECTORS = RNG.normal(size=(7, 3))
 SETS = [{"a", "b", "c"}, {"b", "c"}, {"d"}, set(), {"a", "d", "e", "f"}, {"c", "e"}]
+ALIGNED = ["".join(RNG.choice(list("ACGT"), size=14)) for _ in range(7)]
+
+
+def _graphs():
+    import networkx as nx
+
+    out = []
+    for seed in range(6):
+        g = nx.gnp_random_graph(6, 0.4, seed=seed)
+        nx.set_node_attributes(g, {v: (v + seed) % 2 for v in g}, "label")
+        out.append(g)
+    return out
+
+
+GRAPHS = _graphs()
 
 KERNELS = [
     (Gaussian(sigma=0.7), VECTORS),
@@ -59,6 +76,13 @@ KERNELS = [
     (Normalize(ExpIntersection(scale=0.2)), SETS),
     (1.5 * Jaccard(), SETS),
     (Intersection() + ExpIntersection(scale=0.4), SETS),
+    (WeightedDegree(d=3, weights=[0.5, 0.3, 0.2]), ALIGNED),
+    (WeightedDegree(d=4, shift=2, weights=[1.0, 0.0, 0.5, 2.0]), ALIGNED),  # a 0: fixed
+    (WeightedDegree(d=3, normalize=True, weights=[0.2, 0.7, 1.5]), ALIGNED),
+    (2.0 * WeightedDegree(d=2, weights=[1.0, 1.0], weights_bounds=(1e-3, 1e3)), ALIGNED),
+    (RandomWalk(kind="truncated", weights=[1.0, 0.5, 0.0, 0.25]), GRAPHS),
+    (RandomWalk(kind="truncated", weights=[1.0, 0.5, 0.25], node_label=None), GRAPHS),  # spectral
+    (Normalize(RandomWalk(kind="truncated", weights=[0.3, 0.2])), GRAPHS),
 ]
 
 
@@ -222,3 +246,30 @@ def test_expand_lists():
     # a list for a tuple-valued parameter (bounds) is a value, not a grid
     bounded = Gaussian(sigma_bounds=[0.1, 10.0])
     assert expand_lists(bounded) == [({}, bounded)]
+
+
+def test_sequence_parameters_are_one_hyperparameter_per_entry():
+    assert WeightedDegree(d=3).hyperparameters == []  # the standard weights: fixed
+    assert RandomWalk(lam=0.1).hyperparameters == []
+    k = WeightedDegree(d=3, weights=[0.5, 0.0, 0.2], weights_bounds=(1e-3, 10.0))
+    names = [(h.name, h.fixed) for h in k.hyperparameters]
+    assert names == [("weights[0]", False), ("weights[1]", True), ("weights[2]", False)]
+    np.testing.assert_allclose(k.bounds, np.log([[1e-3, 10.0], [1e-3, 10.0]]))
+    moved = (3.0 * k).with_theta(np.log([3.0, 2.0, 4.0]))
+    np.testing.assert_allclose(moved.kernel.weights, [2.0, 0.0, 4.0], rtol=1e-15)
+    assert moved.factor == pytest.approx(3.0, rel=1e-15)
+    # the standard weights, given explicitly, give the default kernel
+    standard = [2 * (3 - l + 1) / (3 * 4) for l in (1, 2, 3)]
+    np.testing.assert_allclose(
+        WeightedDegree(d=3, weights=standard)(ALIGNED), WeightedDegree(d=3)(ALIGNED), rtol=1e-14
+    )
+    assert RandomWalk(kind="truncated", weights=[1.0, 2.0], weights_bounds="fixed").theta.size == 0
+
+
+def test_bad_weights_are_named():
+    with pytest.raises(ValueError, match=r"weights must hold d=3 numbers"):
+        WeightedDegree(d=3, weights=[1.0, 2.0])(ALIGNED)
+    with pytest.raises(ValueError, match=r"weights\[1\] = -1.0"):
+        WeightedDegree(d=2, weights=[1.0, -1.0])(ALIGNED)
+    with pytest.raises(ValueError, match=r"WeightedDegree\(weights_bounds="):
+        WeightedDegree(d=2, weights=[1.0, 1.0], weights_bounds=(2.0, 1.0)).theta

@@ -9,7 +9,9 @@ sequences, not rows of a 2-D array; its scalar ``score`` is tested in
 ``tests/test_hmm.py``). ``GaussianProcessClassifier`` is checked with a
 vector kernel only: with ``"precomputed"`` its ``predict_proba`` needs the
 test objects' ``k(x, x)`` (``test_gram=``), which a cross-Gram does not hold
-and the checks do not pass.
+and the checks do not pass. ``SparseGaussianProcessRegressor`` is checked with
+a vector kernel only (it takes no precomputed Gram) and 10 landmarks (the
+fewest objects a check fits on).
 """
 
 import numpy as np
@@ -29,6 +31,7 @@ from structk.learners import (
     KernelRidgeCV,
     KernelSVM,
     NearestClassMean,
+    SparseGaussianProcessRegressor,
 )
 from structk.scale import Nystroem
 
@@ -51,6 +54,7 @@ ESTIMATORS = (
     + [
         KernelSVM(kernel=VECTOR, probability=True, random_state=0),
         GaussianProcessClassifier(kernel=VECTOR),
+        SparseGaussianProcessRegressor(kernel=VECTOR, n_components=10),
         Nystroem(VECTOR, n_components=5, random_state=0),
     ]
 )

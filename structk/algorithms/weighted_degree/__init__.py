@@ -31,9 +31,11 @@ def wd_weights(d):
     return 2.0 * (d - l + 1.0) / (d * (d + 1.0))
 
 
-def weighted_degree(S, T, part, d, shift, A):
+def weighted_degree(S, T, part, d, shift, A, beta=None):
     """Weighted-degree kernel values of the rows of ``S`` (n, L) of codes
-    (against those of ``T`` when ``part=1``; ``T`` is None otherwise):
+    (against those of ``T`` when ``part=1``; ``T`` is None otherwise), with
+    the weights ``beta`` of the k-mer lengths ``1 .. d`` (default
+    :func:`wd_weights`):
 
     * ``part=0``: the Gram's upper triangle and diagonal, shape (n, n) (the
       caller mirrors it);
@@ -51,18 +53,20 @@ def weighted_degree(S, T, part, d, shift, A):
     n, m = F.shape[0], G.shape[0]
     shift = min(int(shift), max(S.shape[1] - 1, 0))
     out = np.empty((n, n) if part == 0 else (n, m) if part == 1 else (n, 1))
-    fn, beta = wd_function(W), wd_weights(int(d))
+    fn = wd_function(W)
+    beta = wd_weights(int(d)) if beta is None else np.ascontiguousarray(beta, dtype=np.float64)
     partners = n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1)
     bounds = _threads.cost_bounds(partners * float(W * (2 * shift + 1)), 1, _tuning.WD_CHUNK_WORK)
     _threads.run_chunks(lambda lo, hi: fn(F, G, W, beta, shift, part, out, lo, hi), bounds, 1)
     return out
 
 
-def wd_occurrences(codes, offsets, d, A, base=None):
+def wd_occurrences(codes, offsets, d, A, base=None, beta=None):
     """The weighted-degree features of sequences, at their positions.
 
     Feature ``(l, p, u)`` is the l-mer ``u`` starting at position ``p``
-    (``1 <= l <= d``), of value ``sqrt(beta_l)`` (:func:`wd_weights`), so
+    (``1 <= l <= d``), of value ``sqrt(beta_l)`` (``beta``, default
+    :func:`wd_weights`), so
     that the inner product of two sequences' features is the kernel
     without shifts. Its key is ``(p d + l - 1) A^d + index(u)``.
 
@@ -86,7 +90,7 @@ def wd_occurrences(codes, offsets, d, A, base=None):
     n = offsets.shape[0] - 1
     if base is None:
         base = np.zeros(n, dtype=np.int64)
-    beta = wd_weights(int(d))
+    beta = wd_weights(int(d)) if beta is None else np.asarray(beta, dtype=np.float64)
     parts = []
     for l in range(1, d + 1):
         ids, starts, ptr = kmer_occurrences(codes, offsets, l, A, positions=True)

@@ -59,6 +59,7 @@ S. V. N. Vishwanathan, N. N. Schraudolph, R. Kondor and K. M. Borgwardt,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -66,9 +67,10 @@ import numpy as np
 
 from ... import defaults
 from ..._threads import small_eigh_blas
-from ..._validation import check_scalar
+from ..._validation import check_scalar, check_weights
 from ...algorithms.random_walk import KINDS
 from ..base import Kernel
+from ..hyperparameters import declare_entries, entry_gradients, stack
 from ._encoding import (
     check_same_direction,
     dense_ids,
@@ -112,7 +114,14 @@ class RandomWalk(Kernel):
         Scale of the exponential kernel (``> 0``). Ignored by the other kinds.
     weights : sequence of float, optional
         ``weights[t] >= 0`` for walks of length ``t = 0 .. p`` (required by,
-        and only used by, ``kind="truncated"``).
+        and only used by, ``kind="truncated"``). With ``kind="truncated"``
+        the positive ones are hyperparameters (``weights[0]``, ...,
+        :mod:`structk.kernels.hyperparameters`) that a Gaussian process
+        learns by its marginal likelihood, with analytic derivatives: the
+        kernel is linear in them, ``dK / d log w_t = w_t K_t`` with ``K_t``
+        the kernel of the walks of length ``t`` alone.
+    weights_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+        Bounds of every walk-length weight for an optimiser.
     node_label : hashable or None, default="label"
         Node attribute holding the label; ``None`` for unlabelled graphs.
         Every node must have it.
@@ -179,6 +188,7 @@ class RandomWalk(Kernel):
         edge_label: Hashable | None = None,
         start: str | Callable[..., Any] | None = None,
         stop: str | Callable[..., Any] | None = None,
+        weights_bounds: tuple[float, float] | str = (1e-5, 1e5),
     ) -> None:
         self.kind = kind
         self.lam = lam
@@ -188,6 +198,7 @@ class RandomWalk(Kernel):
         self.edge_label = edge_label
         self.start = start
         self.stop = stop
+        self.weights_bounds = weights_bounds
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):
@@ -216,22 +227,27 @@ class RandomWalk(Kernel):
                 )
 
     def _weights(self):
-        try:
-            w = np.asarray(self.weights, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"weights must be a sequence of numbers, got {self.weights!r}"
-            ) from None
-        if w.ndim != 1 or w.size == 0:
-            raise ValueError(f"weights must be a non-empty 1-D sequence, got {self.weights!r}")
-        bad = ~np.isfinite(w) | (w < 0)
-        if bad.any():
-            t = int(np.argmax(bad))
-            raise ValueError(
-                f"weights[{t}] = {float(w[t])!r}: walk-length weights must be finite and "
-                ">= 0 (a negative weight can make the kernel indefinite)"
-            )
-        return w
+        return check_weights(self.weights, "weights", "walk-length weights")
+
+    # -------------------------------------------------------- hyperparameters
+    def _own_hyperparameters(self):
+        if self.kind != "truncated" or self.weights is None:
+            return []
+        return declare_entries(self, "weights")
+
+    def _gram_gradient(self, P):
+        # linear in the weights: dK / d log w_t = w_t K_t, K_t the Gram of
+        # the walks of length t alone (weights e_t)
+        if not self._own_hyperparameters():
+            return super()._gram_gradient(P)
+
+        def gram_with(unit):
+            part = copy.copy(self)
+            part.weights = unit
+            return part._gram(P)
+
+        K = self._gram(P)
+        return K, stack(K, entry_gradients(self, "weights", self._weights(), gram_with))
 
     # ---------------------------------------------------------------- fitting
     @property
