@@ -714,7 +714,9 @@ def _sparse_gp_cases(cls):
         return cls(**{"kernel": Gaussian(), "n_components": 2, **params}).fit(X, target)
 
     cases = [
-        Case(f"{name}-precomputed", lambda: fit(kernel="precomputed"), ValueError, ("precomputed",)),
+        Case(
+            f"{name}-precomputed", lambda: fit(kernel="precomputed"), ValueError, ("precomputed",)
+        ),
         Case(f"{name}-kernel-string", lambda: fit(kernel="rbf"), ValueError, ("kernel", "rbf")),
         Case(f"{name}-kernel-function", lambda: fit(kernel=np.dot), TypeError, ("kernel",)),
         Case(f"{name}-predict-before-fit", lambda: cls().predict(X), Exception, ("fit",)),

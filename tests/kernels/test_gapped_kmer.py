@@ -197,7 +197,7 @@ def test_primal_svm_on_count_features_equals_the_dual():
 
     X = random_dna(80, 20, 40, rng=np.random.default_rng(3))
     y = np.array([int("GATA" in s or "TATC" in s) for s in X])
-    kw = dict(kernel=GappedKmer(l=5, k=3, d=2, kind="count"), C=1.0, tol=1e-6)
+    kw = dict(kernel=GappedKmer(l=5, k=3, d=2, kind="count"), C=1.0, tol=1e-6, loss="hinge")
     dual = KernelSVM(solver="dual", **kw).fit(X, y)
     primal = KernelSVM(solver="primal", **kw).fit(X, y)
     assert primal.solver_ == "primal"
@@ -384,8 +384,13 @@ def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tunin
     tiles = {"GKM_DIRECT_BYTES": 0, "GKM_BUFFER_HITS": 7} if buffered else {}
     for rc_on in (True, False):
         kern = GappedKmer(
-            l=l, k=l - 3, d=d, kind="count" if d == 3 else "truncated",
-            reverse_complement=rc_on, normalize=False, algorithm="subsets",
+            l=l,
+            k=l - 3,
+            d=d,
+            kind="count" if d == 3 else "truncated",
+            reverse_complement=rc_on,
+            normalize=False,
+            algorithm="subsets",
         )
         results = []
         for packed_max_d in (3, -1):
