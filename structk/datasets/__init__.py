@@ -8,7 +8,8 @@ module             contents
 =================  ========================================================
 ``bundled``        :func:`bundled_path`, :func:`load_moons` (data/ of the project)
 ``uci``            UCI promoter and splice-junction sequences
-``tu``             :func:`load_tu` (TU Dortmund graph benchmark format)
+``tu``             :func:`load_tu` (TU Dortmund graph benchmark format),
+                   :func:`tu_label_names` (what its label integers stand for)
 ``chem``           :func:`from_smiles` (molecular graphs; RDKit, ``structk[chem]``)
 =================  ========================================================
 
@@ -22,7 +23,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         ".bundled": ["bundled_path", "load_moons"],
         ".uci": ["SequenceDataset", "load_promoters", "load_splice", "promoter_groups"],
-        ".tu": ["load_tu"],
+        ".tu": ["load_tu", "tu_label_names"],
         ".chem": ["from_smiles"],
     },
 )

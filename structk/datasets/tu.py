@@ -195,6 +195,91 @@ def load_tu(path_or_dir, name=None, *, directed=False, require_targets=True):
     return graphs, y
 
 
+def tu_label_names(path):
+    r"""The names of a TU dataset's node and edge labels, from its README.
+
+    TU datasets of molecules ship a ``README.txt`` listing what the label
+    integers stand for (MUTAG: ``0  C``, ``1  N``, ...; bonds ``0
+    aromatic``, ...) under the headings ``Node labels:`` and ``Edge
+    labels:``. A plain two-column file (``0 C`` per line, ``#`` comments)
+    is read as node label names.
+
+    Parameters
+    ----------
+    path : str or path
+        A TU dataset folder (its ``README.txt`` is read, when there is one)
+        or a label-map file.
+
+    Returns
+    -------
+    node_names, edge_names : dict
+        ``{label int: name}``; empty when the folder has no README or the
+        README lists no names.
+
+    Raises
+    ------
+    ValueError
+        When a file holds a line that is neither ``INT NAME`` nor a heading,
+        or gives one label two names, naming the file and line.
+
+    Examples
+    --------
+    >>> import os, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "README.txt").write_text(
+    ...     "Node labels:\n\n  0  C\n  1  N\n\nEdge labels:\n\n  0  aromatic\n")
+    >>> tu_label_names(folder)
+    ({0: 'C', 1: 'N'}, {0: 'aromatic'})
+    """
+    import re
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "README.txt"
+        if not path.is_file():
+            return {}, {}
+        plain = False
+    else:
+        plain = True
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        lines = fh.read().splitlines()
+    heading = re.compile(r"\b(node|edge) labels\s*:(.*)$", re.I)
+    headed = any(heading.search(line) for line in lines)
+    maps = {"node": {}, "edge": {}}
+    section = "node" if plain and not headed else None
+    entry = re.compile(r"\s*(-?\d+)\s*[\t ,:=]\s*(\S.*?)\s*$")
+    for lineno, line in enumerate(lines, start=1):
+        found = heading.search(line)
+        if found:
+            section = found.group(1).lower()
+            # names on the heading's own line: "Node labels: 0 = C, 1 = N"
+            for label, name in re.findall(r"(-?\d+)\s*[=:]\s*([^,;\s]+)", found.group(2)):
+                _name_label(maps[section], int(label), name, path, lineno, section)
+            continue
+        if section is None or not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = entry.match(line)
+        if m is None:
+            if headed:  # the end of a README section
+                section = None
+                continue
+            raise ValueError(
+                f"{str(path)!r} line {lineno}: {line.strip()!r} is not 'INT NAME' "
+                "(a label and its name, e.g. '0 C')"
+            )
+        _name_label(maps[section], int(m.group(1)), m.group(2), path, lineno, section)
+    return maps["node"], maps["edge"]
+
+
+def _name_label(table, label, name, path, lineno, section):
+    if label in table and table[label] != name:
+        raise ValueError(
+            f"{str(path)!r} line {lineno}: {section} label {label} is named "
+            f"{table[label]!r} already; give each label one name"
+        )
+    table[label] = name
+
+
 def _locate(path, name):
     if name is not None:
         for folder in (path / name, path):
