@@ -608,11 +608,12 @@ def build_parser():
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
 
-    from . import check_kernel, explain, model_commands
+    from . import check_kernel, explain, model_commands, tu_subset
 
     check_kernel.add_parser(sub, formatter)
     model_commands.add_parsers(sub, formatter)
     explain.add_parsers(sub, formatter)
+    tu_subset.add_parser(sub, formatter)
     for command in sub.choices.values():  # one vocabulary: --quiet everywhere
         if "--quiet" not in command._option_string_actions:
             command.add_argument("--quiet", action="store_true", help="no progress bars or notices")

@@ -190,3 +190,32 @@ def test_split_does_not_apply_to_a_positive_negative_pair(tmp_path, capsys):
         tmp_path / "m.structk",
     )
     assert code == 2 and "--split does not apply to --positive/--negative" in err
+
+
+def test_tu_subset_writes_the_split_as_a_tu_folder(tu, tmp_path, capsys):
+    graphs, y, train, _ = tu
+    split = _write(tmp_path / "train.txt", train)
+    out = tmp_path / "TRAIN"
+    code, _, err = run(capsys, "tu-subset", FOLDER, "--split", split, "-o", out)
+    assert code == 0 and f"80 of 120 graphs written to {out}" in err
+    again, y2 = structk.datasets.load_tu(out)
+    np.testing.assert_array_equal(y2, y[train])
+    kept = [graphs[i] for i in train]
+    assert [list(G.nodes(data=True)) for G in again] == [list(G.nodes(data=True)) for G in kept]
+    assert [list(G.edges) for G in again] == [list(G.edges) for G in kept]
+    # the README's label names come along
+    assert structk.datasets.tu_label_names(out)[0] == {0: "C", 1: "N", 2: "O"}
+    # cv on the new folder is cv --split on the old one
+    common = ["--kernel", "WeisfeilerLehman(h=1)", "--learner", "KernelSVM(C=1)", "--cv", "4"]
+    common += ["--format", "tsv", "--quiet"]
+    code, whole, _ = run(capsys, "cv", out, *common)
+    code2, part, _ = run(capsys, "cv", FOLDER, "--split", split, *common)
+    assert code == code2 == 0
+    cut = [line.split("\t")[:8] for line in whole.splitlines()]
+    assert cut == [line.split("\t")[:8] for line in part.splitlines()]
+    # a folder holding a dataset is not written over; a bad split writes nothing
+    code, _, err = run(capsys, "tu-subset", FOLDER, "--split", split, "-o", out)
+    assert code == 2 and "already holds a TU dataset" in err
+    bad = _write(tmp_path / "bad.txt", [0, 0])
+    code, _, err = run(capsys, "tu-subset", FOLDER, "--split", bad, "-o", tmp_path / "B")
+    assert code == 2 and "line 2" in err and not (tmp_path / "B").exists()
