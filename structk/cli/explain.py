@@ -30,8 +30,10 @@ def add_parsers(sub, formatter):
         "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
         "  structk explain nfe2.model test.fa --tsv contributions.tsv -o report.txt\n"
         "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
+        "  structk explain nfe2.model test.fa --region 100:150 --plot window.png\n"
         "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
         "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv\n"
+        "  structk explain mutag.model MUTAG/ --split test.txt --label-map atoms.txt\n"
         "  structk explain esol.model mols.csv --smiles-column smiles --id-column name",
     )
     _add_model(p)
@@ -373,7 +375,7 @@ def _label_names(args, data, explainer):
             raise ValueError(f"--label-map {args.label_map} names no labels")
         return None, None
     explainer.name_labels(node or None, edge or None)
-    if args.label_map is None:
+    if args.label_map is None and not args.quiet:
         print(
             f"note: node labels named from {Path(args.input) / 'README.txt'} "
             "(give --label-map FILE to choose others)",

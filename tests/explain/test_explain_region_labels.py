@@ -149,6 +149,8 @@ def test_label_names_from_a_tu_readme_and_a_map_file(tmp_path, capsys):
     assert code == 0 and "README.txt" in err and "--label-map" in err
     for name, w in plain:
         assert f"{w:+.6g}  {_by_hand(name, named)}" in out
+    code, quiet, err = run(capsys, "explain", tmp_path / "g.model", folder, "--top", "4", "--quiet")
+    assert code == 0 and err == "" and quiet == out
     assert re.search(r"graph0 .* [CNO]@\d+:", out)
     # a map of one's own: INT NAME lines, a comment (names in the labels' order,
     # since a tree's children are sorted by their written names)
