@@ -361,9 +361,7 @@ def _label_names(args, data, explainer):
     from ..datasets import tu_label_names
 
     if args.label_map is not None and explainer.unit != "node":
-        raise ValueError(
-            f"--label-map names graph labels; this model explains {explainer.unit}s"
-        )
+        raise ValueError(f"--label-map names graph labels; this model explains {explainer.unit}s")
     if explainer.unit != "node" or (args.label_map is None and data.format != "tu"):
         return None, None
     source = args.label_map if args.label_map is not None else args.input

@@ -444,7 +444,7 @@ def user_cases(tmp):
             CLIRefused,
             ("--kernel 'Spectrum(k=3)'", "solver='nystroem'", "structk fit"),
         ),
-            Case(
+        Case(
             "cli-fit-split-past-the-end",
             _cli(*fit, "--split", split_past, "-o", tmp / "sp.structk"),
             CLIRefused,
@@ -453,8 +453,14 @@ def user_cases(tmp):
         Case(
             "cli-cv-split-listed-twice",
             _cli(
-                "cv", fa, "--label-pattern", r"class=(\S+)", "--kernel", "Spectrum(k=2)",
-                "--split", split_twice,
+                "cv",
+                fa,
+                "--label-pattern",
+                r"class=(\S+)",
+                "--kernel",
+                "Spectrum(k=2)",
+                "--split",
+                split_twice,
             ),
             CLIRefused,
             ("split_twice.txt", "line 3", "listed already on line 1"),
