@@ -393,6 +393,22 @@ def _same_training_set(*names):
     return rule
 
 
+def _view_kernels(obj, where, ctx):
+    """KernelCCA: each view's centerer holds that view's kernel (``kernel_x``
+    or, left at ``None``, ``kernel``; the same for ``y``)."""
+    for view in ("x", "y"):
+        given = getattr(obj, f"kernel_{view}")
+        source = f"kernel_{view}" if given is not None else "kernel"
+        given = obj.kernel if given is None else given
+        held = getattr(obj, f"{view}_centerer_").kernel
+        same = held == given if isinstance(given, str) else type(held) is type(given)
+        if not same:
+            raise SchemaError(
+                f"{where}.{view}_centerer_.kernel is {_short(held)}, but {source} is "
+                f"{_short(given)}"
+            )
+
+
 def _feature_count(fmap, where, ctx):
     """The number of features a feature map gives: the Nyström basis's
     columns, or the vocabulary's length (``None``: the kernel's fixed
@@ -705,8 +721,9 @@ def _pca():
 def _cca():
     return {
         "params": {
-            "kernel_x": _Kernel(),
-            "kernel_y": _Kernel(),
+            "kernel_x": _Optional(_Kernel()),
+            "kernel_y": _Optional(_Kernel()),
+            "kernel": _Kernel(),
             "n_components": _Real(lower=1, integer=True),
             "reg": _Real(lower=0, strict=True),
             "psd_check": _PSD,
@@ -717,6 +734,7 @@ def _cca():
                 ("x_centerer_", _Nested("KernelCenterer")),
                 ("y_centerer_", _Nested("KernelCenterer")),
                 (None, _same_training_set("x_centerer_", "y_centerer_")),
+                (None, _view_kernels),
                 ("x_dual_coef_", _Array("f", ("n", "k"))),
                 ("y_dual_coef_", _Array("f", ("n", "k"))),
                 (None, _at_most_components),
@@ -1249,6 +1267,8 @@ def _takes_arrays(obj):
     whose number of columns scikit-learn's checks record."""
     from .learners._base import takes_vectors
 
+    if "kernel_x" in vars(obj):  # KernelCCA: two views, recorded by its centerers
+        return False
     kernel = vars(obj).get("kernel")
     if isinstance(kernel, str):
         return kernel == "precomputed"

@@ -14,7 +14,11 @@ of two kinds of members:
     ``metadata``) and the estimator as a tree of tagged JSON values:
     numbers, strings, ``{"list": [...]}``, ``{"tuple": [...]}``,
     ``{"dict": [[key, value], ...]}``, ``{"set": [...]}``, ``{"array":
-    member}``, ``{"scalar": [dtype, value]}``, ``{"graph": ...}`` (networkx
+    member}``, ``{"scalar": [dtype, value]}``, ``{"method": [kernel,
+    name]}`` (a similarity method of a structk kernel, such as
+    ``LocalAlignment(beta=0.5).log_kernel``: the kernel as data and a name
+    from :data:`~structk.kernels.empirical.SIMILARITY_METHODS`),
+    ``{"graph": ...}`` (networkx
     graphs: nodes, adjacency in order, attributes) and ``{"object": {"class":
     name, "params": ..., "state": ...}}`` for structk's own classes.
 ``arrays/<n>.npy``
@@ -157,6 +161,27 @@ def _qualname(obj):
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
+def _similarity_method(value):
+    """The name of ``value`` when it is a method of a structk kernel listed in
+    :data:`structk.kernels.empirical.SIMILARITY_METHODS` (bound to that very
+    class, not a subclass), else ``None``."""
+    import inspect
+
+    if not inspect.ismethod(value):
+        return None
+    from .kernels.empirical import SIMILARITY_METHODS
+
+    owner, name = value.__self__, value.__func__.__name__
+    cls = type(owner)
+    if not cls.__module__.startswith("structk.") or name not in SIMILARITY_METHODS.get(
+        cls.__name__, ()
+    ):
+        return None
+    if getattr(cls, name, None) is not value.__func__:
+        return None
+    return name
+
+
 def _is_cache(name):
     """Private attributes holding prepared data: recomputed after loading."""
     return name.startswith("_") and "prepared" in name
@@ -229,6 +254,10 @@ class _Writer:
             }
         if callable(value) and id(value) in self.functions_by_id:
             return {"function": self.functions_by_id[id(value)]}
+        method = _similarity_method(value)
+        if method is not None:
+            owner = value.__self__
+            return {"method": [self.encode(owner, f"{where}.__self__"), method]}
         name = _qualname(type(value))
         if self.classes.get(name) is type(value) or _user_kernel(value):
             return self._object(value, name, where)
@@ -625,6 +654,24 @@ class _Reader:
         except (TypeError, ValueError) as exc:
             raise self.fail(f"bad sparse matrix: {exc}") from None
 
+    def _method(self, body):
+        """``owner.name`` for a similarity method a kernel may hold (an
+        allowed structk kernel and a name on the list; nothing is called)."""
+        from .kernels.empirical import SIMILARITY_METHODS
+
+        if not (isinstance(body, list) and len(body) == 2 and isinstance(body[1], str)):
+            raise self.fail(f"bad method {_short(body)}")
+        owner = self.decode(body[0])
+        cls = type(owner)
+        allowed = SIMILARITY_METHODS.get(cls.__name__, ())
+        if self.classes.get(_qualname(cls)) is not cls or body[1] not in allowed:
+            listed = ", ".join(f"{c}(...).{m}" for c, ms in SIMILARITY_METHODS.items() for m in ms)
+            raise self.fail(
+                f"refused method {cls.__name__}.{_short(body[1])}: a model file may hold "
+                f"only {listed} (nothing was run)"
+            )
+        return getattr(owner, body[1])
+
     def _function(self, body):
         if body not in self.functions:
             raise self.fail(
@@ -807,6 +854,7 @@ _TAGS = {
     "scalar": _Reader._scalar,
     "sparse": _Reader._sparse,
     "function": _Reader._function,
+    "method": _Reader._method,
     "graph": _Reader._graph,
     "ref": _Reader._ref,
     "object": _Reader._object,

@@ -61,7 +61,7 @@ def _fit(name, kernel, X, y):
     cls = getattr(structk.learners, name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if "kernel" not in inspect.signature(cls).parameters:  # two views
+        if "kernel_x" in inspect.signature(cls).parameters:  # two views
             return cls(kernel_x=kernel, kernel_y=kernel).fit(X, X)
         est = cls(kernel=kernel)
         if name == "SparseGaussianProcessRegressor":  # landmarks among 6 objects

@@ -106,6 +106,14 @@ def test_the_wheel_ships_py_typed_and_the_sdist_the_changelog(tmp_path):
     modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "structk").rglob("*.py")}
     assert modules <= names
     assert wheel.name.startswith(f"structk-{structk.__version__}-")
+    # the project URLs reach the package metadata (pip show, PyPI's sidebar)
+    (meta,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    urls = re.findall(
+        r"^Project-URL: ([^,]+), (\S+)$", zipfile.ZipFile(wheel).read(meta).decode(), re.M
+    )
+    assert [label for label, _ in urls] == ["Homepage", "Documentation", "Source", "Issues"]
+    assert all(url.startswith("https://") for _, url in urls)
+    assert dict(urls) == _project()["project"]["urls"]
     with tarfile.open(sdist) as tar:
         top = f"structk-{structk.__version__}"
         assert {f"{top}/CHANGELOG.md", f"{top}/structk/py.typed"} <= set(tar.getnames())

@@ -99,6 +99,10 @@ def _read(args, need_labels=False):
         groups=getattr(args, "groups", None),
         need_labels=need_labels,
     )
+    if getattr(args, "split", None) is not None:
+        from .inputs import read_split
+
+        data.subset(read_split(args.split, data.names, args.input))
     if need_labels and data.labels is None:
         raise ValueError(
             f"{args.input} has no labels: give --label-pattern (FASTA headers), "
@@ -403,6 +407,7 @@ def _add_input(p, groups=False, optional=False):
         metavar="COL",
         help="CSV column of targets: class labels or numbers (regression)",
     )
+    add_split_option(p)
     if groups:
         p.add_argument(
             "--groups",
@@ -410,6 +415,16 @@ def _add_input(p, groups=False, optional=False):
             help="groups for --cv grouped: a regex on FASTA headers (first group), "
             "a file (one group per line, or name<TAB>group), or a CSV column",
         )
+
+
+def add_split_option(p):
+    """--split FILE: the objects of INPUT the command uses."""
+    p.add_argument(
+        "--split",
+        metavar="FILE",
+        help="use only these objects of INPUT (e.g. a TU folder's training graphs): "
+        "one per line, a 0-based position (graph0 is 0) or an object name",
+    )
 
 
 def add_pair_options(p):
@@ -593,12 +608,13 @@ def build_parser():
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_cv)
 
-    from . import check_kernel, explain, model_commands, suggest
+    from . import check_kernel, explain, model_commands, suggest, tu_subset
 
     check_kernel.add_parser(sub, formatter)
     model_commands.add_parsers(sub, formatter)
     suggest.add_parser(sub, formatter)
     explain.add_parsers(sub, formatter)
+    tu_subset.add_parser(sub, formatter)
     for command in sub.choices.values():  # one vocabulary: --quiet everywhere
         if "--quiet" not in command._option_string_actions:
             command.add_argument("--quiet", action="store_true", help="no progress bars or notices")

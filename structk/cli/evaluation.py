@@ -1059,15 +1059,30 @@ def _tidy(x):
     return float(f"{x:.12g}")
 
 
+#: Width the ``cv`` table aims at, and the kernel cells it never shortens
+#: (the documented kernels fit): a longer kernel expression is cut to fit the
+#: table in :data:`TABLE_WIDTH` columns (but to at least
+#: ``KERNEL_CELL_MIN`` characters) and listed whole in a footnote.
+TABLE_WIDTH = 100
+KERNEL_CELL_MAX = 32
+KERNEL_CELL_MIN = 24
+
+
 def format_table(rows):
     """A plain-text table: kernel, learner (its grids summarised), score ±
     std over folds, the baseline, the hyper-parameters chosen most often
     (how many folds chose each), Gram time and PSD status; then a note line
     for each row whose learner predicts one class on a fold or chose the
-    edge of its grid. (The TSV and JSON forms hold every grid point and
-    every choice.)"""
+    edge of its grid. A kernel expression longer than ``KERNEL_CELL_MAX``
+    characters is shortened to ``[N] start…`` (so that it does not widen the
+    table past ``TABLE_WIDTH`` columns) and written whole, wrapped, in a
+    footnote ``[N] expression`` under the table. (The TSV and JSON forms
+    hold every expression, grid point and choice.)"""
+    import textwrap
+
     cells = [_cells(r) for r in rows]
     headers = list(dict.fromkeys(h for c in cells for h in c))
+    footnotes = _shorten_kernels(cells, headers)
     table = [[c.get(h, "") for h in headers] for c in cells]
     widths = [max(len(h), *(len(c[i]) for c in table)) for i, h in enumerate(headers)]
     lines = [
@@ -1077,8 +1092,36 @@ def format_table(rows):
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
     for row, cell in zip(rows, cells):
         for note in _row_notes(row):
-            lines.append(f"note: {row.kernel}, {cell['learner']}: {note}")
+            lines.append(f"note: {cell['kernel']}, {cell['learner']}: {note}")
+    for label, text in footnotes:
+        lines += textwrap.wrap(
+            f"{label} {text}",
+            TABLE_WIDTH,
+            subsequent_indent=" " * (len(label) + 1),
+            break_long_words=True,
+            break_on_hyphens=False,
+        )
     return "\n".join(lines)
+
+
+def _shorten_kernels(cells, headers):
+    """Shorten, in place, the kernel cells longer than ``KERNEL_CELL_MAX``:
+    ``[N] `` and the expression's start, as wide as the other columns leave
+    of ``TABLE_WIDTH`` (at least ``KERNEL_CELL_MIN``). Returns the
+    footnotes ``(label, expression)``, one per distinct expression."""
+    long = [c for c in cells if len(c["kernel"]) > KERNEL_CELL_MAX]
+    if not long:
+        return []
+    others = sum(
+        max(len(h), *(len(c.get(h, "")) for c in cells)) + 2 for h in headers if h != "kernel"
+    )
+    width = min(KERNEL_CELL_MAX, max(KERNEL_CELL_MIN, TABLE_WIDTH - others))
+    labels = {}
+    for cell in long:
+        text = cell["kernel"]
+        label = labels.setdefault(text, f"[{len(labels) + 1}]")
+        cell["kernel"] = f"{label} {text[: width - len(label) - 2]}…"
+    return [(label, text) for text, label in labels.items()]
 
 
 def format_tsv(rows):

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 
 from .outputs import atomic_output
 
 
 def add_parsers(sub, formatter):
     """Register the ``explain`` and ``score-variants`` subcommands."""
-    from .commands import _int_at_least
+    from .commands import _int_at_least, add_split_option
 
     p = sub.add_parser(
         "explain",
@@ -29,8 +30,10 @@ def add_parsers(sub, formatter):
         "  structk explain nfe2.model test.fa --top 10 --plot seq0.png\n"
         "  structk explain nfe2.model test.fa --tsv contributions.tsv -o report.txt\n"
         "  structk explain nfe2.model test.fa --ism ism.tsv --index 3\n"
+        "  structk explain nfe2.model test.fa --region 100:150 --plot window.png\n"
         "  structk explain mutag.model MUTAG/ --plot graph0.png --index 0\n"
         "  structk explain mutag.model MUTAG/ --edges --tsv nodes_edges.tsv\n"
+        "  structk explain mutag.model MUTAG/ --split test.txt --label-map atoms.txt\n"
         "  structk explain esol.model mols.csv --smiles-column smiles --id-column name",
     )
     _add_model(p)
@@ -40,6 +43,14 @@ def add_parsers(sub, formatter):
         "--id-column",
         metavar="COL",
         help="CSV column holding each row's id (default row0, row1, ...)",
+    )
+    add_split_option(p)
+    p.add_argument(
+        "--label-map",
+        metavar="FILE",
+        help="graph models: names of the node labels, 'INT NAME' per line, or a TU "
+        "README with 'Node labels:'/'Edge labels:' lists (default: the README.txt "
+        "of a TU folder INPUT, when it has them)",
     )
     p.add_argument(
         "--top",
@@ -72,6 +83,14 @@ def add_parsers(sub, formatter):
         help="draw the contributions of object --index (a logo for a sequence, "
         "the molecule or graph otherwise); needs matplotlib "
         "(pip install 'structk[plot]')",
+    )
+    p.add_argument(
+        "--region",
+        metavar="START:END",
+        type=_region,
+        help="sequences: report, --tsv, --ism and --plot only positions START..END-1 "
+        "(0-based, END excluded, as a Python slice); contributions are still those of "
+        "the whole sequence",
     )
     p.add_argument(
         "--hypothetical",
@@ -154,6 +173,42 @@ def _plot_file(text):
     return text
 
 
+def _region(text):
+    """An argparse type: ``START:END`` (or ``START-END``), 0-based, END excluded."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*[:-]\s*(\d+)\s*", text)
+    if m is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not START:END (0-based positions, END excluded, e.g. 100:150)"
+        )
+    start, end = int(m.group(1)), int(m.group(2))
+    if end <= start:
+        raise argparse.ArgumentTypeError(f"{text!r}: END must be larger than START")
+    return start, end
+
+
+def _check_region(args, objects, names):
+    """Refuse ``--region`` on graphs, and past the end of a sequence."""
+    if args.region is None:
+        return
+    start, end = args.region
+    if not isinstance(objects[0], str):
+        raise ValueError("--region applies to sequences (FASTA input)")
+    for i, obj in enumerate(objects):
+        if len(obj) < end:
+            raise ValueError(
+                f"--region {start}:{end} runs past the end of record {i} ({names[i]}), "
+                f"which has {len(obj)} positions (0..{len(obj) - 1}); give a region "
+                "inside every sequence (or --split to choose the sequences)"
+            )
+
+
+def _window(args, n):
+    """The positions ``lo, hi`` the output shows (all without --region)."""
+    return args.region if args.region is not None else (0, n)
+
+
 def _old_output(args):
     """``--output INDEX`` named the decision function before ``--class``; a
     whole number there is refused rather than written to as a file."""
@@ -198,6 +253,18 @@ def _favours(model, name):
     return None
 
 
+def _signs(model, name):
+    """What a positive and a negative contribution favour, for pictures."""
+    classes = [str(c) for c in getattr(model, "classes_", [])]
+    if len(classes) == 2:
+        return classes[1], classes[0]
+    if name in classes:
+        return name, "the other classes"
+    if not classes:
+        return "a larger value", "a smaller value"
+    return None  # a one-versus-one pair: no legend
+
+
 def _load(path):
     from ..model_file import load
 
@@ -227,7 +294,7 @@ def run_explain(args):
     from ..explain._model import readout
     from ..explain.api import ism_symbols
     from ..explain.variants import output_names
-    from .inputs import read_objects
+    from .inputs import read_objects, read_split
 
     _old_output(args)
     if args.plot and args.smiles_column and not _importable("rdkit"):
@@ -239,9 +306,12 @@ def run_explain(args):
         names = output_names(model)
     output = _class_index(model, args.output_class, names)
     data = read_objects(args.input, smiles_column=args.smiles_column, id_column=args.id_column)
+    if args.split is not None:
+        data.subset(read_split(args.split, data.names, args.input))
     objects, names = data.objects, data.names
     if not 0 <= args.index < len(objects):
         raise ValueError(f"--index {args.index} is outside 0..{len(objects) - 1}")
+    _check_region(args, objects, names)
     try:
         explainer = Explainer(model, output)
     except (NoExplicitFeaturesError, NotImplementedError) as exc:
@@ -253,12 +323,14 @@ def run_explain(args):
                 objects[args.index],
                 ism(model, objects[args.index], output),
                 ism_symbols(model),
+                args,
             )
             return 0
         hint = " (--ism FILE gives in-silico mutagenesis)" if data.format == "fasta" else ""
         raise ValueError(reason + hint) from None
     if args.edges and explainer.unit != "node":
         raise ValueError(f"--edges is for graph models; this model explains {explainer.unit}s")
+    args.label_names = _label_names(args, data, explainer)
     E = explainer.contributions(objects, edges=args.edges)
     with _report(args.output) as out:
         _print_report(out, args, model, explainer, objects, names, E)
@@ -273,12 +345,41 @@ def run_explain(args):
             objects[args.index],
             explainer.ism(objects[args.index]),
             [str(s) for s in explainer._sequence_leaves().symbols],
+            args,
         )
     if args.plot:
         _plot(args, explainer, objects[args.index], E[args.index], names[args.index])
     if args.output is not None:
         print(f"report written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _label_names(args, data, explainer):
+    """``(node, edge)`` label names for a graph model, from ``--label-map``
+    or the README of a TU folder; the explainer writes them in feature
+    names. ``(None, None)`` when there are none."""
+    from ..datasets import tu_label_names
+
+    if args.label_map is not None and explainer.unit != "node":
+        raise ValueError(f"--label-map names graph labels; this model explains {explainer.unit}s")
+    if explainer.unit != "node" or (args.label_map is None and data.format != "tu"):
+        return None, None
+    source = args.label_map if args.label_map is not None else args.input
+    if args.label_map is not None and not Path(args.label_map).is_file():
+        raise FileNotFoundError(f"--label-map {args.label_map}: no such file")
+    node, edge = tu_label_names(source)
+    if not (node or edge):
+        if args.label_map is not None:
+            raise ValueError(f"--label-map {args.label_map} names no labels")
+        return None, None
+    explainer.name_labels(node or None, edge or None)
+    if args.label_map is None and not args.quiet:
+        print(
+            f"note: node labels named from {Path(args.input) / 'README.txt'} "
+            "(give --label-map FILE to choose others)",
+            file=sys.stderr,
+        )
+    return node or None, edge or None
 
 
 def _print_report(out, args, model, explainer, objects, names, E):
@@ -300,14 +401,23 @@ def _print_report(out, args, model, explainer, objects, names, E):
         f"\n{'object':<24} {'decision':>10} {'bias':>10}  "
         f"top {explainer.unit}s (symbol@index, 0-based)"
     )
+    if args.region is not None:
+        lo, hi = args.region
+        say(
+            f"region {lo}:{hi} (positions {lo}..{hi - 1}): top positions and the "
+            "'region' column are its own; decision and bias are the whole sequence's"
+        )
     for name, obj, e in zip(names, objects, E):
-        order = [int(i) for i in _top(e.scores, min(args.top, 5))]
-        shown = _unit_labels(obj, e)
+        lo, hi = _window(args, len(e.scores))
+        order = [lo + int(i) for i in _top(e.scores[lo:hi], min(args.top, 5))]
+        shown = _unit_labels(obj, e, args.label_names[0])
         tops = ", ".join(f"{shown[i]}@{i}:{e.scores[i]:+.3g}" for i in order)
+        if args.region is not None:
+            tops = f"region {float(e.scores[lo:hi].sum()):+.4g}; {tops}"
         say(f"{str(name)[:24]:<24} {e.decision:>10.5g} {e.bias:>10.5g}  {tops}")
         if args.edges and len(e.edge_scores):
             order = [int(i) for i in _top(e.edge_scores, min(args.top, 5))]
-            ends = _edge_labels(obj, e)
+            ends = _edge_labels(obj, e, args.label_names[0])
             tops = ", ".join(f"{ends[i]}:{e.edge_scores[i]:+.3g}" for i in order)
             say(f"{'':<24} {'':>10} {'':>10}  top edges: {tops}")
 
@@ -319,25 +429,33 @@ def _write_contributions(f, args, explainer, names, E):
         f.write(f"object\t{explainer.unit}\tunit\tscore\n")
     kind = "node\t" if args.edges else ""
     for name, e in zip(names, E):
+        lo, hi = _window(args, len(e.scores))
         for i, (u, s) in enumerate(zip(e.units, e.scores.tolist())):
-            f.write(f"{name}\t{kind}{i}\t{u}\t{s!r}\n")
+            if lo <= i < hi:
+                f.write(f"{name}\t{kind}{i}\t{u}\t{s!r}\n")
         if args.edges:
             for i, s in enumerate(e.edge_scores.tolist()):
                 f.write(f"{name}\tedge\t{i}\t{e.edges[i][0]}-{e.edges[i][1]}\t{s!r}\n")
 
 
-def _unit_labels(obj, explanation):
-    """Symbols of a sequence's positions, or the labels of a graph's nodes."""
+def _unit_labels(obj, explanation, names=None):
+    """Symbols of a sequence's positions, or the labels of a graph's nodes
+    (by name through ``names``)."""
     if hasattr(obj, "nodes"):
-        return [str(obj.nodes[v].get("label", v)) for v in explanation.units]
+        return [_node_name(obj, v, names) for v in explanation.units]
     return explanation.units
 
 
-def _edge_labels(graph, explanation):
+def _node_name(graph, v, names):
+    value = graph.nodes[v].get("label", v)
+    return str(names.get(value, value) if names else value)
+
+
+def _edge_labels(graph, explanation, names=None):
     """``label(u)-label(v)@u-v`` for each edge of an explanation."""
 
     def label(v):
-        return str(graph.nodes[v].get("label", v))
+        return _node_name(graph, v, names)
 
     return [f"{label(u)}-{label(v)}@{u}-{v}" for u, v in explanation.edges]
 
@@ -348,10 +466,11 @@ def _top(scores, n):
     return np.argsort(-np.abs(scores), kind="stable")[:n]
 
 
-def _write_ism(path, sequence, delta, symbols):
+def _write_ism(path, sequence, delta, symbols, args):
+    lo, hi = _window(args, delta.shape[0])
     with atomic_output(path, "the in-silico mutagenesis") as f:
         f.write("position\tref\talt\tdelta\n")
-        for p in range(delta.shape[0]):
+        for p in range(lo, hi):
             for a, alt in enumerate(symbols):
                 if sequence[p].upper() != alt.upper():
                     f.write(f"{p}\t{sequence[p]}\t{alt}\t{float(delta[p, a])!r}\n")
@@ -362,7 +481,8 @@ def _plot(args, explainer, obj, explanation, name):
 
     from ..explain import plots
 
-    title = f"{name}: f = {explanation.decision:.4g}"
+    title = f"{name}: f(x) = {explanation.decision:.4g} ({explainer.output_name})"
+    favours = _signs(explainer.model, explainer.output_name)
     if isinstance(obj, str):
         symbols = [str(s) for s in explainer._sequence_leaves().symbols]
         M = (
@@ -370,22 +490,27 @@ def _plot(args, explainer, obj, explanation, name):
             if args.hypothetical
             else plots.contribution_matrix(explanation, symbols)
         )
-        fig = plots.plot_logo(M, symbols, title=title)
+        lo, hi = _window(args, len(obj))
+        if args.region is not None:
+            title += f", positions {lo}..{hi - 1}"
+        fig = plots.plot_logo(M[lo:hi], symbols, start=lo, title=title, favours=favours)
     elif args.smiles_column and obj.graph.get("smiles"):
-        png = plots.plot_molecule(
+        fig = plots.plot_molecule_figure(
             obj.graph["smiles"],
             explanation.scores,
-            None,
             bond_scores=explanation.edge_scores,
             edges=explanation.edges,
+            title=title,
+            favours=favours,
         )
-        with atomic_output(args.plot, "the picture", "wb") as f:
-            f.write(png)
-        print(f"wrote {args.plot}")
-        return
     else:
         fig = plots.plot_graph(
-            obj, explanation.scores, title=title, edge_scores=explanation.edge_scores
+            obj,
+            explanation.scores,
+            title=title,
+            edge_scores=explanation.edge_scores,
+            label_names=args.label_names[0],
+            favours=favours,
         )
     kind = os.path.splitext(str(args.plot))[1].lstrip(".").lower() or "png"
     with atomic_output(args.plot, "the picture", "wb") as f:

@@ -23,6 +23,10 @@ Formats
     SMILES strings instead, and ``--target-column`` holds class labels or
     numbers to regress.
 
+``--split FILE`` keeps only some objects of any format (a TU folder's
+training or test graphs, say): one entry per line, a 0-based position in
+the input or an object's name; see :func:`read_split`.
+
 ``--labels FILE`` gives labels for any format: one label per line in object
 order, or two tab-separated columns ``name<TAB>label``. ``--groups`` (for
 grouped cross-validation) is a regular expression on FASTA headers, a file
@@ -65,6 +69,21 @@ class Objects:
     columns: list | None = None
     #: CSV: whether the file had a header line naming its columns
     has_header: bool = False
+
+    def subset(self, positions):
+        """The objects at ``positions`` (0-based, in that order), with their
+        names, labels and groups."""
+        idx = np.asarray(positions, dtype=np.int64)
+        if isinstance(self.objects, np.ndarray):
+            self.objects = self.objects[idx]
+        else:
+            self.objects = [self.objects[i] for i in idx.tolist()]
+        self.names = [self.names[i] for i in idx.tolist()]
+        if self.labels is not None:
+            self.labels = np.asarray(self.labels)[idx]
+        if self.groups is not None:
+            self.groups = np.asarray(self.groups)[idx]
+        return self
 
 
 def text_lines(path):
@@ -513,6 +532,61 @@ def _is_number(text):
     except ValueError:
         return False
     return True
+
+
+def read_split(path, names, what="INPUT", option="--split"):
+    """The 0-based positions of the objects a split file selects, in input
+    order.
+
+    One entry per line (blank lines and ``#`` comments skipped): a whole
+    number is a 0-based position in the input (``graph0`` is the first graph
+    of a TU folder, whose own graph ids start at 1), anything else the name
+    of an object (``graph12``, a FASTA id, a CSV ``--id-column`` value).
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line of an entry that is negative, past the last
+        object, not a name of the input, or listed twice (with the line that
+        listed it first); and for a file without entries.
+    """
+    n = len(names)
+    where = {}
+    for i, name in enumerate(names):
+        where.setdefault(str(name), i)
+    first_line = {}
+    for lineno, line in enumerate(text_lines(path), start=1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        at = f"{option} {str(path)!r} line {lineno}"
+        if len(entry.split()) > 1 or "," in entry:
+            raise ValueError(f"{at}: {entry!r} holds several entries; write one per line")
+        if entry.lstrip("+-").isdigit():
+            pos = int(entry)
+            if not 0 <= pos < n:
+                raise ValueError(
+                    f"{at}: position {pos} is outside 0..{n - 1} ({what} has {n} "
+                    f"objects; positions start at 0, so {names[0]} is 0"
+                    + ("; subtract 1 from 1-based TU graph ids)" if pos == n else ")")
+                )
+        elif entry in where:
+            pos = where[entry]
+        else:
+            raise ValueError(
+                f"{at}: {entry!r} is neither a 0-based position nor the name of an "
+                f"object of {what} (names such as {names[0]!r})"
+            )
+        if pos in first_line:
+            also = "" if entry == str(names[pos]) else f" ({names[pos]})"
+            raise ValueError(
+                f"{at}: {entry!r}{also} is listed already on line "
+                f"{first_line[pos]}; list each object once"
+            )
+        first_line[pos] = lineno
+    if not first_line:
+        raise ValueError(f"{option} {str(path)!r} lists no objects")
+    return sorted(first_line)
 
 
 def read_labels(path, names, option="--labels"):

@@ -40,6 +40,7 @@ from .commands import (
     _show_progress,
     add_inner_cv_options,
     add_pair_options,
+    add_split_option,
     task_and_targets,
 )
 from .evaluation import inner_folds_text
@@ -93,6 +94,7 @@ def _read_pair(args):
         "smiles_column",
         "target_column",
         "groups",
+        "split",
     ):
         if getattr(args, option, None) is not None:
             raise ValueError(
@@ -448,6 +450,28 @@ def input_chunks(args, fmt, model_input):
             )
 
 
+def _split_positions(args, fmt, model_input):
+    """The positions ``--split`` keeps, checked against the names of the
+    whole input (a first pass over it) before anything is predicted."""
+    from .inputs import read_split
+
+    names = [name for chunk, _ in input_chunks(args, fmt, model_input) for name in chunk]
+    return set(read_split(args.split, names, args.input))
+
+
+def _kept(chunks, keep):
+    """The chunks with only the objects at the positions ``keep``."""
+    done = 0
+    for chunk, objects in chunks:
+        picked = [i for i in range(len(chunk)) if done + i in keep]
+        done += len(chunk)
+        if picked:
+            if isinstance(objects, np.ndarray):
+                yield [chunk[i] for i in picked], objects[picked]
+            else:
+                yield [chunk[i] for i in picked], [objects[i] for i in picked]
+
+
 def _set_chunks(path, size):
     from .inputs import iter_sets
 
@@ -685,6 +709,9 @@ def _cmd_predict(args):
 
     model, fmt, model_input, check = model_and_input(args)
     rows = _Rows(model)
+    chunks = input_chunks(args, fmt, model_input)
+    if args.split is not None:
+        chunks = _kept(chunks, _split_positions(args, fmt, model_input))
     bar = progress_bar(_show_progress(args), "predict", "obj")
     done = 0
     where = (
@@ -696,7 +723,7 @@ def _cmd_predict(args):
         with where as out:
             if args.format == "tsv":
                 out.write("\t".join(rows.columns()) + "\n")
-            for names, objects in input_chunks(args, fmt, model_input):
+            for names, objects in chunks:
                 if check is not None:
                     check(objects, names, done, args.input)
                 try:
@@ -786,6 +813,7 @@ def add_parsers(sub, formatter):
     p.add_argument("input", help="FASTA file, token-set file, TU folder, or CSV")
     add_input_options(p)
     add_row_options(p)
+    add_split_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_predict)
 

@@ -36,8 +36,8 @@ MAX_INT_BITS = 256
 MAX_REPEAT = 10**6
 #: Methods of a kernel an expression may name (never call), by kernel class:
 #: similarities that are not kernels themselves, for ``SpectrumRepair`` and
-#: ``EmpiricalKernelMap`` to make kernels of.
-SIMILARITY_METHODS = {"LocalAlignment": ("log_kernel",)}
+#: ``EmpiricalKernelMap`` to make kernels of (the list model files share).
+from ..kernels.empirical import SIMILARITY_METHODS  # noqa: E402
 
 
 def parse_spec(text, namespace, what="kernel"):

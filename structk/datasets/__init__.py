@@ -8,7 +8,9 @@ module             contents
 =================  ========================================================
 ``bundled``        :func:`bundled_path`, :func:`load_moons` (data/ of the project)
 ``uci``            UCI promoter and splice-junction sequences
-``tu``             :func:`load_tu` (TU Dortmund graph benchmark format)
+``tu``             :func:`load_tu` (TU Dortmund graph benchmark format),
+                   :func:`save_tu` (graphs, e.g. a subset, as a TU folder),
+                   :func:`tu_label_names` (what its label integers stand for)
 ``chem``           :func:`from_smiles` (molecular graphs; RDKit, ``structk[chem]``)
 =================  ========================================================
 
@@ -22,7 +24,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         ".bundled": ["bundled_path", "load_moons"],
         ".uci": ["SequenceDataset", "load_promoters", "load_splice", "promoter_groups"],
-        ".tu": ["load_tu"],
+        ".tu": ["load_tu", "save_tu", "tu_label_names"],
         ".chem": ["from_smiles"],
     },
 )

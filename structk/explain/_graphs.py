@@ -31,6 +31,10 @@ from ._occurrences import Occurrences
 class GraphLeaf:
     unit = "node"
     presence = False
+    #: ``{label: name}`` for the node and edge labels in feature names
+    #: (:meth:`structk.explain.Explainer.name_labels`); ``None``: as stored
+    label_names = None
+    edge_names = None
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -43,7 +47,7 @@ class GraphLeaf:
         label = self.kernel.node_label
         if label is None:
             return "*"
-        return str(enc.graphs[g].nodes[enc.orders[g][v]][label])
+        return _named(enc.graphs[g].nodes[enc.orders[g][v]][label], self.label_names)
 
     def _neighbours(self, enc, g, v):
         a = enc.node_ptr[g] + v
@@ -52,6 +56,11 @@ class GraphLeaf:
     @staticmethod
     def n_edges(enc):
         return np.array([G.number_of_edges() for G in enc.graphs], dtype=np.int64)
+
+
+def _named(value, names):
+    """A label as text, through ``names`` when it names it."""
+    return str(names.get(value, value) if names else value)
 
 
 def arcs(enc):
@@ -129,7 +138,7 @@ class WeisfeilerLehmanLeaf(GraphLeaf):
         for u in self._neighbours(enc, g, v):
             child = self._tree(enc, g, u, t - 1)
             if edge is not None:
-                child = f"{G.edges[nodes[v], nodes[u]][edge]}:{child}"
+                child = f"{_named(G.edges[nodes[v], nodes[u]][edge], self.edge_names)}:{child}"
             parts.append(child)
         return f"{label}({','.join(sorted(parts))})" if parts else label
 

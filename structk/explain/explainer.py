@@ -191,6 +191,29 @@ class Explainer:
         units = {leaf.unit for leaf in self.leaves} - {None}
         return units.pop() if units else None
 
+    def name_labels(self, node=None, edge=None):
+        """Write graph labels by name in feature names: ``node`` and
+        ``edge`` map label values to names (a TU dataset's README gives them,
+        :func:`structk.datasets.tu_label_names`), so that MUTAG's
+        ``t=1: 0(0,1)`` reads ``t=1: C(C,N)``. Labels missing from a map are
+        written as they are. Returns the explainer.
+
+        Examples
+        --------
+        >>> from structk.datasets import bundled_path, load_tu
+        >>> from structk.kernels import WeisfeilerLehman
+        >>> from structk.learners import KernelSVM
+        >>> graphs, y = load_tu(bundled_path("graph_families"))
+        >>> model = KernelSVM(kernel=WeisfeilerLehman(h=1), C=1).fit(graphs, y)
+        >>> ex = Explainer(model).name_labels({0: "C", 1: "N", 2: "O"})
+        >>> any("C" in name for name, _ in ex.feature_weights(3))
+        True
+        """
+        for leaf in self.leaves:
+            if leaf.unit == "node":
+                leaf.label_names, leaf.edge_names = node, edge
+        return self
+
     # -------------------------------------------------------- the weights
     def feature_weights(self, top=20):
         """The features with the largest positive and negative weights.

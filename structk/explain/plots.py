@@ -80,7 +80,7 @@ def _letter(ax, letter, x, y, height, colour):
     ax.add_patch(PathPatch(t.transform_path(path), facecolor=colour, edgecolor="none"))
 
 
-def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None):
+def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None, favours=None):
     """Draw an ``(L, A)`` contribution matrix as a sequence logo.
 
     Parameters
@@ -91,8 +91,13 @@ def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None):
         The column symbols.
     ax : matplotlib Axes, optional
     start : int
-        Number of the first position on the axis.
+        Number of the first position on the axis (to draw a window of a
+        longer sequence at its own positions: ``M[lo:hi]`` with
+        ``start=lo``).
     title : str, optional
+    favours : (str, str), optional
+        What letters above and below 0 favour (e.g. the positive and the
+        negative class), written as a legend in the corner.
     """
     M = np.asarray(matrix, dtype=np.float64)
     fig, ax = _axes(ax, (max(6.0, M.shape[0] * 0.22), 2.2))
@@ -117,8 +122,18 @@ def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None):
     ax.set_ylabel("contribution")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+    if favours is not None:
+        ax.text(
+            1.0,
+            1.0,
+            f"above 0: favours {favours[0]}\nbelow 0: favours {favours[1]}",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=7,
+        )
     if title:
-        ax.set_title(title)
+        ax.set_title(title, loc="left")
     return fig
 
 
@@ -128,13 +143,21 @@ def _limits(scores):
 
 
 def plot_graph(
-    graph, scores, ax=None, labels="label", title=None, label_names=None, edge_scores=None
+    graph,
+    scores,
+    ax=None,
+    labels="label",
+    title=None,
+    label_names=None,
+    edge_scores=None,
+    favours=None,
 ):
     """Draw a networkx graph with nodes coloured by ``scores`` (in the order
     of ``graph.nodes``) and labelled by the node attribute ``labels``
     (mapped through ``label_names`` when given). With ``edge_scores`` (in
     the order of ``graph.edges``) the edges are drawn thick and coloured on
-    the nodes' scale."""
+    the nodes' scale. The colour bar is labelled with what the two signs
+    favour when ``favours`` (positive, negative) is given."""
     import networkx as nx
 
     fig, ax = _axes(ax, (4.5, 4.0))
@@ -182,8 +205,46 @@ def plot_graph(
         edgecolors="#333333",
     )
     nx.draw_networkx_labels(graph, pos, labels=text, ax=ax, font_size=8)
-    fig.colorbar(art, ax=ax, shrink=0.7, label="contribution")
+    fig.colorbar(art, ax=ax, shrink=0.7, label=_bar_label(favours))
     ax.set_axis_off()
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _bar_label(favours):
+    if favours is None:
+        return "contribution"
+    return f"contribution\n(+ favours {favours[0]}, − favours {favours[1]})"
+
+
+def plot_molecule_figure(
+    smiles, scores, *, bond_scores=None, edges=None, title=None, favours=None, size=(420, 340)
+):
+    """:func:`plot_molecule`'s drawing in a matplotlib figure, with a colour
+    bar of the contributions (labelled with what each sign favours when
+    ``favours`` (positive, negative) is given) and a title.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    import io
+
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    png = plot_molecule(smiles, scores, None, size=size, bond_scores=bond_scores, edges=edges)
+    image = _plt().imread(io.BytesIO(png), format="png")
+    everything = np.asarray(scores, dtype=np.float64)
+    if bond_scores is not None:
+        everything = np.concatenate([everything, np.asarray(bond_scores, dtype=np.float64)])
+    m = _limits(everything)
+    fig, ax = _axes(None, (size[0] / 80 + 1.6, size[1] / 80 + 0.4))
+    ax.imshow(image)
+    ax.set_axis_off()
+    bar = ScalarMappable(norm=Normalize(-m, m), cmap=_colormap("coolwarm"))
+    fig.colorbar(bar, ax=ax, shrink=0.7, label=_bar_label(favours))
     if title:
         ax.set_title(title)
     return fig

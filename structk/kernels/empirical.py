@@ -24,6 +24,13 @@ import numpy as np
 from .._validation import check_objects
 from .base import Kernel, Objects
 
+#: The methods of a kernel that are similarities but not kernels, by kernel
+#: class: what ``SpectrumRepair`` and ``EmpiricalKernelMap`` take as their
+#: ``similarity`` from a command-line expression (:mod:`structk.cli.spec`)
+#: and from a model file (:mod:`structk.model_file`, which stores such a
+#: bound method as its kernel's parameters and the method's name).
+SIMILARITY_METHODS = {"LocalAlignment": ("log_kernel",)}
+
 
 def _similarity_name(sim):
     """How a similarity shows in a repr: a kernel's repr, a kernel's method as

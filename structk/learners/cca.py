@@ -39,10 +39,15 @@ class KernelCCA(BaseEstimator):
 
     Parameters
     ----------
-    kernel_x, kernel_y : Kernel or "precomputed", default="precomputed"
-        The kernel of each view. With "precomputed", ``fit`` takes that
-        view's square Gram and ``transform`` its cross-Gram
-        ``(n_test, n_train)``.
+    kernel_x, kernel_y : Kernel, "precomputed" or None, default=None
+        The kernel of each view; ``None`` takes ``kernel``. With
+        "precomputed", ``fit`` takes that view's square Gram and
+        ``transform`` its cross-Gram ``(n_test, n_train)``.
+    kernel : Kernel or "precomputed", default="precomputed"
+        The kernel of a view whose own kernel (``kernel_x``, ``kernel_y``) is
+        left at ``None``: ``KernelCCA(kernel=k)`` uses ``k`` for both views,
+        as every other learner's ``kernel``. Giving it beside both view
+        kernels is refused (it would be unused).
     n_components : int, default=2
         Number of canonical pairs (at most the number of training objects).
     reg : float, default=0.1
@@ -61,7 +66,8 @@ class KernelCCA(BaseEstimator):
         Coefficients ``a_j``, ``b_j``, scaled so that each regularised
         variance ``(1/n) a^T (K_x + r I)^2 a`` is 1.
     x_centerer_, y_centerer_ : KernelCenterer
-        Each view's training means (they centre test cross-Grams).
+        Each view's kernel (``kernel_x`` or ``kernel``, ``kernel_y`` or
+        ``kernel``) and training means (they centre test cross-Grams).
     n_train_ : int
 
     Examples
@@ -74,6 +80,12 @@ class KernelCCA(BaseEstimator):
     >>> cca.transform(X, X)[0].shape
     (6, 1)
 
+    One kernel for both views (two measurements of the same objects):
+
+    >>> same = KernelCCA(kernel=Normalize(Spectrum(k=2)), n_components=1).fit(X, X[::-1])
+    >>> same.x_centerer_.kernel is same.y_centerer_.kernel
+    True
+
     References
     ----------
     F. R. Bach and M. I. Jordan, "Kernel independent component analysis",
@@ -85,15 +97,17 @@ class KernelCCA(BaseEstimator):
 
     def __init__(
         self,
-        kernel_x="precomputed",
-        kernel_y="precomputed",
+        kernel_x=None,
+        kernel_y=None,
         *,
+        kernel="precomputed",
         n_components=2,
         reg=0.1,
         psd_check="auto",
     ):
         self.kernel_x = kernel_x
         self.kernel_y = kernel_y
+        self.kernel = kernel
         self.n_components = n_components
         self.reg = reg
         self.psd_check = psd_check
@@ -123,15 +137,27 @@ class KernelCCA(BaseEstimator):
     def _fit(self, X, Y):
         m = check_scalar(self.n_components, "n_components", lower=1, integer=True)
         reg = check_scalar(self.reg, "reg", lower=0.0, lower_inclusive=False)
-        _check_kernel(self.kernel_x, "kernel_x")
-        _check_kernel(self.kernel_y, "kernel_y")
+        if (
+            self.kernel_x is not None
+            and self.kernel_y is not None
+            and not (isinstance(self.kernel, str) and self.kernel == "precomputed")
+        ):
+            raise ValueError(
+                f"kernel={self.kernel!r} is unused: kernel_x and kernel_y are both given; "
+                "give kernel alone (both views), or kernel_x and kernel_y"
+            )
+        _check_kernel(self.kernel, "kernel")
+        kx = self.kernel if self.kernel_x is None else self.kernel_x
+        ky = self.kernel if self.kernel_y is None else self.kernel_y
+        _check_kernel(kx, "kernel_x" if self.kernel_x is not None else "kernel")
+        _check_kernel(ky, "kernel_y" if self.kernel_y is not None else "kernel")
         nx, ny = n_objects(X), n_objects(Y)
         if nx is not None and ny is not None and nx != ny:
             raise ValueError(
                 f"X has {nx} objects but Y has {ny}; the two views must pair the same objects"
             )
-        self.x_centerer_ = KernelCenterer(self.kernel_x, psd_check=self.psd_check)
-        self.y_centerer_ = KernelCenterer(self.kernel_y, psd_check=self.psd_check)
+        self.x_centerer_ = KernelCenterer(kx, psd_check=self.psd_check)
+        self.y_centerer_ = KernelCenterer(ky, psd_check=self.psd_check)
         Kx = self.x_centerer_.fit_transform(X)
         Ky = self.y_centerer_.fit_transform(Y)
         n = Kx.shape[0]

@@ -111,6 +111,10 @@ def user_cases(tmp):
     latin.write_bytes("a,b,label\n0,1,x\n1,0,caf\xe9\n".encode("latin-1"))
     zipped = tmp / "points.csv.gz"
     zipped.write_bytes(gzip.compress(b"a,b\n0,1\n1,0\n2,2\n"))
+    split_past = tmp / "split_past.txt"
+    split_past.write_text("0\n5\n6\n")
+    split_twice = tmp / "split_twice.txt"
+    split_twice.write_text("s1\n# test\n1\n")
     vec_csv = tmp / "vec.csv"
     vec_csv.write_text("a,b,label\n0,1,x\n1,0,y\n2,2,x\n3,1,y\n")
 
@@ -490,5 +494,26 @@ def user_cases(tmp):
             ),
             CLIRefused,
             ("--kernel 'Spectrum(k=3)'", "solver='nystroem'", "structk fit"),
+        ),
+        Case(
+            "cli-fit-split-past-the-end",
+            _cli(*fit, "--split", split_past, "-o", tmp / "sp.structk"),
+            CLIRefused,
+            ("split_past.txt", "line 3", "position 6", "0..5"),
+        ),
+        Case(
+            "cli-cv-split-listed-twice",
+            _cli(
+                "cv",
+                fa,
+                "--label-pattern",
+                r"class=(\S+)",
+                "--kernel",
+                "Spectrum(k=2)",
+                "--split",
+                split_twice,
+            ),
+            CLIRefused,
+            ("split_twice.txt", "line 3", "listed already on line 1"),
         ),
     ]

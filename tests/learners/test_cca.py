@@ -129,3 +129,48 @@ def test_views_of_different_lengths():
         KernelCCA(Linear(), Linear()).fit(X, X[:15])
     with pytest.raises(ValueError, match="X has 20 objects but Y has 15"):
         KernelCCA().fit(rbf_gram(X), rbf_gram(X[:15]))
+
+
+def test_one_kernel_for_both_views_equals_the_two_view_parameters():
+    """``kernel`` (as every learner has) is the kernel of each view left at None."""
+    X, _ = string_data(20)
+    Y = [s[::-1] for s in X]
+    k = Normalize(Spectrum(k=2))
+    ref = KernelCCA(k, k, n_components=2, reg=0.2).fit(X, Y)
+    for model in (
+        KernelCCA(kernel=k, n_components=2, reg=0.2),
+        KernelCCA(kernel_x=k, kernel=k, n_components=2, reg=0.2),
+        KernelCCA(kernel_y=k, kernel=k, n_components=2, reg=0.2),
+    ):
+        model.fit(X, Y)
+        np.testing.assert_allclose(
+            model.canonical_correlations_, ref.canonical_correlations_, rtol=1e-12
+        )
+        for got, want in zip(model.transform(X[:5], Y[:5]), ref.transform(X[:5], Y[:5])):
+            np.testing.assert_allclose(got, want, atol=1e-12)
+    # a view kernel of its own beside kernel: each view its kernel
+    mixed = KernelCCA(kernel_y=Linear(), kernel=k, n_components=1, reg=0.2)
+    V = np.array([[s.count("A")] for s in Y], dtype=float)
+    mixed.fit(X, V)
+    both = KernelCCA(k, Linear(), n_components=1, reg=0.2).fit(X, V)
+    np.testing.assert_allclose(mixed.canonical_correlations_, both.canonical_correlations_)
+    assert clone(KernelCCA(kernel=k)).get_params()["kernel"].kernel.k == 2
+
+
+def test_kernel_beside_both_view_kernels_is_refused():
+    X, _ = blobs(20)
+    with pytest.raises(ValueError, match=r"kernel=Linear\(\) is unused: kernel_x and kernel_y"):
+        KernelCCA(Linear(), Linear(), kernel=Linear()).fit(X, X)
+    with pytest.raises(ValueError, match="kernel must be a structk Kernel or 'precomputed'"):
+        KernelCCA(kernel="rbf").fit(X, X)
+
+
+def test_kernel_parameter_round_trips_through_a_model_file(tmp_path):
+    import structk
+
+    X, _ = string_data(16)
+    model = KernelCCA(kernel=Normalize(Spectrum(k=2)), n_components=1, reg=0.3).fit(X, X[::-1])
+    structk.save(model, tmp_path / "cca.structk")
+    again = structk.load(tmp_path / "cca.structk")
+    assert again.kernel_x is None and again.kernel.kernel.k == 2
+    np.testing.assert_array_equal(again.transform(X), model.transform(X))

@@ -121,7 +121,7 @@ def test_hinge_dual_and_primal_reach_the_optimum(n, C, seed):
     # about 1e-3 of the scale when it converges; at a large C it may not
     # within max_iter, and then it says so (ConvergenceWarning)
     warned = []
-    primal = _fit(X, y, warned, C=C, solver="primal", tol=1e-4)
+    primal = _fit(X, y, warned, C=C, solver="primal", tol=1e-4, loss="hinge")
     if not any("max_iter" in w for w in warned):
         np.testing.assert_allclose(primal, ref, atol=5e-3 * scale)
 
