@@ -96,3 +96,9 @@ if __name__ == "__main__":
     graphs, targets = make_graph_families()
     write_tu(graphs, targets, folder)
     print(f"wrote {folder} ({len(graphs)} graphs)")
+    split = Path(__file__).with_name("graph_families_train.txt")
+    split.write_text(
+        "# training graphs of graph_families/: every other one (0-based positions)\n"
+        + "".join(f"{i}\n" for i in range(0, len(graphs), 2))
+    )
+    print(f"wrote {split}")
