@@ -48,17 +48,23 @@ def alternating(funcs, repeat):
 
 def alternating_wall_cpu(funcs, repeat):
     """As :func:`alternating`, with the median CPU time of this process (all
-    its threads) beside each median wall time: ``[(wall, cpu), ...]``."""
+    its threads) beside each median wall time: ``[(wall, cpu), ...]``.
+
+    Round ``r`` starts at function ``r mod len(funcs)``: what ran just before
+    a function (the memory it freed, the caches it filled) changes its time
+    by up to 2x for fits of a few hundred MB, so every function takes every
+    place in turn (``repeat`` a multiple of ``len(funcs)`` balances them)."""
     for f in funcs:
         f()
     walls = [[] for _ in funcs]
     cpus = [[] for _ in funcs]
-    for _ in range(repeat):
-        for f, w, c in zip(funcs, walls, cpus):
+    k = len(funcs)
+    for r in range(repeat):
+        for i in [(r + j) % k for j in range(k)]:
             t0, c0 = time.perf_counter(), time.process_time()
-            f()
-            w.append(time.perf_counter() - t0)
-            c.append(time.process_time() - c0)
+            funcs[i]()
+            walls[i].append(time.perf_counter() - t0)
+            cpus[i].append(time.process_time() - c0)
     return [(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus)]
 
 
