@@ -13,7 +13,9 @@ The policy (``psd_check`` of every learner)
 finite non-negative diagonal, symmetry and one Cholesky factorisation
 (:func:`certify_small`). Otherwise one O(n^2) pass over the rows checks the
 necessary conditions (finite entries, ``K_ii >= 0``,
-``|K_ij| <= sqrt(K_ii K_jj)``, symmetry), followed for Grams of up to
+``|K_ij| <= sqrt(K_ii K_jj)``, symmetry; for a Gram structk computed, read
+from the pass that mirrored it, ``algorithms.gram_blocks.mirror_and_scan``),
+followed for Grams of up to
 ``defaults.PSD_FACTORISE_MAX_N`` objects by one factorisation of
 ``K + PSD_RTOL ||K||_F I``. Larger Grams, whose factorisation would
 dominate a fit, get the pass and :func:`principal_blocks_psd`: the first
@@ -27,7 +29,9 @@ passing proves nothing, but a negative part spread over many directions
 shows in them. Then :func:`lanczos_psd` spends
 ``defaults.PSD_LANCZOS_STEPS`` products with ``K`` on a Krylov space
 when structk's own kernels computed it (PSD by construction: the check
-looks for bugs), ``defaults.PSD_LANCZOS_STEPS_USER`` on a Gram the learner
+looks for bugs; ``defaults.PSD_LANCZOS_STEPS_CLOSED_FORM``, none, for the
+vector kernels and the algebra over them, PSD by a theorem and computed in
+closed form), ``defaults.PSD_LANCZOS_STEPS_USER`` on a Gram the learner
 was given, or computed with a kernel written outside structk (there an
 indefinite Gram is most likely, and the check cannot be weighed against
 computing it). The steps find a negative eigenvalue wherever its
