@@ -236,16 +236,30 @@ def _sq_dist(P, Q, scale):
     Qc = Pc if Q is P else Q - c
     p2 = np.einsum("ij,ij->i", Pc, Pc)
     q2 = p2 if Q is P else np.einsum("ij,ij->i", Qc, Qc)
-    D = small_matmul(Pc, Qc.T)  # one BLAS thread when small: see structk._threads
-    D *= -2.0
-    D += p2[:, None]
-    D += q2[None, :]
-    np.maximum(D, 0.0, out=D)
-    gamma = 2.0 * (np.sqrt(P.shape[1]) + 2.0) * np.finfo(np.float64).eps
-    limit = _SQ_DIST_RTOL * scale / gamma  # recompute where p2_i + q2_j > limit
+    D = _expanded(Pc, Qc, p2, q2)
+    gamma, limit = _rounding(P, scale)
     if p2.max(initial=0.0) + q2.max(initial=0.0) > limit:
         _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale)
     return D
+
+
+def _expanded(Pc, Qc, p2, q2):
+    """``max(0, |x|^2 + |y|^2 - 2 <x, y>)`` of centred rows with their
+    squared norms ``p2``, ``q2``: one BLAS product (one BLAS thread when
+    small: see :mod:`structk._threads`)."""
+    D = small_matmul(Pc, Qc.T)
+    D *= -2.0
+    D += p2[:, None]
+    D += q2[None, :]
+    return np.maximum(D, 0.0, out=D)
+
+
+def _rounding(P, scale):
+    """``(gamma, limit)`` of :func:`_sq_dist`: the expansion's rounding is
+    about ``gamma (|x|^2 + |y|^2)``, so entries with ``|x|^2 + |y|^2 >
+    limit`` are recomputed from the differences."""
+    gamma = 2.0 * (np.sqrt(P.shape[1]) + 2.0) * np.finfo(np.float64).eps
+    return gamma, _SQ_DIST_RTOL * scale / gamma
 
 
 def _exp_sq_dist_upper(P, scale):
@@ -261,18 +275,13 @@ def _exp_sq_dist_upper(P, scale):
     n = P.shape[0]
     Pc = P - P.mean(axis=0)
     p2 = np.einsum("ij,ij->i", Pc, Pc)
-    gamma = 2.0 * (np.sqrt(P.shape[1]) + 2.0) * np.finfo(np.float64).eps
-    if 2.0 * p2.max(initial=0.0) > _SQ_DIST_RTOL * scale / gamma:
+    if 2.0 * p2.max(initial=0.0) > _rounding(P, scale)[1]:
         return None
     K = np.zeros((n, n))
     rows = _tuning.VECTOR_GRAM_BLOCK_ROWS
     for a in range(0, n, rows):
         b = min(a + rows, n)
-        T = small_matmul(Pc[a:b], Pc[a:].T)
-        T *= -2.0
-        T += p2[a:b, None]
-        T += p2[None, a:]
-        np.maximum(T, 0.0, out=T)
+        T = _expanded(Pc[a:b], Pc[a:], p2[a:b], p2[a:])
         T[np.arange(b - a), np.arange(b - a)] = 0.0
         T *= -1.0 / scale
         np.exp(T, out=K[a:b, a:])

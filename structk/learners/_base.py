@@ -101,6 +101,7 @@ class KernelLearnerMixin:
                 kernel = clone(kernel).fit(objects)
                 prepared = kernel.prepare(objects, "X")
                 K, scan = kernel._scanned_gram(prepared)
+                K = np.ascontiguousarray(K)  # C order, as the solvers expect
         if n_targets is not None and n_targets != K.shape[0]:
             raise ValueError(
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
@@ -256,10 +257,9 @@ def user_gram(kernel):
 
     if _is_precomputed(kernel):
         return True
-    parts = [kernel, *(v for v in kernel.get_params(deep=True).values() if isinstance(v, Kernel))]
     return any(
         isinstance(k, FunctionKernel) or not type(k).__module__.startswith("structk.")
-        for k in parts
+        for k in _kernel_parts(kernel)
     )
 
 
@@ -270,8 +270,12 @@ def closed_form_gram(kernel):
     Lanczos steps (``defaults.PSD_LANCZOS_STEPS_CLOSED_FORM``)."""
     if _is_precomputed(kernel):
         return False
-    parts = [kernel, *(v for v in kernel.get_params(deep=True).values() if isinstance(v, Kernel))]
-    return all(type(k)._closed_form for k in parts)
+    return all(type(k)._closed_form for k in _kernel_parts(kernel))
+
+
+def _kernel_parts(kernel):
+    """``kernel`` and every kernel inside its expression."""
+    return [kernel, *(v for v in kernel.get_params(deep=True).values() if isinstance(v, Kernel))]
 
 
 def _is_precomputed(kernel):

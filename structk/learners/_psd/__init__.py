@@ -131,9 +131,14 @@ def _scan_passes(K, scan):
     from its :class:`~structk.algorithms.gram_blocks.GramScan` (the same
     tolerance, relative to the largest diagonal entry)."""
     d = np.diag(K)
-    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
-    tol = PSD_RTOL * scale
+    tol = PSD_RTOL * _diagonal_scale(d)
     return bool(d.min() >= -tol and scan.cs_excess <= tol)
+
+
+def _diagonal_scale(d):
+    """The scale of the necessary conditions' tolerances: the largest
+    ``|K_ii|`` (at least the smallest normal float)."""
+    return max(float(np.abs(d).max()), float(np.finfo(float).tiny))
 
 
 def _scan_norm(K, scan):
@@ -342,7 +347,7 @@ def necessary_psd(K):
     matrix to the full check. A non-finite entry raises ``ValueError`` naming it.
     """
     d = np.diag(K)
-    scale = max(float(np.abs(d).max()), float(np.finfo(float).tiny))
+    scale = _diagonal_scale(d)
     tol = PSD_RTOL * scale  # as the eigenvalue tolerance
     if not d.min() >= -tol:  # also NaN: check_psd reports it
         return False
