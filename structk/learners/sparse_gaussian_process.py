@@ -89,7 +89,7 @@ class SparseGaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         For the landmarks and the restarts.
     client : distributed.Client or None, default=None
         Compute the blocks of the fit's passes and of the predictions on a
-        Dask cluster (the prepared blocks are scattered once per fit).
+        Dask cluster (the prepared blocks are sent once per fit).
 
     Attributes
     ----------
@@ -492,7 +492,7 @@ class _FitData:
 
 
 def _remote_block_sums(kernel_blob, block_blob, target_blob, gradient):
-    """One Dask task: :func:`_block_sums` of a scattered block."""
+    """One Dask task: :func:`_block_sums` of a block sent once per fit."""
     from ..scale.distributed import _loads
 
     kernel, L = _loads(kernel_blob)

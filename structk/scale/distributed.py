@@ -3,15 +3,19 @@
 :func:`dask_gram` cuts the Gram matrix into the same square tiles as
 :func:`structk.gram` and makes each tile one Dask task. The objects are
 prepared (validated and encoded) once, on the client; the kernel object and
-the encoded blocks are then pickled and shipped to every worker once with
-``client.scatter``; each task refers to them, so no task carries data.
+the encoded blocks are then pickled and each becomes one small Dask task
+that returns its bytes (:func:`_scatter`); the tiles depend on those tasks,
+so no tile task carries data and a worker fetches each block once.
 For a symmetric Gram only the tiles on and above the diagonal are tasks: a
 tile below the diagonal is the transpose of its mirror image, and Dask
 computes the mirror once.
 
 If a worker dies mid-computation, Dask recomputes the tiles it held on the
-surviving or restarted workers: scattered data is broadcast to every worker,
-so no input is lost with one of them.
+surviving or restarted workers, and the input blocks it held too: a block
+is a task whose specification (its bytes) stays on the scheduler, so no
+input is lost with a worker. (Data sent with ``client.scatter`` could be:
+Dask's active memory manager drops the extra copies of broadcast data, and
+a block whose last copy dies with its worker cannot be recovered.)
 
 Needs ``dask.distributed`` (``pip install structk[dask]``).
 
@@ -168,11 +172,15 @@ def _dask_and_client(client):
 
 
 def _scatter(client, obj, what):
-    """Pickle ``obj`` (or raise a clear TypeError) and broadcast the bytes.
+    """Pickle ``obj`` (or raise a clear TypeError) and send it as a task.
 
-    Each object is pickled and scattered on its own, so the client holds
-    one pickled block at a time. Tasks receive pickled bytes rather than
-    the objects: Dask deserialises scattered numpy arrays into frames at
+    Each object is pickled and sent on its own, so the client holds one
+    pickled block at a time. The future is that of a task returning the
+    bytes: unlike ``client.scatter``, whose data Dask cannot rebuild once the
+    last worker holding it dies (and its active memory manager drops the
+    extra copies of broadcast data), a task is recomputed from its
+    specification, which the scheduler keeps. Tasks receive pickled bytes
+    rather than the objects: Dask deserialises numpy arrays into frames at
     arbitrary byte offsets, and numpy falls back from BLAS to slow loops
     (with different rounding) on such unaligned arrays; ``pickle.loads`` in
     the worker rebuilds aligned arrays (see :func:`_loads`).
@@ -189,7 +197,12 @@ def _scatter(client, obj, what):
             "compute on one machine with structk.gram(kernel, X, n_jobs=...) "
             "instead, or keep such state out of the kernel."
         ) from exc
-    return client.scatter(blob, broadcast=True, hash=False)
+    return client.submit(_held, blob, key=f"structk-block-{uuid.uuid4().hex}")
+
+
+def _held(blob):
+    """One Dask task: the pickled block it was given (see :func:`_scatter`)."""
+    return blob
 
 
 #: Per worker process: the last few unpickled blocks, keyed by the identity

@@ -4,10 +4,12 @@ import logging
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
+dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 threadpoolctl = pytest.importorskip("threadpoolctl")
@@ -38,14 +40,18 @@ def local_gram(*args, **kwargs):
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    # Dask's active memory manager, which drops extra copies of data, runs
+    # every 2 s by default; every 50 ms here, so a test sees what it does
+    amm = {"distributed.scheduler.active-memory-manager.interval": "50ms"}
+    with dask.config.set(amm):
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
     try:
         with distributed.Client(cluster) as c:
             yield c
@@ -171,6 +177,7 @@ class KillOnce(Linear):
                 return
             os.write(fd, str(os.getpid()).encode())
             os.close(fd)
+            time.sleep(0.5)  # the memory manager has dropped extra copies by now
             os._exit(1)
 
     def _gram(self, P):
