@@ -42,7 +42,7 @@ def plain_dense(F):
     counts = np.diff(csc[0]).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     K = None
-    for (D,) in sg._dense_blocks(np.flatnonzero(dense), n, [(n, csc)]):
+    for (D,) in sg._dense_blocks(np.flatnonzero(dense), n_cols, [(indptr, cols, data)]):
         if K is None:
             K = sg._product(D, D.T)  # the first block's product is the result
         else:

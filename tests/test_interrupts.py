@@ -182,7 +182,8 @@ def test_ctrl_c_in_compiled_code_is_a_prompt_keyboard_interrupt(case):
     last = err.strip().splitlines()[-1]
     assert last == "KeyboardInterrupt", err[-2000:]
     assert "SystemError" not in err
-    assert seconds < 5.0, f"answered after {seconds:.1f} s"
+    # the call runs >= 10 s (more on a loaded machine) if not interrupted
+    assert seconds < 8.0, f"answered after {seconds:.1f} s"
 
 
 def test_the_stoppable_solver_runs_on_when_not_stopped():

@@ -50,3 +50,64 @@ def test_gram_and_cross_equal_scipy_for_every_split(pairs, integer, n_cols, tuni
         np.testing.assert_allclose(K, expected, rtol=1e-13)
     np.testing.assert_array_equal(K, K.T)
     np.testing.assert_allclose(sparse_cross(F, G, jitted=True), (F @ G.T).toarray(), rtol=1e-13)
+
+
+def _block_dtypes(monkeypatch):
+    """The dtypes of the dense blocks the products multiply (a spy)."""
+    from structk.algorithms import sparse_gram as module
+
+    seen = []
+    for name in ("_add_upper_gram", "_add_product"):
+        real = getattr(module, name)
+
+        def spy(K, D, *rest, real=real):
+            seen.append(D.dtype)
+            return real(K, D, *rest)
+
+        monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+@pytest.mark.parametrize("band_bytes", [4 * 150 * 7, 32 * 2**20])  # bands of 7 rows, or one
+def test_float32_blocks_equal_float64_bit_for_bit(band_bytes, tuning, monkeypatch):
+    """Whole-number dense columns with row sums below 2^12 are multiplied in
+    float32, a band of rows at a time: the same values as the float64 path
+    and as the exact product, bit for bit."""
+    rng = np.random.default_rng(3)
+    dense = rng.integers(0, 110, (150, 40)).astype(float)  # row sums up to ~4,000
+    dense[0] = 0
+    dense[0, :32] = 128  # a row sum of exactly 2^12, and K[0, 0] = 2^19
+    F, G = sp.csr_matrix(dense), sp.csr_matrix(dense[:70] // 2)
+    seen = _block_dtypes(monkeypatch)
+    tuning.set(SPARSE_BLOCK_BYTES=band_bytes)
+    single = sparse_gram(F, jitted=True), sparse_cross(F, G, jitted=True)
+    assert seen and set(seen) == {np.dtype(np.float32)}
+    del seen[:]
+    tuning.set(SPARSE_FLOAT32_EXACT=False)
+    double = sparse_gram(F, jitted=True), sparse_cross(F, G, jitted=True)
+    assert seen and set(seen) == {np.dtype(np.float64)}
+    for a, b, exact in zip(single, double, [(F @ F.T).toarray(), (F @ G.T).toarray()]):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, exact)
+    assert single[0][0, 0] == 2.0**19
+
+
+@pytest.mark.parametrize("case", ["row sum 4097", "fractions"])
+def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
+    """A row sum above 2^12 (4097^2 is odd and above 2^24: float32 cannot
+    hold it) or a fractional count keeps the blocks in float64."""
+    rng = np.random.default_rng(4)
+    dense = rng.integers(1, 9, (60, 5)).astype(float)
+    if case == "row sum 4097":
+        dense[7, 0] = 4097 - dense[7, 1:].sum()
+    else:
+        dense[:, 2] += 1e-3
+    F = sp.csr_matrix(dense)
+    seen = _block_dtypes(monkeypatch)
+    K, C = sparse_gram(F, jitted=True), sparse_cross(F, F[:9], jitted=True)
+    assert seen and set(seen) == {np.dtype(np.float64)}
+    rtol = 0 if case == "row sum 4097" else 1e-14  # float32 would be off by ~1e-7
+    np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=rtol)
+    np.testing.assert_allclose(C, (F @ F[:9].T).toarray(), rtol=rtol)
+    if case == "row sum 4097":
+        assert K[7, 7] >= 4097**2 / 5 and (dense[7] ** 2).sum() == K[7, 7]

@@ -4,7 +4,7 @@ Features arrive as CSR arrays (``indptr``, column ids ``cols`` already
 compacted to ``0 .. n_cols - 1``, ``vals``). :func:`to_csc` regroups them
 by column with rows kept sorted. The rare columns' products are added row
 by row of ``K`` (:func:`add_row_products`); the common columns are copied
-into dense blocks for BLAS (:func:`fill_block`).
+into dense blocks for BLAS (:func:`fill_rows`).
 """
 
 import numba
@@ -109,9 +109,12 @@ def add_row_products(K, indptr, cols, vals, colptr, rows, cvals, skip, upper, st
 
 
 @numba.njit(cache=True, nogil=True)
-def fill_block(D, colptr, rows, vals, columns):
-    """``D[:, j] = F[:, columns[j]]`` for a zeroed dense block ``D``."""
-    for j in range(columns.shape[0]):
-        c = columns[j]
-        for a in range(colptr[c], colptr[c + 1]):
-            D[rows[a], j] = vals[a]
+def fill_rows(D, indptr, cols, vals, position):
+    """``D[i, position[c]] = F[i, c]`` for a zeroed dense block ``D``, over
+    the entries of the CSR matrix ``F`` whose column has a position
+    (``>= 0``)."""
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            j = position[cols[e]]
+            if j >= 0:
+                D[i, j] = vals[e]
