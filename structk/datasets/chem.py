@@ -144,8 +144,10 @@ def morgan_environments(smiles, radius=2, *, redundant=False):
     ranking) of its atoms and bonds, each atom written with the invariants
     that RDKit's Morgan generator uses by default (atomic number ``#6``,
     total number of connections ``X4``, attached hydrogens ``H3``, formal
-    charge ``+0``, ring membership ``R``/``!R``, the mass number when it is
-    not the element's usual one) and the central atom marked by the atom
+    charge ``+0``, ring membership ``R``/``!R``, and the mass number
+    where RDKit's invariant sees the isotope: when the integer part of the
+    atom's mass minus the element's average weight is not 0, as for 2H but
+    not 13C) and the central atom marked by the atom
     map ``:1``; bonds are written explicitly (``-``, ``=``, ``#``, ``:``
     for aromatic), and the radius is prefixed: ``"1:[#6;X4;H3;+0;!R:1]-
     [#8;X2;H1;+0;!R]"`` is the carbon of methanol at radius 1. A SMILES
@@ -311,7 +313,9 @@ def _environments(Chem, mol, radius, redundant):
     for r in range(1, radius + 1):
         found = []
         for a in alive:
-            bond_set = frozenset(Chem.FindAtomEnvironmentOfRadiusN(mol, r, a, enforceSize=False))
+            bond_set = frozenset(
+                Chem.FindAtomEnvironmentOfRadiusN(mol, r, a, enforceSize=False, useHs=True)
+            )
             if bond_set:
                 found.append((sorted(bond_set), token(r, a, bond_set), a, bond_set))
         found.sort(key=lambda f: f[:2])

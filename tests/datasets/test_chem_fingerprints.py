@@ -19,7 +19,21 @@ from structk.datasets.chem import _environments
 from structk.kernels import Jaccard, MinMax
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
-SMALL = ["CCO", "c1ccccc1", ASPIRIN, "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "C1CC1", "CO", "CC", "C.C"]
+SMALL = [
+    "CCO",
+    "c1ccccc1",
+    ASPIRIN,
+    "CN1C=NC2=C1C(=O)N(C(=O)N2C)C",
+    "C1CC1",
+    "CO",
+    "CC",
+    "C.C",
+    "[Na+].[Cl-]",
+    "[2H]C([2H])([2H])O",
+    "c1cc[se]c1",
+    "F[P-](F)(F)(F)(F)F",
+    "c1ccc2ccccc2c1",
+]
 
 
 def _esol(structk_data, n=None):
