@@ -5,9 +5,11 @@ The E-isomer pi-pi* transition wavelength of 392 photoswitches
 splits (``train_test_split(random_state=seed)``, seeds 0-19), the targets
 standardised on each training part (``normalize_y=True``), and the
 hyperparameters (output scale, noise) by the marginal likelihood. The
-kernel is ``MinMax`` (Tanimoto on counts) on exact, unhashed RDKit Morgan
-count fingerprints joined with RDKit's fragment counts (``fr_*``
-descriptors): the tokens of one multiset per molecule. The Morgan radius is
+kernel is ``MinMax`` (Tanimoto on counts) on exact, unhashed Morgan count
+fingerprints (:func:`structk.datasets.morgan_environments`) joined with
+RDKit's fragment counts (``fr_*`` descriptors,
+:func:`structk.datasets.fragment_counts`): the tokens of one multiset per
+molecule. The Morgan radius is
 chosen on each training part by the marginal likelihood among
 ``--radius`` (default 1, 2 and 3), never by the test part. GAUCHE
 (Griffiths et al., NeurIPS 2023) reports R^2 0.897 and RMSE 20.9 nm for
@@ -51,26 +53,14 @@ def load(root):
 
 
 def count_tokens(smiles, radius):
-    """One multiset per molecule: unhashed Morgan environment ids with their
-    counts, and the fragment counts, as {token: count}."""
-    from rdkit import Chem, RDLogger
-    from rdkit.Chem import Descriptors, rdFingerprintGenerator
+    """One multiset per molecule: its exact Morgan environments up to
+    ``radius`` and its fragment counts, as {token: count}
+    (:func:`structk.datasets.morgan_environments` and
+    :func:`structk.datasets.fragment_counts`; their tokens cannot clash)."""
+    from structk.datasets import fragment_counts, morgan_environments
 
-    RDLogger.DisableLog("rdApp.*")
-    morgan = rdFingerprintGenerator.GetMorganGenerator(radius=radius)
-    fragments = [(name, fn) for name, fn in Descriptors.descList if name.startswith("fr_")]
-    out = []
-    for i, s in enumerate(smiles):
-        mol = Chem.MolFromSmiles(s)
-        if mol is None:
-            raise ValueError(f"SMILES {i} ({s!r}) does not parse")
-        counts = {
-            ("morgan", k): v
-            for k, v in morgan.GetSparseCountFingerprint(mol).GetNonzeroElements().items()
-        }
-        counts.update({("fragment", name): int(fn(mol)) for name, fn in fragments if fn(mol)})
-        out.append(counts)
-    return out
+    morgan = morgan_environments(smiles, radius=radius)
+    return [{**m, **f} for m, f in zip(morgan, fragment_counts(smiles))]
 
 
 def evaluate(featurised, y, seed):
