@@ -131,6 +131,15 @@ GKM_PAIRS_CHUNK_WORK = 2**26
 GKM_NUMPY_MAX_PAIRS = 20_000
 #: Sequence batches of at most this many bases get their l-mers from NumPy.
 GKM_NUMPY_MAX_SYMBOLS = 20_000
+#: Largest l whose model profile (one table of 4^l float64 per machine,
+#: 128 MiB at l = 12) a gapped k-mer prediction folds the support vectors
+#: into; above it the decision function compares every support vector.
+GKM_PROFILE_MAX_L = 12
+#: The profile's two Walsh-Hadamard transforms cost about this many all-pairs
+#: l-mer comparisons per table entry and l-mer position (3.5 ns against
+#: 1.45 ns, nfe2 at (11, 7, 3)): the rule between folding the support
+#: vectors and comparing a batch with each of them.
+GKM_PROFILE_PAIRS_PER_ENTRY = 2.5
 
 # ----------------------------------------------------- sparse Gram products
 #: A feature column goes to BLAS (dense block) when its pair count times this

@@ -17,6 +17,10 @@ weighted sum over their pairs within ``d`` mismatches, and how it is run
 places on a sequence); :func:`lmer_sums` sums over their pairs (the
 kernel's Gram matrices, and the explainer's changes of ``K(x, x)``);
 :func:`gapped_kmer_counts` is the explicit feature map of the count kernel.
+:func:`lmer_profile` folds weighted sequences (the support vectors of a
+model) into one table over all ``4^l`` l-mers, so that :func:`profile_sums`
+scores a sequence with one look-up per l-mer (:func:`convolve_lmers`, the
+Hamming-scheme transform, also gives the explainer its l-mer weights).
 :func:`choose` is the size rule between the forms; its numbers are
 ``GKM_PAIRS_PER_SUBSET_ENTRY`` and ``GKM_NUMPY_MAX_PAIRS`` in
 :mod:`structk._tuning`. Importing this folder loads no numba.
@@ -31,7 +35,7 @@ from math import comb
 import numpy as np
 
 from ... import _memory, _threads, _tuning, defaults
-from . import _numpy
+from . import _numpy, weights
 
 
 def n_subsets(l, d):
@@ -370,3 +374,84 @@ def gapped_kmer_counts(P, l, k, rc, name="GappedKmer"):
         count_features, P.keys, P.keys_rc, P.weights, P.ptr, kept, mirror, bool(rc)
     )
     return indptr, ids, vals, len(combos) * 4**k
+
+
+def profile_fits(l, machines):
+    """Whether :func:`lmer_profile` may build its ``machines`` tables of
+    ``4^l`` float64: ``l <= _tuning.GKM_PROFILE_MAX_L`` and a quarter of the
+    available memory at most."""
+    if l > _tuning.GKM_PROFILE_MAX_L:
+        return False
+    return 8.0 * machines * 4.0**l <= _available() / 4
+
+
+def profile_pays(P, Q, w, l, k, rc, machines):
+    """Whether folding the sequences of ``P`` into :func:`lmer_profile`
+    tables costs less than the cross-Gram of ``Q`` against them: the
+    tables' two transforms, ``_tuning.GKM_PROFILE_PAIRS_PER_ENTRY`` l-mer
+    comparisons per table entry and l-mer position, against the pairs the
+    cross-Gram compares (or its counting form's work, :func:`choose`)."""
+    if not profile_fits(l, machines):
+        return False
+    d = _trimmed(w).shape[0] - 1
+    strands = 2 if rc else 1
+    nx, ny = Q.keys.shape[0], P.keys.shape[0]
+    cross = float(nx) * ny * strands
+    if d <= l - k:
+        cross = min(
+            cross, n_subsets(l, d) * (nx + ny) * strands * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY
+        )
+    table = machines * l * 4.0**l * _tuning.GKM_PROFILE_PAIRS_PER_ENTRY
+    return table < cross
+
+
+def convolve_lmers(table, l, w):
+    """``table[a] <- sum_u table[u] w[mm(a, u)]`` for every l-mer ``a``, in
+    place (``table`` float64 of length ``4^l``, indexed by the packed
+    l-mer; ``w[m]`` zero beyond its length): the product with the ``4^l x
+    4^l`` matrix ``[w(mm(a, u))]``, which the Hamming scheme diagonalises
+    (eigenvalues :func:`.weights.lmer_eigenvalues`), as two Walsh-Hadamard
+    transforms and a scaling, ``O(l 4^l)``
+    (:func:`._numba.hamming_convolve`)."""
+    from ._numba import hamming_convolve
+
+    eig = np.asarray(weights.lmer_eigenvalues(int(l), np.asarray(w, dtype=np.float64)))
+    return _threads.compiled_call(hamming_convolve, table, int(l), eig.astype(np.float64))
+
+
+def lmer_profile(P, coef, w, l, rc):
+    """The tables ``S[m, a] = sum_i coef[m, i] sum_{b in y_i (and rc b)}
+    v_b w[mm(a, b)]`` over every l-mer ``a`` (packed, ``4^l`` of them), for
+    the sequences ``y_i`` of :class:`LmerWindows` ``P`` and each row of
+    ``coef`` (shape ``(machines, len(P))``).
+
+    ``sum_{a in x} v_a S[m, a]`` is then ``sum_i coef[m, i] K(x, y_i)`` of
+    the unnormalised kernel (:func:`profile_sums`): a model's decision
+    function scores a sequence with one look-up per l-mer instead of
+    comparing it with every support vector. The tables cost ``O(l 4^l)``
+    each, whatever the number of sequences folded in; call
+    :func:`profile_fits` first.
+    """
+    from ._numba import profile_table
+
+    coef = np.ascontiguousarray(np.atleast_2d(coef), dtype=np.float64)
+    tables = np.zeros((coef.shape[0], 4 ** int(l)))
+    _threads.compiled_call(
+        profile_table, P.keys, P.keys_rc, P.weights, P.ptr, coef, bool(rc), int(l), tables
+    )
+    w = _trimmed(w)
+    for t in tables:
+        convolve_lmers(t, l, w)
+    return tables
+
+
+def profile_sums(Q, tables):
+    """``out[i, m] = sum_{a in x_i} v_a tables[m, a]`` over the forward
+    l-mers of the sequences of :class:`LmerWindows` ``Q``: with the tables
+    of :func:`lmer_profile`, ``sum_j coef[m, j] K(x_i, y_j)``."""
+    n = len(Q)
+    owner = np.repeat(np.arange(n), np.diff(Q.ptr))
+    out = np.empty((n, tables.shape[0]))
+    for m, t in enumerate(tables):
+        out[:, m] = np.bincount(owner, weights=Q.weights * t[Q.keys], minlength=n)
+    return out
