@@ -37,7 +37,8 @@ tool's Gram matrix, each fold's SVM by scikit-learn's SVC on the
 precomputed fold matrices (the same solver for both kernels).
 
 ``--win-map N`` times the Gram of N training windows in one process by the
-all-pairs and the counting form at (l, k, d) = (8, 4, 2), (10, 6, 3),
+all-pairs, the counting and the table form (the last only where its table
+fits ``GKM_TABLE_MAX_BYTES``) at (l, k, d) = (8, 4, 2), (10, 6, 3),
 (11, 7, 3), (12, 8, 4), and names the form the size rule picks.
 
     STRUCTK_DATA=/path/to/data python benchmarks/bench_gkm.py --repeats 3 --cv
@@ -277,13 +278,17 @@ def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()
 def win_map(seqs, repeats):
     """Gram of ``seqs`` in one process by each compiled form, per (l, k, d):
     wall-clock medians (threads as the library sets them) and CPU seconds."""
+    from structk import _tuning
     from structk.algorithms import gapped_kmers as gkm
     from structk.kernels import GappedKmer
 
     print(f"Gram of {len(seqs)} windows, median of {repeats} (wall s / CPU s):", flush=True)
     for l, k, d in [(8, 4, 2), (10, 6, 3), (11, 7, 3), (12, 8, 4)]:
-        row = []
-        for algorithm in ("pairs", "subsets"):
+        row = {}
+        forms = ["pairs", "subsets"] + (
+            ["table"] if 8 * 4**l <= _tuning.GKM_TABLE_MAX_BYTES else []
+        )
+        for algorithm in forms:
             kern = GappedKmer(l=l, k=k, d=d, algorithm=algorithm)
             P = kern.prepare(seqs)
             kern.gram_prepared(kern.take(P, slice(0, 30)))  # compile / load
@@ -293,15 +298,15 @@ def win_map(seqs, repeats):
                 kern.gram_prepared(P)
                 walls.append(time.perf_counter() - t)
                 cpus.append(time.process_time() - c)
-            row.append((statistics.median(walls), statistics.median(cpus)))
+            row[algorithm] = (statistics.median(walls), statistics.median(cpus))
         auto = GappedKmer(l=l, k=k, d=d)
         P = auto.prepare(seqs)
         pick = gkm.method(P, None, auto.mismatch_weights(), l, k, True, 0)
-        (pw, pc), (sw, sc) = row
+        best = min(row, key=lambda a: row[a][1])
         print(
-            f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
-            f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
-            f"({max(pw, sw) / min(pw, sw):.1f}x)   auto picks {pick}   {load()}",
+            f"  l={l:2d} k={k} d={d}: "
+            + "   ".join(f"{a} {w:7.2f} / {c:7.2f}" for a, (w, c) in row.items())
+            + f"   least CPU: {best}   auto picks {pick}   {load()}",
             flush=True,
         )
 

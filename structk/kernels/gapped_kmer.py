@@ -99,7 +99,10 @@ class GappedKmer(_SequenceKernel):
     compared by XOR and popcount (as gkmsvm-lite does), or, for larger
     inputs, counting over the ``sum_{t <= d} C(l, t)`` patterns of deleted
     positions (as GaKCo and FastSK count gapped k-mers), whose cost grows
-    with the number of near pairs only.
+    with the number of near pairs only; for short l-mers (``4^l`` float64
+    in the cache, l <= 9) each sequence's l-mers spread their weights over
+    a table of all l-mers, and every other sequence reads its sum off it,
+    one look-up per l-mer ("table").
 
     Parameters
     ----------
@@ -126,7 +129,7 @@ class GappedKmer(_SequenceKernel):
     alphabet : {"dna", "rna"}, default "dna"
     ignore_case : bool, default True
     unknown : {"skip", "error"}, default "skip"
-    algorithm : {"auto", "pairs", "subsets", "numpy"}, default "auto"
+    algorithm : {"auto", "pairs", "subsets", "table", "numpy"}, default "auto"
         The summation (all give the same values up to rounding).
 
     Examples
@@ -222,9 +225,10 @@ class GappedKmer(_SequenceKernel):
                     "gamma (the RBF form exp(gamma (K_n - 1))) is defined on the "
                     "normalised kernel K_n; leave normalize=True"
                 )
-        if self.algorithm not in ("auto", "pairs", "subsets", "numpy"):
+        if self.algorithm not in ("auto", "pairs", "subsets", "table", "numpy"):
             raise ValueError(
-                f"algorithm must be 'auto', 'pairs', 'subsets' or 'numpy', got {self.algorithm!r}"
+                "algorithm must be 'auto', 'pairs', 'subsets', 'table' or 'numpy', "
+                f"got {self.algorithm!r}"
             )
 
     # ------------------------------------------------------------- features

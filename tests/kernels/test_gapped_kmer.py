@@ -97,7 +97,7 @@ def test_count_kernel_is_the_gapped_kmer_inner_product(l, k, rc_on):
         assert K[i, j] == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 @pytest.mark.parametrize("kind", weights.KINDS)
 @pytest.mark.parametrize("rc_on", [False, True])
 def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
@@ -222,9 +222,15 @@ def test_chunks_of_rows_give_the_one_call_values(chunk_counts, tuning):
     assert chunk_counts[:2] == [11, 11]
     for a, b in zip(whole, cut):
         np.testing.assert_array_equal(a, b)
+    table = kern.set_params(algorithm="table")
+    chunk_counts.clear()
+    cut = table(X), table(X, Y)  # the table form is cut as the all-pairs form
+    assert chunk_counts[:2] == [11, 11]
+    np.testing.assert_allclose(cut[0], whole[0], rtol=1e-12)
+    np.testing.assert_allclose(cut[1], whole[1], rtol=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["pairs", "subsets", "table"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,
     the patterns' partial sums in separate copies: the NumPy form's values."""
@@ -242,7 +248,7 @@ def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
         np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 def test_full_filter_up_to_l_is_the_projection(algorithm):
     """``kind="full"`` with ``d = l``: ``f_x^T P f_y`` with ``P`` the
     least-squares projection of l-mer counts onto the span of the gapped
@@ -469,7 +475,7 @@ def test_truncation_at_d_is_what_lsgkm_computes_and_not_always_psd():
     assert lam.min() > -1e-9 * lam.max()
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 def test_exact_matches_only(algorithm):
     X = random_dna(4, 6, 12) + ["AAAAAAA"]
     K = GappedKmer(l=6, k=6, d=0, kind="count", normalize=False, algorithm=algorithm)(X)

@@ -707,3 +707,45 @@ def hamming_convolve(t, l, eig):
         t[s] *= scale[_popcount(np.uint64(x))]
     _hadamard4(t, l)
     return t
+
+
+@numba.njit(cache=True, nogil=True)
+def table_block(kx, wx, px, ky, kry, wy, py, deltas, dweights, rc, symmetric, out, row0, table):
+    """:func:`pairs_block` through a dense table over all ``4^l`` l-mers:
+    for each sequence ``x_i`` the table gets ``v_a w[m]`` at every l-mer
+    ``a ^ deltas[t]`` within ``d`` mismatches of each of its l-mers ``a``
+    (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields of
+    ``deltas[t]``: every neighbour once), so ``out[i, j]`` is one look-up
+    per l-mer of ``y_j`` (and of its reverse complement); the entries
+    written are then set back to 0. ``table`` (length ``4^l``) comes and
+    goes all zeros.
+
+    ``O(W_x V + W_x W_y / W_x)`` per pair instead of ``O(W_x W_y)``, with
+    ``V = sum_{m <= d} C(l, m) 3^m`` neighbours an l-mer: it pays for short
+    l-mers, where a table that stays in the cache is small and ``V`` is
+    small (l = 8, d = 2: 512 KiB, V = 277)."""
+    n = px.shape[0] - 1
+    m = py.shape[0] - 1
+    for i in range(n):
+        for a in range(px[i], px[i + 1]):
+            ka = kx[a]
+            va = wx[a]
+            for t in range(deltas.shape[0]):
+                table[ka ^ deltas[t]] += va * dweights[t]
+        j0 = i + row0 if symmetric else 0
+        for j in range(j0, m):
+            s = 0.0
+            for b in range(py[j], py[j + 1]):
+                v = table[ky[b]]
+                if rc:
+                    v += table[kry[b]]
+                s += wy[b] * v
+            out[i, j] = s
+        if (px[i + 1] - px[i]) * deltas.shape[0] >= table.shape[0]:
+            table[:] = 0.0  # fewer writes than undoing each
+            continue
+        for a in range(px[i], px[i + 1]):
+            ka = kx[a]
+            for t in range(deltas.shape[0]):
+                table[ka ^ deltas[t]] = 0.0
+    return out
