@@ -241,32 +241,48 @@ def structk_fit(pos, neg, model, kernel=KERNEL):
     ]  # fmt: skip
 
 
-def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()):
+def structk_predict(model, path, out):
+    return [sys.executable, "-m", "structk", "predict", model, path, "--format", "tsv",
+            "--quiet", "-o", out]  # fmt: skip
+
+
+def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=(), baseline=None):
     """``structk fit`` against ``gkmtrain -T 1`` at ``lkd`` (estimated
     l-mer kernel, truncated filter, both strands, C = 1: LS-GKM's ``-t 2``),
     then ``structk predict`` against ``gkmpredict -T 1`` on each FASTA file
-    of ``predict`` with the two models; the scores' correlation is printed."""
+    of ``predict`` with the two models; the scores' correlation is printed.
+    With ``baseline`` (a folder holding another version of the ``structk``
+    package, e.g. ``git archive`` of the commit before a change) that
+    version races too, as "before", with a model of its own (one untimed
+    fit and prediction first, to fill its numba cache)."""
     l, k, d = lkd
     kernel = f"GappedKmer(l={l}, k={k}, d={d}, kind='truncated', reverse_complement=True)"
     ours = str(work / "lsgkm-race.structk")
+    theirs = str(work / "lsgkm-race.before.structk")
     prefix = str(work / "lsgkm-race")
     gkmtrain = [
         str(build / "gkmtrain"), "-T", "1", "-v", "0", "-t", "2", "-l", str(l), "-k", str(k),
         "-d", str(d), "-c", "1", pos, neg, prefix,
     ]  # fmt: skip
-    versus(
-        f"{label}: fit, (l, k, d) = {lkd}",
-        [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)],
-        repeats,
-    )
+    before = ["env", f"PYTHONPATH={baseline}"]
+    fits = [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)]
+    if baseline:
+        fits.insert(1, ("before", before + structk_fit(pos, neg, theirs, kernel)))
+        subprocess.run(fits[1][1], check=True, capture_output=True)
+        for path, _ in predict:
+            warm = structk_predict(theirs, path, str(work / "before.pred.tsv"))
+            subprocess.run(before + warm, check=True, capture_output=True)
+    versus(f"{label}: fit, (l, k, d) = {lkd}", fits, repeats)
     for path, n in predict:
         out = work / "lsgkm-race.pred.txt"
         runs = [
-            ("structk", [sys.executable, "-m", "structk", "predict", ours, path, "--format",
-                         "tsv", "--quiet", "-o", str(work / "structk.pred.tsv")]),
+            ("structk", structk_predict(ours, path, str(work / "structk.pred.tsv"))),
             ("gkmpredict", [str(build / "gkmpredict"), "-T", "1", "-v", "0", path,
                             prefix + ".model.txt", str(out)]),
         ]  # fmt: skip
+        if baseline:
+            theirs_out = str(work / "before.pred.tsv")
+            runs.insert(1, ("before", before + structk_predict(theirs, path, theirs_out)))
         versus(f"{label}: predict {n} sequences", runs, repeats)
         rows = (work / "structk.pred.tsv").read_text().splitlines()
         col = rows[0].split("\t").index("score")
@@ -447,6 +463,11 @@ def main():
         help="also race LS-GKM at (l, k, d) on N background sequences of LENGTH nt",
     )
     ap.add_argument("--no-gkmsvm", action="store_true", help="leave gkmsvm-lite out")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="folder of another structk version to race in the LS-GKM races, as 'before'",
+    )
     args = ap.parse_args()
     peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     data = Path(os.environ["STRUCTK_DATA"]) / "sequences" / "nfe2"
@@ -487,6 +508,7 @@ def main():
                 work,
                 args.repeats,
                 predict=predict,
+                baseline=args.baseline,
             )
             for l, k, d, length, size in args.lsgkm_settings:
                 seqs = background(size, length, 2, parts["neg.train"][1])
@@ -501,6 +523,7 @@ def main():
                     work,
                     args.repeats,
                     (l, k, d),
+                    baseline=args.baseline,
                 )
         if not args.skip_train and not args.no_gkmsvm:
             race(
