@@ -264,14 +264,17 @@ def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()
         str(build / "gkmtrain"), "-T", "1", "-v", "0", "-t", "2", "-l", str(l), "-k", str(k),
         "-d", str(d), "-c", "1", pos, neg, prefix,
     ]  # fmt: skip
-    before = ["env", f"PYTHONPATH={baseline}"]
+
+    def before(cmd):  # -P: not the package of the current folder (python -m adds it)
+        return ["env", f"PYTHONPATH={baseline}", cmd[0], "-P", *cmd[1:]]
+
     fits = [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)]
     if baseline:
-        fits.insert(1, ("before", before + structk_fit(pos, neg, theirs, kernel)))
+        fits.insert(1, ("before", before(structk_fit(pos, neg, theirs, kernel))))
         subprocess.run(fits[1][1], check=True, capture_output=True)
         for path, _ in predict:
             warm = structk_predict(theirs, path, str(work / "before.pred.tsv"))
-            subprocess.run(before + warm, check=True, capture_output=True)
+            subprocess.run(before(warm), check=True, capture_output=True)
     versus(f"{label}: fit, (l, k, d) = {lkd}", fits, repeats)
     for path, n in predict:
         out = work / "lsgkm-race.pred.txt"
@@ -282,7 +285,7 @@ def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()
         ]  # fmt: skip
         if baseline:
             theirs_out = str(work / "before.pred.tsv")
-            runs.insert(1, ("before", before + structk_predict(theirs, path, theirs_out)))
+            runs.insert(1, ("before", before(structk_predict(theirs, path, theirs_out))))
         versus(f"{label}: predict {n} sequences", runs, repeats)
         rows = (work / "structk.pred.tsv").read_text().splitlines()
         col = rows[0].split("\t").index("score")
