@@ -37,7 +37,8 @@ tool's Gram matrix, each fold's SVM by scikit-learn's SVC on the
 precomputed fold matrices (the same solver for both kernels).
 
 ``--win-map N`` times the Gram of N training windows in one process by the
-all-pairs and the counting form at (l, k, d) = (8, 4, 2), (10, 6, 3),
+all-pairs, the counting and the table form (the last only where its table
+fits ``GKM_TABLE_MAX_BYTES``) at (l, k, d) = (8, 4, 2), (10, 6, 3),
 (11, 7, 3), (12, 8, 4), and names the form the size rule picks.
 
     STRUCTK_DATA=/path/to/data python benchmarks/bench_gkm.py --repeats 3 --cv
@@ -240,32 +241,51 @@ def structk_fit(pos, neg, model, kernel=KERNEL):
     ]  # fmt: skip
 
 
-def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()):
+def structk_predict(model, path, out):
+    return [sys.executable, "-m", "structk", "predict", model, path, "--format", "tsv",
+            "--quiet", "-o", out]  # fmt: skip
+
+
+def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=(), baseline=None):
     """``structk fit`` against ``gkmtrain -T 1`` at ``lkd`` (estimated
     l-mer kernel, truncated filter, both strands, C = 1: LS-GKM's ``-t 2``),
     then ``structk predict`` against ``gkmpredict -T 1`` on each FASTA file
-    of ``predict`` with the two models; the scores' correlation is printed."""
+    of ``predict`` with the two models; the scores' correlation is printed.
+    With ``baseline`` (a folder holding another version of the ``structk``
+    package, e.g. ``git archive`` of the commit before a change) that
+    version races too, as "before", with a model of its own (one untimed
+    fit and prediction first, to fill its numba cache)."""
     l, k, d = lkd
     kernel = f"GappedKmer(l={l}, k={k}, d={d}, kind='truncated', reverse_complement=True)"
     ours = str(work / "lsgkm-race.structk")
+    theirs = str(work / "lsgkm-race.before.structk")
     prefix = str(work / "lsgkm-race")
     gkmtrain = [
         str(build / "gkmtrain"), "-T", "1", "-v", "0", "-t", "2", "-l", str(l), "-k", str(k),
         "-d", str(d), "-c", "1", pos, neg, prefix,
     ]  # fmt: skip
-    versus(
-        f"{label}: fit, (l, k, d) = {lkd}",
-        [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)],
-        repeats,
-    )
+
+    def before(cmd):  # -P: not the package of the current folder (python -m adds it)
+        return ["env", f"PYTHONPATH={baseline}", cmd[0], "-P", *cmd[1:]]
+
+    fits = [("structk", structk_fit(pos, neg, ours, kernel)), ("gkmtrain", gkmtrain)]
+    if baseline:
+        fits.insert(1, ("before", before(structk_fit(pos, neg, theirs, kernel))))
+        subprocess.run(fits[1][1], check=True, capture_output=True)
+        for path, _ in predict:
+            warm = structk_predict(theirs, path, str(work / "before.pred.tsv"))
+            subprocess.run(before(warm), check=True, capture_output=True)
+    versus(f"{label}: fit, (l, k, d) = {lkd}", fits, repeats)
     for path, n in predict:
         out = work / "lsgkm-race.pred.txt"
         runs = [
-            ("structk", [sys.executable, "-m", "structk", "predict", ours, path, "--format",
-                         "tsv", "--quiet", "-o", str(work / "structk.pred.tsv")]),
+            ("structk", structk_predict(ours, path, str(work / "structk.pred.tsv"))),
             ("gkmpredict", [str(build / "gkmpredict"), "-T", "1", "-v", "0", path,
                             prefix + ".model.txt", str(out)]),
         ]  # fmt: skip
+        if baseline:
+            theirs_out = str(work / "before.pred.tsv")
+            runs.insert(1, ("before", before(structk_predict(theirs, path, theirs_out))))
         versus(f"{label}: predict {n} sequences", runs, repeats)
         rows = (work / "structk.pred.tsv").read_text().splitlines()
         col = rows[0].split("\t").index("score")
@@ -277,13 +297,17 @@ def lsgkm_race(build, label, pos, neg, work, repeats, lkd=(11, 7, 3), predict=()
 def win_map(seqs, repeats):
     """Gram of ``seqs`` in one process by each compiled form, per (l, k, d):
     wall-clock medians (threads as the library sets them) and CPU seconds."""
+    from structk import _tuning
     from structk.algorithms import gapped_kmers as gkm
     from structk.kernels import GappedKmer
 
     print(f"Gram of {len(seqs)} windows, median of {repeats} (wall s / CPU s):", flush=True)
     for l, k, d in [(8, 4, 2), (10, 6, 3), (11, 7, 3), (12, 8, 4)]:
-        row = []
-        for algorithm in ("pairs", "subsets"):
+        row = {}
+        forms = ["pairs", "subsets"] + (
+            ["table"] if 8 * 4**l <= _tuning.GKM_TABLE_MAX_BYTES else []
+        )
+        for algorithm in forms:
             kern = GappedKmer(l=l, k=k, d=d, algorithm=algorithm)
             P = kern.prepare(seqs)
             kern.gram_prepared(kern.take(P, slice(0, 30)))  # compile / load
@@ -293,15 +317,15 @@ def win_map(seqs, repeats):
                 kern.gram_prepared(P)
                 walls.append(time.perf_counter() - t)
                 cpus.append(time.process_time() - c)
-            row.append((statistics.median(walls), statistics.median(cpus)))
+            row[algorithm] = (statistics.median(walls), statistics.median(cpus))
         auto = GappedKmer(l=l, k=k, d=d)
         P = auto.prepare(seqs)
         pick = gkm.method(P, None, auto.mismatch_weights(), l, k, True, 0)
-        (pw, pc), (sw, sc) = row
+        best = min(row, key=lambda a: row[a][1])
         print(
-            f"  l={l:2d} k={k} d={d}: pairs {pw:7.2f} / {pc:7.2f}   subsets {sw:7.2f} / "
-            f"{sc:7.2f}   faster: {'pairs' if pw < sw else 'subsets'} "
-            f"({max(pw, sw) / min(pw, sw):.1f}x)   auto picks {pick}   {load()}",
+            f"  l={l:2d} k={k} d={d}: "
+            + "   ".join(f"{a} {w:7.2f} / {c:7.2f}" for a, (w, c) in row.items())
+            + f"   least CPU: {best}   auto picks {pick}   {load()}",
             flush=True,
         )
 
@@ -442,6 +466,11 @@ def main():
         help="also race LS-GKM at (l, k, d) on N background sequences of LENGTH nt",
     )
     ap.add_argument("--no-gkmsvm", action="store_true", help="leave gkmsvm-lite out")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="folder of another structk version to race in the LS-GKM races, as 'before'",
+    )
     args = ap.parse_args()
     peer_repeats = args.repeats if args.peer_repeats is None else args.peer_repeats
     data = Path(os.environ["STRUCTK_DATA"]) / "sequences" / "nfe2"
@@ -482,6 +511,7 @@ def main():
                 work,
                 args.repeats,
                 predict=predict,
+                baseline=args.baseline,
             )
             for l, k, d, length, size in args.lsgkm_settings:
                 seqs = background(size, length, 2, parts["neg.train"][1])
@@ -496,6 +526,7 @@ def main():
                     work,
                     args.repeats,
                     (l, k, d),
+                    baseline=args.baseline,
                 )
         if not args.skip_train and not args.no_gkmsvm:
             race(

@@ -124,6 +124,12 @@ GKM_TILE_BITS = 8
 GKM_THREADED_MIN_WORK = 2_000_000
 #: Chunks of rows per thread in the all-pairs form (balance on a loaded machine).
 GKM_CHUNKS_PER_THREAD = 4
+#: Largest table over all 4^l l-mers (bytes) of the table form of the
+#: Gram (each sequence's l-mers spread to their neighbours, then one
+#: look-up per l-mer of the others): it must stay in the cache. 2 MiB is
+#: l <= 9; at l = 10 (8 MiB) the 600 nfe2 windows took 7.5 s of CPU
+#: against 2.5 s by the counting form, at l = 9 0.7 s against 0.9 s.
+GKM_TABLE_MAX_BYTES = 2 * 2**20
 #: Most l-mer comparisons of one compiled call of the all-pairs form (a
 #: Ctrl-C is answered between calls), against a Python call each.
 GKM_PAIRS_CHUNK_WORK = 2**26
@@ -131,6 +137,15 @@ GKM_PAIRS_CHUNK_WORK = 2**26
 GKM_NUMPY_MAX_PAIRS = 20_000
 #: Sequence batches of at most this many bases get their l-mers from NumPy.
 GKM_NUMPY_MAX_SYMBOLS = 20_000
+#: Largest l whose model profile (one table of 4^l float64 per machine,
+#: 128 MiB at l = 12) a gapped k-mer prediction folds the support vectors
+#: into; above it the decision function compares every support vector.
+GKM_PROFILE_MAX_L = 12
+#: The profile's two Walsh-Hadamard transforms cost about this many all-pairs
+#: l-mer comparisons per table entry and l-mer position (3.5 ns against
+#: 1.45 ns, nfe2 at (11, 7, 3)): the rule between folding the support
+#: vectors and comparing a batch with each of them.
+GKM_PROFILE_PAIRS_PER_ENTRY = 2.5
 
 # ----------------------------------------------------- sparse Gram products
 #: A feature column goes to BLAS (dense block) when its pair count times this

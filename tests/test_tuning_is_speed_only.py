@@ -61,6 +61,15 @@ def _gram(kernel, X):
     return run
 
 
+def _expansion(kernel, X):
+    coef = np.random.default_rng(5).normal(size=(2, 9))
+
+    def run():
+        return [kernel.expansion_prepared(kernel.prepare(X[:9]), coef)(kernel.prepare(X[9:]))]
+
+    return run
+
+
 def _svm():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(90, 3))
@@ -146,6 +155,7 @@ CASES = {
                 GKM_NUMPY_MAX_PAIRS=-1,
                 GKM_NUMPY_MAX_SYMBOLS=-1,
                 GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
+                GKM_TABLE_MAX_BYTES=0,
                 GKM_THREADED_MIN_WORK=0,
                 GKM_CHUNKS_PER_THREAD=1,
                 GKM_PAIRS_CHUNK_WORK=1,
@@ -153,12 +163,28 @@ CASES = {
             dict(
                 GKM_NUMPY_MAX_PAIRS=-1,
                 GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
+                GKM_TABLE_MAX_BYTES=0,
                 GKM_THREADED_MIN_WORK=0,
                 GKM_RADIX_BITS=3,
                 GKM_DIRECT_BYTES=0,
                 GKM_BUFFER_HITS=1,
                 GKM_TILE_BITS=1,
             ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
+                GKM_TABLE_MAX_BYTES=2**40,
+                GKM_THREADED_MIN_WORK=0,
+                GKM_PAIRS_CHUNK_WORK=1,
+            ),
+        ],
+    ),
+    "gapped-kmer-expansion": (
+        lambda: _expansion(GappedKmer(l=6, k=4, d=2), _dna(14, 30, 2)),
+        [
+            dict(GKM_PROFILE_PAIRS_PER_ENTRY=0.0),
+            dict(GKM_PROFILE_PAIRS_PER_ENTRY=1e12),
+            dict(GKM_PROFILE_PAIRS_PER_ENTRY=0.0, GKM_PROFILE_MAX_L=5),
         ],
     ),
     "wl-relabel": (

@@ -610,6 +610,7 @@ class _Rows:
             and hasattr(model, "predict_proba")
             and getattr(model, "probability", True) is not False
         )
+        self.expansion = _gkm_expansion(model) if self.binary else None
 
     def columns(self):
         if self.gp:
@@ -632,6 +633,8 @@ class _Rows:
             return mean, std, None
         if self.classes is None:
             return m.predict(X), None, None
+        if self.expansion is not None:
+            return self._expanded(X)
         scores = m.decision_function(X) if self.scores else None
         if self.binary and scores is not None:
             # every structk classifier predicts classes_[1] where f(x) > 0
@@ -642,6 +645,19 @@ class _Rows:
         if proba is not None and self.binary:
             proba = proba[:, 1]
         return labels, scores, proba
+
+    def _expanded(self, X):
+        """:meth:`compute` of a two-class gapped k-mer SVM through its
+        kernel expansion: the same decision values up to rounding, the
+        support vectors folded once for all chunks."""
+        from .._validation import check_objects
+        from ..learners._smo.platt import sigmoid
+
+        m, kernel = self.model, self.expansion.kernel
+        D = self.expansion(kernel.prepare(check_objects(X, "X"), "X")) + m.intercept_
+        labels = self.classes[(D[:, 0] > 0).astype(np.intp)]
+        proba = sigmoid(D, m.probA_, m.probB_)[:, 0] if self.proba else None
+        return labels, D[:, 0], proba
 
     def tsv(self, names, labels, scores, proba):
         columns = [names, [_text(v) for v in np.asarray(labels).tolist()]]
@@ -666,6 +682,26 @@ class _Rows:
                 row["probability" if self.binary else "probabilities"] = _per_class(self, proba[i])
             out.append(json.dumps(row) + "\n")
         return "".join(out)
+
+
+def _gkm_expansion(model):
+    """The decision function of a fitted two-class ``KernelSVM`` (dual
+    solver) with a :class:`~structk.kernels.GappedKmer` kernel as a
+    :meth:`~structk.kernels.GappedKmer.expansion_prepared`, or None for any
+    other model."""
+    from ..kernels import GappedKmer
+    from ..learners import KernelSVM
+
+    kernel = getattr(model, "kernel_", None)
+    if (
+        type(model) is not KernelSVM
+        or type(kernel) is not GappedKmer
+        or getattr(model, "solver_", "dual") != "dual"
+        or getattr(model, "support_vectors_", None) is None
+    ):
+        return None
+    P = kernel.prepare(model.support_vectors_, "support_vectors_")
+    return kernel.expansion_prepared(P, model.dual_coef_)
 
 
 def _per_class(rows, value):

@@ -10,10 +10,12 @@ the l-mer weight
 
 as GkmExplain computes it. ``Omega`` is the product of the ``4^l x 4^l``
 matrix ``[w(mm(a, b))]`` with the collapsed support vectors ``C``; that
-matrix is diagonal in the tensor basis of the Hamming scheme (eigenvalues
-:func:`~structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`), so
-``Omega`` for all ``4^l`` l-mers costs ``2 l`` passes of a 4 x 4 transform
-over a ``4^l`` array (l = 11: 4.2 million entries). Each occurrence of an
+matrix is diagonal in the character basis of the Hamming scheme
+(eigenvalues :func:`~structk.algorithms.gapped_kmers.weights.lmer_eigenvalues`),
+so ``Omega`` for all ``4^l`` l-mers costs ``2 l`` passes of a 4 x 4
+transform over a ``4^l`` array (l = 11: 4.2 million entries;
+:func:`~structk.algorithms.gapped_kmers.convolve_lmers`, which also folds
+the support vectors for prediction). Each occurrence of an
 l-mer then contributes ``gamma(x) v_a Omega(a)``, shared among its ``l``
 positions; with reverse complements both strands of every l-mer occur
 (value ``v_a / sqrt 2`` each) on the same positions.
@@ -101,19 +103,11 @@ class GappedKmerLeaf(SequenceLeaf):
     # --------------------------------------------------------------- weights
     def transform_weights(self, keys, C):
         """``Omega`` for all ``4^l`` l-mers from the collapsed weights ``C``
-        of the l-mers ``keys``: ``(arange(4^l), Omega)``."""
-        from ..algorithms.gapped_kmers.weights import lmer_eigenvalues
-
+        of the l-mers ``keys``: ``(arange(4^l), Omega)``
+        (:func:`structk.algorithms.gapped_kmers.convolve_lmers`)."""
         l = self.l
         T = np.bincount(keys, weights=C, minlength=4**l).astype(np.float64)
-        H = np.linalg.qr(np.column_stack([np.ones(4), np.eye(4)[:, :3]]))[0]
-        H[:, 0] = np.abs(H[:, 0])  # the constant eigenvector, eigenvalue 3 of J - I
-        T = _tensor_apply(T, H.T, l)
-        nonzero = np.zeros(1, dtype=np.int64)  # non-zero base-4 digits of each index
-        for _ in range(l):
-            nonzero = np.add.outer(nonzero, np.array([0, 1, 1, 1])).ravel()
-        T *= lmer_eigenvalues(l, self.w)[nonzero]
-        return np.arange(4**l, dtype=np.int64), _tensor_apply(T, H, l)
+        return np.arange(4**l, dtype=np.int64), gkm.convolve_lmers(T, l, self.w)
 
     # ----------------------------------------------------------------- norms
     @staticmethod
@@ -148,11 +142,3 @@ class GappedKmerLeaf(SequenceLeaf):
         return gkm.lmer_sums(
             P, Q, self.w, self.l, int(self.kernel.k), False, mode, name=repr(self.kernel)
         )
-
-
-def _tensor_apply(T, H, l):
-    """``(H x H x ... x H) T`` for ``T`` a ``4^l`` vector (one 4 x 4 ``H`` per
-    base position)."""
-    for _ in range(l):  # the leading position each time; l turns bring it back
-        T = (H @ T.reshape(4, -1)).T.copy()
-    return T.reshape(-1)

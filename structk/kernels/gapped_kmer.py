@@ -99,7 +99,10 @@ class GappedKmer(_SequenceKernel):
     compared by XOR and popcount (as gkmsvm-lite does), or, for larger
     inputs, counting over the ``sum_{t <= d} C(l, t)`` patterns of deleted
     positions (as GaKCo and FastSK count gapped k-mers), whose cost grows
-    with the number of near pairs only.
+    with the number of near pairs only; for short l-mers (``4^l`` float64
+    in the cache, l <= 9) each sequence's l-mers spread their weights over
+    a table of all l-mers, and every other sequence reads its sum off it,
+    one look-up per l-mer ("table").
 
     Parameters
     ----------
@@ -126,7 +129,7 @@ class GappedKmer(_SequenceKernel):
     alphabet : {"dna", "rna"}, default "dna"
     ignore_case : bool, default True
     unknown : {"skip", "error"}, default "skip"
-    algorithm : {"auto", "pairs", "subsets", "numpy"}, default "auto"
+    algorithm : {"auto", "pairs", "subsets", "table", "numpy"}, default "auto"
         The summation (all give the same values up to rounding).
 
     Examples
@@ -222,9 +225,10 @@ class GappedKmer(_SequenceKernel):
                     "gamma (the RBF form exp(gamma (K_n - 1))) is defined on the "
                     "normalised kernel K_n; leave normalize=True"
                 )
-        if self.algorithm not in ("auto", "pairs", "subsets", "numpy"):
+        if self.algorithm not in ("auto", "pairs", "subsets", "table", "numpy"):
             raise ValueError(
-                f"algorithm must be 'auto', 'pairs', 'subsets' or 'numpy', got {self.algorithm!r}"
+                "algorithm must be 'auto', 'pairs', 'subsets', 'table' or 'numpy', "
+                f"got {self.algorithm!r}"
             )
 
     # ------------------------------------------------------------- features
@@ -348,6 +352,32 @@ class GappedKmer(_SequenceKernel):
             return K
         return self._finish(K, self._raw(P, None, 2), self._raw(Q, None, 2))
 
+    def expansion_prepared(self, P: Any, coef: NDArray[np.float64]) -> GappedKmerExpansion:
+        """``f(Q) = K(Q, P) @ coef.T`` as a function of prepared sequences
+        ``Q``: a kernel expansion such as an SVM's decision function (``P``
+        the prepared support vectors, ``coef`` of shape ``(machines,
+        len(P))`` their dual coefficients).
+
+        Without ``gamma`` every kernel of the family is linear in the l-mers
+        of its second argument, ``sum_j c_j K(x, y_j) = sum_{a in x} v_a
+        S(a)``: the support vectors fold into one table ``S`` over all
+        ``4^l`` l-mers (LS-GKM's ``gkmpredict`` folds them into its k-mer
+        tree), built once, after which a sequence costs one look-up per
+        l-mer (:func:`structk.algorithms.gapped_kmers.lmer_profile`). The
+        function builds the table at its first call when that costs less
+        than comparing the batch with every support vector, and keeps it;
+        otherwise (and with ``gamma``) it computes the cross-Gram. Both give
+        the same values up to rounding.
+        """
+        self._validate()
+        coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
+        if coef.ndim != 2 or coef.shape[1] != len(P):
+            raise ValueError(
+                f"coef must have shape (machines, {len(P)}) for {len(P)} prepared "
+                f"sequences, got shape {coef.shape}"
+            )
+        return GappedKmerExpansion(self, P, coef)
+
     def _diag(self, P):
         d = self._raw(P, None, 2)
         if not self.normalize:
@@ -356,3 +386,56 @@ class GappedKmer(_SequenceKernel):
         if self.gamma is not None:
             return np.exp(float(self.gamma) * (one - 1.0))
         return one
+
+
+def _inverse_sqrt(d):
+    """``1 / sqrt(d)``, 0 where ``d`` is 0 (as :meth:`GappedKmer._finish`)."""
+    s = np.sqrt(d)
+    return np.divide(1.0, s, out=np.zeros_like(s), where=s > 0)
+
+
+class GappedKmerExpansion:
+    """``Q -> K(Q, P) @ coef.T`` for a :class:`GappedKmer` (see
+    :meth:`GappedKmer.expansion_prepared`).
+
+    Attributes
+    ----------
+    tables : ndarray of shape (machines, 4^l) or None
+        The folded support vectors (:func:`structk.algorithms.gapped_kmers.
+        lmer_profile`), once a call has built them.
+    """
+
+    def __init__(self, kernel: GappedKmer, P: Any, coef: NDArray[np.float64]) -> None:
+        self.kernel = kernel
+        self.P = P
+        self.coef = coef
+        self.tables: NDArray[np.float64] | None = None
+
+    def _foldable(self, Q):
+        k = self.kernel
+        return k.gamma is None and gkm.profile_pays(
+            self.P,
+            Q,
+            k.mismatch_weights(),
+            int(k.l),
+            int(k.k),
+            bool(k.reverse_complement),
+            self.coef.shape[0],
+        )
+
+    def __call__(self, Q: Any) -> NDArray[np.float64]:
+        """``K(Q, P) @ coef.T``, shape ``(len(Q), machines)``."""
+        k = self.kernel
+        if self.tables is None and not self._foldable(Q):
+            return np.asarray(k.cross_prepared(Q, self.P)) @ self.coef.T
+        if self.tables is None:
+            coef = self.coef
+            if k.normalize:
+                coef = coef * _inverse_sqrt(k._raw(self.P, None, 2))[None, :]
+            self.tables = gkm.lmer_profile(
+                self.P, coef, k.mismatch_weights(), int(k.l), bool(k.reverse_complement)
+            )
+        out = gkm.profile_sums(Q, self.tables)
+        if k.normalize:
+            out *= _inverse_sqrt(k._raw(Q, None, 2))[:, None]
+        return out

@@ -105,6 +105,46 @@ def test_positive_negative_pair_as_gkmtrain(seqs, tmp_path, capsys):
     assert all((r["score"] > 0) == (r["label"] == "positive") for r in rows)
 
 
+@pytest.mark.parametrize("fold", [True, False])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "GappedKmer(l=6, k=3, d=2)",
+        "GappedKmer(l=6, k=4, d=2, kind='count', center_weighted=True, normalize=False)",
+    ],
+)
+def test_gapped_kmer_predict_equals_the_learner(
+    seqs, tmp_path, capsys, tuning, monkeypatch, fold, kernel
+):
+    """``structk predict`` of a two-class gapped k-mer SVM folds the support
+    vectors into one l-mer table (or compares with each of them): the same
+    scores, labels and probabilities as the loaded model's own methods, in
+    chunks of 7 (the table built once)."""
+    path, X, _ = seqs
+    model = tmp_path / "gkm.structk"
+    code, _, _ = run(capsys, "fit", path, "--label-pattern", r"class=(\S+)", "--kernel", kernel,
+                     "--learner", "KernelSVM(C=1, probability=True, random_state=0)", "-o", model,
+                     "--quiet")  # fmt: skip
+    assert code == 0
+    tuning.set(GKM_PROFILE_PAIRS_PER_ENTRY=0.0 if fold else 1e12)
+    from structk.algorithms import gapped_kmers
+
+    built = []
+    profile = gapped_kmers.lmer_profile
+    monkeypatch.setattr(gapped_kmers, "lmer_profile", lambda *a: built.append(1) or profile(*a))
+    code, out, _ = run(capsys, "predict", model, path, "--quiet", "--chunk-size", 7)
+    assert code == 0 and len(built) == (1 if fold else 0)
+    header, rows = _tsv(out)
+    assert header == ["id", "label", "score", "probability"]
+    ref = structk.load(model)
+    score = ref.decision_function(X)
+    np.testing.assert_allclose([float(r["score"]) for r in rows], score, rtol=1e-10, atol=1e-12)
+    assert [r["label"] for r in rows] == ref.predict(X).tolist()
+    np.testing.assert_allclose(
+        [float(r["probability"]) for r in rows], ref.predict_proba(X)[:, 1], rtol=1e-10
+    )
+
+
 def test_inner_cv_chooses_c_as_cv_does(seqs, tmp_path, capsys):
     from structk.cli.evaluation import learner_spec, scaled_spec
     from structk.kernels import Spectrum

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from structk import gram
+from structk.algorithms import gapped_kmers as gkm
 from structk.algorithms.gapped_kmers import weights
 from structk.kernels import GappedKmer
 from structk.testing import assert_kernel_psd, strings
@@ -96,7 +97,7 @@ def test_count_kernel_is_the_gapped_kmer_inner_product(l, k, rc_on):
         assert K[i, j] == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 @pytest.mark.parametrize("kind", weights.KINDS)
 @pytest.mark.parametrize("rc_on", [False, True])
 def test_every_algorithm_follows_the_definition(algorithm, kind, rc_on):
@@ -221,9 +222,15 @@ def test_chunks_of_rows_give_the_one_call_values(chunk_counts, tuning):
     assert chunk_counts[:2] == [11, 11]
     for a, b in zip(whole, cut):
         np.testing.assert_array_equal(a, b)
+    table = kern.set_params(algorithm="table")
+    chunk_counts.clear()
+    cut = table(X), table(X, Y)  # the table form is cut as the all-pairs form
+    assert chunk_counts[:2] == [11, 11]
+    np.testing.assert_allclose(cut[0], whole[0], rtol=1e-12)
+    np.testing.assert_allclose(cut[1], whole[1], rtol=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["pairs", "subsets", "table"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,
     the patterns' partial sums in separate copies: the NumPy form's values."""
@@ -241,7 +248,7 @@ def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
         np.testing.assert_allclose(ours.diag(X), ref.diag(X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 def test_full_filter_up_to_l_is_the_projection(algorithm):
     """``kind="full"`` with ``d = l``: ``f_x^T P f_y`` with ``P`` the
     least-squares projection of l-mer counts onto the span of the gapped
@@ -468,7 +475,7 @@ def test_truncation_at_d_is_what_lsgkm_computes_and_not_always_psd():
     assert lam.min() > -1e-9 * lam.max()
 
 
-@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets"])
+@pytest.mark.parametrize("algorithm", ["numpy", "pairs", "subsets", "table"])
 def test_exact_matches_only(algorithm):
     X = random_dna(4, 6, 12) + ["AAAAAAA"]
     K = GappedKmer(l=6, k=6, d=0, kind="count", normalize=False, algorithm=algorithm)(X)
@@ -582,3 +589,107 @@ def test_memory_is_estimated_before_allocation(monkeypatch):
     monkeypatch.setattr(_memory, "available_memory", lambda: 10_000)
     with pytest.raises(MemoryError, match="GiB"):
         GappedKmer(l=5, k=3, d=1)(random_dna(40, 20, 30))
+
+
+# ------------------------------------------- the kernel expansion (profile)
+EXPANSION_RNG = np.random.default_rng(11)
+
+
+def _packed(word):
+    key = 0
+    for c in word:
+        key = 4 * key + "ACGT".index(c)
+    return key
+
+
+@pytest.mark.parametrize(
+    "l, w", [(3, [2.0, -1.0, 0.5, 0.25]), (4, [3.0, 1.5]), (5, [1.0, 0.3, 0.1])]
+)
+def test_convolution_is_the_product_with_the_hamming_weight_matrix(l, w):
+    """``convolve_lmers`` against the explicit 4^l x 4^l matrix
+    ``[w(mm(a, u))]`` (zero beyond the length of ``w``)."""
+    words = ["".join(p) for p in itertools.product("ACGT", repeat=l)]
+    assert [_packed(s) for s in words] == list(range(4**l))
+    W = np.array(
+        [
+            [w[m] if (m := sum(x != y for x, y in zip(a, b))) < len(w) else 0.0 for b in words]
+            for a in words
+        ]
+    )
+    T = EXPANSION_RNG.normal(size=4**l) * (EXPANSION_RNG.random(4**l) < 0.3)
+    out = gkm.convolve_lmers(T.copy(), l, np.array(w))
+    np.testing.assert_allclose(out, W @ T, rtol=1e-12, atol=1e-12 * np.abs(T).sum())
+
+
+def _kernels():
+    for kind, rc_on, center, normalize in itertools.product(
+        weights.KINDS, [False, True], [False, True], [False, True]
+    ):
+        # l, k, d, kind, reverse_complement, center_weighted, M, H
+        yield GappedKmer(5, 2, 2, kind, rc_on, center, 7, 3.0, normalize=normalize)
+
+
+@pytest.mark.parametrize("kern", list(_kernels()), ids=repr)
+@pytest.mark.parametrize("fold", [True, False])
+def test_expansion_follows_the_definition(kern, fold, tuning):
+    """``f(x) = sum_j c_mj K(x, y_j)``, with ``K`` the brute-force sum over
+    pairs of l-mers (normalised by the brute-force ``K(x, x)``), folded into
+    the profile or through the cross-Gram; two machines; sequences without
+    l-mers (shorter than l, or all N) on both sides."""
+    tuning.set(GKM_PROFILE_PAIRS_PER_ENTRY=0.0 if fold else 1e12)
+    Y = random_dna(6, 3, 16, EXPANSION_RNG) + ["NNNNNNNN"]
+    X = random_dna(5, 2, 18, EXPANSION_RNG) + ["ACGTNACGTACG", "GGGGG"]
+    coef = EXPANSION_RNG.normal(size=(2, len(Y)))
+    w = kern.mismatch_weights()
+    center = (7, 3.0) if kern.center_weighted else None
+
+    def k(a, b):
+        return brute_kernel(a, b, 5, w, kern.reverse_complement, center)
+
+    def kn(a, b):
+        if not kern.normalize:
+            return k(a, b)
+        norm = np.sqrt(k(a, a) * k(b, b))
+        return k(a, b) / norm if norm > 0 else 0.0
+
+    expected = np.array([[sum(c * kn(x, y) for c, y in zip(row, Y)) for row in coef] for x in X])
+    f = kern.expansion_prepared(kern.prepare(Y), coef)
+    got = f(kern.prepare(X))
+    assert (f.tables is not None) == fold
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    # a second batch reuses the tables
+    np.testing.assert_allclose(f(kern.prepare(X[:2])), expected[:2], rtol=1e-10, atol=1e-12)
+
+
+def test_expansion_equals_the_cross_gram_on_nfe2_windows(structk_data):
+    """On real sequences at LS-GKM's default (l = 11, k = 7, d = 3, both
+    strands), the folded table and the cross-Gram give the same values to
+    1e-10 (the table's rule picks the fold there)."""
+    from structk.sequences import read_fasta
+
+    _, pos = read_fasta(structk_data("sequences/nfe2/pos.train.fa"))
+    _, neg = read_fasta(structk_data("sequences/nfe2/neg.test.fa"))
+    kern = GappedKmer()
+    P, Q = kern.prepare(pos[:150]), kern.prepare(neg[:40])
+    coef = EXPANSION_RNG.normal(size=(1, 150))
+    f = kern.expansion_prepared(P, coef)
+    got = f(Q)
+    assert f.tables is not None
+    np.testing.assert_allclose(got, kern.cross_prepared(Q, P) @ coef.T, rtol=1e-10, atol=1e-12)
+
+
+def test_rbf_form_and_large_l_take_the_cross_gram():
+    Y = random_dna(4, 12, 20, EXPANSION_RNG)
+    X = random_dna(3, 12, 20, EXPANSION_RNG)
+    coef = EXPANSION_RNG.normal(size=(1, 4))
+    for kern in (GappedKmer(l=5, k=2, d=2, gamma=2.0), GappedKmer(l=13, k=9, d=1)):
+        f = kern.expansion_prepared(kern.prepare(Y), coef)
+        np.testing.assert_allclose(f(kern.prepare(X)), kern(X, Y) @ coef.T, rtol=1e-12)
+        assert f.tables is None
+
+
+def test_coefficients_of_the_wrong_shape_are_refused():
+    kern = GappedKmer(l=5, k=2, d=2)
+    P = kern.prepare(random_dna(3, 8, 10, EXPANSION_RNG))
+    with pytest.raises(ValueError, match=r"coef must have shape \(machines, 3\)"):
+        kern.expansion_prepared(P, np.ones((1, 4)))

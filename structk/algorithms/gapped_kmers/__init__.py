@@ -7,9 +7,12 @@ weighted sum over their pairs within ``d`` mismatches, and how it is run
                   with full or truncated filter) and the level coefficients
 ``_numpy``        NumPy form: l-mers and the all-pairs sum, for small batches
                   and as the reference of the compiled loops
-``_numba``        compiled forms: all pairs (:func:`~._numba.pairs_block`)
-                  and counting over deleted positions
-                  (:func:`~._numba.subsets_block`)
+``_numba``        compiled forms: all pairs (:func:`~._numba.pairs_block`),
+                  counting over deleted positions
+                  (:func:`~._numba.subsets_block`), a table over all
+                  l-mers (:func:`~._numba.table_block`) and the
+                  Walsh-Hadamard convolution of the model profile
+                  (:func:`~._numba.hamming_convolve`)
 ================  ==========================================================
 
 :func:`lmer_occurrences` lists the l-mers of sequences at their positions
@@ -17,8 +20,13 @@ weighted sum over their pairs within ``d`` mismatches, and how it is run
 places on a sequence); :func:`lmer_sums` sums over their pairs (the
 kernel's Gram matrices, and the explainer's changes of ``K(x, x)``);
 :func:`gapped_kmer_counts` is the explicit feature map of the count kernel.
-:func:`choose` is the size rule between the forms; its numbers are
-``GKM_PAIRS_PER_SUBSET_ENTRY`` and ``GKM_NUMPY_MAX_PAIRS`` in
+:func:`lmer_profile` folds weighted sequences (the support vectors of a
+model) into one table over all ``4^l`` l-mers, so that :func:`profile_sums`
+scores a sequence with one look-up per l-mer (:func:`convolve_lmers`, the
+Hamming-scheme transform, also gives the explainer its l-mer weights).
+:func:`choose` and :func:`table_pays` are the size rule between the
+forms; their numbers are ``GKM_PAIRS_PER_SUBSET_ENTRY``,
+``GKM_NUMPY_MAX_PAIRS`` and ``GKM_TABLE_MAX_BYTES`` in
 :mod:`structk._tuning`. Importing this folder loads no numba.
 """
 
@@ -31,7 +39,7 @@ from math import comb
 import numpy as np
 
 from ... import _memory, _threads, _tuning, defaults
-from . import _numpy
+from . import _numpy, weights
 
 
 def n_subsets(l, d):
@@ -147,7 +155,8 @@ def _trimmed(w):
 
 def method(P, Q, w, l, k, rc, mode, algorithm="auto"):
     """The form :func:`lmer_sums` uses: ``algorithm`` unless ``"auto"``,
-    else :func:`choose` for the pairs the sum compares."""
+    else :func:`choose` for the pairs the sum compares, or the table form
+    where :func:`table_pays`."""
     if algorithm != "auto":
         return algorithm
     d = _trimmed(w).shape[0] - 1
@@ -159,7 +168,29 @@ def method(P, Q, w, l, k, rc, mode, algorithm="auto"):
     nx, ny = P.keys.shape[0], R.keys.shape[0]
     pairs = nx * ny * strands / (2 if mode == 0 else 1)
     entries = (nx + (0 if mode == 0 else ny)) * strands
-    return choose(int(l), int(k), d, pairs, entries)
+    how = choose(int(l), int(k), d, pairs, entries)
+    if how != "numpy" and table_pays(int(l), d, nx, max(len(P), 1), pairs, entries, how):
+        return "table"
+    return how
+
+
+def table_pays(l, d, nx, rows, pairs, entries, how):
+    """Whether the table form (:func:`._numba.table_block`) beats ``how``:
+    its table of ``4^l`` float64 within ``_tuning.GKM_TABLE_MAX_BYTES`` (it
+    must stay in the cache), and its writes (each of the ``nx`` l-mers of
+    the rows to its ``V`` neighbours and back) and look-ups (``pairs`` over
+    the l-mers a row) fewer than ``how``'s work: the pairs, or the counting
+    form's ``C(l, d)`` passes over the ``entries`` with the pairs in their
+    groups (``4^(l - d)`` of them, as if the l-mers were uniform); a
+    comparison, a look-up and a write cost about the same."""
+    if 8.0 * 4.0**l > _tuning.GKM_TABLE_MAX_BYTES:
+        return False
+    V = sum(comb(l, m) * 3**m for m in range(d + 1))
+    table = 4.0**l + 2.0 * nx * V + pairs / max(nx / rows, 1.0)
+    if how == "pairs":
+        return table < pairs
+    per_pattern = entries * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY + entries**2 / (2 * 4.0 ** (l - d))
+    return table < n_subsets(l, d) * per_pattern
 
 
 def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
@@ -196,7 +227,7 @@ def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
 
         _threads.compiled_call(pairs_diag, P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
     else:
-        _pairs(P, R, w, rc, mode == 0, out)
+        _pairs(P, R, w, rc, mode == 0, out, int(l) if how == "table" else None)
     if mode == 0:
         from ..dense import mirror_upper
 
@@ -301,12 +332,29 @@ def _packs(keys, rows, wts, l, d):
     return 2 * l + max(row_bits, 1) <= 63
 
 
-def _pairs(P, R, w, rc, symmetric, out):
-    """The all-pairs form into ``out``, chunks of rows on threads, cut at
-    equal numbers of l-mer comparisons, none of many more than
-    ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered between them; a
-    row's values do not depend on its chunk)."""
-    from ._numba import pairs_block
+def neighbour_deltas(l, w):
+    """``(deltas, dweights)``: the XOR masks that take a packed l-mer to each
+    l-mer within ``d = len(w) - 1`` mismatches of it (``m`` non-zero 2-bit
+    fields), and the weight ``w[m]`` of each (the table form)."""
+    deltas, dweights = [], []
+    for m in range(len(w)):
+        for where in itertools.combinations(range(int(l)), m):
+            for bases in itertools.product((1, 2, 3), repeat=m):
+                deltas.append(sum(b << (2 * p) for b, p in zip(bases, where)))
+                dweights.append(w[m])
+    return np.array(deltas, dtype=np.int64), np.array(dweights, dtype=np.float64)
+
+
+def _pairs(P, R, w, rc, symmetric, out, table_l=None):
+    """The all-pairs form (or with ``table_l``, the table form over the
+    ``4^table_l`` l-mers, :func:`._numba.table_block`) into ``out``, chunks
+    of rows on threads, cut at equal numbers of l-mer comparisons, none of
+    many more than ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered
+    between them; a row's values do not depend on its chunk)."""
+    from ._numba import pairs_block, table_block
+
+    if table_l is not None:
+        deltas, dweights = neighbour_deltas(table_l, w)
 
     cx = np.diff(P.ptr).astype(np.float64)
     cy = np.diff(R.ptr).astype(np.float64)
@@ -317,6 +365,11 @@ def _pairs(P, R, w, rc, symmetric, out):
     bounds = _threads.cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
 
     def chunk(lo, hi):
+        if table_l is not None:
+            table_block(P.keys, P.weights, P.ptr[lo : hi + 1], R.keys, R.keys_rc, R.weights,
+                        R.ptr, deltas, dweights, rc, symmetric, out[lo:hi], lo,
+                        np.zeros(4**table_l))  # fmt: skip
+            return
         pairs_block(
             P.keys,
             P.weights,
@@ -370,3 +423,84 @@ def gapped_kmer_counts(P, l, k, rc, name="GappedKmer"):
         count_features, P.keys, P.keys_rc, P.weights, P.ptr, kept, mirror, bool(rc)
     )
     return indptr, ids, vals, len(combos) * 4**k
+
+
+def profile_fits(l, machines):
+    """Whether :func:`lmer_profile` may build its ``machines`` tables of
+    ``4^l`` float64: ``l <= _tuning.GKM_PROFILE_MAX_L`` and a quarter of the
+    available memory at most."""
+    if l > _tuning.GKM_PROFILE_MAX_L:
+        return False
+    return 8.0 * machines * 4.0**l <= _available() / 4
+
+
+def profile_pays(P, Q, w, l, k, rc, machines):
+    """Whether folding the sequences of ``P`` into :func:`lmer_profile`
+    tables costs less than the cross-Gram of ``Q`` against them: the
+    tables' two transforms, ``_tuning.GKM_PROFILE_PAIRS_PER_ENTRY`` l-mer
+    comparisons per table entry and l-mer position, against the pairs the
+    cross-Gram compares (or its counting form's work, :func:`choose`)."""
+    if not profile_fits(l, machines):
+        return False
+    d = _trimmed(w).shape[0] - 1
+    strands = 2 if rc else 1
+    nx, ny = Q.keys.shape[0], P.keys.shape[0]
+    cross = float(nx) * ny * strands
+    if d <= l - k:
+        cross = min(
+            cross, n_subsets(l, d) * (nx + ny) * strands * _tuning.GKM_PAIRS_PER_SUBSET_ENTRY
+        )
+    table = machines * l * 4.0**l * _tuning.GKM_PROFILE_PAIRS_PER_ENTRY
+    return table < cross
+
+
+def convolve_lmers(table, l, w):
+    """``table[a] <- sum_u table[u] w[mm(a, u)]`` for every l-mer ``a``, in
+    place (``table`` float64 of length ``4^l``, indexed by the packed
+    l-mer; ``w[m]`` zero beyond its length): the product with the ``4^l x
+    4^l`` matrix ``[w(mm(a, u))]``, which the Hamming scheme diagonalises
+    (eigenvalues :func:`.weights.lmer_eigenvalues`), as two Walsh-Hadamard
+    transforms and a scaling, ``O(l 4^l)``
+    (:func:`._numba.hamming_convolve`)."""
+    from ._numba import hamming_convolve
+
+    eig = np.asarray(weights.lmer_eigenvalues(int(l), np.asarray(w, dtype=np.float64)))
+    return _threads.compiled_call(hamming_convolve, table, int(l), eig.astype(np.float64))
+
+
+def lmer_profile(P, coef, w, l, rc):
+    """The tables ``S[m, a] = sum_i coef[m, i] sum_{b in y_i (and rc b)}
+    v_b w[mm(a, b)]`` over every l-mer ``a`` (packed, ``4^l`` of them), for
+    the sequences ``y_i`` of :class:`LmerWindows` ``P`` and each row of
+    ``coef`` (shape ``(machines, len(P))``).
+
+    ``sum_{a in x} v_a S[m, a]`` is then ``sum_i coef[m, i] K(x, y_i)`` of
+    the unnormalised kernel (:func:`profile_sums`): a model's decision
+    function scores a sequence with one look-up per l-mer instead of
+    comparing it with every support vector. The tables cost ``O(l 4^l)``
+    each, whatever the number of sequences folded in; call
+    :func:`profile_fits` first.
+    """
+    from ._numba import profile_table
+
+    coef = np.ascontiguousarray(np.atleast_2d(coef), dtype=np.float64)
+    tables = np.zeros((coef.shape[0], 4 ** int(l)))
+    _threads.compiled_call(
+        profile_table, P.keys, P.keys_rc, P.weights, P.ptr, coef, bool(rc), int(l), tables
+    )
+    w = _trimmed(w)
+    for t in tables:
+        convolve_lmers(t, l, w)
+    return tables
+
+
+def profile_sums(Q, tables):
+    """``out[i, m] = sum_{a in x_i} v_a tables[m, a]`` over the forward
+    l-mers of the sequences of :class:`LmerWindows` ``Q``: with the tables
+    of :func:`lmer_profile`, ``sum_j coef[m, j] K(x_i, y_j)``."""
+    n = len(Q)
+    owner = np.repeat(np.arange(n), np.diff(Q.ptr))
+    out = np.empty((n, tables.shape[0]))
+    for m, t in enumerate(tables):
+        out[:, m] = np.bincount(owner, weights=Q.weights * t[Q.keys], minlength=n)
+    return out

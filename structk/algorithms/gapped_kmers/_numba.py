@@ -640,3 +640,112 @@ def _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sor
         e = sorted_hits[z]
         f = e >> 3
         out[f >> col_bits, f & cmask] += vals[e & 7]
+
+
+@numba.njit(cache=True, nogil=True)
+def profile_table(keys, keys_rc, weights, ptr, coef, rc, l, out):
+    """``out[m, u] += coef[m, i] v_b`` for every l-mer ``b = u`` of
+    sequence ``i`` (and, with ``rc``, its reverse complement ``rc b = u``):
+    the l-mers of all sequences, each weighted by its sequence's
+    coefficient, as one dense table over the ``4^l`` l-mers per row of
+    ``coef`` (:func:`hamming_convolve` then turns it into every l-mer's
+    kernel sum against them)."""
+    for m in range(coef.shape[0]):
+        for i in range(ptr.shape[0] - 1):
+            c = coef[m, i]
+            if c == 0.0:
+                continue
+            for b in range(ptr[i], ptr[i + 1]):
+                v = c * weights[b]
+                out[m, keys[b]] += v
+                if rc:
+                    out[m, keys_rc[b]] += v
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _hadamard4(t, l):
+    """The Walsh-Hadamard transform of ``t`` (length ``4^l``) in place, one
+    2-bit l-mer position at a time: ``t[s] <- sum_u (-1)^popcount(s & u)
+    t[u]``, without scaling."""
+    h = 1
+    for _ in range(l):
+        for start in range(0, t.shape[0], 4 * h):
+            for j in range(start, start + h):
+                a = t[j]
+                b = t[j + h]
+                c = t[j + 2 * h]
+                e = t[j + 3 * h]
+                ab, amb = a + b, a - b
+                ce, cme = c + e, c - e
+                t[j] = ab + ce
+                t[j + h] = amb + cme
+                t[j + 2 * h] = ab - ce
+                t[j + 3 * h] = amb - cme
+        h *= 4
+
+
+@numba.njit(cache=True, nogil=True)
+def hamming_convolve(t, l, eig):
+    """``t[a] <- sum_u t[u] w[mm(a, u)]`` for every l-mer ``a`` (``t`` of
+    length ``4^l``, l-mers packed two bits a base), given the eigenvalues
+    ``eig[j] = sum_m w[m] K_m(j)`` of the weight matrix (``K_m`` the
+    Krawtchouk polynomials of the Hamming scheme H(l, 4)).
+
+    Reading a base's two bits as an element of Z_2 x Z_2, the characters
+    ``(-1)^popcount(s & u)`` of Z_2^(2 l) diagonalise every matrix
+    ``[w(mm(a, u))]``: character ``s`` has eigenvalue ``eig[j]``, ``j`` the
+    number of positions where ``s`` is not 00. So the sum is one
+    Walsh-Hadamard transform, a scaling by ``eig[j] / 4^l`` and a second
+    transform: ``O(l 4^l)``, whatever the number of l-mers in ``t``."""
+    _hadamard4(t, l)
+    scale = np.empty(eig.shape[0])
+    for j in range(eig.shape[0]):
+        scale[j] = eig[j] / t.shape[0]
+    for s in range(t.shape[0]):
+        x = (s | (s >> 1)) & _LOW
+        t[s] *= scale[_popcount(np.uint64(x))]
+    _hadamard4(t, l)
+    return t
+
+
+@numba.njit(cache=True, nogil=True)
+def table_block(kx, wx, px, ky, kry, wy, py, deltas, dweights, rc, symmetric, out, row0, table):
+    """:func:`pairs_block` through a dense table over all ``4^l`` l-mers:
+    for each sequence ``x_i`` the table gets ``v_a w[m]`` at every l-mer
+    ``a ^ deltas[t]`` within ``d`` mismatches of each of its l-mers ``a``
+    (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields of
+    ``deltas[t]``: every neighbour once), so ``out[i, j]`` is one look-up
+    per l-mer of ``y_j`` (and of its reverse complement); the entries
+    written are then set back to 0. ``table`` (length ``4^l``) comes and
+    goes all zeros.
+
+    ``O(W_x V + W_x W_y / W_x)`` per pair instead of ``O(W_x W_y)``, with
+    ``V = sum_{m <= d} C(l, m) 3^m`` neighbours an l-mer: it pays for short
+    l-mers, where a table that stays in the cache is small and ``V`` is
+    small (l = 8, d = 2: 512 KiB, V = 277)."""
+    n = px.shape[0] - 1
+    m = py.shape[0] - 1
+    for i in range(n):
+        for a in range(px[i], px[i + 1]):
+            ka = kx[a]
+            va = wx[a]
+            for t in range(deltas.shape[0]):
+                table[ka ^ deltas[t]] += va * dweights[t]
+        j0 = i + row0 if symmetric else 0
+        for j in range(j0, m):
+            s = 0.0
+            for b in range(py[j], py[j + 1]):
+                v = table[ky[b]]
+                if rc:
+                    v += table[kry[b]]
+                s += wy[b] * v
+            out[i, j] = s
+        if (px[i + 1] - px[i]) * deltas.shape[0] >= table.shape[0]:
+            table[:] = 0.0  # fewer writes than undoing each
+            continue
+        for a in range(px[i], px[i + 1]):
+            ka = kx[a]
+            for t in range(deltas.shape[0]):
+                table[ka ^ deltas[t]] = 0.0
+    return out
