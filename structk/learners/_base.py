@@ -162,6 +162,29 @@ class KernelLearnerMixin:
             return np.zeros((len(checked), 0))
         return kernel.cross_prepared(Q, P)
 
+    def _test_expansion(self, X, objects, coef, columns=None):
+        """``k(X_test, objects) @ coef.T`` for one row of coefficients (a
+        two-class machine): through the kernel's ``expansion_prepared`` when
+        it has one (:meth:`structk.kernels.GappedKmer.expansion_prepared`
+        folds the support vectors into one table, so a test sequence costs
+        one look-up per l-mer instead of one comparison per support
+        vector), else through the cross-Gram (:meth:`_test_gram`)."""
+        from .._threads import small_matmul
+
+        kernel = getattr(self, "kernel_", self.kernel)
+        if (
+            coef.shape[0] != 1
+            or _is_precomputed(self.kernel)
+            or not hasattr(kernel, "expansion_prepared")
+            or (columns is not None and len(columns) == 0)
+        ):
+            return small_matmul(self._test_gram(X, objects, columns=columns), coef.T)
+        checked = check_objects(X, "X")
+        kernel, P = self._prediction_kernel(objects)
+        Q = kernel.prepare(checked, "X")  # the kernel's own errors first
+        self._check_input(X, reset=False)
+        return kernel.expansion_prepared(P, coef)(Q)
+
     def _test_gram_diag(self, X, objects=None):
         """``(k(X_test, training objects), k(x, x) of X_test)`` (kernel mode),
         preparing the test objects once."""

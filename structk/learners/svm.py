@@ -21,7 +21,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import defaults
-from .._threads import small_matmul
 from .._validation import check_scalar
 from ._base import KernelLearnerMixin, check_int_or_unlimited, encode_labels, n_objects
 from ._smo.machines import TAU
@@ -327,8 +326,10 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             check_is_fitted(self, "coef_")
             return decision_values(self, X)
         check_is_fitted(self, "dual_coef_")
-        Kt = self._test_gram(X, self.support_vectors_, columns=self.support_)
-        return small_matmul(Kt, self.dual_coef_.T) + self.intercept_
+        values = self._test_expansion(
+            X, self.support_vectors_, self.dual_coef_, columns=self.support_
+        )
+        return values + self.intercept_
 
     def decision_function(self, X):
         """Decision values: (n,) for two classes, else (n, n_classes) scores

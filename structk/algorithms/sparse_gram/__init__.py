@@ -316,8 +316,10 @@ def _add_product(K, DF, DG):
 
 def _bands(n, m):
     """Row bands ``(a, b)`` whose float32 products with ``m`` rows fit in
-    ``_tuning.SPARSE_BLOCK_BYTES``."""
-    rows = max(1, _tuning.SPARSE_BLOCK_BYTES // (4 * max(m, 1)))
+    ``_tuning.SPARSE_BLOCK_BYTES``, and take at most an eighth of the rows:
+    a band's product then stays below 1/16 of the float64 result's bytes
+    (an exact fit peaks near the bytes of its Gram)."""
+    rows = max(1, min(_tuning.SPARSE_BLOCK_BYTES // (4 * max(m, 1)), -(-n // 8)))
     return [(a, min(n, a + rows)) for a in range(0, n, rows)]
 
 
