@@ -147,9 +147,7 @@ def _shape(text, paths):
 
 
 @pytest.mark.parametrize("data", SLOW_DATA)
-def test_slow_docs_example_has_its_format_on_a_slice(
-    data, structk_data, tmp_path, capsys, request
-):
+def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_path, capsys, request):
     """The command of a slow block (ENZYMES' ``structk cv``), on ten graphs of
     each class: the same header, columns and row as the docs show, every
     number where the docs have one. It stands in for the full block when
