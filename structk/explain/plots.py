@@ -113,7 +113,7 @@ def plot_logo(
     title : str, optional
     favours : (str, str), optional
         What letters above and below 0 favour (e.g. the positive and the
-        negative class), written as a legend in the corner.
+        negative class), written beside the logo, under the letter key.
     ylabel : str
         The y axis' label: what a letter's height is, in which unit (the
         default: its share of the decision value ``f(x)``; e.g.
@@ -154,12 +154,13 @@ def plot_logo(
         ax.spines[side].set_visible(False)
     _letter_key(ax, [s for s, d in zip(symbols, drawn) if d])
     if favours is not None:
+        # beside the logo, under the letter key (above it, a long title ran into it)
         ax.text(
-            1.0,
-            1.0,
+            1.01,
+            0.0,
             f"above 0: favours {favours[0]}\nbelow 0: favours {favours[1]}",
             transform=ax.transAxes,
-            ha="right",
+            ha="left",
             va="bottom",
             fontsize=7,
         )
