@@ -135,13 +135,15 @@ def _tu_slice(source, target, per_class):
 
 
 def _shape(text, paths):
-    """``text`` with ``paths`` as ``DATA``, every number as ``N``, the
-    choices of a parameter (``C=N (N), C=N (N)`` or ``C=N``) as one, rules
-    of dashes and runs of spaces as one."""
+    """``text`` with ``paths`` as ``DATA``, a table row's continuation lines
+    (indented past the first columns) joined to it, every number as ``N``,
+    the choices of a parameter (``C=N (N), N (N)``, ``C=N (N), C=N (N)`` or
+    ``C=N``) as one, rules of dashes and runs of spaces as one."""
     for path in paths:
         text = text.replace(path, "DATA")
+    text = re.sub(r"\n {10,}", " ", text)
     text = re.sub(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", "N", text)
-    text = re.sub(r"(\w+)=N(?: \(N\))?(?:, \1=N(?: \(N\))?)*", r"\1=N", text)
+    text = re.sub(r"(\w+)=N(?: \(N\))?(?:,\s*(?:\1=)?N(?: \(N\))?)*", r"\1=N", text)
     text = re.sub(r"-{2,}", "--", text)
     return [re.sub(r"\s+", " ", line).strip() for line in text.strip().splitlines()]
 
