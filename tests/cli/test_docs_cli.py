@@ -166,8 +166,12 @@ def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_pat
     def choices(lines):  # how many other grid points were chosen depends on the data
         return [re.sub(r", N others?\b", "", line) for line in lines]
 
-    assert choices(_shape(got, [f"{folder}/"])) == choices(
-        _shape(expected, [f"$STRUCTK_DATA/{data}", root])
+    def untied(text):  # so do the ties of the inner CV: their notes (wrapped) go
+        text = re.sub(r"\n  (?=\S)", " ", text)
+        return "\n".join(x for x in text.splitlines() if "tied in the inner CV" not in x)
+
+    assert choices(_shape(untied(got), [f"{folder}/"])) == choices(
+        _shape(untied(expected), [f"$STRUCTK_DATA/{data}", root])
     )
 
 
