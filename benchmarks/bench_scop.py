@@ -229,7 +229,10 @@ def main():
         help="cache of the log-LA matrix (default: in the temporary folder)",
     )
     parser.add_argument(
-        "--tsv", default=None, metavar="FILE", help="also write the per-family table as TSV"
+        "--tsv",
+        default=None,
+        metavar="FILE",
+        help="also write the per-family table as TSV (one line as each family finishes)",
     )
     args = parser.parse_args()
 
@@ -279,6 +282,16 @@ def main():
     results = {r: [] for r in routes}
     seconds = dict.fromkeys(routes, 0.0)
     rows = []
+    header = ["family", "train+", "train", "test+", "test"]
+    for r in routes:
+        header += [f"{r} ROC", f"{r} ROC50"] + (["warned"] if r == "la-naive" else [])
+    header.append("CPU s")
+    # the TSV is written family by family, so that a run stopped early still
+    # leaves the families it finished
+    tsv = open(args.tsv, "w") if args.tsv else None  # noqa: SIM115
+    if tsv:
+        tsv.write("\t".join(header) + "\n")
+        tsv.flush()
     warnings.simplefilter("ignore", ConvergenceWarning)
     shown = False
     for f in chosen:
@@ -288,6 +301,7 @@ def main():
         ytr = (c[train] == 1).astype(int)
         yte = (c[test] == 3).astype(int)
         row = [families[f], int(ytr.sum()), len(train), int(yte.sum()), len(test)]
+        cpu_family = time.process_time()
         for r in routes:
             c0 = time.process_time()
             warned = None
@@ -302,7 +316,12 @@ def main():
             if warned and not shown:
                 print(f"the warning, on {families[f]}'s training Gram: {warned}")
                 shown = True
+        row.append(round(time.process_time() - cpu_family, 1))
         rows.append(row)
+        if tsv:
+            tsv.write("\t".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
+            tsv.write("\n")
+            tsv.flush()
         print(
             f"{f + 1:2d} {families[f]:<10} train {row[1]:3d}+/{row[2]:4d}  test "
             f"{row[3]:3d}+/{row[4]:4d}  "
@@ -313,10 +332,9 @@ def main():
             flush=True,
         )
 
+    if tsv:
+        tsv.close()
     print()
-    header = ["family", "train+", "train", "test+", "test"]
-    for r in routes:
-        header += [f"{r} ROC", f"{r} ROC50"] + (["warned"] if r == "la-naive" else [])
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
@@ -336,11 +354,6 @@ def main():
     if "la-naive" in routes:
         warned = sum(w for _, _, w in results["la-naive"])
         print(f"\nla-naive: the identity warning fired on {warned} of {n_fam} training Grams")
-    if args.tsv:
-        with open(args.tsv, "w") as handle:
-            handle.write("\t".join(header) + "\n")
-            for row in rows:
-                handle.write("\t".join(str(v) for v in row) + "\n")
 
 
 if __name__ == "__main__":

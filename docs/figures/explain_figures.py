@@ -82,11 +82,13 @@ def nfe2():
     hi = min(len(s), lo + 50)
     fig, ax = plt.subplots(figsize=(10, 2.2))
     plot_logo(contribution_matrix(e)[lo:hi], ax=ax, start=lo,
-              title=f"{ids[best]} (test positive, f = {e.decision:.2f}): contributions")
+              title=f"{ids[best]} (test positive, f = {e.decision:.2f}): contributions",
+              favours=("NFE2 peak", "background"))
     fig.savefig(HERE / "explain_nfe2_logo.png", dpi=130, bbox_inches="tight")
     fig, ax = plt.subplots(figsize=(10, 2.2))
     plot_logo(ex.hypothetical(s)[lo:hi], ax=ax, start=lo,
-              title="the same window: hypothetical contributions (every base at every position)")
+              title="the same window: hypothetical contributions (every base at every position)",
+              favours=("NFE2 peak", "background"), ylabel="hypothetical contribution to f(x)")
     fig.savefig(HERE / "explain_nfe2_hypothetical.png", dpi=130, bbox_inches="tight")
     delta = ex.ism(s)
     p, a = np.unravel_index(np.argmin(delta), delta.shape)

@@ -494,15 +494,6 @@ def _loss(task, y_true, y_pred):
     return float(np.mean((np.asarray(y_pred, dtype=np.float64) - y_true) ** 2))
 
 
-def _choose(spec, K, y, train, inner, task):
-    """The grid point with the smallest inner cross-validated loss (the first
-    one on ties) and how many other points tied with it; ``({}, 0)`` without
-    a grid."""
-
-    best, tied = choose_with_ties(spec, K, y, train, inner, task)
-    return best, len(tied)
-
-
 def choose_with_ties(spec, K, y, train, inner, task):
     """The grid point :func:`_choose` chooses and the other grid points whose
     inner loss equals its own (``({}, [])`` without a grid)."""
@@ -580,8 +571,12 @@ def _choose_kernel(spec, grams, y, train, inner, task):
         candidates, losses, ok = _inner_losses(spec, K, y, train, inner, task)
         scored += [(losses[c], kp, candidates[c]) for c in ok]
     best = min(range(len(scored)), key=lambda i: scored[i][0])
-    ties = sum(loss == scored[best][0] for loss, _, _ in scored) - 1
-    return scored[best][1], scored[best][2], ties
+    tied = [
+        {**kp, **c}
+        for i, (loss, kp, c) in enumerate(scored)
+        if i != best and loss == scored[best][0]
+    ]
+    return scored[best][1], scored[best][2], tied
 
 
 def _fold(spec, K, y, train, test, splits, task):
@@ -595,10 +590,10 @@ def _fold(spec, K, y, train, test, splits, task):
     inner = _inner_splits(splits, train, y, task)
     kparams = {}
     if isinstance(K, list):
-        kparams, params, ties = _choose_kernel(spec, K, y, train, list(inner), task)
+        kparams, params, tied = _choose_kernel(spec, K, y, train, list(inner), task)
         K = dict((tuple(sorted(kp.items())), G) for kp, G in K)[tuple(sorted(kparams.items()))]
     else:
-        params, ties = _choose(spec, K, y, train, inner, task)
+        params, tied = choose_with_ties(spec, K, y, train, inner, task)
     model = clone(spec.estimator).set_params(**params)
     pred = _fit_predict(model, K, y, train, test)
     params = {
@@ -614,15 +609,18 @@ def _fold(spec, K, y, train, test, splits, task):
     # with a grid: how many other grid points had the chosen one's inner loss
     # (a learner choosing its own penalty, KernelRidgeCV, picks a unique best)
     self_chosen = any(hasattr(model, attr) for attr in _SELF_CHOSEN)
-    tied = {"ties": int(ties)} if spec.grid or self_chosen or kparams else {}
+    # and which ("tied": the grid points, the table's notes name them)
+    ties = {"ties": len(tied)} if spec.grid or self_chosen or kparams else {}
+    if tied:
+        ties["tied"] = tied
     if spec.grid:
-        tied["same_above"] = _same_model_above(model)
+        ties["same_above"] = _same_model_above(model)
     if task == "classification":
         values, counts = np.unique(y[train], return_counts=True)
         majority = values[np.argmax(counts)]
         return {
             "params": params,
-            **tied,
+            **ties,
             "score": float(np.mean(pred == yt)),
             "baseline": float(np.mean(yt == majority)),
             "one_class": bool(
@@ -635,7 +633,7 @@ def _fold(spec, K, y, train, test, splits, task):
     sse = float(np.sum((yt - pred) ** 2))
     return {
         "params": params,
-        **tied,
+        **ties,
         "score": float(np.sqrt(sse / len(yt))),
         "baseline": float(np.sqrt(np.mean((yt - mean) ** 2))),
         "r2": 1.0 - sse / sst if sst > 0 else float("nan"),
@@ -916,8 +914,9 @@ def _chosen_text(row):
     )
 
 
-def _cells(row):
-    base = row.baselines
+def _cells(row, baseline_column):
+    """The table cells of a row; the baseline's only when it differs between
+    rows (``baseline_column``), else the table gives it a row of its own."""
     cells = {
         "kernel": row.kernel,
         "learner": compact_learner(row.learner, row.grid),
@@ -926,44 +925,71 @@ def _cells(row):
     if row.task == "regression":
         r2 = row.as_dict()["r2"]
         cells["R²"] = f"{r2['mean']:.3f} ± {r2['std']:.3f}"
-        cells["mean predictor"] = f"{np.mean(base):.3f}"
-    else:
-        cells["majority class"] = f"{np.mean(base):.3f}"
+    if baseline_column:
+        cells["baseline"] = f"{np.mean(row.baselines):.3f}"
     cells["chosen"] = _chosen_cell(row)
-    cells["Gram s"] = f"{row.gram_seconds:.2f}"
-    cells["PSD"] = "yes" if row.is_psd else "NO"
     return cells
+
+
+def _baseline_cells(row):
+    """The row of the baseline (majority class or mean predictor), scored on
+    the same outer folds as every other row."""
+    name = row.as_dict()["baseline"]["name"]
+    return {"kernel": "baseline", "learner": name, row.metric: f"{np.mean(row.baselines):.3f}"}
 
 
 def _row_notes(row):
     """What the table's rows need said: a learner predicting one class on
-    some folds, a choice at the edge of its grid."""
+    some folds, a choice at the edge of its grid, the grid points that tied
+    with the chosen one in the inner cross-validation (each with the number
+    of folds where it did)."""
     notes = []
     if row.one_class_folds:
         notes.append(f"predicts one class on {row.one_class_folds}/{len(row.folds)} folds")
     for name, n in row.edge_folds().items():
         notes.append(f"{name} at the grid's edge on {n}/{len(row.folds)} folds")
+    tied = Counter(tuple(sorted(p.items())) for f in row.folds for p in f.get("tied", ()))
+    if tied:
+        folds = sum(bool(f.get("tied")) for f in row.folds)
+        points = _points([(dict(p), n) for p, n in tied.most_common()])
+        notes.append(
+            f"the choice tied in the inner CV on {folds}/{len(row.folds)} folds (the first "
+            f"in grid order is kept) with {points}"
+        )
     return notes
 
 
-def _chosen_cell(row, shown=2):
-    """The ``shown`` values chosen most often (and on how many folds), and
-    how many other values were chosen; the TSV and JSON list them all."""
+def _short_value(v):
+    """A grid value in few characters: ``1e7`` for ``1e+07``, ``1e-8`` for ``1e-08``."""
+    return re.sub(r"e\+?(-?)0*(\d)", r"e\1\2", _fmt_value(v))
+
+
+def _chosen_cell(row):
+    """Every grid point chosen on an outer fold, most often first, with the
+    number of folds that chose it: ``C=0.01 (4), 10 (3), 1e3 (3)`` (the
+    parameter's name once when the grid has one parameter). The table wraps
+    the cell; the TSV and JSON give the same choices."""
     chosen = row.chosen()
-    if not chosen:
-        return "-"
-    text = ", ".join(
-        " ".join(f"{k}={_fmt_value(v)}" for k, v in p.items())
-        + (f" ({n})" if len(chosen) > 1 else "")
-        for p, n in chosen[:shown]
-    )
-    rest = len(chosen) - shown
-    return text + (f", +{rest} other{'s' if rest > 1 else ''}" if rest > 0 else "")
+    return _points(chosen, counted=len(chosen) > 1) if chosen else "-"
+
+
+def _points(points, counted=True):
+    """``[(params, folds), ...]`` as ``C=0.01 (4), 10 (3)``: the parameter's
+    name written once when all points have the same single parameter, the
+    number of folds after each when ``counted``."""
+    single = len({k for p, _ in points for k in p}) == 1
+    parts = []
+    for i, (p, n) in enumerate(points):
+        text = " ".join(
+            _short_value(v) if single and i else f"{k}={_short_value(v)}" for k, v in p.items()
+        )
+        parts.append(text + (f" ({n})" if counted else ""))
+    return ", ".join(parts)
 
 
 def grid_summary(values):
-    """A grid in a few characters: ``10^-2..10^4 (7)`` for consecutive
-    decades, ``0.5..8 (4)`` for other numbers, the values themselves when
+    """A grid in a few characters: ``10^-2..10^4`` for consecutive
+    decades (all of them), ``0.5..8 (4)`` for other numbers, the values themselves when
     there are at most three of them or they are not all numbers."""
     values = list(values)
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
@@ -973,13 +999,14 @@ def grid_summary(values):
     if grid[0] > 0:
         logs = np.log10(grid)
         if np.allclose(logs, np.round(logs), atol=1e-9) and np.all(np.diff(np.round(logs)) == 1):
-            return f"10^{round(logs[0])}..10^{round(logs[-1])} ({len(grid)})"
+            # every decade from the first to the last: the count says nothing more
+            return f"10^{round(logs[0])}..10^{round(logs[-1])}"
     return f"{_fmt_value(grid[0])}..{_fmt_value(grid[-1])} ({len(grid)})"
 
 
 def compact_learner(learner, grid):
     """``learner`` (as :func:`_learner_name` writes it) with each grid of
-    ``grid`` summarised by :func:`grid_summary`: ``KernelSVM(C∈10^-4..10^5 (10))``."""
+    ``grid`` summarised by :func:`grid_summary`: ``KernelSVM(C∈10^-4..10^5)``."""
     for name, values in grid.items():
         # a list the user wrote, or KernelRidgeCV's own candidates (a tuple)
         key = name if re.search(rf"\b{re.escape(name)}=\[", learner) else name + "s"
@@ -1062,37 +1089,69 @@ def _tidy(x):
 #: Width the ``cv`` table aims at, and the kernel cells it never shortens
 #: (the documented kernels fit): a longer kernel expression is cut to fit the
 #: table in :data:`TABLE_WIDTH` columns (but to at least
-#: ``KERNEL_CELL_MIN`` characters) and listed whole in a footnote.
+#: ``KERNEL_CELL_MIN`` characters) and listed whole in a footnote. A learner
+#: cell is wrapped (after its ``(`` and commas) to ``LEARNER_CELL_MAX``
+#: characters, the chosen grid points (after commas) to what is left of the
+#: width, but at least ``CHOSEN_CELL_MIN``.
 TABLE_WIDTH = 100
 KERNEL_CELL_MAX = 32
 KERNEL_CELL_MIN = 24
+LEARNER_CELL_MAX = 28
+CHOSEN_CELL_MIN = 12
 
 
 def format_table(rows):
-    """A plain-text table: kernel, learner (its grids summarised), score ±
-    std over folds, the baseline, the hyper-parameters chosen most often
-    (how many folds chose each), Gram time and PSD status; then a note line
-    for each row whose learner predicts one class on a fold or chose the
-    edge of its grid. A kernel expression longer than ``KERNEL_CELL_MAX``
-    characters is shortened to ``[N] start…`` (so that it does not widen the
-    table past ``TABLE_WIDTH`` columns) and written whole, wrapped, in a
-    footnote ``[N] expression`` under the table. (The TSV and JSON forms
-    hold every expression, grid point and choice.)"""
+    """A plain-text table that keeps to ``TABLE_WIDTH`` columns: kernel,
+    learner (its grids summarised), score ± std over folds, every grid point
+    chosen on an outer fold (how many folds chose each); a row for the
+    baseline (majority class or mean predictor, on the same folds), or a
+    column when rows differ in it; then the Gram matrices' times and PSD
+    status (one line, not a column: they belong to the kernel, not the
+    row), and a note line for each row whose learner predicts one class on
+    a fold or chose the edge of its grid.
+
+    A kernel expression longer than ``KERNEL_CELL_MAX`` characters is
+    shortened to ``[N] start…`` and written whole, wrapped, in a footnote
+    ``[N] expression`` under the table; a long learner cell and the chosen
+    grid points are wrapped onto continuation lines of their row. (The TSV
+    and JSON forms hold every expression, grid point and choice.)"""
     import textwrap
 
-    cells = [_cells(r) for r in rows]
+    if not rows:
+        return ""
+    same = all(np.array_equal(r.baselines, rows[0].baselines) for r in rows)
+    cells = [_cells(r, baseline_column=not same) for r in rows]
     headers = list(dict.fromkeys(h for c in cells for h in c))
+    learners = [c["learner"] for c in cells]
+    for c in cells:
+        c["learner"] = _wrap_cell(c["learner"], LEARNER_CELL_MAX, r"(?<=[(,])")
     footnotes = _shorten_kernels(cells, headers)
-    table = [[c.get(h, "") for h in headers] for c in cells]
-    widths = [max(len(h), *(len(c[i]) for c in table)) for i, h in enumerate(headers)]
+    others = sum(_width(h, cells) + 2 for h in headers if h != "chosen")
+    room = max(CHOSEN_CELL_MIN, TABLE_WIDTH - others)
+    for c in cells:
+        c["chosen"] = _wrap_cell(c["chosen"], room, r"(?<=,)")
+    if same:
+        cells.append(_baseline_cells(rows[0]))
+    widths = [_width(h, cells) for h in headers]
     lines = [
         "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(),
         "  ".join("-" * w for w in widths),
     ]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
-    for row, cell in zip(rows, cells):
+    for c in cells:
+        parts = [c.get(h, "-").split("\n") for h in headers]
+        for k in range(max(map(len, parts))):
+            line = [p[k] if k < len(p) else "" for p in parts]
+            lines.append("  ".join(t.ljust(w) for t, w in zip(line, widths)).rstrip())
+    lines += _gram_lines(rows, cells)
+    for row, cell, learner in zip(rows, cells, learners):
         for note in _row_notes(row):
-            lines.append(f"note: {cell['kernel']}, {cell['learner']}: {note}")
+            lines += textwrap.wrap(
+                f"note: {cell['kernel']}, {learner}: {note}",
+                TABLE_WIDTH,
+                subsequent_indent="  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
     for label, text in footnotes:
         lines += textwrap.wrap(
             f"{label} {text}",
@@ -1104,16 +1163,71 @@ def format_table(rows):
     return "\n".join(lines)
 
 
+def _gram_lines(rows, cells):
+    """The Gram matrices' times and PSD status, once per kernel (not per
+    row): ``Gram matrix: 9.18 s, positive semi-definite``, or the kernels
+    named (as in the table) when there are several."""
+    import textwrap
+
+    grams = {}
+    for row, cell in zip(rows, cells):
+        # a footnoted kernel by its label
+        name = cell["kernel"].split(" ")[0] if cell["kernel"].startswith("[") else cell["kernel"]
+        grams.setdefault(name, row)
+    bad = [name for name, row in grams.items() if not row.is_psd]
+    if len(grams) == 1:
+        ((name, row),) = grams.items()
+        psd = "NOT positive semi-definite" if bad else "positive semi-definite"
+        text = f"Gram matrix: {row.gram_seconds:.2f} s, {psd}"
+    else:
+        times = ", ".join(f"{name} {row.gram_seconds:.2f} s" for name, row in grams.items())
+        if not bad:
+            psd = "all positive semi-definite"
+        elif len(bad) == len(grams):
+            psd = "none positive semi-definite"
+        else:
+            psd = "NOT positive semi-definite: " + ", ".join(bad)
+        text = f"Gram matrices: {times}; {psd}"
+    return textwrap.wrap(
+        text, TABLE_WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
+
+
+def _width(header, cells):
+    """The width of a column: its header's or its longest cell line's."""
+    return max(len(header), *(len(t) for c in cells for t in c.get(header, "").split("\n")))
+
+
+def _wrap_cell(text, width, breaks):
+    """``text`` on lines of at most ``width`` characters, broken only where
+    the regular expression ``breaks`` matches (a piece longer than
+    ``width`` keeps its own line); continuation lines are indented by one
+    space. The lines are joined by newlines."""
+    if len(text) <= width:
+        return text
+    lines = [""]
+    for piece in re.split(breaks, text):
+        if lines[-1].strip() and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines[-1] = lines[-1].rstrip()
+            lines.append(" " + piece.lstrip())
+        else:
+            lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def _shorten_kernels(cells, headers):
     """Shorten, in place, the kernel cells longer than ``KERNEL_CELL_MAX``:
     ``[N] `` and the expression's start, as wide as the other columns leave
-    of ``TABLE_WIDTH`` (at least ``KERNEL_CELL_MIN``). Returns the
+    of ``TABLE_WIDTH`` (at least ``KERNEL_CELL_MIN``; the chosen grid points
+    count as ``CHOSEN_CELL_MIN`` wide, since they wrap). Returns the
     footnotes ``(label, expression)``, one per distinct expression."""
     long = [c for c in cells if len(c["kernel"]) > KERNEL_CELL_MAX]
     if not long:
         return []
     others = sum(
-        max(len(h), *(len(c.get(h, "")) for c in cells)) + 2 for h in headers if h != "kernel"
+        (min(_width(h, cells), CHOSEN_CELL_MIN) if h == "chosen" else _width(h, cells)) + 2
+        for h in headers
+        if h != "kernel"
     )
     width = min(KERNEL_CELL_MAX, max(KERNEL_CELL_MIN, TABLE_WIDTH - others))
     labels = {}

@@ -493,7 +493,10 @@ def _plot(args, explainer, obj, explanation, name):
         lo, hi = _window(args, len(obj))
         if args.region is not None:
             title += f", positions {lo}..{hi - 1}"
-        fig = plots.plot_logo(M[lo:hi], symbols, start=lo, title=title, favours=favours)
+        what = "hypothetical contribution" if args.hypothetical else "contribution"
+        fig = plots.plot_logo(
+            M[lo:hi], symbols, start=lo, title=title, favours=favours, ylabel=f"{what} to f(x)"
+        )
     elif args.smiles_column and obj.graph.get("smiles"):
         fig = plots.plot_molecule_figure(
             obj.graph["smiles"],

@@ -80,8 +80,24 @@ def _letter(ax, letter, x, y, height, colour):
     ax.add_patch(PathPatch(t.transform_path(path), facecolor=colour, edgecolor="none"))
 
 
-def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None, favours=None):
+def plot_logo(
+    matrix,
+    symbols="ACGT",
+    ax=None,
+    start=0,
+    title=None,
+    favours=None,
+    ylabel="contribution to f(x)",
+):
     """Draw an ``(L, A)`` contribution matrix as a sequence logo.
+
+    As in the usual logo tools (Schneider & Stephens 1990; logomaker, Tareen
+    & Kinney 2020), the height of a letter is its score, read on the y
+    axis (labelled with its unit, ``ylabel``; light grid lines at the
+    ticks), and the letters are coloured by symbol, not by value: a small
+    key beside the logo gives the symbols' colours (the nucleotides'; other
+    symbols are grey, and a logo of grey letters only has no key). The
+    sign, which the colour does not show, is the side of the 0 line.
 
     Parameters
     ----------
@@ -97,11 +113,23 @@ def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None, favours=None
     title : str, optional
     favours : (str, str), optional
         What letters above and below 0 favour (e.g. the positive and the
-        negative class), written as a legend in the corner.
+        negative class), written beside the logo, under the letter key.
+    ylabel : str
+        The y axis' label: what a letter's height is, in which unit (the
+        default: its share of the decision value ``f(x)``; e.g.
+        ``"hypothetical contribution to f(x)"`` for GkmExplain's scores).
+
+    References
+    ----------
+    T. D. Schneider and R. M. Stephens, "Sequence logos: a new way to
+    display consensus sequences", Nucleic Acids Res. 18, 1990.
+    A. Tareen and J. B. Kinney, "Logomaker: beautiful sequence logos in
+    Python", Bioinformatics 36, 2020.
     """
     M = np.asarray(matrix, dtype=np.float64)
     fig, ax = _axes(ax, (max(6.0, M.shape[0] * 0.22), 2.2))
     symbols = [str(s) for s in symbols]
+    drawn = [bool(np.any(M[:, a] != 0)) for a in range(len(symbols))]
     for p in range(M.shape[0]):
         up = down = 0.0
         for a in np.argsort(np.abs(M[p]))[::-1]:
@@ -119,22 +147,50 @@ def plot_logo(matrix, symbols="ACGT", ax=None, start=0, title=None, favours=None
     ax.set_ylim(lo - pad, hi + pad)
     ax.axhline(0, color="black", lw=0.5)
     ax.set_xlabel("position")
-    ax.set_ylabel("contribution")
+    ax.set_ylabel(ylabel)
+    ax.set_axisbelow(True)
+    ax.yaxis.grid(True, color="#dddddd", lw=0.5)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+    _letter_key(ax, [s for s, d in zip(symbols, drawn) if d])
     if favours is not None:
+        # beside the logo, under the letter key (above it, a long title ran into it)
         ax.text(
-            1.0,
-            1.0,
+            1.01,
+            0.0,
             f"above 0: favours {favours[0]}\nbelow 0: favours {favours[1]}",
             transform=ax.transAxes,
-            ha="right",
+            ha="left",
             va="bottom",
             fontsize=7,
         )
     if title:
         ax.set_title(title, loc="left")
     return fig
+
+
+def _letter_key(ax, symbols):
+    """A legend of the letters' colours, outside the logo on the right:
+    one entry per coloured symbol drawn, one ``other`` entry for the grey
+    ones; none when every letter is grey."""
+    from matplotlib.patches import Patch
+
+    coloured = [s for s in symbols if s in COLOURS]
+    if not coloured:
+        return
+    handles = [Patch(facecolor=COLOURS[s], label=s) for s in coloured]
+    if len(coloured) < len(symbols):
+        handles.append(Patch(facecolor="#777777", label="other"))
+    ax.legend(
+        handles=handles,
+        title="letter",
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=7,
+        title_fontsize=7,
+        frameon=False,
+        handlelength=1.0,
+    )
 
 
 def _limits(scores):

@@ -1,6 +1,7 @@
 """``structk cv``: nested cross-validation, baselines, folds, output formats."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -162,6 +163,9 @@ def test_edge_chosen_by_ties_or_on_few_folds_is_not_noted(flat_kernel_csv, capsy
     # from some value on has zero inner error)
     assert row["grid_edge_folds"] == {} and row["one_class_folds"] == 4
     assert all(f["ties"] == 2 for f in row["folds"]) and err == ""
+    # which points tied, named: the two other Cs, whose SVMs predict the same majority class
+    assert all(f["params"] == {"C": 0.01} for f in row["folds"])
+    assert all(f["tied"] == [{"C": 0.1}, {"C": 1.0}] for f in row["folds"])
     # a grid wide enough: the edge wins on 1 fold of 4 only
     row, err = _cv_json(capsys, path, "KernelSVM(C=[0.1, 1, 10, 100, 1000])")
     assert row["grid_edge_folds"] == {"C": 1} and err == ""
@@ -287,7 +291,9 @@ def test_one_class_predictions_are_flagged(tmp_path, capsys):
     )
     assert code == 0
     assert "predicts one class on 5/5 folds" in out
-    assert "0.750 ± 0.000  0.750" in out  # the learner is the majority-class baseline
+    # the learner is the majority-class baseline (the table's baseline row)
+    assert "Linear()  KernelSVM(C=0.0001)  0.750 ± 0.000" in out
+    assert re.search(r"\nbaseline +majority class +0\.750 ", out)
 
 
 def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
@@ -342,7 +348,8 @@ def test_regression_reports_rmse_r2_and_the_mean_predictor(tmp_path, capsys):
     header, table = out.splitlines()[0], out.splitlines()[1]
     assert "regression, targets in" in header and "3-fold CV" in header
     assert table.split()[:4] == ["kernel", "learner", "RMSE", "R²"]
-    assert "mean predictor" in table and "KernelRidgeCV" in out
+    assert "KernelRidgeCV" in out
+    assert re.search(r"\nbaseline +mean predictor +\d+\.\d{3} +- +- *\n", out)
 
 
 def test_tsv_output_has_one_line_per_pair(moons_csv, capsys):

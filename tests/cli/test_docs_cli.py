@@ -135,13 +135,15 @@ def _tu_slice(source, target, per_class):
 
 
 def _shape(text, paths):
-    """``text`` with ``paths`` as ``DATA``, every number as ``N``, the
-    choices of a parameter (``C=N (N), C=N (N)`` or ``C=N``) as one, rules
-    of dashes and runs of spaces as one."""
+    """``text`` with ``paths`` as ``DATA``, a table row's continuation lines
+    (indented past the first columns) joined to it, every number as ``N``,
+    the choices of a parameter (``C=N (N), N (N)``, ``C=N (N), C=N (N)`` or
+    ``C=N``) as one, rules of dashes and runs of spaces as one."""
     for path in paths:
         text = text.replace(path, "DATA")
+    text = re.sub(r"\n {10,}", " ", text)
     text = re.sub(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", "N", text)
-    text = re.sub(r"(\w+)=N(?: \(N\))?(?:, \1=N(?: \(N\))?)*", r"\1=N", text)
+    text = re.sub(r"(\w+)=N(?: \(N\))?(?:,\s*(?:\1=)?N(?: \(N\))?)*", r"\1=N", text)
     text = re.sub(r"-{2,}", "--", text)
     return [re.sub(r"\s+", " ", line).strip() for line in text.strip().splitlines()]
 
@@ -173,8 +175,12 @@ def test_slow_docs_example_has_its_format_on_a_slice(data, structk_data, tmp_pat
     def choices(lines):  # how many other grid points were chosen depends on the data
         return [re.sub(r", N others?\b", "", line) for line in lines]
 
-    assert choices(_shape(got, [f"{folder}/"])) == choices(
-        _shape(expected, [f"$STRUCTK_DATA/{data}", root])
+    def untied(text):  # so do the ties of the inner CV: their notes (wrapped) go
+        text = re.sub(r"\n  (?=\S)", " ", text)
+        return "\n".join(x for x in text.splitlines() if "tied in the inner CV" not in x)
+
+    assert choices(_shape(untied(got), [f"{folder}/"])) == choices(
+        _shape(untied(expected), [f"$STRUCTK_DATA/{data}", root])
     )
 
 

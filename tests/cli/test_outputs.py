@@ -517,16 +517,16 @@ def test_describe_shows_key_parameters_at_their_defaults():
 
 
 def test_grid_summary():
-    assert grid_summary([0.01, 0.1, 1, 10, 100, 1000, 10000]) == "10^-2..10^4 (7)"
+    assert grid_summary([0.01, 0.1, 1, 10, 100, 1000, 10000]) == "10^-2..10^4"
     assert grid_summary([0.5, 1, 2, 4, 8]) == "0.5..8 (5)"
     assert grid_summary([1, 10]) == "[1, 10]"
     assert (
         compact_learner("KernelSVM(C=[0.1, 1, 10, 100], tol=0.01)", {"C": [0.1, 1, 10, 100]})
-        == "KernelSVM(C∈10^-1..10^2 (4), tol=0.01)"
+        == "KernelSVM(C∈10^-1..10^2, tol=0.01)"
     )
     assert (
         compact_learner("KernelRidgeCV(alphas=(0.1, 1, 10, 100))", {"alpha": [0.1, 1, 10, 100]})
-        == "KernelRidgeCV(alphas∈10^-1..10^2 (4))"
+        == "KernelRidgeCV(alphas∈10^-1..10^2)"
     )
 
 

@@ -263,6 +263,48 @@ def test_pictures_have_titles_sign_legends_and_colour_bars():
     plots.close(fig)
 
 
+def test_logo_has_a_value_axis_and_a_letter_colour_key():
+    """The letters are coloured by symbol, so the logo's scale is its y axis
+    (labelled with the unit, ticks spanning the stacks, grid lines at the
+    ticks) and a key gives each drawn symbol's colour."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from structk.explain import plots
+
+    M = np.array([[0.5, 0, 0, 0], [0, -0.25, 0, 0], [0, 0, 0, 0.1], [0.2, 0, 0, -0.3]])
+    fig = plots.plot_logo(M, favours=("site", "none"))
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "contribution to f(x)"
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    # the ticks read the tallest stack up (0.5) and the deepest down (-0.3)
+    assert min(ticks) <= -0.2 and max(ticks) >= 0.4 and 0 in ticks
+    assert all(label.get_text() for label in ax.get_yticklabels())
+    assert any(line.get_visible() for line in ax.get_ygridlines())
+    key = ax.get_legend()
+    assert key is not None and key.get_title().get_text() == "letter"
+    # G is never drawn: no entry for it
+    assert [t.get_text() for t in key.get_texts()] == ["A", "C", "T"]
+    colours = [to_hex(h.get_facecolor()).upper() for h in key.legend_handles]
+    assert colours == [plots.COLOURS[s].upper() for s in "ACT"]
+    # the letters drawn carry the key's colours
+    faces = {to_hex(p.get_facecolor()).upper() for p in ax.patches}
+    assert faces == set(colours)
+    # the sign legend is still there
+    assert any("above 0: favours site" in t.get_text() for t in ax.texts)
+    plots.close(fig)
+    # grey symbols: one "other" entry; only grey letters: no key
+    fig = plots.plot_logo(np.array([[0.3, 0.2], [0, -0.1]]), symbols="AW", ylabel="score")
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "score"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["A", "other"]
+    plots.close(fig)
+    fig = plots.plot_logo(np.array([[0.3, 0.2], [0, -0.1]]), symbols="WY")
+    assert fig.axes[0].get_legend() is None
+    plots.close(fig)
+
+
 def test_molecule_picture_has_a_colour_bar_and_title(tmp_path, capsys):
     pytest.importorskip("rdkit")
     pytest.importorskip("matplotlib")
