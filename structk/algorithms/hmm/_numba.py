@@ -210,6 +210,23 @@ def _backward_stats(
 
 
 @numba.njit(cache=True)
+def _forward_backward(seq, offsets, i, pi, A, BT, work, s_start, s_trans, s_emitT, gamma_out):
+    """Sequence ``i``'s forward pass and, unless it is impossible, its
+    backward pass adding its statistics (:func:`_backward_stats`);
+    ``work`` holds the buffers ``(alpha, scale, beta, beta_next, tmp)``.
+    Returns its log-likelihood (``-inf``: impossible, nothing added)."""
+    alpha, scale, beta, beta_next, tmp = work
+    start, stop = offsets[i], offsets[i + 1]
+    ll = _forward(seq, start, stop, pi, A, BT, alpha, scale)
+    if ll != _NEG_INF:
+        _backward_stats(
+            seq, start, stop, A, BT, alpha, scale, beta, beta_next, tmp,
+            s_start, s_trans, s_emitT, gamma_out,
+        )  # fmt: skip
+    return ll
+
+
+@numba.njit(cache=True)
 def _chunk_max_length(offsets, lo, hi):
     m = 0
     for i in range(lo, hi):
@@ -246,27 +263,11 @@ def expected_counts(
     scale = np.empty(T)
     for c in range(c0, c1):
         for i in range(chunk_starts[c], chunk_starts[c + 1]):
-            l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
-            ll[i] = l
-            if l == _NEG_INF:
-                continue
             r = i if per_sequence else c
-            _backward_stats(
-                seq,
-                offsets[i],
-                offsets[i + 1],
-                A,
-                BT,
-                alpha,
-                scale,
-                beta,
-                beta_next,
-                tmp,
-                s_start[r],
-                s_trans[r],
-                s_emitT[r],
-                no_gamma,
-            )
+            ll[i] = _forward_backward(
+                seq, offsets, i, pi, A, BT, (alpha, scale, beta, beta_next, tmp),
+                s_start[r], s_trans[r], s_emitT[r], no_gamma,
+            )  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -287,26 +288,10 @@ def posteriors(seq, offsets, pi, A, BT):
     s_trans = np.zeros((K, K))
     s_emitT = np.zeros((M, K))
     for i in range(n):
-        l = _forward(seq, offsets[i], offsets[i + 1], pi, A, BT, alpha, scale)
-        ll[i] = l
-        if l == _NEG_INF:
-            continue
-        _backward_stats(
-            seq,
-            offsets[i],
-            offsets[i + 1],
-            A,
-            BT,
-            alpha,
-            scale,
-            beta,
-            beta_next,
-            tmp,
-            s_start,
-            s_trans,
-            s_emitT,
-            gamma[offsets[i] : offsets[i + 1]],
-        )
+        ll[i] = _forward_backward(
+            seq, offsets, i, pi, A, BT, (alpha, scale, beta, beta_next, tmp),
+            s_start, s_trans, s_emitT, gamma[offsets[i] : offsets[i + 1]],
+        )  # fmt: skip
     return ll, gamma
 
 
