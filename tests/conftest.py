@@ -105,3 +105,11 @@ def chunk_counts(monkeypatch):
 
     monkeypatch.setattr(threads_module, "run_chunks", spy)
     return counts
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the tests marked ``slow`` first (otherwise in collection order):
+    under pytest-xdist both workers then begin with the long tests and the
+    short ones fill in around them, instead of one worker finishing a
+    minutes-long test alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
