@@ -33,12 +33,11 @@ def plain_dense(F):
     from structk import _tuning
     from structk.algorithms import sparse_gram as sg
     from structk.algorithms.dense import mirror_upper
-    from structk.algorithms.sparse_gram._numba import to_csc
 
     n = F.shape[0]
     indptr, indices, data = sg._csr_arrays(F)
     (cols,), n_cols = sg._compact([indices], F.shape[1])
-    csc = to_csc(indptr, cols, data, n_cols)
+    csc = sg._to_csc(indptr, cols, data, n_cols)
     counts = np.diff(csc[0]).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     K = None

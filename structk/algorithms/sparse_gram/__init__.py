@@ -114,36 +114,36 @@ def _dense_blocks(columns, n_cols, csr_list, dtype=np.float64):
         yield out
 
 
-def _entry_rows(indptr):
-    """The row of every entry of a CSR matrix."""
-    return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-
-
-def _rare_csc(indptr, cols, data, rows, n_cols, dense):
+def _rare_csc(indptr, cols, data, n_cols, dense):
     """CSC arrays (:func:`_to_csc`) of the entries outside the ``dense``
     columns, which BLAS multiplies from dense blocks instead: the
     regrouping by column costs what the entries it moves cost, so the
     common columns are left out of it."""
-    keep = ~dense[cols]
-    if not keep.all():
-        kept = np.bincount(rows[keep], minlength=len(indptr) - 1)
-        indptr = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
+    if dense.any():
+        keep = ~dense[cols]
+        indptr = _row_totals(indptr, keep)  # the kept entries' CSR row pointer
         cols, data = cols[keep], data[keep]
     return _to_csc(indptr, cols, data, n_cols)
 
 
-def _exact_in_float32(data, rows, n_rows, dense_entries):
+def _row_totals(indptr, values):
+    """Running totals of ``values`` (one per entry) at the CSR row bounds:
+    their differences are the row sums, and for a mask of entries this is
+    the row pointer of the entries it keeps."""
+    return np.concatenate([[0], np.cumsum(values)])[indptr]
+
+
+def _exact_in_float32(indptr, data, dense_entries):
     """Largest row sum of the dense columns' entries, when they are all
     whole numbers (else ``inf``). A product of two such rows sums
     non-negative whole numbers no larger than the product of their row
     sums: below ``2^24`` every partial sum, in any order, is exact in
     float32 (as in float64), so single precision BLAS gives the same
     values bit for bit, twice as fast."""
-    if not dense_entries.all():
-        data, rows = data[dense_entries], rows[dense_entries]
-    if data.size == 0 or not np.array_equal(data, np.floor(data)):
+    vals = data[dense_entries]
+    if vals.size == 0 or not np.array_equal(vals, np.floor(vals)):
         return np.inf
-    return float(np.bincount(rows, weights=data, minlength=n_rows).max())
+    return float(np.diff(_row_totals(indptr, np.where(dense_entries, data, 0.0))).max())
 
 
 def _block_dtype(*row_sums):
@@ -168,13 +168,12 @@ def sparse_gram(F, jitted=False):
     if data.size == 0:
         return np.zeros((n, n), dtype=np.float64)
     (cols,), n_cols = _compact([indices], F.shape[1])
-    rows = _entry_rows(indptr)
     counts = np.bincount(cols, minlength=n_cols).astype(np.float64)
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
-    csc = _rare_csc(indptr, cols, data, rows, n_cols, dense)
+    csc = _rare_csc(indptr, cols, data, n_cols, dense)
     K = np.zeros((n, n), dtype=np.float64)
     if dense.any():
-        top = _exact_in_float32(data, rows, n, dense[cols])
+        top = _exact_in_float32(indptr, data, dense[cols])
         blocks = _dense_blocks(
             np.flatnonzero(dense), n_cols, [(indptr, cols, data)], _block_dtype(top, top)
         )
@@ -199,18 +198,17 @@ def sparse_cross(F, G, jitted=False):
     if fd.size == 0 or gd.size == 0:
         return K
     (fc, gc), n_cols = _compact([fi, gi], max(F.shape[1], G.shape[1]))
-    f_rows, g_rows = _entry_rows(fp), _entry_rows(gp)
     f_counts = np.bincount(fc, minlength=n_cols).astype(np.float64)
     g_counts = np.bincount(gc, minlength=n_cols).astype(np.float64)
     dense = f_counts * g_counts * _tuning.SPARSE_DENSE_RATIO > float(n) * m
-    csc_f = _rare_csc(fp, fc, fd, f_rows, n_cols, dense)
-    csc_g = _rare_csc(gp, gc, gd, g_rows, n_cols, dense)
+    csc_f = _rare_csc(fp, fc, fd, n_cols, dense)
+    csc_g = _rare_csc(gp, gc, gd, n_cols, dense)
     pairs = _column_pairs(K, csc_f, csc_g, f_counts, g_counts, False, dense)
     _row_products(K, fp, fc, fd, csc_g, f_counts, dense | pairs, False)
     if dense.any():
         dtype = _block_dtype(
-            _exact_in_float32(fd, f_rows, n, dense[fc]),
-            _exact_in_float32(gd, g_rows, m, dense[gc]),
+            _exact_in_float32(fp, fd, dense[fc]),
+            _exact_in_float32(gp, gd, dense[gc]),
         )
         csr = [(fp, fc, fd), (gp, gc, gd)]
         for DF, DG in _dense_blocks(np.flatnonzero(dense), n_cols, csr, dtype):
@@ -282,8 +280,8 @@ def _add_upper_gram(K, D):
     :func:`_product`.
 
     A float32 ``D`` (exact, :func:`_exact_in_float32`) is multiplied by
-    ``ssyrk`` and ``sgemm`` a band of rows at a time (a band's float32
-    product, at most ``_tuning.SPARSE_BLOCK_BYTES``, is added to ``K``)."""
+    ``ssyrk`` and ``sgemm`` a band of rows at a time (:func:`_bands`), each
+    band's float32 product added to ``K``."""
     from scipy.linalg import blas
 
     from ..._threads import product_threads
