@@ -686,22 +686,18 @@ class _Rows:
 
 def _gkm_expansion(model):
     """The decision function of a fitted two-class ``KernelSVM`` (dual
-    solver) with a :class:`~structk.kernels.GappedKmer` kernel as a
-    :meth:`~structk.kernels.GappedKmer.expansion_prepared`, or None for any
-    other model."""
-    from ..kernels import GappedKmer
+    solver) as its kernel's expansion (``KernelSVM._expansion``: a
+    :class:`~structk.kernels.GappedKmer` folds its support vectors into one
+    table), built once for all chunks, or None for any other model."""
     from ..learners import KernelSVM
 
-    kernel = getattr(model, "kernel_", None)
     if (
         type(model) is not KernelSVM
-        or type(kernel) is not GappedKmer
         or getattr(model, "solver_", "dual") != "dual"
         or getattr(model, "support_vectors_", None) is None
     ):
         return None
-    P = kernel.prepare(model.support_vectors_, "support_vectors_")
-    return kernel.expansion_prepared(P, model.dual_coef_)
+    return model._expansion(model.support_vectors_, model.dual_coef_)
 
 
 def _per_class(rows, value):

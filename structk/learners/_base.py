@@ -162,28 +162,35 @@ class KernelLearnerMixin:
             return np.zeros((len(checked), 0))
         return kernel.cross_prepared(Q, P)
 
-    def _test_expansion(self, X, objects, coef, columns=None):
-        """``k(X_test, objects) @ coef.T`` for one row of coefficients (a
-        two-class machine): through the kernel's ``expansion_prepared`` when
-        it has one (:meth:`structk.kernels.GappedKmer.expansion_prepared`
-        folds the support vectors into one table, so a test sequence costs
-        one look-up per l-mer instead of one comparison per support
-        vector), else through the cross-Gram (:meth:`_test_gram`)."""
-        from .._threads import small_matmul
-
+    def _expansion(self, objects, coef):
+        """``Q -> k(Q, objects) @ coef.T`` as the kernel's own
+        ``expansion_prepared`` of prepared test objects, or None: for one
+        row of coefficients (a two-class machine) of a kernel that has one
+        (:meth:`structk.kernels.GappedKmer.expansion_prepared` folds the
+        support vectors into one table, so a test sequence costs one
+        look-up per l-mer instead of one comparison per support vector)."""
         kernel = getattr(self, "kernel_", self.kernel)
         if (
             coef.shape[0] != 1
+            or coef.shape[1] == 0
             or _is_precomputed(self.kernel)
             or not hasattr(kernel, "expansion_prepared")
-            or (columns is not None and len(columns) == 0)
         ):
-            return small_matmul(self._test_gram(X, objects, columns=columns), coef.T)
-        checked = check_objects(X, "X")
+            return None
         kernel, P = self._prediction_kernel(objects)
-        Q = kernel.prepare(checked, "X")  # the kernel's own errors first
+        return kernel.expansion_prepared(P, coef)
+
+    def _test_expansion(self, X, objects, coef, columns=None):
+        """``k(X_test, objects) @ coef.T``: through :meth:`_expansion` when
+        there is one, else through the cross-Gram (:meth:`_test_gram`)."""
+        from .._threads import small_matmul
+
+        expansion = self._expansion(objects, coef)
+        if expansion is None:
+            return small_matmul(self._test_gram(X, objects, columns=columns), coef.T)
+        Q = expansion.kernel.prepare(check_objects(X, "X"), "X")  # its own errors first
         self._check_input(X, reset=False)
-        return kernel.expansion_prepared(P, coef)(Q)
+        return expansion(Q)
 
     def _test_gram_diag(self, X, objects=None):
         """``(k(X_test, training objects), k(x, x) of X_test)`` (kernel mode),
