@@ -423,13 +423,13 @@ class _FitData:
         self.client = client
         self._futures = None
         if client is not None:
-            from ..scale.distributed import _dask_and_client, _scatter
+            from ..scale.distributed import _dask_and_client, _send
 
             _, _, self.client = _dask_and_client(client)
             self._futures = [
                 (
-                    _scatter(self.client, blk, f"the training objects as prepared by {kernel!r}"),
-                    _scatter(self.client, target[a:b], "the targets"),
+                    _send(self.client, blk, f"the training objects as prepared by {kernel!r}"),
+                    _send(self.client, target[a:b], "the targets"),
                 )
                 for blk, (a, b) in zip(self.blocks, self.bounds)
             ]
@@ -477,9 +477,9 @@ class _FitData:
     def _remote(self, kernel, L, gradient):
         from distributed import as_completed
 
-        from ..scale.distributed import _scatter
+        from ..scale.distributed import _send
 
-        kernel_f = _scatter(self.client, (kernel, L), f"the kernel {kernel!r}")
+        kernel_f = _send(self.client, (kernel, L), f"the kernel {kernel!r}")
         futures = [
             self.client.submit(_remote_block_sums, kernel_f, blk, tgt, gradient, pure=False)
             for blk, tgt in self._futures

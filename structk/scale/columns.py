@@ -169,11 +169,11 @@ def _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
     """Yield ``((a, b), features)`` computed on the Dask cluster."""
     from distributed import as_completed
 
-    from .distributed import _dask_and_client, _scatter
+    from .distributed import _dask_and_client, _send
 
     _, delayed, client = _dask_and_client(client)
-    kernel_f = _scatter(client, kernel, f"the kernel {kernel!r}")
-    landmarks_f = _scatter(client, (landmarks, V), f"the landmarks as prepared by {kernel!r}")
+    kernel_f = _send(client, kernel, f"the kernel {kernel!r}")
+    landmarks_f = _send(client, (landmarks, V), f"the landmarks as prepared by {kernel!r}")
     futures, where = [], {}
     for a, b in bounds:
         blob = _pickled(rows(a, b), kernel)

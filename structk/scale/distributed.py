@@ -4,7 +4,7 @@
 :func:`structk.gram` and makes each tile one Dask task. The objects are
 prepared (validated and encoded) once, on the client; the kernel object and
 the encoded blocks are then pickled and each becomes one small Dask task
-that returns its bytes (:func:`_scatter`); the tiles depend on those tasks,
+that returns its bytes (:func:`_send`); the tiles depend on those tasks,
 so no tile task carries data and a worker fetches each block once.
 For a symmetric Gram only the tiles on and above the diagonal are tasks: a
 tile below the diagonal is the transpose of its mirror image, and Dask
@@ -97,16 +97,16 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, prog
     if out is not None:
         check_memory(plan, 1, out, None)
     da, delayed, client = _dask_and_client(client)
-    kernel_f = _scatter(client, kernel, f"the kernel {kernel!r}")
+    kernel_f = _send(client, kernel, f"the kernel {kernel!r}")
     rows_f = [
-        _scatter(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
+        _send(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
         for i in range(len(plan.rows))
     ]
     cols_f = (
         rows_f
         if plan.symmetric
         else [
-            _scatter(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
+            _send(client, plan.col_block(j), f"the objects of Y as prepared by {kernel!r}")
             for j in range(len(plan.cols))
         ]
     )
@@ -171,7 +171,7 @@ def _dask_and_client(client):
     return da, delayed, client
 
 
-def _scatter(client, obj, what):
+def _send(client, obj, what):
     """Pickle ``obj`` (or raise a clear TypeError) and send it as a task.
 
     Each object is pickled and sent on its own, so the client holds one
@@ -201,7 +201,7 @@ def _scatter(client, obj, what):
 
 
 def _held(blob):
-    """One Dask task: the pickled block it was given (see :func:`_scatter`)."""
+    """One Dask task: the pickled block it was given (see :func:`_send`)."""
     return blob
 
 
