@@ -291,6 +291,12 @@ RIDGE_LOO_PENALTY_BLOCK = 4
 #: on the block of the Gram itself, permuted in place (an exact fit then
 #: peaks near the Gram's own bytes).
 SVM_BLOCK_COPY_MAX_FRACTION = 0.15
+#: A small SVM problem that the interior point may take runs at most this
+#: many of its first iterates in NumPy (nothing to load) before the compiled
+#: solver goes on with the very same iterates; a NumPy iteration costs 10-40
+#: compiled ones. A process that has the compiled solver loaded runs them
+#: all compiled.
+SVM_NUMPY_IPM_BUDGET = 300
 #: Grams of at most this order are certified by one factorisation without
 #: the necessary pass and without a BLAS thread limit (the first limit of a
 #: process costs more than their factorisation); a Gram it does not certify

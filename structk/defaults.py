@@ -60,9 +60,8 @@ SVM_IPM_EAGER_MAX_N : int
     ``tol``. Why: SMO's iterations grow with ``C`` (millions at ``C = 1e6``
     on a nearly hard-margin problem), the interior point's O(n^3) Newton
     steps do not. A problem solved before the hand-over gets the same model
-    bit for bit; a harder one a model that differs within ``tol``. (A fit's
-    ``compiled_small=True``, what ``structk cv`` passes, moves the hand-over
-    of small problems from ``SVM_IPM_AFTER_NUMPY`` to ``SVM_IPM_AFTER``.)
+    bit for bit; a harder one a model that differs within ``tol``. The
+    hand-over counts iterations, whether NumPy or compiled code ran them.
 SVM_IPM_MAX_N : int
     3000. Larger problems, up to this many variables (0: no interior point
     at all), go to the interior point too, after ``n^2 /
@@ -77,8 +76,6 @@ SVM_IPM_WORK_DIVISOR : int
 SVM_IPM_AFTER : int
     5000. SMO iterations (compiled) before that hand-over: about the cost of
     one interior point on 200 variables.
-SVM_IPM_AFTER_NUMPY : int
-    300. The same for the NumPy SMO, whose iterations cost 10-40 times more.
 CV_SVM_WIDE_C_MAX_N : int
     750. ``structk cv`` and ``structk fit`` search ``KernelSVM``'s default
     ``C`` grid three decades further up
@@ -169,7 +166,6 @@ SVM_IPM_EAGER_MAX_N = 600
 SVM_IPM_MAX_N = 3000
 SVM_IPM_WORK_DIVISOR = 16
 SVM_IPM_AFTER = 5000
-SVM_IPM_AFTER_NUMPY = 300
 CV_SVM_WIDE_C_MAX_N = 750
 CV_SVM_C_PATH = True
 

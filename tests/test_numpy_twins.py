@@ -83,16 +83,58 @@ def test_svm_results_do_not_depend_on_the_solver_path(tuning):
 
 
 @pytest.mark.parametrize("budget", [10**6, 40])
-def test_small_problems_compiled_follow_the_same_iterates(tuning, budget):
+def test_small_problems_compiled_follow_the_same_iterates(tuning, monkeypatch, budget):
     """With ``compiled_small`` (a cross-validation's hundreds of small fits)
     small problems are solved compiled, with the very same result (also
     when they need more than the NumPy budget and go on with shrinking)."""
     K, y, C = _problem(120, 9, 10.0)
     tuning.set(SVM_NUMPY_BUDGET=budget, SVM_NUMPY_WORK=0)
+    monkeypatch.setattr(_smo, "_compiled_loaded", lambda: False)  # a fresh process
     numpy_path = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6)
     compiled = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**6, compiled_small=True)
     np.testing.assert_array_equal(compiled[0], numpy_path[0])
     assert compiled[1:] == numpy_path[1:]
+
+
+@pytest.mark.parametrize("C", [1e5, 1e7])
+def test_the_interior_point_takes_over_at_the_same_iterate_in_either_form(monkeypatch, C):
+    """A hard small problem (it goes to the interior point after
+    ``SVM_IPM_AFTER`` iterations) gets the same model bit for bit whether a
+    fresh process starts it in NumPy or a process with the compiled solver
+    loaded runs it compiled: what ran before in the process changes the
+    time only."""
+    K, y, _ = _problem(150, 10, C)
+    seen = []
+    numpy_smo_calls = numpy_smo.smo_numpy
+
+    def counted(*args):
+        seen.append(args[-1])
+        return numpy_smo_calls(*args)
+
+    ipm_calls = []
+    interior_point = _smo.dense_ipm.interior_point
+
+    def ipm(*args):
+        ipm_calls.append(len(args[1]))
+        return interior_point(*args)
+
+    monkeypatch.setattr(_smo, "smo_numpy", counted)
+    monkeypatch.setattr(_smo.dense_ipm, "interior_point", ipm)
+    monkeypatch.setattr(_smo, "_compiled_loaded", lambda: False)
+    fresh = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**7)
+    assert seen == [tuning_value("SVM_NUMPY_IPM_BUDGET")]  # NumPy ran, then compiled
+    monkeypatch.setattr(_smo, "_compiled_loaded", lambda: True)
+    loaded = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**7)
+    assert len(seen) == 1  # NumPy did not run
+    assert fresh[4] and ipm_calls == [150, 150]  # both went to the interior point
+    np.testing.assert_array_equal(fresh[0], loaded[0])
+    assert fresh[1:] == loaded[1:]
+
+
+def tuning_value(name):
+    from structk import _tuning
+
+    return getattr(_tuning, name)
 
 
 def test_override_restores_on_error_and_refuses_unknown_names():

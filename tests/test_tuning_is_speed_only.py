@@ -229,6 +229,8 @@ CASES = {
                 ONE_BLAS_THREAD_MAX_N=0,
                 MIRROR_BLOCK_ROWS=1,
             ),
+            dict(SVM_NUMPY_IPM_BUDGET=1),
+            dict(SVM_NUMPY_IPM_BUDGET=10**6),
         ],
     ),
     "ridge-cv": (

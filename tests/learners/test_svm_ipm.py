@@ -132,7 +132,7 @@ def test_finished_solution_equals_cold_smo(tuning, C, tol):
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
     tuning.set(
-        SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1
+        SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1
     )  # every problem to the IPM
     warm = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
     assert cold[4] and warm[4]
@@ -160,7 +160,7 @@ def test_a_failed_interior_point_falls_back_to_smo(tuning, monkeypatch, failure)
     C = 1e3
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, 1e-3, 1e-12, True, 10**7)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=50, SVM_IPM_AFTER_NUMPY=50)
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=50)
     if failure == "raises":
 
         def broken(*args, **kwargs):
@@ -196,7 +196,7 @@ def test_multiclass_models_agree_with_and_without_the_interior_point(tuning, mul
     tol = 1e-3
     tuning.set(SVM_IPM_MAX_N=0)
     cold = KernelSVM(C=1e3, tol=tol, multi_class=multi_class).fit(K, labels)
-    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1)
     warm = KernelSVM(C=1e3, tol=tol, multi_class=multi_class).fit(K, labels)
     d_cold = cold.decision_function(K)
     d_warm = warm.decision_function(K)
@@ -216,7 +216,7 @@ def test_a_small_cv_chooses_the_same_C(tuning):
     inner = _inner_splits(splits, train, y, "classification")
     out = {}
     for ipm in (False, True):
-        tuning.set(SVM_IPM_MAX_N=1000 if ipm else 0, SVM_IPM_AFTER=1, SVM_IPM_AFTER_NUMPY=1)
+        tuning.set(SVM_IPM_MAX_N=1000 if ipm else 0, SVM_IPM_AFTER=1)
         cands, losses, ok = _inner_losses(spec, K, y, train, inner, "classification")
         out[ipm] = (cands[min(ok, key=lambda c: losses[c])]["C"], losses)
     assert out[True][0] == out[False][0]
@@ -263,7 +263,6 @@ def test_machines_on_threads_share_the_callers_blas_limit(tuning, monkeypatch):
         SVM_NUMPY_MAX_N=20,
         SVM_IPM_MAX_N=1000,
         SVM_IPM_AFTER=1,
-        SVM_IPM_AFTER_NUMPY=1,
         SVM_BLOCK_COPY_MAX_FRACTION=10.0,
     )  # each thread copies its blocks
     rng = np.random.default_rng(8)

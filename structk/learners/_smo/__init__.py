@@ -14,27 +14,32 @@ The solver is chosen per problem by :func:`solve`, from its size alone:
 =================================  =========================================
 problem                            path
 =================================  =========================================
-``n <= SVM_NUMPY_MAX_N``           NumPy iterates for a budget, then the
-                                   compiled solver from where NumPy stopped
-                                   (``compiled_small=True``: the same first
-                                   iterates, compiled)
+``n <= SVM_NUMPY_MAX_N``           the iterates without shrinking for a
+                                   budget (NumPy first, unless the compiled
+                                   solver is loaded or ``compiled_small``;
+                                   compiled after a few hundred), then the
+                                   compiled solver, shrinking as asked
 larger                             the compiled solver
 not solved after ``ipm_after(n)``  the interior point (:mod:`.dense_ipm`),
 iterations, ``n <= SVM_IPM_MAX_N``  then the compiled solver to ``eps``
 =================================  =========================================
 
-Both SMO forms follow the same iterates, so the result does not depend on
-the path. A caller that solves hundreds of small problems (a
-cross-validation with a grid) passes ``compiled_small=True``: loading the
-compiled solver once then pays for itself. It is an argument, never a
+Both SMO forms follow the same iterates bit for bit, and every hand-over
+counts iterations whichever form ran them, so the result does not depend
+on the path: which form runs is a matter of time only. NumPy saves a
+fresh process the loading of compiled code (0.2-0.35 s) for its first
+small fits; once the compiled solver is loaded (a problem went past the
+NumPy budget) it runs every iterate, 10-40 times faster. A caller that
+solves hundreds of small problems (a cross-validation with a grid) passes
+``compiled_small=True`` to load it at once. It is an argument, never a
 process-wide switch, so two fits in two threads never see each other's
 choice.
 
 SMO's iterations grow with ``C`` (millions at ``C = 1e6`` on a nearly
 hard-margin problem of 180 variables); an interior-point method's do not.
 A problem of at most ``defaults.SVM_IPM_EAGER_MAX_N`` variables that SMO has not
-solved after ``defaults.SVM_IPM_AFTER`` iterations (``SVM_IPM_AFTER_NUMPY``
-in NumPy) goes to the dense interior point; so does a problem of up to
+solved after ``defaults.SVM_IPM_AFTER`` iterations goes to the dense
+interior point; so does a problem of up to
 ``defaults.SVM_IPM_MAX_N`` variables after SMO has spent about what
 the interior point costs (``n^2 / SVM_IPM_WORK_DIVISOR`` iterations of
 ``O(n)`` each against its ``O(n^3)`` steps), so the solver's quality does
@@ -57,9 +62,11 @@ Proc. KDD (2000).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from ... import defaults
+from ... import _tuning, defaults
 from ..._threads import small_blas, stoppable
 from . import dense_ipm
 from .numpy_smo import objective, rho, smo_numpy
@@ -87,7 +94,7 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
     where it stopped, as without it.
     """
     n = K.shape[0]
-    after = ipm_after(n, C, max_iter, compiled=compiled_small or n > defaults.SVM_NUMPY_MAX_N)
+    after = ipm_after(n, C, max_iter)
     if start is not None and after is None:
         return _finish(K, y, C, eps, tau, shrinking, max_iter, *start, done=0)
     if n > defaults.SVM_NUMPY_MAX_N:
@@ -108,12 +115,15 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
     budget = min(max_iter, max(defaults.SVM_NUMPY_BUDGET, defaults.SVM_NUMPY_WORK // max(n, 1)))
     if after is not None:
         budget = min(budget, after)
-    if not compiled_small:
-        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, budget)
-    else:  # the NumPy iterates, compiled (without shrinking)
-        alpha, G, _, _, it, converged = _compiled(
-            K, y, C, eps, tau, False, budget, np.zeros(n), -np.ones(n)
-        )
+    alpha, G, it, converged = np.zeros(n), -np.ones(n), 0, False
+    if not (compiled_small or _compiled_loaded()):
+        # NumPy for the first iterates (nothing to load); for a problem the
+        # interior point may take, only while they cost less than loading
+        in_numpy = budget if after is None else min(budget, _tuning.SVM_NUMPY_IPM_BUDGET)
+        alpha, G, it, converged = smo_numpy(K, y, C, eps, tau, in_numpy)
+    if not converged and it < budget:  # the same iterates, compiled (without shrinking)
+        alpha, G, _, _, more, converged = _compiled(K, y, C, eps, tau, False, budget - it, alpha, G)
+        it += more
     if converged or it >= max_iter:
         return alpha, rho(y, G, alpha, C), objective(alpha, G), it, converged
     if after is not None:
@@ -121,26 +131,31 @@ def solve(K, y, C, eps, tau, shrinking, max_iter, start=None, *, compiled_small=
     return _finish(K, y, C, eps, tau, shrinking, max_iter, alpha, G, done=it)
 
 
-def ipm_after(n, C, max_iter, compiled=True):
+def _compiled_loaded():
+    """Whether this process has the compiled SMO loaded already: then it
+    runs the small problems' first iterates too. Both forms follow the same
+    iterates bit for bit, so the choice changes the time, never the model."""
+    module = sys.modules.get(f"{__name__}.numba_smo")
+    return module is not None and bool(module.smo_stoppable.signatures)
+
+
+def ipm_after(n, C, max_iter):
     """SMO iterations after which a problem of ``n`` variables goes to the
     interior point, or ``None`` when it never does (an infinite box -- the
     squared hinge --, too large a problem, or no room left in ``max_iter``).
 
-    Up to ``SVM_IPM_EAGER_MAX_N`` variables: ``SVM_IPM_AFTER`` compiled
-    iterations (``SVM_IPM_AFTER_NUMPY`` in NumPy), when ``max_iter`` exceeds
-    ``SVM_IPM_AFTER``. Up to ``SVM_IPM_MAX_N``: the iterations whose cost
-    matches the interior point's (``n^2 / SVM_IPM_WORK_DIVISOR``), at most
-    half of ``max_iter`` -- a hard problem reaches the interior point well
-    before SMO's iteration limit. Whether a problem may go there at all
-    never depends on ``compiled`` (only when), so :func:`uses_start`, which
-    does not know the form, gives :func:`solve`'s answer.
+    Up to ``SVM_IPM_EAGER_MAX_N`` variables: ``SVM_IPM_AFTER`` iterations,
+    when ``max_iter`` exceeds ``SVM_IPM_AFTER``. Up to ``SVM_IPM_MAX_N``:
+    the iterations whose cost matches the interior point's (``n^2 /
+    SVM_IPM_WORK_DIVISOR``), at most half of ``max_iter`` -- a hard problem
+    reaches the interior point well before SMO's iteration limit. The
+    count is the same whichever form (NumPy or compiled) ran the iterates,
+    so the model does not depend on the form.
     """
     if not (0 < n <= defaults.SVM_IPM_MAX_N and np.isfinite(C)):
         return None
     if n <= defaults.SVM_IPM_EAGER_MAX_N:
-        if max_iter <= defaults.SVM_IPM_AFTER:
-            return None
-        return defaults.SVM_IPM_AFTER if compiled else defaults.SVM_IPM_AFTER_NUMPY
+        return defaults.SVM_IPM_AFTER if max_iter > defaults.SVM_IPM_AFTER else None
     after = min(max(defaults.SVM_IPM_AFTER, n * n // defaults.SVM_IPM_WORK_DIVISOR), max_iter // 2)
     return after if max_iter > after else None
 
