@@ -120,7 +120,15 @@ PSD_LANCZOS_STEPS_USER : int
     60. The same for a Gram the learner was given (``kernel="precomputed"``)
     or computed with a kernel written outside structk, where an indefinite
     Gram is most likely: enough steps to find a negative eigenvalue of
-    about ``-1e-5 ||K||_F`` among near-zero ones.
+    about ``-1e-5 ||K||_F`` among the near-zero ones of a log local
+    alignment Gram (step 52 on the set of docs/learners.md; a rebuilt set
+    of 1,600 proteins shifted to ``-1e-5`` needs 62, just past it). A
+    single eigenvalue among a smooth Gaussian Gram's near-zero ones takes
+    more (64 steps at ``-2.3e-5``, 88 at ``-1e-5``, 1,000 objects; the
+    principal submatrix finds those):
+    ``benchmarks/bench_psd_search.py``, which also measures the cheaper
+    ways to take the products (none keeps this power without a copy of
+    the Gram; docs/performance.md).
 WALK_DENSE_EIG_MAX_N : int
     2000. ``RandomWalk(lam="auto")`` takes the spectral radius of each graph
     of at most this many nodes from an eigendecomposition of its adjacency;
