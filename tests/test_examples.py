@@ -21,7 +21,15 @@ def _env(**changes):
     return env
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+#: Examples whose --quick run takes more than a few seconds (real data sets).
+SLOW = {"mutag.py", "splice_promoters.py"}
+
+
+@pytest.mark.parametrize(
+    "script",
+    [pytest.param(s, marks=[pytest.mark.slow] if s.name in SLOW else []) for s in SCRIPTS],
+    ids=lambda p: p.name,
+)
 def test_example_runs(script, request, tmp_path):
     if script.name in NEEDS_DATA:
         request.getfixturevalue("structk_data")  # skips with a reason when unset

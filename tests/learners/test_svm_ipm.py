@@ -131,9 +131,7 @@ def test_finished_solution_equals_cold_smo(tuning, C, tol):
     K, y = _problem(80, 4)
     tuning.set(SVM_IPM_MAX_N=0)
     cold = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
-    tuning.set(
-        SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1
-    )  # every problem to the IPM
+    tuning.set(SVM_IPM_MAX_N=1000, SVM_IPM_AFTER=1)  # every problem to the IPM
     warm = _smo.solve(K, y, C, tol, 1e-12, True, 10**7)
     assert cold[4] and warm[4]
     f_cold, f_warm = _decisions(K, y, cold), _decisions(K, y, warm)

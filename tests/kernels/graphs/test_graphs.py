@@ -541,6 +541,7 @@ def test_labels_compare_by_value_and_params_roundtrip():
 
 
 # ------------------------------------------------------------ real data
+@pytest.mark.slow
 def test_mutag_accuracy_of_the_normalised_walk(structk_data):
     """The textbook labelled walk (lam = 0.01, normalised) classifies MUTAG
     as in docs/graphs.md (10 x 10-fold there; 3 x 10-fold here)."""
