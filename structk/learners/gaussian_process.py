@@ -438,7 +438,7 @@ def kernel_candidates(kernel, X):
         for params, k in expand_lists(_check_kernel(given)):
             k = clone(k).fit(objects)
             candidates.append((params, k, k.prepare(objects, "X")))
-    return candidates, len(objects)
+    return candidates, n_objects(objects)
 
 
 def maximise(lml, theta0, bounds, names, optimizer, n_restarts, rng):
