@@ -27,7 +27,9 @@ entry, ``weights[0]``, ``weights[1]``, ... (:func:`declare_entries`), all
 bounded by ``weights_bounds``.
 
 Derivatives are analytic for the vector kernels, ``ExpIntersection``,
-``WeightedDegree``'s weights, the truncated ``RandomWalk``'s weights and
+``WeightedDegree``'s weights, the truncated ``RandomWalk``'s weights, the
+geometric ``RandomWalk``'s ``lam`` and the exponential one's ``beta``
+(whose bounds ``fit`` reads off the training graphs) and
 the whole algebra (the chain rule through each closure rule). A kernel that
 declares a parameter without an analytic derivative gets central finite
 differences in log space on its prepared data

@@ -307,11 +307,23 @@ def _as_counts(X, name):
         rows = sp.csr_matrix(X)
         if rows.shape[0] == 0:
             raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
+        # the counts checked at once (a loop per entry cost ~15 us each)
+        data = rows.data
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(data) & (data >= 0) & (data == np.round(data)))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            i = int(np.searchsorted(rows.indptr, k, side="right") - 1)
+            _checked_counts({int(rows.indices[k]): float(data[k])}, name, i)
+        keep = data != 0
+        counts = data.astype(np.int64)
         out = []
         for i in range(rows.shape[0]):
             start, stop = rows.indptr[i], rows.indptr[i + 1]
-            items = zip(rows.indices[start:stop].tolist(), rows.data[start:stop].tolist())
-            out.append(_checked_counts(dict(items), name, i))
+            nz = keep[start:stop]
+            out.append(
+                dict(zip(rows.indices[start:stop][nz].tolist(), counts[start:stop][nz].tolist()))
+            )
         return out
     out = []
     for i, x in enumerate(check_objects(X, name)):

@@ -438,7 +438,7 @@ def kernel_candidates(kernel, X):
         for params, k in expand_lists(_check_kernel(given)):
             k = clone(k).fit(objects)
             candidates.append((params, k, k.prepare(objects, "X")))
-    return candidates, len(objects)
+    return candidates, n_objects(objects)
 
 
 def maximise(lml, theta0, bounds, names, optimizer, n_restarts, rng):
@@ -643,11 +643,17 @@ def _warn_at_bounds(theta, bounds, names):
         for end, b in (("lower", low), ("upper", high)):
             if np.isclose(t, b):
                 short = name.rsplit("__", 1)[-1].split("[")[0]  # weights[2]: weights
+                advice = f"widen {short}_bounds or fix it."
+                if short == "lam" and end == "upper":  # RandomWalk's, from the graphs
+                    advice = (
+                        "lam_bounds stop at 0.9 of the geometric series' convergence "
+                        "limit 1 / rho^2 on the training graphs and cannot go past it: "
+                        "longer walks would need kind='exponential' or 'truncated'."
+                    )
                 warnings.warn(
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "
-                    f"{'smaller' if end == 'lower' else 'larger'}; widen {short}_bounds "
-                    "or fix it.",
+                    f"{'smaller' if end == 'lower' else 'larger'}; {advice}",
                     ConvergenceWarning,
                     stacklevel=5,
                 )

@@ -202,3 +202,29 @@ def test_clear_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         GaussianProcessRegressor().fit(X, Y)  # scikit-learn's default: all fixed
+
+
+def test_sparse_count_matrix_as_objects():
+    """A scipy.sparse matrix of counts is a collection for MinMax (one row
+    per object): the GP fits and predicts on it as on the dense matrix and
+    on the rows as multisets (fit used to fail on len() of the matrix)."""
+    import scipy.sparse as sp
+
+    from structk.kernels import MinMax
+
+    rng = np.random.default_rng(3)
+    X = rng.poisson(0.4, size=(30, 12)).astype(float)
+    X[X.sum(axis=1) == 0, 0] = 1.0
+    y = X[:, :3].sum(axis=1) + 0.1 * rng.normal(size=30)
+    rows = [{j: X[i, j] for j in np.flatnonzero(X[i])} for i in range(30)]
+    results = []
+    for train, test in (
+        (sp.csr_matrix(X[:24]), sp.csr_matrix(X[24:])),
+        (X[:24], X[24:]),
+        (rows[:24], rows[24:]),
+    ):
+        gp = GaussianProcessRegressor(1.0 * MinMax(), noise=0.1, normalize_y=True)
+        results.append(gp.fit(train, y[:24]).predict(test, return_std=True))
+    for mean, std in results[1:]:
+        np.testing.assert_allclose(mean, results[0][0], rtol=1e-7)
+        np.testing.assert_allclose(std, results[0][1], rtol=1e-7)

@@ -70,7 +70,7 @@ class WalkBatch(NamedTuple):
     w: np.ndarray | None = None
 
 
-def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
+def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq, gradient=False):
     """Random-walk kernel values of the graph pairs ``(A[i[t]], B[j[t]])``.
 
     ``A``, ``B``: :class:`WalkBatch` (the same object for a Gram matrix);
@@ -86,8 +86,16 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
     a value depends only on its pair, so the result is the same bit for bit
     whatever the chunks and threads.
 
-    Returns ``(values, failed)``: ``failed`` is the first ``t`` whose
-    iteration did not converge within :data:`MAXITER` steps, else ``-1``.
+    ``gradient``: also each value's derivative in ``log lam`` (geometric)
+    or ``log beta`` (exponential), from the same iterations: the series
+    ``sum_t t c_t`` of the value's terms ``c_t``, ``lam x^T A_x x`` from the
+    conjugate-gradient solve ``x`` (start = stop weights), ``lam x f(x)^2``
+    or ``beta x f(x)`` per eigenvalue pair in the spectral form; held to
+    the same relative tolerance as the value.
+
+    Returns ``(values, failed)``, or ``(values, derivatives, failed)`` with
+    ``gradient``: ``failed`` is the first ``t`` whose iteration did not
+    converge within :data:`MAXITER` steps, else ``-1``.
     """
     from . import _numba as compiled
 
@@ -95,6 +103,7 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
     lam, beta = float(lam), float(beta)
     weights = np.zeros(1) if weights is None else np.asarray(weights, dtype=np.float64)
     out = np.empty(len(i))
+    dout = np.empty(len(i) if gradient else 0)
     # product vertices to visit; not np.dot, whose threaded BLAS call
     # leaves an OpenBLAS thread spinning on the core the walks need
     work = np.diff(A.node_ptr)[i].astype(np.float64) * np.diff(B.node_ptr)[j]
@@ -114,13 +123,15 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
                 lam,
                 beta,
                 weights,
+                bool(gradient),
                 lo,
                 hi,
                 out,
+                dout,
             )
 
         _run_pairs(spectral, work / _tuning.WALK_SPECTRAL_COST)
-        return out, -1
+        return (out, dout, -1) if gradient else (out, -1)
     n_el = max(1, int(max(A.elab.max(initial=0), B.elab.max(initial=0))) + 1)
     n_cls = int(max(A.cls.max(initial=0), B.cls.max(initial=0))) + 1
     GA = _walk_graphs(compiled, A, n_el, n_cls)
@@ -136,17 +147,19 @@ def pair_values(i, j, A, B, kind, lam, beta, weights, symmetric, same_pq):
         TOL,
         MAXITER,
         _tuning.WALK_PRODUCT_LAYOUT,
+        bool(gradient),
     )
     iters = np.empty(len(i), np.int64)
     max_a = int(np.diff(A.node_ptr).max(initial=0))
     max_b = int(np.diff(B.node_ptr).max(initial=0))
 
     def walks(lo, hi):
-        compiled.walk_pairs(i, j, GA, GB, settings, max_a, max_b, lo, hi, out, iters)
+        compiled.walk_pairs(i, j, GA, GB, settings, max_a, max_b, lo, hi, out, dout, iters)
 
     _run_pairs(walks, work)
     failed = iters < 0
-    return out, int(np.argmax(failed)) if failed.any() else -1
+    first = int(np.argmax(failed)) if failed.any() else -1
+    return (out, dout, first) if gradient else (out, first)
 
 
 def _walk_graphs(compiled, A, n_el, n_cls):

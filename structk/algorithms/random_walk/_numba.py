@@ -54,7 +54,9 @@ class WalkSettings(NamedTuple):
     ``lam``, ``beta``, ``weights``; ``n_elabels`` edge-label ids;
     ``symmetric`` (undirected graphs), ``same_pq`` (start == stop weights);
     the stopping rule ``tol``, ``maxiter``; ``layout`` 0 picks the cheaper
-    product layout per pair, 1 arcs, 2 split."""
+    product layout per pair, 1 arcs, 2 split; ``gradient``: also the
+    derivative of each value in ``log lam`` (geometric) or ``log beta``
+    (exponential)."""
 
     kind: int
     lam: float
@@ -66,6 +68,7 @@ class WalkSettings(NamedTuple):
     tol: float
     maxiter: int
     layout: int
+    gradient: bool
 
 
 class _Product(NamedTuple):
@@ -221,12 +224,15 @@ def _matvec(x, y, g):
 def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     """One random-walk kernel value ``q_x^T f(A_x) p_x`` of graph ``ga`` of
     ``A`` and graph ``gb`` of ``B`` (:class:`WalkGraphs`) under settings
-    ``s`` (:class:`WalkSettings`); returns (value, iterations), iterations =
-    -1 when the solver did not converge within ``maxiter``, -2 when ``psrc``
-    / ``ptgt`` are too small (the caller grows them and calls again).
+    ``s`` (:class:`WalkSettings`); returns (value, derivative, iterations),
+    iterations = -1 when the solver did not converge within ``maxiter``, -2
+    when ``psrc`` / ``ptgt`` are too small (the caller grows them and calls
+    again). The derivative (in ``log lam`` or ``log beta``, with
+    ``s.gradient``; else 0) is ``sum_t t c_t`` for the series' terms
+    ``c_t`` of the value, summed in the same pass.
 
     Scratch (reused across the pairs of a chunk): ``ibuf`` (5, max n + 1),
-    ``fbuf`` (7, max n n'), ``zbuf`` (edge labels * max n n'), ``psrc`` and
+    ``fbuf`` (8, max n n'), ``zbuf`` (edge labels * max n n'), ``psrc`` and
     ``ptgt``.
     """
     a0 = A.node_ptr[ga]
@@ -234,7 +240,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     b0 = B.node_ptr[gb]
     nb = B.node_ptr[gb + 1] - b0
     if na == 0 or nb == 0:
-        return 0.0, 0
+        return 0.0, 0.0, 0
     lo_a = ibuf[0, :na]
     hi_a = ibuf[1, :na]
     lo_b = ibuf[2, :nb]
@@ -246,7 +252,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     for i in range(na):
         off[i + 1] = off[i] + hi_a[i] - lo_a[i]
     if off[na] == 0:
-        return 0.0, 0  # no label-matched node pair: no common walk
+        return 0.0, 0.0, 0  # no label-matched node pair: no common walk
     ea0 = A.adj_ptr[a0]
     ea1 = A.adj_ptr[a0 + na]
     eb0 = B.adj_ptr[b0]
@@ -279,7 +285,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     # start / stop weights on the product vertices
     if use_arcs:
         if arcs > psrc.shape[0]:
-            return 0.0, -2
+            return 0.0, 0.0, -2
         pptr = psrc[:arcs]  # written by the call above
         pidx = ptgt[:arcs]
         m = off[na]
@@ -333,7 +339,7 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
             _matvec(D, Y, g)
             D, Y = Y, D
             value += weights[t] * np.dot(Q, D)
-        return value, weights.shape[0] - 1
+        return value, 0.0, weights.shape[0] - 1
 
     lam = s.lam
     beta = s.beta
@@ -342,7 +348,9 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     rho = A.rho[ga] * B.rho[gb]  # bound on rho(A_x)
     rate = lam * rho
     qn = np.sqrt(np.dot(Q, Q))
-    if kind == GEOMETRIC and symmetric and (s.same_pq or rate > 0.5):
+    # conjugate gradient; with the derivative only for p = q (dk / d log lam
+    # = lam x^T A_x x from the one solve x), else the series below
+    if kind == GEOMETRIC and symmetric and (s.same_pq or (rate > 0.5 and not s.gradient)):
         return _conjugate_gradient(
             P,
             Q,
@@ -350,11 +358,13 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
             fbuf[4, :m],
             fbuf[5, :m],
             fbuf[6, :m],
+            fbuf[7, :m],
             g,
             lam,
             rate,
             qn,
             s.same_pq,
+            s.gradient,
             s.tol,
             s.maxiter,
         )
@@ -371,8 +381,14 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
     #   shrinks faster still and uses the upper bound only);
     # * norms: ||A_x d||_2 <= rho ||d||_2 (symmetric A_x), else
     #   ||A_x d||_1 <= col ||d||_1.
+    # The derivative in log lam (log beta) is sum_t t c_t for the terms c_t
+    # = q.d_t of the value (d/dlog lam of lam^t, of beta^t / t!), and the
+    # same ratio bounds c_{t+s} <= c^s c_t bound its tail by
+    # c_t (t c / (1 - c) + c / (1 - c)^2).
     tol = s.tol
+    gradient = s.gradient
     value = np.dot(Q, D)
+    deriv = 0.0
     qscale = qn
     if not symmetric:  # max |Q| (Q >= 0)
         qscale = 0.0
@@ -397,30 +413,49 @@ def _walk_pair(ga, gb, A, B, s, ibuf, fbuf, zbuf, psrc, ptgt):
             if d < c_lo * old:
                 c_lo = d / old
         value += dv
+        deriv += t * dv
         if size == 0.0:
-            return value, t
+            return value, deriv, t
         if symmetric:
             c = rate if kind == GEOMETRIC else beta * rho / (t + 1)
             size = np.sqrt(size)
         else:
             c = lam * col if kind == GEOMETRIC else beta * col / (t + 1)
         tail_hi = qscale * size * c / (1.0 - c) if c < 1.0 else np.inf
+        dtail_hi = qscale * size * _moment(c, t)
         if c_hi < 1.0:
             tail_hi = min(tail_hi, dv * c_hi / (1.0 - c_hi))
+            dtail_hi = min(dtail_hi, dv * _moment(c_hi, t))
+        if not gradient:
+            dtail_hi = 0.0
         if kind == GEOMETRIC and c_hi < 1.0:
             tail_lo = dv * c_lo / (1.0 - c_lo) if c_lo < 1.0 else 0.0
             tail_lo = min(tail_lo, tail_hi)
-            if 0.5 * (tail_hi - tail_lo) <= tol * abs(value):
-                return value + 0.5 * (tail_hi + tail_lo), t
-        elif tail_hi <= tol * abs(value):
-            return value, t
-    return value, -1
+            dtail_lo = min(dv * _moment(c_lo, t), dtail_hi) if c_lo < 1.0 else 0.0
+            if not gradient:
+                dtail_lo = 0.0
+            if 0.5 * (tail_hi - tail_lo) <= tol * abs(value) and 0.5 * (
+                dtail_hi - dtail_lo
+            ) <= tol * abs(deriv):
+                return value + 0.5 * (tail_hi + tail_lo), deriv + 0.5 * (dtail_hi + dtail_lo), t
+        elif tail_hi <= tol * abs(value) and dtail_hi <= tol * abs(deriv):
+            return value, deriv, t
+    return value, deriv, -1
 
 
 @njit(cache=True)
-def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxiter):
+def _moment(c, t):
+    """``sum_{s >= 1} (t + s) c^s = t c / (1 - c) + c / (1 - c)^2`` (inf
+    for ``c >= 1``): the derivative's tail factor after step ``t``."""
+    if c >= 1.0:
+        return np.inf
+    return t * c / (1.0 - c) + c / ((1.0 - c) * (1.0 - c))
+
+
+@njit(cache=True)
+def _conjugate_gradient(P, Q, Y, x, r, d, ax, g, lam, rate, qn, same_pq, gradient, tol, maxiter):
     """Solve ``(I - lam A_x) x = p_x`` (A_x symmetric, the product graph
-    ``g``) and return ``q_x^T x``.
+    ``g``) and return ``(q_x^T x, derivative, iterations)``.
 
     With ``B = I - lam A_x`` (eigenvalues in [1 - rate, 1 + rate]) and
     residual r, the error is ``q^T B^-1 r``. When q = p it equals the
@@ -429,6 +464,14 @@ def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxite
     midpoint and the error is quadratic in the residual. Otherwise
     ``q^T B^-1 r = q^T r + lam q^T A_x B^-1 r`` is at most
     ``|q^T r| + rate ||q|| ||r|| / (1 - rate)``.
+
+    ``gradient`` (q = p only): also ``dk / d log lam = lam p^T B^-1 A_x B^-1 p
+    = lam x^T A_x x`` (``ax``: scratch for ``A_x x``), a sum of non-negative
+    terms, from the same solve. With the error ``e = B^-1 r`` of ``x``
+    (``||e|| <= ||r|| / (1 - rate)``) it is off by at most
+    ``2 lam ||e|| ||A_x x|| + rate ||e||^2``; once the value has converged,
+    each further step checks this against the tolerance (one more
+    product with ``A_x`` per check) and iterates on until it holds.
     """
     m = P.shape[0]
     for v in range(m):
@@ -437,7 +480,7 @@ def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxite
         d[v] = P[v]
     rs = np.dot(r, r)
     if rs == 0.0:
-        return 0.0, 0
+        return 0.0, 0.0, 0
     value = 0.0
     for it in range(1, maxiter + 1):
         _matvec(d, Y, g)
@@ -459,45 +502,70 @@ def _conjugate_gradient(P, Q, Y, x, r, d, g, lam, rate, qn, same_pq, tol, maxite
         if same_pq:
             mid = rs_new / (1.0 - rate * rate)
             if rate * mid <= tol * (value + mid):
-                return value + mid, it
+                if not gradient:
+                    return value + mid, 0.0, it
+                _matvec(x, ax, g)
+                xax = np.dot(x, ax)
+                err = np.sqrt(rs_new) / (1.0 - rate)
+                if lam * 2.0 * err * np.sqrt(np.dot(ax, ax)) + rate * err * err <= tol * lam * xax:
+                    return value + mid, lam * xax, it
         elif abs(qr) + rate * qn * np.sqrt(rs_new) / (1.0 - rate) <= tol * abs(value):
-            return value, it
+            return value, 0.0, it
         g_ = rs_new / rs
         for v in range(m):
             d[v] = r[v] + g_ * d[v]
         rs = rs_new
-    return value, -1
+    return value, 0.0, -1
 
 
 @njit(cache=True, nogil=True)
-def walk_pairs(pair_a, pair_b, A, B, s, max_a, max_b, lo, hi, out, iters):
+def walk_pairs(pair_a, pair_b, A, B, s, max_a, max_b, lo, hi, out, dout, iters):
     """Random-walk kernel values of the graph pairs ``(pair_a[t], pair_b[t])``
     for ``t`` in ``lo:hi`` (graphs of ``A`` and ``B``, :class:`WalkGraphs`;
     settings ``s``, :class:`WalkSettings`; ``max_a``, ``max_b`` the most
-    nodes of a graph in each) into ``out[t]``, and each pair's iteration
-    count into ``iters[t]``. Serial, without the GIL: the caller
+    nodes of a graph in each) into ``out[t]``, their derivatives into
+    ``dout[t]`` (with ``s.gradient``; else ``dout`` may be empty), and each
+    pair's iteration count into ``iters[t]``. Serial, without the GIL: the caller
     runs chunks of pairs on threads (:func:`structk._threads.run_chunks`),
     each call with its own scratch; a value depends only on its pair."""
     max_m = max_a * max_b
     ibuf = np.empty((5, max(max_a, max_b) + 1), np.int64)
-    fbuf = np.empty((7, max_m))
+    fbuf = np.empty((8, max_m))
     zbuf = np.empty(s.n_elabels * max_m)
     psrc = np.empty(8 * max_m, np.int64)
     ptgt = np.empty(8 * max_m, np.int64)
     for t in range(lo, hi):
         while True:
-            v, it = _walk_pair(pair_a[t], pair_b[t], A, B, s, ibuf, fbuf, zbuf, psrc, ptgt)
+            v, dv, it = _walk_pair(pair_a[t], pair_b[t], A, B, s, ibuf, fbuf, zbuf, psrc, ptgt)
             if it != -2:
                 break
             psrc = np.empty(2 * psrc.shape[0], np.int64)
             ptgt = np.empty(2 * ptgt.shape[0], np.int64)
         out[t] = v
+        if s.gradient:
+            dout[t] = dv
         iters[t] = it
 
 
 @njit(cache=True, nogil=True)
 def spectral_pairs(
-    pair_a, pair_b, ptr_a, mu_a, w_a, ptr_b, mu_b, w_b, kind, lam, beta, weights, lo, hi, out
+    pair_a,
+    pair_b,
+    ptr_a,
+    mu_a,
+    w_a,
+    ptr_b,
+    mu_b,
+    w_b,
+    kind,
+    lam,
+    beta,
+    weights,
+    gradient,
+    lo,
+    hi,
+    out,
+    dout,
 ):
     """Unlabelled undirected walks from each graph's eigendecomposition, for
     the pairs ``lo:hi`` into ``out`` (serial, without the GIL, as
@@ -505,29 +573,40 @@ def spectral_pairs(
 
     With ``A = U diag(mu) U^T``, ``A' = V diag(nu) V^T`` and
     ``w = (U^T p) * (U^T q)`` (elementwise), ``q_x^T f(A (x) A') p_x =
-    sum_ij w_i w'_j f(mu_i nu_j)``: O(n n') per pair.
+    sum_ij w_i w'_j f(mu_i nu_j)``: O(n n') per pair. ``gradient``: also
+    the derivative in ``log lam`` (geometric: ``lam x f(x)^2``) or
+    ``log beta`` (exponential: ``beta x f(x)``) into ``dout``.
     """
     n_w = weights.shape[0]
     for t in range(lo, hi):
         ga = pair_a[t]
         gb = pair_b[t]
         s = 0.0
+        ds = 0.0
         for i in range(ptr_a[ga], ptr_a[ga + 1]):
             wi = w_a[i]
             if wi == 0.0:
                 continue
             mi = mu_a[i]
             acc = 0.0
+            dacc = 0.0
             for j in range(ptr_b[gb], ptr_b[gb + 1]):
                 x = mi * mu_b[j]
                 if kind == GEOMETRIC:
                     f = 1.0 / (1.0 - lam * x)
+                    df = lam * x * f * f
                 elif kind == EXPONENTIAL:
                     f = np.exp(beta * x)
+                    df = beta * x * f
                 else:
                     f = weights[n_w - 1]
                     for k in range(n_w - 2, -1, -1):
                         f = f * x + weights[k]
+                    df = 0.0
                 acc += w_b[j] * f
+                dacc += w_b[j] * df
             s += wi * acc
+            ds += wi * dacc
         out[t] = s
+        if gradient:
+            dout[t] = ds

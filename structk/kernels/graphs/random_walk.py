@@ -60,6 +60,7 @@ S. V. N. Vishwanathan, N. N. Schraudolph, R. Kondor and K. M. Borgwardt,
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -67,10 +68,10 @@ import numpy as np
 
 from ... import defaults
 from ..._threads import small_eigh_blas
-from ..._validation import check_scalar, check_weights
+from ..._validation import check_objects, check_scalar, check_weights
 from ...algorithms.random_walk import KINDS
 from ..base import Kernel
-from ..hyperparameters import declare_entries, entry_gradients, stack
+from ..hyperparameters import DEFAULT_BOUNDS, declare, declare_entries, entry_gradients, stack
 from ._encoding import (
     check_same_direction,
     dense_ids,
@@ -83,6 +84,14 @@ from ._encoding import (
 _PER_GRAPH = ("rho", "col")  # cached per graph; the other cached arrays are per node
 #: ``lam="auto"`` is this fraction of the convergence limit 1 / rho^2.
 _AUTO_FRACTION = 0.5
+#: ``lam_bounds="auto"``: these fractions of the convergence limit 1 / rho^2
+#: of the graphs the kernel was fitted on (an optimiser stays where the
+#: series converges fast: lam rho(A_x) <= 0.9); a given upper bound above
+#: the top one is clipped to it.
+_LAM_BOUNDS = (1e-4, 0.9)
+#: ``beta_bounds="auto"``: these multiples of 1 / rho^2 (at the top, the
+#: exponential's largest factor exp(beta rho^2) is e^20).
+_BETA_BOUNDS = (1e-4, 20.0)
 
 
 class RandomWalk(Kernel):
@@ -122,6 +131,25 @@ class RandomWalk(Kernel):
         the kernel of the walks of length ``t`` alone.
     weights_bounds : pair of float or "fixed", default=(1e-5, 1e5)
         Bounds of every walk-length weight for an optimiser.
+    lam_bounds, beta_bounds : "auto", pair of float or "fixed", default="auto"
+        Bounds of the decay ``lam`` (geometric, a number) and the scale
+        ``beta`` (exponential) as hyperparameters that a Gaussian process
+        learns by its marginal likelihood, with analytic derivatives (the
+        geometric ``dk / d log lam = sum_t t lam^t q_x^T A_x^t p_x``, from
+        the same iterations as the value; see
+        :func:`structk.algorithms.random_walk.pair_values`). The admissible
+        decay depends on the graphs, so the bounds are set by :meth:`fit`
+        from the largest spectral radius ``rho`` of the training graphs
+        (stored as ``spectral_radius_``): ``"auto"`` is
+        ``(1e-4, 0.9) / rho^2`` for ``lam`` (the series converges for
+        ``lam < 1 / rho^2``) and ``(1e-4, 20) / rho^2`` for ``beta``; a
+        pair whose upper bound for ``lam`` reaches past ``0.9 / rho^2`` is
+        clipped to it with a warning, so an optimiser never steps outside
+        the convergence region. An unfitted kernel with ``"auto"`` declares
+        no hyperparameter (nothing to bound it by yet); learners fit their
+        kernels on the training objects. Graphs without edges (``rho = 0``):
+        the kernel does not depend on ``lam`` or ``beta``, bounds
+        ``(1e-5, 1e5)``.
     node_label : hashable or None, default="label"
         Node attribute holding the label; ``None`` for unlabelled graphs.
         Every node must have it.
@@ -139,6 +167,10 @@ class RandomWalk(Kernel):
     ----------
     lam_ : float
         The decay chosen by :meth:`fit` for ``lam="auto"`` (only then).
+    spectral_radius_ : float
+        The largest spectral radius (a bound for labelled graphs) of the
+        graphs given to :meth:`fit`, which sets ``lam_bounds`` and
+        ``beta_bounds`` (only when ``lam`` or ``beta`` is a hyperparameter).
 
     Notes
     -----
@@ -189,6 +221,8 @@ class RandomWalk(Kernel):
         start: str | Callable[..., Any] | None = None,
         stop: str | Callable[..., Any] | None = None,
         weights_bounds: tuple[float, float] | str = (1e-5, 1e5),
+        lam_bounds: tuple[float, float] | str = "auto",
+        beta_bounds: tuple[float, float] | str = "auto",
     ) -> None:
         self.kind = kind
         self.lam = lam
@@ -199,6 +233,8 @@ class RandomWalk(Kernel):
         self.start = start
         self.stop = stop
         self.weights_bounds = weights_bounds
+        self.lam_bounds = lam_bounds
+        self.beta_bounds = beta_bounds
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):
@@ -216,6 +252,12 @@ class RandomWalk(Kernel):
             )
         if self.weights is not None:
             self._weights()
+        for name in ("lam_bounds", "beta_bounds"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value not in ("auto", "fixed"):
+                raise ValueError(
+                    f"{name} must be 'auto', 'fixed' or a pair (low, high), got {value!r}"
+                )
         for which in ("start", "stop"):
             value = getattr(self, which)
             if not (
@@ -230,24 +272,109 @@ class RandomWalk(Kernel):
         return check_weights(self.weights, "weights", "walk-length weights")
 
     # -------------------------------------------------------- hyperparameters
+    @property
+    def _decay_name(self):
+        """The continuous parameter of this kind (None: the truncated walk's
+        weights, or ``lam="auto"``, which fit chooses)."""
+        if self.kind == "exponential":
+            return "beta"
+        if self.kind == "geometric" and not _is_auto(self.lam):
+            return "lam"
+        return None
+
+    def _decay_bounds(self, warn=False):
+        """Bounds of ``lam`` / ``beta`` from ``<name>_bounds`` and the
+        fitted spectral radius: "fixed", a pair, or None (``"auto"``, not
+        fitted). ``warn``: say so when a given ``lam`` bound is clipped."""
+        name = self._decay_name
+        raw = getattr(self, f"{name}_bounds")
+        auto = isinstance(raw, str) and raw == "auto"
+        if isinstance(raw, str) and raw == "fixed":
+            return raw
+        radius = getattr(self, "spectral_radius_", None)
+        if radius is None:
+            return None if auto else raw
+        if radius == 0.0:  # no walk longer than 0: lam and beta do nothing
+            return DEFAULT_BOUNDS if auto else raw
+        scale = 1.0 / radius**2
+        low, top = (f * scale for f in (_LAM_BOUNDS if name == "lam" else _BETA_BOUNDS))
+        if auto:
+            return (low, top)
+        try:
+            given_low, given_high = (float(b) for b in raw)
+        except (TypeError, ValueError):
+            return raw  # declare names the bad bounds
+        if name == "lam" and given_high > top:
+            where = (
+                f"RandomWalk(lam_bounds={raw!r}): the geometric series converges only "
+                f"for lam < 1 / rho^2 = {scale:.6g} on the graphs this kernel was fitted "
+                f"on (largest spectral radius rho = {radius:.6g})"
+            )
+            if given_low >= top:
+                raise ValueError(
+                    f"{where}; the lower bound is not below {top:.6g} (0.9 of that): give "
+                    f"lam_bounds below it, or lam_bounds='auto'"
+                )
+            if warn:
+                warnings.warn(
+                    f"{where}; the upper bound is clipped to {top:.6g} (0.9 of that) so "
+                    "that an optimiser stays inside",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            return (given_low, top)
+        return raw
+
     def _own_hyperparameters(self):
-        if self.kind != "truncated" or self.weights is None:
+        if self.kind == "truncated":
+            return [] if self.weights is None else declare_entries(self, "weights")
+        name = self._decay_name
+        if name is None:
             return []
-        return declare_entries(self, "weights")
+        bounds = self._decay_bounds()
+        if bounds is None:
+            return []
+        holder = type("RandomWalk", (), {name: getattr(self, name), f"{name}_bounds": bounds})()
+        return [declare(holder, name)]
 
     def _gram_gradient(self, P):
-        # linear in the weights: dK / d log w_t = w_t K_t, K_t the Gram of
-        # the walks of length t alone (weights e_t)
-        if not self._own_hyperparameters():
+        if not any(not h.fixed for h in self._own_hyperparameters()):
             return super()._gram_gradient(P)
+        if self.kind == "truncated":
+            # linear in the weights: dK / d log w_t = w_t K_t, K_t the Gram
+            # of the walks of length t alone (weights e_t)
+            def gram_with(unit):
+                part = copy.copy(self)
+                part.weights = unit
+                return part._gram(P)
 
-        def gram_with(unit):
-            part = copy.copy(self)
-            part.weights = unit
-            return part._gram(P)
+            K = self._gram(P)
+            return K, stack(K, entry_gradients(self, "weights", self._weights(), gram_with))
+        # lam or beta: each pair's derivative from the same iterations
+        i, j = pairs_upper(P.n_graphs)
+        values, derivatives = self._values(P, P, i, j, "X", "X", gradient=True)
+        K = np.zeros((P.n_graphs, P.n_graphs))
+        dK = np.zeros((P.n_graphs, P.n_graphs, 1))
+        K[i, j] = values
+        K[j, i] = values
+        dK[i, j, 0] = derivatives
+        dK[j, i, 0] = derivatives
+        return K, dK
 
-        K = self._gram(P)
-        return K, stack(K, entry_gradients(self, "weights", self._weights(), gram_with))
+    def fit(self, X, y=None):
+        """Check the parameters; choose ``lam_`` (``lam="auto"``); and, when
+        ``lam`` or ``beta`` is a hyperparameter, record the largest spectral
+        radius of ``X`` (``spectral_radius_``), which bounds it. Returns
+        ``self``."""
+        super().fit(X, y)
+        if self._decay_name is not None and not (
+            isinstance(getattr(self, f"{self._decay_name}_bounds"), str)
+            and getattr(self, f"{self._decay_name}_bounds") == "fixed"
+        ):
+            P = self._prepare(check_objects(X, "X"), "X")
+            self.spectral_radius_ = float(P.cache["rho"].max(initial=0.0))
+            self._decay_bounds(warn=True)
+        return self
 
     # ---------------------------------------------------------------- fitting
     @property
@@ -396,14 +523,26 @@ class RandomWalk(Kernel):
             )
         return float(lam)
 
-    def _values(self, P, Q, i, j, name_p, name_q):
+    def _values(self, P, Q, i, j, name_p, name_q, gradient=False):
+        """The pairs' values, and with ``gradient`` their derivatives in
+        ``log lam`` (geometric) or ``log beta`` (exponential)."""
         from ...algorithms.random_walk import MAXITER, pair_values
 
         lam = self._decay(P, Q, name_p, name_q) if self.kind == "geometric" else 0.0
         weights = self._weights() if self.kind == "truncated" else None
         A, B = _walk_batches(P, Q, spectral=self._spectral and not P.directed)
-        out, failed = pair_values(
-            i, j, A, B, self.kind, lam, self.beta, weights, not P.directed, self.start == self.stop
+        out, *derivatives, failed = pair_values(
+            i,
+            j,
+            A,
+            B,
+            self.kind,
+            lam,
+            self.beta,
+            weights,
+            not P.directed,
+            self.start == self.stop,
+            gradient=gradient,
         )
         if failed >= 0:
             raise RuntimeError(
@@ -412,7 +551,7 @@ class RandomWalk(Kernel):
                 "(lam is very close to the convergence limit, or beta is very "
                 "large); use a smaller lam / beta"
             )
-        return out
+        return (out, derivatives[0]) if gradient else out
 
 
 def _walk_batches(P, Q, spectral):
