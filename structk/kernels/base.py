@@ -686,10 +686,10 @@ class Kernel:
     def _gram_gradient(self, P):
         """``(K, dK)`` (override with the analytic derivatives; the default
         is checked finite differences in the free hyperparameters)."""
-        from .hyperparameters import finite_difference_gradient, free
+        from .hyperparameters import finite_difference_gradient, fixed_gram, free
 
         if not free(self):
-            K = self._checked_gram(P)
+            K = fixed_gram(self, P)
             return K, np.zeros(K.shape + (0,))
         return finite_difference_gradient(self, P)
 

@@ -42,6 +42,8 @@ and reused for every ``theta``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import numbers
 import warnings
@@ -164,6 +166,44 @@ def collect(kernel):
 def free(kernel):
     """The hyperparameters an optimiser moves (the entries of ``theta``)."""
     return [h for h in collect(kernel) if not h.fixed]
+
+
+#: The Grams of kernels without free hyperparameters inside :func:`fixed_grams`.
+_FIXED_GRAMS: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "structk_fixed_grams", default=None
+)
+
+
+@contextlib.contextmanager
+def fixed_grams():
+    """Within the block, the Gram of a kernel (or part of a composite) that
+    has no free hyperparameters is computed once per prepared data, however
+    many ``theta`` an optimiser tries: ``1.0 * MinMax()`` learning its
+    output scale computes the ``MinMax`` Gram once per fit, not once per
+    step. The values are those of a fresh computation (each caller gets its
+    own copy); the memory is freed when the block ends. Kernels are told
+    apart by class and parameters (``==``), data by identity."""
+    token = _FIXED_GRAMS.set({})
+    try:
+        yield
+    finally:
+        _FIXED_GRAMS.reset(token)
+
+
+def fixed_gram(kernel, P):
+    """``kernel``'s checked Gram of ``P``, a kernel without free
+    hyperparameters: from the block's memory inside :func:`fixed_grams`."""
+    memo = _FIXED_GRAMS.get()
+    if memo is None:
+        return kernel._checked_gram(P)
+    try:
+        key = (kernel, id(P))
+        hit = memo.get(key)
+    except TypeError:  # a parameter without a hash: computed every time
+        return kernel._checked_gram(P)
+    if hit is None:
+        hit = memo[key] = (kernel._checked_gram(P), P)  # P kept: its id stays its own
+    return hit[0].copy()
 
 
 def theta_of(hyperparameters):

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import small_blas
+from ..kernels.hyperparameters import fixed_grams
 from .._validation import check_objects, check_scalar
 from ._base import (
     KernelLearnerMixin,
@@ -198,7 +199,9 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         self._alpha = _check_alpha(self.alpha, n)
         _noise_hyperparameter(self.noise, self.noise_bounds)  # checked before the Grams
         best, self.candidates_ = None, []
-        with small_blas(n):  # factorisations of order n, many of them
+        # factorisations of order n, many of them; the Grams of the parts
+        # without free hyperparameters computed once
+        with small_blas(n), fixed_grams():
             for params, k, P in candidates:
                 theta, value = self._optimise(k, P, n_restarts, rng)
                 self.candidates_.append((params, float(value)))
@@ -275,7 +278,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         if not eval_gradient:
             return value
         # d lml / d theta_j = tr((a a^T - t (K + ...)^{-1}) dK_j) / 2, t outputs
-        inner = a @ a.T - y.shape[1] * cho_solve((L, True), np.eye(n), check_finite=False)
+        inner = a @ a.T - y.shape[1] * _inverse(L)
         grad = 0.5 * np.einsum("ij,ijk->k", inner, dK)
         if self._noise_hyper is not None and not self._noise_hyper.fixed:
             grad = np.append(grad, 0.5 * noise * np.trace(inner))
@@ -597,6 +600,18 @@ def _given_test_gram(test_gram, n_test, full, what="a standard deviation or cova
         if G.shape != (n_test,):
             raise ValueError(f"test_gram must be the {need}, got shape {G.shape}")
     return G
+
+
+def _inverse(L):
+    """``(L L^T)^-1`` from the lower Cholesky factor ``L`` (LAPACK's
+    ``dpotri``: half the work of solving for the identity)."""
+    from scipy.linalg.lapack import dpotri
+
+    inv, info = dpotri(L, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dpotri failed (info={info})")
+    lower = np.tril(inv)
+    return lower + np.tril(lower, -1).T
 
 
 def _cholesky(K):

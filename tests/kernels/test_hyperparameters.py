@@ -273,3 +273,40 @@ def test_bad_weights_are_named():
         WeightedDegree(d=2, weights=[1.0, -1.0])(ALIGNED)
     with pytest.raises(ValueError, match=r"WeightedDegree\(weights_bounds="):
         WeightedDegree(d=2, weights=[1.0, 1.0], weights_bounds=(2.0, 1.0)).theta
+
+
+def test_fixed_parts_are_computed_once_inside_fixed_grams(monkeypatch):
+    """Inside ``fixed_grams`` the Gram of a part without free
+    hyperparameters is computed once per prepared data, each caller gets its
+    own copy, and the values equal a fresh computation; outside, nothing is
+    kept."""
+    from structk.kernels import MinMax
+    from structk.kernels.hyperparameters import fixed_grams
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(12, 6)).astype(float)
+    kernel = 1.0 * MinMax()
+    P = kernel.prepare(X)
+    calls = []
+    gram = MinMax._checked_gram
+
+    def counted(self, P):
+        calls.append(1)
+        return gram(self, P)
+
+    monkeypatch.setattr(MinMax, "_checked_gram", counted)
+    fresh = [kernel.with_theta([t]).gram_gradient_prepared(P) for t in (0.0, 1.0)]
+    assert len(calls) == 2
+    calls.clear()
+    with fixed_grams():
+        cached = [kernel.with_theta([t]).gram_gradient_prepared(P) for t in (0.0, 1.0)]
+        assert len(calls) == 1
+        cached[0][0][0, 0] = -1.0  # a caller's copy: the next one is unchanged
+        again = kernel.with_theta([0.0]).gram_gradient_prepared(P)
+        assert len(calls) == 1
+    for (K, dK), (K2, dK2) in zip(fresh[1:], cached[1:], strict=True):
+        np.testing.assert_array_equal(K, K2)
+        np.testing.assert_array_equal(dK, dK2)
+    np.testing.assert_array_equal(again[0], fresh[0][0])
+    kernel.with_theta([0.0]).gram_gradient_prepared(P)
+    assert len(calls) == 2  # the block's memory is gone
