@@ -8,8 +8,15 @@ scaling   Gram of n synthetic DNA sequences (length 200) with spectrum k=6 and
           the memmap's file pages are not counted, they belong to the page
           cache), next to the one-shot in-memory ``kernel(X)`` for n <= 5k.
 jobs      ``gram(..., n_jobs=1)`` vs ``n_jobs=2`` (threads over tiles).
-dask      ``dask_gram`` on a LocalCluster (2 worker processes x 1 thread) vs
-          the single-process ``gram`` (n_jobs=1), both writing a memmap.
+dask      issue 39's "beyond one machine": on a LocalCluster (2 worker
+          processes x 1 thread) against one process, in one run, wall and
+          CPU (the Dask CPU is the client's, scheduler included, plus the
+          workers' and nannies'), medians: ``dask_gram`` of
+          Normalize(Spectrum(6)) into a memmap, n = 5 000 and 20 000, against
+          ``gram`` at its default tiles and at the tiles ``dask_gram`` picks;
+          and a Nystroem fit (``KernelSVM(solver="nystroem")``) with and
+          without ``client=``. The workers' start-up (imports, loading the
+          compiled code: a first small Gram) is measured apart.
 nystroem  Nyström error ``||K - Phi Phi^T||_F / ||K||_F`` vs n_components on
           the UCI splice sequences, structk (uniform and kmeans++ landmarks)
           next to scikit-learn's Nystroem(kernel="precomputed") on the same
@@ -60,10 +67,14 @@ DNA = "ACGT"
 def string_kernels():
     """``{name: Kernel}`` for the string kernels compared, or None when missing."""
     try:
-        from structk.kernels import Mismatch, Spectrum
+        from structk.kernels import Mismatch, Normalize, Spectrum
     except (ImportError, AttributeError):
         return None
-    return {"spectrum k=6": Spectrum(k=6), "mismatch (5,1)": Mismatch(k=5, m=1)}
+    return {
+        "spectrum k=6": Spectrum(k=6),
+        "mismatch (5,1)": Mismatch(k=5, m=1),
+        "normalized spectrum k=6": Normalize(Spectrum(k=6)),
+    }
 
 
 def kmer_counts(seqs, k):
@@ -92,6 +103,9 @@ def mismatch_matrix(k, m):
 
 
 def fallback_features(name, seqs):
+    if name.startswith("normalized"):
+        F = kmer_counts(seqs, 6)
+        return F / np.maximum(np.linalg.norm(F, axis=1, keepdims=True), 1e-300)
     if name.startswith("spectrum"):
         return kmer_counts(seqs, 6)
     return kmer_counts(seqs, 5) @ mismatch_matrix(5, 1)
@@ -177,20 +191,20 @@ def child(spec):
     }
     path = Path(spec["tmpdir"]) / f"K-{os.getpid()}.npy"
     cluster = client = None
+    # a warm-up on two blocks of the same size: the same code paths (the
+    # size rules pick them by block size), their compiled code loaded
+    warm = X[: 2 * spec["block"]] if spec["block"] else X[:4096]
     if spec["mode"] == "dask":
-        from dask.distributed import Client, LocalCluster
-
-        t = time.perf_counter()
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-        result["cluster_start_s"] = time.perf_counter() - t
+        client, cluster = start_cluster(result)
+        cpu = ClusterCPU()
+        # the workers' start-up: imports, the compiled code's first load,
+        # the warm-up's tiles
+        dask_gram(kernel, warm, block_size=spec["block"], client=client).compute()
+        result["worker_startup_cpu_s"] = cpu.elapsed()
+    elif spec["mode"] == "memmap":
+        gram(kernel, warm, block_size=spec["block"])
     try:
+        cpu = ClusterCPU() if client is not None else ProcessCPU()
         with PeakMemory() as mem:
             t = time.perf_counter()
             if spec["mode"] == "oneshot":
@@ -200,6 +214,7 @@ def child(spec):
             else:
                 K = gram(kernel, X, block_size=spec["block"], out=path, n_jobs=spec["jobs"])
             result["time_s"] = time.perf_counter() - t
+        result["cpu_s"] = cpu.elapsed()
         result["checksum"] = float(np.asarray(K[-1]).sum())
         del K
     finally:
@@ -209,6 +224,109 @@ def child(spec):
         if path.exists():
             path.unlink()
     result.update(peak_rss_mib=mem.rss_mib, traced_mib=mem.traced_mib)
+    return result
+
+
+def start_cluster(result):
+    """A 2-process x 1-thread LocalCluster and its client; its start time
+    goes into ``result``."""
+    from dask.distributed import Client, LocalCluster
+
+    t = time.perf_counter()
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    client = Client(cluster)
+    result["cluster_start_s"] = time.perf_counter() - t
+    return client, cluster
+
+
+class ProcessCPU:
+    """CPU seconds of this process (all its threads) since construction."""
+
+    def __init__(self):
+        self.start = time.process_time()
+
+    def elapsed(self):
+        return time.process_time() - self.start
+
+
+class ClusterCPU:
+    """CPU seconds since construction of this process (the client, and the
+    scheduler of a LocalCluster) and of its child processes (the nannies and
+    their workers)."""
+
+    def __init__(self):
+        import psutil
+
+        self.me = psutil.Process()
+        self.start = self._total()
+
+    def _total(self):
+        import psutil
+
+        total = 0.0
+        for proc in [self.me, *self.me.children(recursive=True)]:
+            try:
+                t = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += t.user + t.system
+        return total
+
+    def elapsed(self):
+        return self._total() - self.start
+
+
+def _warm_features(n):
+    """In a worker: import structk and load the compiled code of a block of
+    ``n`` rows of Nystroem features."""
+    from structk.kernels import Normalize, Spectrum
+
+    X = synthetic_dna(n)
+    Normalize(Spectrum(k=6))(X, X[:500])
+
+
+def fit_child(spec):
+    """A Nystroem fit (KernelSVM) of n sequences, with or without a client."""
+    from structk.kernels import Normalize, Spectrum
+    from structk.learners import KernelSVM
+
+    seqs = synthetic_dna(spec["n"])
+    y = np.array([s.count("GC") for s in seqs]) > np.median([s.count("GC") for s in seqs])
+    model = KernelSVM(
+        Normalize(Spectrum(k=6)),
+        solver="nystroem",
+        n_components=spec["m"],
+        loss="squared_hinge",
+        random_state=0,
+    )
+    # a warm-up fit on one block of landmark features (2000 rows): the same
+    # code paths, their compiled code loaded
+    warm = slice(0, min(spec["n"], 2000))
+    model.fit(seqs[warm], y[warm])
+    result = {}
+    if spec["mode"] == "dask":
+        client, cluster = start_cluster(result)
+        cpu = ClusterCPU()
+        client.run(_warm_features, warm.stop)  # in every worker
+        result["worker_startup_cpu_s"] = cpu.elapsed()
+        model.set_params(client=client)
+    try:
+        cpu = ClusterCPU() if spec["mode"] == "dask" else ProcessCPU()
+        t = time.perf_counter()
+        model.fit(seqs, y)
+        result["time_s"] = time.perf_counter() - t
+        result["cpu_s"] = cpu.elapsed()
+        result["checksum"] = float(np.asarray(model.decision_function(seqs[:100])).sum())
+    finally:
+        if spec["mode"] == "dask":
+            client.close()
+            cluster.close()
     return result
 
 
@@ -227,8 +345,9 @@ def run_child(spec):
 def measure(spec, repeats):
     runs = [run_child(spec) for _ in range(repeats)]
     best = dict(runs[0])
-    for key in ("time_s", "peak_rss_mib", "traced_mib"):
-        best[key] = statistics.median(r[key] for r in runs)
+    for key in ("time_s", "cpu_s", "worker_startup_cpu_s", "peak_rss_mib", "traced_mib"):
+        if key in best:
+            best[key] = statistics.median(r[key] for r in runs)
     best["repeats"] = repeats
     return best
 
@@ -327,35 +446,66 @@ def section_jobs(args, report):
 
 
 def section_dask(args, report):
-    n = 1000 if args.quick else 20000
-    repeats = args.repeats if n < 10000 else 1
-    print(f"\n== Dask LocalCluster (2 processes x 1 thread) vs one process, n={n}, to a memmap ==")
-    for name in ("spectrum k=6", "mismatch (5,1)"):
-        base = {"n": n, "kernel": name, "block": args.block_size, "tmpdir": args.tmpdir}
-        one = measure({**base, "mode": "memmap", "jobs": 1}, repeats)
-        two = measure({**base, "mode": "memmap", "jobs": 2}, repeats)
-        dsk = measure({**base, "mode": "dask", "jobs": 1}, repeats)
-        ratio = one["time_s"] / dsk["time_s"]
-        report["dask"].append(
-            {
-                "kernel": name,
-                "label": one["label"],
-                "n": n,
-                "single_s": one["time_s"],
-                "threads2_s": two["time_s"],
-                "dask_s": dsk["time_s"],
-                "speedup": ratio,
-                "cluster_start_s": dsk["cluster_start_s"],
-                "client_peak_rss_mib": dsk["peak_rss_mib"],
-            }
-        )
-        print(
-            f"{name:16} single {one['time_s']:7.2f} s   threads(2) {two['time_s']:7.2f} s   "
-            f"dask(2) {dsk['time_s']:7.2f} s   single/dask x{ratio:.2f}   "
-            f"(cluster start {dsk['cluster_start_s']:.1f} s, client peak RSS "
-            f"{dsk['peak_rss_mib']:.0f} MiB)   [{one['label']}]",
-            flush=True,
-        )
+    from structk.scale.distributed import default_block_size
+
+    sizes = [1000] if args.quick else [5000, 20000]
+    name = "normalized spectrum k=6"
+    print(
+        "\n== Dask LocalCluster (2 processes x 1 thread) vs one process, "
+        f"{name}, into a memmap; load average {os.getloadavg()} =="
+    )
+    print(
+        f"{'n':>6} {'run':28} {'block':>6} {'wall s':>8} {'CPU s':>8} "
+        f"{'CPU / local':>12} {'wall / local':>13} {'worker start-up CPU s':>22}"
+    )
+    for n in sizes:
+        repeats = args.repeats if n < 10000 else max(1, args.repeats // 2)
+        base = {"n": n, "kernel": name, "tmpdir": args.tmpdir, "jobs": 1}
+        picked = default_block_size((n,), 2)
+        runs = [
+            ("structk.gram (default tiles)", "memmap", 1024),
+            ("structk.gram (dask's tiles)", "memmap", picked),
+            ("dask_gram (default tiles)", "dask", None),
+            ("dask_gram (1024 tiles)", "dask", 1024),
+        ]
+        local = None
+        for label, mode, block in runs:
+            r = measure({**base, "mode": mode, "block": block}, repeats)
+            local = local or r
+            row = {"n": n, "run": label, "block": block or picked, **r}
+            report["dask"].append(row)
+            print(
+                f"{n:6d} {label:28} {row['block']:6d} {r['time_s']:8.2f} {r['cpu_s']:8.2f} "
+                f"{r['cpu_s'] / local['cpu_s']:12.2f} {r['time_s'] / local['time_s']:13.2f} "
+                f"{r.get('worker_startup_cpu_s', float('nan')):22.2f}",
+                flush=True,
+            )
+        fit_local = None
+        for label, mode in (("KernelSVM nystroem, local", "local"), ("... client=", "dask")):
+            spec = {"n": n, "m": 500, "mode": mode}
+            r = _median_runs([run_child({**spec, "fit": True}) for _ in range(repeats)])
+            fit_local = fit_local or r
+            report["dask"].append({"n": n, "run": label, **r})
+            print(
+                f"{n:6d} {label:28} {'m=500':>6} {r['time_s']:8.2f} {r['cpu_s']:8.2f} "
+                f"{r['cpu_s'] / fit_local['cpu_s']:12.2f} "
+                f"{r['time_s'] / fit_local['time_s']:13.2f} "
+                f"{r.get('worker_startup_cpu_s', float('nan')):22.2f}",
+                flush=True,
+            )
+    print(
+        "   CPU of a Dask run: client (with the scheduler) + nannies + workers, after "
+        "a warm-up on two blocks (or one block of features) in each process; the last "
+        "column is the workers' warm-up (imports, loading compiled code, that small run)"
+    )
+
+
+def _median_runs(runs):
+    out = dict(runs[0])
+    for key in ("time_s", "cpu_s", "worker_startup_cpu_s"):
+        if key in out:
+            out[key] = statistics.median(r[key] for r in runs)
+    return out
 
 
 def load_splice(root):
@@ -467,7 +617,8 @@ def main():
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(json.loads(args.child))))
+        spec = json.loads(args.child)
+        print(json.dumps(fit_child(spec) if spec.get("fit") else child(spec)))
         return
     if args.block_size is None:
         args.block_size = 256 if args.quick else 1000

@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _tuning
-from .._threads import small_blas
+from .._threads import one_blas_thread, small_blas
 from .._validation import check_objects, check_scalar
 from ._base import _is_precomputed, check_targets, n_objects
 from .gaussian_process import (
@@ -464,10 +464,13 @@ class _FitData:
         if self._futures is not None:
             parts = self._remote(kernel, L, gradient)
         else:
-            parts = (
-                _block_sums(kernel, L, blk, self.target[a:b], gradient)
-                for blk, (a, b) in zip(self.blocks, self.bounds)
-            )
+            with one_blas_thread():  # as on Dask's workers: the same sums
+                parts = [
+                    _block_sums(kernel, L, blk, self.target[a:b], gradient)
+                    for blk, (a, b) in zip(self.blocks, self.bounds)
+                ]
+        # in the blocks' order, whichever finished first: the same rounding
+        # with or without a client
         total = None
         for part in parts:
             total = part if total is None else {k: total[k] + part[k] for k in total}
@@ -475,8 +478,7 @@ class _FitData:
         return total
 
     def _remote(self, kernel, L, gradient):
-        from distributed import as_completed
-
+        """The blocks' sums computed on the cluster, in the blocks' order."""
         from ..scale.distributed import _send
 
         kernel_f = _send(self.client, (kernel, L), f"the kernel {kernel!r}")
@@ -485,8 +487,7 @@ class _FitData:
             for blk, tgt in self._futures
         ]
         try:
-            for _, part in as_completed(futures, with_results=True):
-                yield part
+            return self.client.gather(futures)
         finally:
             self.client.cancel(futures + [kernel_f])
 
@@ -496,7 +497,8 @@ def _remote_block_sums(kernel_blob, block_blob, target_blob, gradient):
     from ..scale.distributed import _loads
 
     kernel, L = _loads(kernel_blob)
-    return _block_sums(kernel, L, _loads(block_blob), _loads(target_blob), gradient)
+    with one_blas_thread():
+        return _block_sums(kernel, L, _loads(block_blob), _loads(target_blob), gradient)
 
 
 def _block_sums(kernel, L, block, Yb, gradient):

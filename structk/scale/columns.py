@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _tuning
+from .._threads import one_blas_thread
 from ..kernels.base import take_prepared
 from ._tiling import Progress
 
@@ -80,10 +81,24 @@ def landmark_features(
         return out
 
     def block(a, b):
-        out[a:b] = kernel.cross_prepared(rows(a, b), landmarks) @ V
+        out[a:b] = _columns(kernel, rows(a, b), landmarks, V)
 
-    _run(block, bounds, n_jobs, progress, "kernel columns")
+    with one_blas_thread():
+        _run(block, bounds, n_jobs, progress, "kernel columns")
     return out
+
+
+def _columns(kernel, Pb, landmarks, V):
+    """``k(Pb, landmarks) @ V`` for one block, the same on every machine.
+
+    The product runs on one BLAS thread (the caller holds
+    :func:`~structk._threads.one_blas_thread`), as in Dask's workers, which
+    pin BLAS to one thread: a threaded product may split its sums
+    differently, and the learners downstream (conjugate gradients, L-BFGS)
+    turn last-bit differences of the features into differences of 1e-12 to
+    1e-3 in the model.
+    """
+    return kernel.cross_prepared(Pb, landmarks) @ V
 
 
 def stack(blocks):
@@ -211,7 +226,8 @@ def _columns_task(kernel_blob, landmarks_blob, rows_blob):
 
     kernel = _loads(kernel_blob)
     landmarks, V = _loads(landmarks_blob)
-    return kernel.cross_prepared(pickle.loads(rows_blob), landmarks) @ V
+    with one_blas_thread():
+        return _columns(kernel, pickle.loads(rows_blob), landmarks, V)
 
 
 def _length(X):

@@ -35,10 +35,11 @@ import uuid
 import numpy as np
 
 from .. import _tuning
+from .._validation import check_objects
 from ._tiling import Plan, check_memory, checked_tile, write_tiles
 
 
-def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, progress=False):
+def dask_gram(kernel, X, Y=None, *, block_size=None, client=None, out=None, progress=False):
     """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` as a lazy ``dask.array``.
 
     Parameters
@@ -50,9 +51,14 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, prog
     Y : sequence of objects, optional
         Second collection; ``Y = X`` when omitted, and then only the tiles on
         and above the diagonal are computed.
-    block_size : int >= 1, default 1024
+    block_size : int >= 1, optional
         Side of the square tiles, i.e. the chunk size of the result. Each
         task needs about ``4 * 8 * block_size**2`` bytes of worker memory.
+        Default: chosen from the number of objects and of the cluster's
+        worker threads (:func:`default_block_size`), larger than
+        :func:`structk.gram`'s 1024 when that leaves every thread a few
+        tiles: on a cluster each tile costs a task, a transfer and the
+        kernel's per-block work again.
     client : distributed.Client, optional
         Where to compute; default: the current client
         (``distributed.get_client()``). A ``Client(LocalCluster())`` uses all
@@ -72,7 +78,8 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, prog
     -------
     K : dask.array.Array, or ndarray / np.memmap when ``out`` is given
         float64, shape (len(X), len(Y)), in chunks of
-        ``block_size x block_size``. Each tile equals the tile
+        ``block_size x block_size`` (``K.chunks[0][0]`` is the block size
+        chosen). Each tile equals the tile
         :func:`structk.gram` computes with the same ``block_size`` on a
         machine with the same BLAS, bit for bit when BLAS runs single-threaded
         (as it does in Dask workers). ``K.compute()`` gives an ndarray,
@@ -93,10 +100,15 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, prog
     >>> K = dask_gram(Gaussian(), X, block_size=2000)       # doctest: +SKIP
     >>> K.compute()                                         # doctest: +SKIP
     """
+    da, delayed, client = _dask_and_client(client)
+    if block_size is None:
+        X = check_objects(X, "X")
+        Y = None if Y is None else check_objects(Y, "Y")
+        sizes = (_length(X),) if Y is None else (_length(X), _length(Y))
+        block_size = default_block_size(sizes, sum(client.nthreads().values()))
     plan = Plan(kernel, X, Y, block_size)
     if out is not None:
         check_memory(plan, 1, out, None)
-    da, delayed, client = _dask_and_client(client)
     kernel_f = _send(client, kernel, f"the kernel {kernel!r}")
     rows_f = [
         _send(client, plan.row_block(i), f"the objects of X as prepared by {kernel!r}")
@@ -125,6 +137,41 @@ def dask_gram(kernel, X, Y=None, *, block_size=1024, client=None, out=None, prog
     if out is None:
         return _assemble(da, plan, tasks)
     return write_tiles(plan, out, _gathered(client, tasks), progress)
+
+
+def default_block_size(sizes, threads):
+    """The default tile side of :func:`dask_gram` for ``sizes`` = ``(n,)``
+    (a symmetric Gram) or ``(n_x, n_y)``, on ``threads`` worker threads.
+
+    The largest side from ``_tuning.DASK_BLOCK_MIN`` to ``DASK_BLOCK_MAX``
+    whose tiles (only those on and above the diagonal of a symmetric Gram)
+    number at least ``_tuning.DASK_TILES_PER_THREAD`` per thread; the
+    smallest allowed side when none does. Fewer, larger tiles mean fewer
+    tasks and transfers, and less per-block work repeated (a k-mer kernel
+    counts both blocks' k-mers for every tile).
+    """
+    want = _tuning.DASK_TILES_PER_THREAD * max(1, int(threads))
+    lo, hi = _tuning.DASK_BLOCK_MIN, _tuning.DASK_BLOCK_MAX
+    longest = max(max(sizes), 1)
+    blocks = 1
+    while True:
+        side = -(-longest // blocks)
+        if side <= lo:
+            return max(1, min(lo, longest))
+        if side <= hi and _tile_count(sizes, side) >= want:
+            return side
+        blocks += 1
+
+
+def _tile_count(sizes, side):
+    counts = [-(-n // side) for n in sizes]
+    if len(counts) == 1:
+        return counts[0] * (counts[0] + 1) // 2
+    return counts[0] * counts[1]
+
+
+def _length(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _assemble(da, plan, tasks):

@@ -1,5 +1,8 @@
 """Shared test helpers of tests/scale (on the pytest ``pythonpath``)."""
 
+import contextlib
+import logging
+
 import numpy as np
 
 from structk.kernels import Kernel
@@ -36,3 +39,26 @@ class LetterCounts(Kernel):
 
     def _diag(self, P):
         return (self._counts(P) ** 2).sum(axis=1)
+
+
+@contextlib.contextmanager
+def process_cluster(config=None):
+    """A client of a 2-process, 1-thread-each Dask LocalCluster on loopback
+    (``config``: Dask settings in force while the cluster starts)."""
+    import dask
+    import distributed
+
+    with dask.config.set(config or {}):
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+    try:
+        with distributed.Client(cluster) as c:
+            yield c
+    finally:
+        cluster.close()

@@ -1,6 +1,5 @@
 """Dask Gram (structk.dask_gram) on a real 2-process LocalCluster on loopback."""
 
-import logging
 import os
 import sys
 import threading
@@ -13,6 +12,8 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 threadpoolctl = pytest.importorskip("threadpoolctl")
+
+from scale_util import process_cluster  # noqa: E402
 
 from structk import dask_gram, gram  # noqa: E402
 from structk.kernels import (  # noqa: E402
@@ -43,20 +44,8 @@ def client():
     # Dask's active memory manager, which drops extra copies of data, runs
     # every 2 s by default; every 50 ms here, so a test sees what it does
     amm = {"distributed.scheduler.active-memory-manager.interval": "50ms"}
-    with dask.config.set(amm):
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-    try:
-        with distributed.Client(cluster) as c:
-            yield c
-    finally:
-        cluster.close()
+    with process_cluster(amm) as c:
+        yield c
 
 
 def test_no_client_is_a_clear_error(monkeypatch):
@@ -245,3 +234,42 @@ def test_worker_side_decoding_cache_is_by_identity(tuning):
     for k in range(tuning.DISTRIBUTED_DECODED_MAX + 1):  # evicted after that many newer blocks
         _loads(cloudpickle.dumps(k))
     assert _loads(blob) is not first
+
+
+def test_default_tiles_are_larger_on_few_threads(tuning):
+    from structk.scale.distributed import default_block_size
+
+    # 5 000 objects on 2 threads: 3 row blocks of 1667, 6 upper tiles (>= 3
+    # per thread), where 1024 would make 15 tiles
+    assert default_block_size((5000,), 2) == 1667
+    # the largest side capped at DASK_BLOCK_MAX: 20 000 in 5 blocks of 4000
+    assert default_block_size((20000,), 2) == 4000
+    # many threads: the smallest side, as structk.gram's default
+    assert default_block_size((5000,), 64) == 1024
+    assert default_block_size((91,), 2) == 91  # one tile
+    assert default_block_size((5000, 300), 2) == 1024  # 5 x 1 tiles at 1024
+    assert default_block_size((0,), 2) == 1
+    tuning.set(DASK_TILES_PER_THREAD=1, DASK_BLOCK_MIN=10, DASK_BLOCK_MAX=40)
+
+    def tiles(sizes, side):
+        c = [-(-n // side) for n in sizes]
+        return c[0] * (c[0] + 1) // 2 if len(sizes) == 1 else c[0] * c[1]
+
+    for sizes, threads in (((91,), 2), ((91, 30), 3), ((500,), 4), ((7, 200), 5)):
+        side = default_block_size(sizes, threads)
+        assert 10 <= side <= 40 and tiles(sizes, side) >= threads
+        # one block fewer along the longest side: too large, or too few tiles
+        blocks = -(-max(sizes) // side)
+        fewer = -(-max(sizes) // (blocks - 1))
+        assert fewer > 40 or tiles(sizes, fewer) < threads
+
+
+def test_default_block_size_gives_the_gram_of_that_block_size(client, tuning):
+    tuning.set(DASK_TILES_PER_THREAD=2, DASK_BLOCK_MIN=10, DASK_BLOCK_MAX=40)
+    k = Normalize(Gaussian(sigma=2.0) + Linear())
+    K = dask_gram(k, X, client=client)  # 2 threads, 4 tiles wanted: 3 blocks of 31
+    assert K.chunks == ((31, 31, 29),) * 2
+    assert np.array_equal(K.compute(), local_gram(k, X, block_size=31))
+    C = dask_gram(k, X, Y, client=client)  # 91 x 30: 3 x 1 tiles of 31 < 4, 4 x 1 of 23
+    assert C.chunks == ((23, 23, 23, 22), (23, 7))
+    assert np.array_equal(C.compute(), local_gram(k, X, Y, block_size=23))
