@@ -16,6 +16,7 @@ built once per process, on first use, after SciPy's LAPACK is loaded.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from contextlib import contextmanager, nullcontext
 
@@ -189,6 +190,28 @@ def interrupt_from(exc):
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+#: True while a tile of a larger matrix is computed.
+_IN_TILE: contextvars.ContextVar[bool] = contextvars.ContextVar("structk_in_tile", default=False)
+
+
+@contextmanager
+def in_tile():
+    """Mark the computation of one tile of a larger matrix (a tiled
+    ``structk.gram``, a Dask task): the NumPy forms that spare a fresh
+    process the loading of compiled code for a small input do not pay for
+    themselves there, as the tiles repeat the work."""
+    token = _IN_TILE.set(True)
+    try:
+        yield
+    finally:
+        _IN_TILE.reset(token)
+
+
+def tiled():
+    """Whether the caller computes a tile of a larger matrix (:func:`in_tile`)."""
+    return _IN_TILE.get()
 
 
 def compiled_call(fn, *args):

@@ -298,3 +298,26 @@ def test_numpy_first_nonfinite_equals_numba(where):
         K[where] = np.inf
         K[9, 9] = np.nan  # a later one must not be reported first
     assert numpy_pass.first_nonfinite(K) == numba_pass.first_nonfinite(K) == first_nonfinite(K)
+
+
+def test_the_tiles_of_a_larger_gram_count_kmers_compiled(monkeypatch):
+    """The tiles of ``structk.gram`` count their k-mers compiled whatever
+    their size (the NumPy form spares a fresh process the loading of
+    compiled code, which tiles repeating the work repay), with the Gram of
+    the untiled call."""
+    import structk
+    from structk.algorithms.kmers import _numpy as kmers_numpy
+    from structk.kernels import Normalize, Spectrum
+
+    rng = np.random.default_rng(0)
+    X = ["".join(rng.choice(list("ACGT"), size=30)) for _ in range(40)]
+    kernel = Normalize(Spectrum(k=3))
+    whole = kernel(X)  # small: the NumPy form
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the NumPy k-mer form ran inside a tile")
+
+    monkeypatch.setattr(kmers_numpy, "kmer_ids", refused)
+    monkeypatch.setattr(kmers_numpy, "count_rows", refused)
+    tiled = structk.gram(kernel, X, block_size=16)
+    np.testing.assert_array_equal(tiled, whole)

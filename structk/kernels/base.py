@@ -92,6 +92,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .._threads import in_tile
 from .._validation import check_objects
 from ..algorithms.dense import mirror_upper  # noqa: F401 - kernels import it from here
 from ..algorithms.gram_blocks import mirror_and_scan
@@ -895,7 +896,8 @@ def _in_block(block):
         return
     (r0, r1), (c0, c1) = block
     try:
-        yield
+        with in_tile():
+            yield
     except KernelOverflowError as exc:
         raise KernelOverflowError(
             f"{exc} (positions within the block of rows {r0}:{r1} and columns {c0}:{c1})"

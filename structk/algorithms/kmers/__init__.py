@@ -20,7 +20,9 @@ same occurrences on the positions of a sequence (``positions=True``).
 most ``_tuning.KMERS_NUMPY_MAX_SYMBOLS`` symbols (k-mers), which needs
 nothing compiled and, for a data set of a few hundred sequences, costs less
 than loading the compiled loops into a fresh process; larger batches go to
-the compiled loops. Both forms give the same ids and counts (NumPy's columns
+the compiled loops, and so do the blocks of a tiled Gram
+(:func:`structk._threads.in_tile`), which repeat the work tile after tile.
+Both forms give the same ids and counts (NumPy's columns
 sorted within each row, the compiled ones in order of first occurrence when
 counted through a counter array), so the Gram matrices do not depend on the
 path. Importing this folder loads no numba.
@@ -57,7 +59,7 @@ def kmer_occurrences(codes, offsets, k, A, positions=False):
         sequence (0-based); else empty.
     ptr : ndarray of int64, shape (n + 1,)
     """
-    if codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS:
+    if codes.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS and not _threads.tiled():
         return _numpy.kmer_ids(codes, offsets, k, A, positions)
     from ._numba import kmer_ids as compiled
 
@@ -73,7 +75,7 @@ def count_kmers(ids, ptr, presence, space, jitted=False):
     through one counter per possible id when ``space`` is at most
     ``_tuning.KMER_COUNTER_SPACE`` or the number of ids, else sorts each row.
     """
-    if ids.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS and not jitted:
+    if ids.shape[0] <= _tuning.KMERS_NUMPY_MAX_SYMBOLS and not (jitted or _threads.tiled()):
         return _numpy.count_rows(ids, ptr, presence)
     from ._numba import count_rows
 
