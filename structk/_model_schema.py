@@ -438,7 +438,7 @@ def _landmark_count(fmap, where, ctx):
 # ---------------------------------------------------------------- schemas
 def _solver_params():
     from .learners.primal import SOLVERS
-    from .scale.nystroem import _LANDMARKS
+    from .scale._landmarks import LANDMARKS as _LANDMARKS
 
     return {
         "solver": _OneOf(*SOLVERS),
@@ -1074,7 +1074,7 @@ def _gp_regressor():
 
 
 def _sparse_gp_regressor():
-    from .scale.nystroem import _LANDMARKS
+    from .scale._landmarks import LANDMARKS as _LANDMARKS
 
     def outputs(o):
         return () if np.ndim(o.weights_) == 1 else ("o",)

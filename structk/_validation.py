@@ -213,12 +213,13 @@ def check_scalar(
 def fitted_kernel(kernel, X):
     """``kernel`` if it can evaluate as it is, else a clone of it fitted on ``X``
     (a kernel that learns from data and has not been fitted yet)."""
-    from sklearn.base import clone
-    from sklearn.exceptions import NotFittedError
+    from ._estimator import clone, is_not_fitted_error
 
     try:
         kernel.validate()
-    except NotFittedError:
+    except Exception as exc:
+        if not is_not_fitted_error(exc):
+            raise
         return clone(kernel).fit(X)
     return kernel
 

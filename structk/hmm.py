@@ -27,17 +27,13 @@ estimates exactly.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .algorithms import hmm as _recursions
+from ._estimator import BaseEstimator, check_is_fitted, check_random_state, warn_not_converged
 from ._validation import check_scalar
+from .algorithms import hmm as _recursions
 from .alphabets import resolve_alphabet
 
 _PARAM_NAMES = ("startprob", "transmat", "emissionprob")
@@ -423,11 +419,10 @@ class DiscreteHMM(BaseEstimator):
             else "raise n_iter (or tol), or use algorithm='squarem', which needs "
             "several times fewer iterations"
         )
-        warnings.warn(
+        warn_not_converged(
             f"DiscreteHMM restart {r} stopped after n_iter={int(self.n_iter)} "
             f"Baum-Welch iterations without converging (log-likelihood per symbol "
             f"{history[-1]:.6g}): {change}; {hint}",
-            ConvergenceWarning,
             stacklevel=3,
         )
 

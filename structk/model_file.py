@@ -82,7 +82,6 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -136,25 +135,53 @@ _PICKLE_HINT = (
 
 # ------------------------------------------------------------- allow-list
 def _allowed():
-    """``{name: class or function}`` of everything a model file may name."""
-    from . import kernels, learners
+    """``{name: class or function}`` of everything a model file may name
+    (the learners and ``Nystroem`` resolved on first look-up: see
+    :class:`_AllowList`)."""
+    from . import kernels
     from .hmm import DiscreteHMM
     from .kernels import Kernel
     from .kernels.alignment import smith_waterman
+    from .learners import _MODULES
     from .learners.primal import FeatureMap
-    from .scale.nystroem import Nystroem
 
     out = {}
-    for module in (kernels, learners):
-        for name in module.__all__:
-            obj = getattr(module, name)
-            if isinstance(obj, type):
-                out[_qualname(obj)] = obj
-    for cls in (DiscreteHMM, Nystroem, Kernel, FeatureMap):
+    for name in kernels.__all__:
+        obj = getattr(kernels, name)
+        if isinstance(obj, type):
+            out[_qualname(obj)] = obj
+    for cls in (DiscreteHMM, Kernel, FeatureMap):
         out[_qualname(cls)] = cls
     out.pop(_qualname(kernels.FunctionKernel), None)  # holds arbitrary Python code
+    lazy = {
+        f"structk.learners{module}.{name}": (f"structk.learners{module}", name)
+        for module, names in _MODULES.items()
+        for name in names
+    }
+    lazy["structk.scale.nystroem.Nystroem"] = ("structk.scale.nystroem", "Nystroem")
     functions = {_qualname(smith_waterman): smith_waterman}
-    return out, functions
+    return _AllowList(out, lazy), functions
+
+
+class _AllowList(dict):
+    """The allowed classes by qualified name; those in ``lazy`` (name ->
+    module, attribute) are imported when a file names them, so that reading
+    a KernelSVM does not import every learner's module (and scikit-learn
+    with the transformers')."""
+
+    def __init__(self, eager, lazy):
+        super().__init__(eager)
+        self._lazy = lazy
+
+    def get(self, name, default=None):
+        if name not in self and name in self._lazy:
+            import importlib
+
+            module, attr = self._lazy[name]
+            cls = getattr(importlib.import_module(module), attr)
+            if _qualname(cls) == name:
+                self[name] = cls
+        return super().get(name, default)
 
 
 def _qualname(obj):
@@ -1241,12 +1268,14 @@ def _check_loaded(estimator, reader, path):
     """Validate every rebuilt kernel (parameters and fitted state) and every
     learner (against its schema, :mod:`structk._model_schema`), then
     recompute the caches that are not stored."""
-    from sklearn.exceptions import NotFittedError
-
+    from ._estimator import is_not_fitted_error
     from .hmm import DiscreteHMM
     from .kernels import Kernel
     from .learners.primal import FeatureMap
-    from .scale.nystroem import Nystroem
+
+    # a file with a Nystroem in it imported its module when it was read
+    nystroem = sys.modules.get("structk.scale.nystroem")
+    Nystroem = nystroem.Nystroem if nystroem is not None else ()
 
     def invalid(obj, exc):
         return ModelFileError(
@@ -1261,8 +1290,11 @@ def _check_loaded(estimator, reader, path):
                 # parameters, then fitted state, of it and its parts (each part
                 # is also checked on its own); a kernel saved unfitted (a
                 # learner's ``kernel``) loads unfitted
-                with contextlib.suppress(NotFittedError):
+                try:
                     obj.validate()
+                except Exception as exc:
+                    if not is_not_fitted_error(exc):
+                        raise
             except Exception as exc:  # noqa: BLE001 - any failure means a bad file
                 raise invalid(obj, exc) from None
     try:

@@ -56,3 +56,64 @@ def test_unknown_attribute_is_a_clear_error():
 
     with pytest.raises(AttributeError, match="no attribute 'Spectrun'"):
         structk.Spectrun  # noqa: B018
+
+
+#: what scikit-learn's import brings (scipy.stats by sklearn.utils.fixes,
+#: pandas by narwhals): 1-3 s of CPU that the command line does not need
+SKLEARN_AND_FRIENDS = ("sklearn", "scipy.stats", "pandas", "joblib")
+
+
+def test_learners_fit_and_predict_without_sklearn():
+    loaded = _modules_after(
+        "import numpy as np\n"
+        "from structk.learners import (KernelSVM, KernelLogisticRegression, KernelRidge,\n"
+        "    KernelRidgeCV, KernelPerceptron, NearestClassMean)\n"
+        "from structk import Gaussian\n"
+        "from structk.hmm import DiscreteHMM\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(30, 2)); y = (X[:, 0] > 0).astype(int)\n"
+        "for cls in (KernelSVM, KernelLogisticRegression, KernelPerceptron, NearestClassMean):\n"
+        "    assert cls(kernel=Gaussian()).fit(X, y).predict(X).shape == (30,)\n"
+        "    repr(cls(kernel=Gaussian())); cls().get_params()\n"
+        "for cls in (KernelRidge, KernelRidgeCV):\n"
+        "    cls(kernel=Gaussian()).fit(X, X[:, 1]).predict(X)\n"
+        "DiscreteHMM(n_states=2, random_state=0).fit(['ACGTACGT', 'TTGACA']).score(['ACGT'])"
+    )
+    for heavy in SKLEARN_AND_FRIENDS:
+        assert heavy not in loaded, f"fitting the learners imported {heavy}"
+
+
+def test_demo_does_not_import_sklearn():
+    loaded = _modules_after(
+        "import io, contextlib\n"
+        "from structk.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['demo', '--quick']) == 0"
+    )
+    for heavy in SKLEARN_AND_FRIENDS:
+        assert heavy not in loaded, f"structk demo imported {heavy}"
+
+
+def test_predict_does_not_import_sklearn(tmp_path):
+    import numpy as np
+
+    from structk.cli import main
+
+    rng = np.random.default_rng(0)
+    seqs = ["".join(rng.choice(list("ACGT"), size=30)) for _ in range(40)]
+    fasta = tmp_path / "train.fa"
+    fasta.write_text("".join(f">s{i} class={i % 2}\n{s}\n" for i, s in enumerate(seqs)))
+    model = tmp_path / "m.structk"
+    args = ["fit", str(fasta), "--label-pattern", r"class=(\S+)", "--kernel"]
+    args += ["Normalize(Spectrum(k=3))", "--learner", "KernelSVM(C=1)", "-o", str(model)]
+    assert main(args) == 0
+    loaded = _modules_after(
+        "import io, contextlib\n"
+        "from structk.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    assert main(['predict', {str(model)!r}, {str(fasta)!r}]) == 0\n"
+        "assert len(out.getvalue().splitlines()) == 41"
+    )
+    for heavy in SKLEARN_AND_FRIENDS:
+        assert heavy not in loaded, f"structk predict imported {heavy}"

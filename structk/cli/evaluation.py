@@ -32,7 +32,9 @@ from itertools import product
 import numpy as np
 
 from .. import _tuning, defaults
+from .._estimator import clone, quiet_convergence
 from .._linalg import take_block
+from .folds import kfold, stratified_kfold
 
 
 def progress_bar(enabled, desc, unit, total=None):
@@ -71,8 +73,6 @@ def compute_gram(
     """
     t0 = time.perf_counter()
     if kernel.needs_fit and prepared is None:
-        from sklearn.base import clone
-
         kernel = clone(kernel).fit(objects)
     n = len(objects)
     if blockwise_from is None:
@@ -241,8 +241,6 @@ def scaled_spec(spec, grams):
     grid = {k: (moved(k, vals) if k in spec.scaled else vals) for k, vals in spec.grid.items()}
     estimator = spec.estimator
     if "alphas" in spec.scaled:
-        from sklearn.base import clone
-
         estimator = clone(estimator).set_params(alphas=tuple(moved("alphas", estimator.alphas)))
     return LearnerSpec(estimator, grid, lazy=spec.lazy)
 
@@ -286,19 +284,12 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
     K-fold for regression, ``repeats`` times), ``"loo"`` (leave one out) or
     ``"grouped"`` (no group split across folds: one fold per group up to 10
     groups, else 10 folds of whole groups, stratified for classification)."""
-    from sklearn.model_selection import (
-        GroupKFold,
-        LeaveOneGroupOut,
-        LeaveOneOut,
-        RepeatedKFold,
-        RepeatedStratifiedKFold,
-        StratifiedGroupKFold,
-    )
-
     y = np.asarray(y)
     dummy = np.zeros((len(y), 1))
     cv = str(cv).lower()
     if cv == "loo":
+        from sklearn.model_selection import LeaveOneOut
+
         folds = list(LeaveOneOut().split(dummy))
         return Splits(
             folds, f"leave-one-out CV ({len(y)} folds)", "loo", inner_folds=inner_folds, seed=seed
@@ -310,6 +301,8 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
         n_groups = len(np.unique(groups))
         if n_groups < 2:
             raise ValueError(f"--cv grouped needs at least 2 groups, --groups gave {n_groups}")
+        from sklearn.model_selection import GroupKFold, LeaveOneGroupOut, StratifiedGroupKFold
+
         if n_groups <= 10:
             folds = list(LeaveOneGroupOut().split(dummy, y, groups))
             text = f"leave-one-group-out CV ({n_groups} groups)"
@@ -348,28 +341,28 @@ def make_splits(cv, y, task, *, groups=None, repeats=1, seed=0, inner_folds=5):
                 f"--cv {k}: the smallest class has only {smallest} objects; "
                 f"use --cv {max(2, smallest)} or fewer, or --cv loo"
             )
-        splitter = RepeatedStratifiedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
+        folds = stratified_kfold(y, k, repeats=repeats, seed=seed)
         text = f"stratified {k}-fold CV"
     else:
-        splitter = RepeatedKFold(n_splits=k, n_repeats=repeats, random_state=seed)
+        folds = kfold(len(y), k, repeats=repeats, seed=seed)
         text = f"{k}-fold CV"
     if repeats > 1:
         text = f"{repeats} x {text}"
-    return Splits(list(splitter.split(dummy, y)), text, "kfold", None, inner_folds, seed)
+    return Splits(folds, text, "kfold", None, inner_folds, seed)
 
 
 def _inner_splits(splits, train, y, task):
     """Folds of the training indices ``train`` for the inner cross-validation
     (indices into ``train``)."""
-    from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
-
     yt = y[train]
-    dummy = np.zeros((len(train), 1))
     k = min(splits.inner_folds, len(train))
     if splits.groups is not None:
         g = splits.groups[train]
         n_groups = len(np.unique(g))
         if n_groups >= 2:
+            from sklearn.model_selection import GroupKFold
+
+            dummy = np.zeros((len(train), 1))
             inner = list(GroupKFold(min(k, n_groups)).split(dummy, yt, g))
             if task == "classification":
                 # an inner split whose training part holds one class cannot
@@ -386,12 +379,8 @@ def _inner_splits(splits, train, y, task):
     if task == "classification":
         smallest = int(np.unique(yt, return_counts=True)[1].min())
         if smallest >= 2:
-            return list(
-                StratifiedKFold(min(k, smallest), shuffle=True, random_state=splits.seed).split(
-                    dummy, yt
-                )
-            )
-    return list(KFold(k, shuffle=True, random_state=splits.seed).split(dummy))
+            return stratified_kfold(yt, min(k, smallest), seed=splits.seed)
+    return kfold(len(train), k, seed=splits.seed)
 
 
 def inner_fold_counts(splits, y, task):
@@ -438,13 +427,15 @@ def _fit_predict(learner, K, y, train, test, init=None):
     import inspect
     import warnings
 
-    from sklearn.exceptions import ConvergenceWarning
-
     options = {} if init is None else {"init": init}
     if "compiled_small" in inspect.signature(learner.fit).parameters:
         options["compiled_small"] = True
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    # ConvergenceWarning ignored: structk's own through quiet_convergence,
+    # scikit-learn's by a filter when scikit-learn is loaded
+    with warnings.catch_warnings(), quiet_convergence():
+        exceptions = sys.modules.get("sklearn.exceptions")
+        if exceptions is not None:
+            warnings.simplefilter("ignore", exceptions.ConvergenceWarning)
         learner.fit(take_block(K, train), y[train], **options)
     return learner.predict(take_block(K, test, train))
 
@@ -534,8 +525,6 @@ def _inner_losses(spec, K, y, train, inner, task):
             candidates, losses = candidates + more, np.append(losses, extra)
             ok = ok + [top + 1]
         return candidates, losses, ok
-    from sklearn.base import clone
-
     names = list(spec.grid)
     candidates = [dict(zip(names, values)) for values in product(*spec.grid.values())]
     losses = np.zeros(len(candidates))
@@ -585,9 +574,10 @@ def _fold(spec, K, y, train, test, splits, task):
     ``K`` is a Gram, or a list of ``(kernel params, Gram)`` whose kernel
     parameters are chosen with the learner's on the inner folds (each fit
     by :func:`_fit_predict`)."""
-    from sklearn.base import clone
-
-    inner = _inner_splits(splits, train, y, task)
+    # the inner folds serve a choice (a grid, a kernel grid); grouped ones
+    # are also made without, for their check of the groups
+    choosing = spec.grid or isinstance(K, list) or splits.groups is not None
+    inner = _inner_splits(splits, train, y, task) if choosing else None
     kparams = {}
     if isinstance(K, list):
         kparams, params, tied = _choose_kernel(spec, K, y, train, list(inner), task)
@@ -817,9 +807,6 @@ def cross_validate_grams(
     -------
     list of CVResult
     """
-    from joblib import delayed
-    from sklearn.base import clone
-
     from ..psd import check_psd
 
     y = np.asarray(y)
@@ -861,7 +848,7 @@ def cross_validate_grams(
             if report.is_psd and "psd_check" in estimator.get_params(deep=False):
                 fixed["psd_check"] = "none"
             spec = replace(spec, estimator=estimator.set_params(**fixed))
-            jobs = (delayed(_fold)(spec, K, y, tr, te, splits, task) for tr, te in splits.folds)
+            jobs = ((_fold, (spec, K, y, tr, te, splits, task)) for tr, te in splits.folds)
             results = _run(
                 jobs, n_jobs, len(splits.folds), progress, f"{type(spec.estimator).__name__} folds"
             )
@@ -887,13 +874,21 @@ def _self_chosen_grid(estimator):
 
 
 def _run(jobs, n_jobs, total, progress, desc):
-    from joblib import Parallel
-
+    """The results of ``jobs`` (``(function, args)`` pairs), in order: in
+    this process for ``n_jobs=1`` (joblib is not imported), else by joblib's
+    ``Parallel``."""
     bar = progress_bar(progress, desc, "fold", total)
     results = []
-    # the workers map a large Gram copy-on-write, not read-only: a read-only
-    # array is another type to numba, whose loops would compile again for it
-    for result in Parallel(n_jobs=n_jobs, return_as="generator", mmap_mode="c")(jobs):
+    if n_jobs == 1:
+        done = (fn(*args) for fn, args in jobs)
+    else:
+        from joblib import Parallel, delayed
+
+        # the workers map a large Gram copy-on-write, not read-only: a read-only
+        # array is another type to numba, whose loops would compile again for it
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator", mmap_mode="c")
+        done = parallel(delayed(fn)(*args) for fn, args in jobs)
+    for result in done:
         results.append(result)
         if bar is not None:
             bar.update(1)

@@ -148,8 +148,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
     nothing and computes no Gram again."""
     from dataclasses import replace
 
-    from sklearn.base import clone
-
+    from .._estimator import clone
     from ..psd import check_psd
     from .evaluation import Splits, _inner_splits, choose_with_ties, compute_gram, scaled_spec
 
@@ -172,8 +171,7 @@ def _choose_params(spec, kernel, objects, y, task, args):
 
 
 def _cmd_fit(args):
-    from sklearn.base import clone
-
+    from .._estimator import clone
     from ..learners._base import fit_with_gram
     from ..model_file import save
     from .evaluation import LearnerSpec
@@ -597,11 +595,11 @@ class _Rows:
     """The prediction rows of one model: which columns, and their text."""
 
     def __init__(self, model):
-        from ..learners import GaussianProcessRegressor
-
         self.model = model
         # a GP regressor: its posterior mean and predictive standard deviation
-        self.gp = isinstance(model, GaussianProcessRegressor)
+        # (a model that is one imported its module when it was read)
+        gp = sys.modules.get("structk.learners.gaussian_process")
+        self.gp = gp is not None and isinstance(model, gp.GaussianProcessRegressor)
         self.classes = getattr(model, "classes_", None)
         self.binary = self.classes is not None and len(self.classes) == 2
         self.scores = self.classes is not None and hasattr(model, "decision_function")

@@ -169,20 +169,9 @@ class Kernel:
     # ------------------------------------------------------------ parameters
     @classmethod
     def _get_param_names(cls):
-        init = cls.__init__
-        if init is object.__init__:
-            return []
-        names = []
-        for p in inspect.signature(init).parameters.values():
-            if p.name == "self":
-                continue
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise RuntimeError(
-                    f"{cls.__name__}.__init__ must name its parameters "
-                    "(no *args or **kwargs): get_params relies on them"
-                )
-            names.append(p.name)
-        return names
+        from .._estimator import init_param_names
+
+        return init_param_names(cls)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters of this kernel, as in scikit-learn.
@@ -202,23 +191,16 @@ class Kernel:
 
     def set_params(self, **params: Any) -> Self:
         """Set parameters (nested ones as ``name__param``); returns ``self``."""
-        valid = self.get_params(deep=True)
-        nested: dict[str, dict[str, Any]] = {}
-        for key, value in params.items():
-            name, sep, sub = key.partition("__")
-            if name not in valid:
-                raise ValueError(
-                    f"invalid parameter {name!r} for kernel {type(self).__name__}; "
-                    f"valid parameters are {sorted(self._get_param_names())}"
-                )
-            if sep:
-                nested.setdefault(name, {})[sub] = value
-            else:
-                setattr(self, name, value)
-                valid[name] = value
-        for name, sub_params in nested.items():
-            valid[name].set_params(**sub_params)
-        return self
+        from .._estimator import set_params
+
+        return set_params(
+            self,
+            params,
+            lambda name: ValueError(
+                f"invalid parameter {name!r} for kernel {type(self).__name__}; "
+                f"valid parameters are {sorted(self._get_param_names())}"
+            ),
+        )
 
     def _check_params(self):
         """Raise a clear error if a parameter is invalid (override)."""

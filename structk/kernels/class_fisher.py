@@ -150,8 +150,7 @@ class ClassConditionalFisherKernel(Kernel):
         ClassConditionalFisherKernel
             Not yet fitted (call :meth:`fit` for the empirical information).
         """
-        from sklearn.base import clone
-
+        from .._estimator import clone
         from ..hmm import DiscreteHMM
         from ..learners._base import encode_labels
 
@@ -218,11 +217,11 @@ class ClassConditionalFisherKernel(Kernel):
         return hasattr(self, "params_")
 
     def _check_fitted(self):
-        from sklearn.exceptions import NotFittedError
+        from .._estimator import not_fitted_error
 
         if not self._fitted():
             if self.information == "empirical":
-                raise NotFittedError(
+                raise not_fitted_error(
                     "This ClassConditionalFisherKernel is not fitted yet: "
                     "information='empirical' estimates the Fisher information from "
                     "training sequences. Call k.fit(sequences) first (learners do "

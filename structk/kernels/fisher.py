@@ -220,11 +220,11 @@ class FisherKernel(Kernel):
         return self.information == "empirical"
 
     def __sklearn_clone__(self):
-        from sklearn.base import clone
+        from .._estimator import clone_param
 
         params = self.get_params(deep=False)
         params = {
-            name: value if name == "hmm" else clone(value, safe=False)
+            name: value if name == "hmm" else clone_param(value)
             for name, value in params.items()
         }
         return type(self)(**params)
@@ -242,12 +242,12 @@ class FisherKernel(Kernel):
         return hasattr(self, "params_")
 
     def _check_fitted(self):
-        from sklearn.exceptions import NotFittedError
+        from .._estimator import not_fitted_error
 
         if not self._fitted():
             if self.information == "empirical":
                 _check_hmm(self.hmm)
-                raise NotFittedError(
+                raise not_fitted_error(
                     "This FisherKernel is not fitted yet: information='empirical' "
                     "estimates the Fisher information from training sequences. "
                     "Call k.fit(sequences) first (learners do it on their "
@@ -343,8 +343,7 @@ def whitening(eigen, reg):
 
 
 def _check_hmm(hmm, fitted=True):
-    from sklearn.utils.validation import check_is_fitted
-
+    from .._estimator import check_is_fitted
     from ..hmm import DiscreteHMM
 
     if not isinstance(hmm, DiscreteHMM):

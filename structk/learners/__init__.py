@@ -26,19 +26,20 @@ of shape ``(n_test, n_train)``). Names are imported lazily.
 
 from .._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(
-    __name__,
-    {
-        ".perceptron": ["KernelPerceptron"],
-        ".ridge": ["KernelRidge", "KernelRidgeCV"],
-        ".svm": ["KernelSVM"],
-        ".logistic": ["KernelLogisticRegression"],
-        ".centering": ["KernelCenterer"],
-        ".class_means": ["NearestClassMean"],
-        ".pca": ["KernelPCA"],
-        ".cca": ["KernelCCA"],
-        ".gaussian_process": ["GaussianProcessRegressor"],
-        ".gaussian_process_classifier": ["GaussianProcessClassifier"],
-        ".sparse_gaussian_process": ["SparseGaussianProcessRegressor"],
-    },
-)
+#: module (relative) -> the learners it defines; read by the model files'
+#: allow-list, which imports a learner's module only for a file that names it
+_MODULES = {
+    ".perceptron": ["KernelPerceptron"],
+    ".ridge": ["KernelRidge", "KernelRidgeCV"],
+    ".svm": ["KernelSVM"],
+    ".logistic": ["KernelLogisticRegression"],
+    ".centering": ["KernelCenterer"],
+    ".class_means": ["NearestClassMean"],
+    ".pca": ["KernelPCA"],
+    ".cca": ["KernelCCA"],
+    ".gaussian_process": ["GaussianProcessRegressor"],
+    ".gaussian_process_classifier": ["GaussianProcessClassifier"],
+    ".sparse_gaussian_process": ["SparseGaussianProcessRegressor"],
+}
+
+__getattr__, __dir__, __all__ = attach(__name__, _MODULES)

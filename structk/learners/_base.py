@@ -77,7 +77,7 @@ class KernelLearnerMixin:
         a clearly negative one passes ``eigenvalues_checked=True``: the policy
         then runs the O(n^2) necessary conditions only (no factorisation).
         """
-        from sklearn.base import clone
+        from .._estimator import clone
 
         kernel = _check_kernel(self.kernel)
         psd_check = getattr(self, "psd_check", "auto")
@@ -241,9 +241,11 @@ def check_input_features(estimator, kernel, X, reset):
     (``reset``) or checked as scikit-learn's ``validate_data`` does, when
     ``X`` is 2-D input (a Gram matrix, a DataFrame, the vectors of a vector
     kernel); nothing for other objects (strings, sets, graphs)."""
-    from sklearn.utils.validation import validate_data
-
     if _is_precomputed(kernel) or len(getattr(X, "shape", ())) == 2 or takes_vectors(kernel):
+        if _plain_array_features(estimator, kernel, X, reset):
+            return
+        from sklearn.utils.validation import validate_data
+
         try:
             validate_data(estimator, X, skip_check_array=True, reset=reset)
         except ValueError:
@@ -251,6 +253,25 @@ def check_input_features(estimator, kernel, X, reset):
                 kernel.prepare(check_objects(X, "X"), "X")  # its own error first
             raise
 
+
+def _plain_array_features(estimator, kernel, X, reset):
+    """``validate_data``'s work for a 2-D NumPy array, which has no feature
+    names, when the estimator was not fitted with any either (the case of
+    every Gram matrix): record or check ``n_features_in_``, with its
+    message. ``False`` for anything else (DataFrames, lists, ...), left to
+    scikit-learn."""
+    if type(X) is not np.ndarray or X.ndim != 2 or hasattr(estimator, "feature_names_in_"):
+        return False
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+    elif hasattr(estimator, "n_features_in_") and X.shape[1] != estimator.n_features_in_:
+        if not _is_precomputed(kernel):
+            kernel.prepare(check_objects(X, "X"), "X")  # its own error first
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input."
+        )
+    return True
 
 def object_tags(tags, kernel):
     """scikit-learn tags of an estimator taking the objects of ``kernel``."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted
 from .._threads import small_blas
 from ._base import KernelLearnerMixin, encode_labels, n_objects
 

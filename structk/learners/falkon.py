@@ -41,7 +41,6 @@ the roof: handling billions of points efficiently", NeurIPS 33 (2020).
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -145,11 +144,10 @@ def falkon_solve(Phi, Y, lam, w, m, tol=1e-7, max_iter=None):
         rz = rz_new
         it += 1
     if np.any(np.linalg.norm(res, axis=0) > target):
-        from sklearn.exceptions import ConvergenceWarning
+        from .._estimator import warn_not_converged
 
-        warnings.warn(
+        warn_not_converged(
             f"FALKON's conjugate gradients stopped after {it} iterations above tol={tol}",
-            ConvergenceWarning,
             stacklevel=3,
         )
     return (g[:, 0] if np.ndim(Y) == 1 else g), it

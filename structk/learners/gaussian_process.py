@@ -481,11 +481,10 @@ def _minimise(optimizer, objective, theta, bounds):
 
     result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds)
     if not result.success:
-        from sklearn.exceptions import ConvergenceWarning
+        from .._estimator import warn_not_converged
 
-        warnings.warn(
+        warn_not_converged(
             f"L-BFGS-B did not converge in the marginal likelihood: {result.message}",
-            ConvergenceWarning,
             stacklevel=5,
         )
     return result.x, float(result.fun)
@@ -652,7 +651,7 @@ def _raise_not_pd(K, kernel, added):
 
 
 def _warn_at_bounds(theta, bounds, names):
-    from sklearn.exceptions import ConvergenceWarning
+    from .._estimator import warn_not_converged
 
     for t, (low, high), name in zip(theta, bounds, names):
         for end, b in (("lower", low), ("upper", high)):
@@ -665,10 +664,9 @@ def _warn_at_bounds(theta, bounds, names):
                         "limit 1 / rho^2 on the training graphs and cannot go past it: "
                         "longer walks would need kind='exponential' or 'truncated'."
                     )
-                warnings.warn(
+                warn_not_converged(
                     f"The optimal value of {name} ({np.exp(t):.3g}) is at its {end} "
                     f"bound {np.exp(b):.3g}: the marginal likelihood wants it "
                     f"{'smaller' if end == 'lower' else 'larger'}; {advice}",
-                    ConvergenceWarning,
                     stacklevel=5,
                 )

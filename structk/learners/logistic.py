@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, warn_not_converged
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar
 from .._linalg import frobenius, restore_lower, rkhs_norm_from_upper
@@ -174,9 +170,7 @@ class KernelLogisticRegression(KernelLearnerMixin, ClassifierMixin, BaseEstimato
         B = res.x.reshape(shape)
         grad_norm = float(np.abs(objective(res.x)[1]).max())
         if grad_norm > gtol:
-            warnings.warn(
-                _stop_message(res, grad_norm, gtol, max_iter), ConvergenceWarning, stacklevel=3
-            )
+            warn_not_converged(_stop_message(res, grad_norm, gtol, max_iter), stacklevel=3)
         # a = L^{-T} b (LAPACK reads L's lower triangle only)
         A = solve_triangular(L, B, lower=True, trans="T", check_finite=False)
         self.classes_ = classes

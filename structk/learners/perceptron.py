@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import BaseEstimator, ClassifierMixin, check_is_fitted, warn_not_converged
 from .._threads import small_matmul
 from .._validation import check_scalar
 from ..feature_space import rkhs_norm
@@ -103,11 +99,10 @@ class KernelPerceptron(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
                 if mistakes == 0:
                     break
             else:
-                warnings.warn(
+                warn_not_converged(
                     f"the perceptron still made {mistakes} mistakes in epoch "
                     f"{max_iter} (max_iter): the data are probably not separable "
                     "in this kernel's feature space",
-                    ConvergenceWarning,
                     stacklevel=2,
                 )
             epochs = max(epochs, epoch)

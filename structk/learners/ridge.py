@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .. import _linalg, _tuning
+from .._estimator import BaseEstimator, RegressorMixin, check_is_fitted
 from .._linalg import restore_lower, rkhs_norm_from_upper
 from .._threads import small_blas, small_matmul
 from .._validation import check_scalar

@@ -15,12 +15,15 @@ from itertools import combinations
 from types import MethodType
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from .. import defaults
+from .._estimator import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_is_fitted,
+    check_random_state,
+    warn_not_converged,
+)
 from .._validation import check_scalar
 from ._base import KernelLearnerMixin, check_int_or_unlimited, encode_labels, n_objects
 from ._smo.machines import TAU
@@ -290,12 +293,11 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         unconverged, max_iter = path.fit(self, X, codes, len(classes), options, init)
         if unconverged:
-            warnings.warn(
+            warn_not_converged(
                 f"{path.name} solver: {unconverged} of {len(self.intercept_)} machine(s) "
                 f"stopped after max_iter={max_iter} iterations before reaching "
                 f"tol={options.tol}; the solution may be inaccurate (raise max_iter, or "
                 "normalise the kernel: Normalize(k))",
-                ConvergenceWarning,
                 stacklevel=2,
             )
         _warn_if_inverted(self, len(codes))

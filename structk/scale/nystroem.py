@@ -22,9 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _tuning
 from .._validation import check_objects, check_scalar
 from ..kernels.base import Kernel, take_prepared as take
+from ._landmarks import LANDMARKS as _LANDMARKS
 from ._tiling import checked_tile
-
-_LANDMARKS = ("uniform", "kmeans++", "leverage")
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
