@@ -224,8 +224,7 @@ class FisherKernel(Kernel):
 
         params = self.get_params(deep=False)
         params = {
-            name: value if name == "hmm" else clone_param(value)
-            for name, value in params.items()
+            name: value if name == "hmm" else clone_param(value) for name, value in params.items()
         }
         return type(self)(**params)
 

@@ -273,6 +273,7 @@ def _plain_array_features(estimator, kernel, X, reset):
         )
     return True
 
+
 def object_tags(tags, kernel):
     """scikit-learn tags of an estimator taking the objects of ``kernel``."""
     if not _is_precomputed(kernel) and not takes_vectors(kernel):
