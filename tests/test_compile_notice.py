@@ -84,13 +84,12 @@ def test_cv_workers_map_the_gram_writable(tmp_path):
     read-only map is another argument type to numba, whose loops would then
     compile (and print the notice) again in every worker of a later run."""
     import numpy as np
-    from joblib import delayed
 
     from structk.cli.evaluation import _run
 
     K = np.ones((600, 600))  # 2.9 MB: above joblib's 1 MB memmapping threshold
     flags = _run(
-        (delayed(lambda A: (type(A).__name__, A.flags.writeable))(K) for _ in range(2)),
+        ((lambda A: (type(A).__name__, A.flags.writeable), (K,)) for _ in range(2)),
         2,
         2,
         False,

@@ -62,7 +62,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -70,8 +70,12 @@ from ... import defaults
 from ..._threads import small_eigh_blas
 from ..._validation import check_objects, check_scalar, check_weights
 from ...algorithms.random_walk import KINDS
-from ..base import Kernel
+from ..base import Kernel, Objects
 from ..hyperparameters import DEFAULT_BOUNDS, declare, declare_entries, entry_gradients, stack
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 from ._encoding import (
     check_same_direction,
     dense_ids,
@@ -361,7 +365,7 @@ class RandomWalk(Kernel):
         dK[j, i, 0] = derivatives
         return K, dK
 
-    def fit(self, X, y=None):
+    def fit(self, X: Objects, y: Any = None) -> Self:
         """Check the parameters; choose ``lam_`` (``lam="auto"``); and, when
         ``lam`` or ``beta`` is a hyperparameter, record the largest spectral
         radius of ``X`` (``spectral_radius_``), which bounds it. Returns
