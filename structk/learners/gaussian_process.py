@@ -199,11 +199,12 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         self._alpha = _check_alpha(self.alpha, n)
         _noise_hyperparameter(self.noise, self.noise_bounds)  # checked before the Grams
         best, self.candidates_ = None, []
-        # factorisations of order n, many of them; the Grams of the parts
-        # without free hyperparameters computed once
-        with small_blas(n), fixed_grams():
+        with small_blas(n):  # factorisations of order n, many of them
             for params, k, P in candidates:
-                theta, value = self._optimise(k, P, n_restarts, rng)
+                # the Grams of the parts without free hyperparameters computed
+                # once per candidate, and freed before the next one
+                with fixed_grams():
+                    theta, value = self._optimise(k, P, n_restarts, rng)
                 self.candidates_.append((params, float(value)))
                 if best is None or value > best[2]:
                     best = (k, P, value, theta)
