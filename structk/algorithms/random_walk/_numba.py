@@ -478,6 +478,7 @@ def _conjugate_gradient(P, Q, Y, x, r, d, ax, g, lam, rate, qn, same_pq, gradien
         x[v] = 0.0
         r[v] = P[v]
         d[v] = P[v]
+        ax[v] = 0.0  # the split layout's product writes only matched pairs
     rs = np.dot(r, r)
     if rs == 0.0:
         return 0.0, 0.0, 0
