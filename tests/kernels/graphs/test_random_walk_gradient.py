@@ -108,22 +108,6 @@ def brute_force(kernel, graphs):
     return K, dK
 
 
-def richardson(kernel, X, h=1e-3):
-    """Central differences of ``k(X)`` in each theta, Richardson-extrapolated."""
-    theta = kernel.theta
-    out = np.empty((len(X), len(X), theta.size))
-    for i in range(theta.size):
-
-        def central(step):
-            up, down = theta.copy(), theta.copy()
-            up[i] += step
-            down[i] -= step
-            return (kernel.with_theta(up)(X) - kernel.with_theta(down)(X)) / (2 * step)
-
-        out[:, :, i] = (4 * central(h / 2) - central(h)) / 3
-    return out
-
-
 # (kernel, graphs, fraction of the convergence limit 1 / rho^2 for lam)
 CASES = [
     (dict(), GRAPHS, 0.3),  # labelled, start = stop: conjugate gradient
@@ -149,7 +133,7 @@ def _kernel(params, graphs, fraction):
 @pytest.mark.parametrize("layout", [1, 2], ids=["arcs", "split"])
 @pytest.mark.parametrize("params, graphs, fraction", CASES)
 def test_derivative_matches_brute_force_and_finite_differences(
-    params, graphs, fraction, layout, monkeypatch
+    params, graphs, fraction, layout, monkeypatch, richardson_gradient
 ):
     monkeypatch.setattr(_tuning, "WALK_PRODUCT_LAYOUT", layout)
     kernel = _kernel(params, graphs, fraction)
@@ -160,7 +144,7 @@ def test_derivative_matches_brute_force_and_finite_differences(
     K_ref, dK_ref = brute_force(kernel, graphs)
     np.testing.assert_allclose(K, K_ref, rtol=1e-11)
     np.testing.assert_allclose(dK[:, :, 0], dK_ref, rtol=1e-10, atol=1e-12 * np.abs(dK_ref).max())
-    fd = richardson(kernel, graphs)
+    fd = richardson_gradient(kernel, graphs)
     np.testing.assert_allclose(dK, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
 
 
@@ -169,11 +153,11 @@ def test_derivative_matches_brute_force_and_finite_differences(
     [Normalize(RandomWalk(lam=0.02)), 2.0 * RandomWalk(kind="exponential", beta=0.4)],
     ids=repr,
 )
-def test_derivative_through_the_algebra(kernel):
+def test_derivative_through_the_algebra(kernel, richardson_gradient):
     kernel.fit(GRAPHS)
     K, dK = kernel.gram_gradient_prepared(kernel.prepare(GRAPHS))
     assert dK.shape == K.shape + (len(kernel.theta),)
-    fd = richardson(kernel, GRAPHS)
+    fd = richardson_gradient(kernel, GRAPHS)
     np.testing.assert_allclose(dK, fd, rtol=1e-6, atol=1e-8 * np.abs(fd).max())
 
 
