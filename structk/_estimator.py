@@ -75,13 +75,9 @@ class BaseEstimator:
         -------
         dict
         """
-        params = {}
-        for name in self._get_param_names():
-            value = getattr(self, name)
-            if deep and hasattr(value, "get_params") and not isinstance(value, type):
-                params.update((f"{name}__{k}", v) for k, v in value.get_params().items())
-            params[name] = value
-        return params
+        return get_params(
+            self, deep, lambda value: hasattr(value, "get_params") and not isinstance(value, type)
+        )
 
     def set_params(self, **params):
         """Set parameters (``<param>__<name>`` for a nested estimator's).
@@ -185,6 +181,19 @@ def init_param_names(cls):
             )
         names.append(p.name)
     return names
+
+
+def get_params(obj, deep, nested):
+    """The parameters of ``obj`` (an estimator or a kernel) by name, read
+    from its constructor's; with ``deep``, also those of each parameter
+    for which ``nested(value)`` holds, as ``<param>__<name>``."""
+    params = {}
+    for name in obj._get_param_names():
+        value = getattr(obj, name)
+        if deep and nested(value):
+            params.update((f"{name}__{k}", v) for k, v in value.get_params(deep=True).items())
+        params[name] = value
+    return params
 
 
 def set_params(obj, params, invalid):

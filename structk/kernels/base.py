@@ -180,14 +180,9 @@ class Kernel:
         included as ``name__param``, so that a grid search over a learner can
         tune ``kernel__k1__sigma``.
         """
-        out = {}
-        for name in self._get_param_names():
-            value = getattr(self, name)
-            if deep and isinstance(value, Kernel):
-                for sub, sub_value in value.get_params(deep=True).items():
-                    out[f"{name}__{sub}"] = sub_value
-            out[name] = value
-        return out
+        from .._estimator import get_params
+
+        return get_params(self, deep, lambda value: isinstance(value, Kernel))
 
     def set_params(self, **params: Any) -> Self:
         """Set parameters (nested ones as ``name__param``); returns ``self``."""

@@ -28,7 +28,7 @@ import numpy as np
 from .. import _tuning
 from .._threads import one_blas_thread
 from ..kernels.base import take_prepared
-from ._tiling import Progress
+from ._tiling import Progress, _length
 
 
 def block_bounds(n, block_rows):
@@ -228,10 +228,6 @@ def _columns_task(kernel_blob, landmarks_blob, rows_blob):
     landmarks, V = _loads(landmarks_blob)
     with one_blas_thread():
         return _columns(kernel, pickle.loads(rows_blob), landmarks, V)
-
-
-def _length(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _slice(X, a, b):

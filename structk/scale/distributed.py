@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import _tuning
 from .._validation import check_objects
-from ._tiling import Plan, check_memory, checked_tile, write_tiles
+from ._tiling import Plan, _length, check_memory, checked_tile, write_tiles
 
 
 def dask_gram(kernel, X, Y=None, *, block_size=None, client=None, out=None, progress=False):
@@ -168,10 +168,6 @@ def _tile_count(sizes, side):
     if len(counts) == 1:
         return counts[0] * (counts[0] + 1) // 2
     return counts[0] * counts[1]
-
-
-def _length(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _assemble(da, plan, tasks):
