@@ -90,9 +90,16 @@ class GradientAccuracyWarning(UserWarning):
     """Finite differences with steps ``h`` and ``h / 2`` disagreed."""
 
 
-def declare(kernel, name, log=True):
+_OWN = object()  # declare's default: read from the kernel
+
+
+def declare(kernel, name, log=True, *, value=_OWN, bounds=_OWN, owner=None):
     """The :class:`Hyperparameter` ``name`` of ``kernel``, with the bounds
     given by its attribute ``<name>_bounds`` (default :data:`DEFAULT_BOUNDS`).
+
+    ``value`` and ``bounds`` given replace the attributes (bounds a kernel
+    derives from data, a learner's own parameter); ``owner`` replaces the
+    class name in the errors.
 
     Raises
     ------
@@ -100,9 +107,9 @@ def declare(kernel, name, log=True):
         Bounds that are neither ``"fixed"`` nor an increasing pair (positive
         for a log-space parameter), naming the kernel and the parameter.
     """
-    value = float(getattr(kernel, name))
-    raw = getattr(kernel, f"{name}_bounds", DEFAULT_BOUNDS)
-    where = f"{type(kernel).__name__}({name}_bounds={raw!r})"
+    value = float(getattr(kernel, name) if value is _OWN else value)
+    raw = getattr(kernel, f"{name}_bounds", DEFAULT_BOUNDS) if bounds is _OWN else bounds
+    where = f"{owner or type(kernel).__name__}({name}_bounds={raw!r})"
     if isinstance(raw, str):
         if raw != "fixed":
             raise ValueError(f"{where}: bounds must be a pair (low, high) or 'fixed'")
@@ -123,10 +130,7 @@ def declare_entries(kernel, name):
     ``name`` of ``kernel`` (``weights[0]``, ``weights[1]``, ...), all with
     the bounds ``<name>_bounds``; an entry at 0 (no logarithm) is fixed.
     :func:`with_theta` writes them back as one list."""
-    holder = type(type(kernel).__name__, (), {})()  # the bounds, checked once
-    setattr(holder, name, 1.0)
-    setattr(holder, f"{name}_bounds", getattr(kernel, f"{name}_bounds", DEFAULT_BOUNDS))
-    first = declare(holder, name)
+    first = declare(kernel, name, value=1.0)  # the bounds, checked once
     values = np.asarray(getattr(kernel, name), dtype=np.float64).ravel()
     return [
         first._replace(

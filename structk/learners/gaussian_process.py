@@ -543,13 +543,8 @@ def _noise_hyperparameter(noise, bounds):
         return None
     from ..kernels.hyperparameters import declare
 
-    holder = type("Noise", (), {})()
-    holder.noise = check_scalar(noise, "noise", lower=0, lower_inclusive=False)
-    holder.noise_bounds = bounds
-    try:
-        return declare(holder, "noise")
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("Noise(", "GaussianProcessRegressor(")) from None
+    value = check_scalar(noise, "noise", lower=0, lower_inclusive=False)
+    return declare(None, "noise", value=value, bounds=bounds, owner="GaussianProcessRegressor")
 
 
 def _target_scaling(Y, normalize):

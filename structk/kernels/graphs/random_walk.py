@@ -338,8 +338,7 @@ class RandomWalk(Kernel):
         bounds = self._decay_bounds()
         if bounds is None:
             return []
-        holder = type("RandomWalk", (), {name: getattr(self, name), f"{name}_bounds": bounds})()
-        return [declare(holder, name)]
+        return [declare(self, name, bounds=bounds)]
 
     def _gram_gradient(self, P):
         if not any(not h.fixed for h in self._own_hyperparameters()):
