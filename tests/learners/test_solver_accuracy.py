@@ -56,12 +56,15 @@ def _squared_hinge_reference(X, s, C):
     return X @ r.x[:-1] + r.x[-1]
 
 
-def _hinge_reference(K, s, C):
+def _hinge_reference(K, s, C, start=None):
+    """The hinge's decision values at the dual optimum by SLSQP, from
+    ``start`` (default zero; a start near the optimum only saves SLSQP's
+    iterations: it stops at its own ``ftol``, wherever it started)."""
     n = len(s)
     Q = K * np.outer(s, s)
     r = minimize(
         lambda a: (0.5 * a @ Q @ a - a.sum(), Q @ a - 1.0),
-        np.zeros(n),
+        np.zeros(n) if start is None else start,
         jac=True,
         method="SLSQP",
         bounds=[(0.0, C)] * n,
@@ -114,7 +117,12 @@ def test_hinge_dual_and_primal_reach_the_optimum(n, C, seed):
     X, y = _problem(n, 5, seed)
     s = np.where(y == 1, 1.0, -1.0)
     K = X @ X.T
-    ref = _hinge_reference(K, s, C)
+    # SLSQP from LIBSVM's point at tol 1e-12 (an independent solver): 3-20x
+    # fewer of its iterations than from zero (17 s of CPU at n = 150, C = 100)
+    tight = SVC(kernel="precomputed", C=C, tol=1e-12, max_iter=10**7).fit(K, y)
+    start = np.zeros(n)
+    start[tight.support_] = np.abs(tight.dual_coef_[0])
+    ref = _hinge_reference(K, s, C, start)
     scale = np.abs(ref).max()
     dual = _fit(X, y, C=C, solver="dual", tol=1e-3)
     # SMO stops at LIBSVM's KKT tolerance, not at the optimum: as close to it
