@@ -27,7 +27,7 @@ from structk import _tuning
 from structk.kernels import Mismatch
 _tuning.KMERS_NUMPY_MAX_SYMBOLS = 0  # the warm-up compiles what the long call runs
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACGT"), 3000)) for _ in range(400)]
+X = strings(rng, "ACGT", 400, 3000)
 Mismatch(k=8, m=2)(X[:2])
 {ready}
 Mismatch(k=8, m=2)(X)
@@ -50,7 +50,7 @@ ALIGNMENT = """
 import numpy as np
 from structk.kernels import LocalAlignment
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 400)) for _ in range(300)]
+X = strings(rng, "ACDEFGHIKLMNPQRSTVWY", 300, 400)
 k = LocalAlignment(beta=0.5)
 k.log_kernel(X[:3])
 {ready}
@@ -61,7 +61,7 @@ GAPPED_KMER = """
 import numpy as np
 from structk.kernels import GappedKmer
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACGT"), 200)) for _ in range({n})]
+X = strings(rng, "ACGT", {n}, 200)
 k = GappedKmer(l=11, k=7, algorithm="{algorithm}")
 k(X[:{warm}])
 P = k.prepare(X)
@@ -77,7 +77,7 @@ rng = np.random.default_rng(0)
 G = []
 for s in range({n}):
     g = nx.fast_gnp_random_graph({nodes}, 3 / ({nodes} - 1), seed=s)
-    nx.set_node_attributes(g, {{{{v: int(rng.integers(3)) for v in g}}}}, "label")
+    nx.set_node_attributes(g, dict(zip(g, rng.integers(3, size=len(g)).tolist())), "label")
     G.append(g)
 """
 
@@ -97,7 +97,7 @@ WEIGHTED_DEGREE = """
 import numpy as np
 from structk.kernels import WeightedDegree
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(4000)]
+X = strings(rng, "ACGT", 4000, 2000)
 k = WeightedDegree(d=20)
 k(X[:3])
 P = k.prepare(X)
@@ -110,7 +110,7 @@ import warnings
 import numpy as np
 from structk.hmm import DiscreteHMM
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(2000)]
+X = strings(rng, "ACGT", 2000, 2000)
 warnings.simplefilter("ignore")
 hmm = DiscreteHMM(n_states=60, n_iter=1, random_state=0).fit(X[:3])
 hmm.score_samples(X[:3])
@@ -122,7 +122,7 @@ SPECTRUM = """
 import numpy as np
 from structk.kernels import Spectrum
 rng = np.random.default_rng(0)
-X = ["".join(rng.choice(list("ACGT"), 2000)) for _ in range(6000)]
+X = strings(rng, "ACGT", 6000, 2000)
 k = Spectrum(k=7)  # 16384 columns, each in ~700 rows: the scattered product
 k(X[:1000])
 P = k.prepare(X)
@@ -156,11 +156,21 @@ SCRIPTS = {
 }
 
 
+# random strings, generated in one NumPy call (a Python join per string took
+# seconds of each script's set-up)
+STRINGS = """
+import numpy as np
+def strings(rng, alphabet, n, length):
+    codes = rng.integers(0, len(alphabet), size=(n, length))
+    return np.array(list(alphabet))[codes].view(f"<U{length}").ravel().tolist()
+"""
+
+
 def _interrupted(script):
     env = dict(os.environ, STRUCTK_QUIET_COMPILE="1")
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(script).format(ready=READY)],
+        [sys.executable, "-c", STRINGS + textwrap.dedent(script).format(ready=READY)],
         env=env,
         stderr=subprocess.PIPE,
         text=True,
