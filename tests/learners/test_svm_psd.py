@@ -181,3 +181,38 @@ def test_a_large_free_block_gets_its_own_principal_block_and_lanczos(tuning):
     assert z @ big @ z < -1e-6 * np.linalg.norm(big)
     assert "the test block" in str(info.value)
     solution_block_psd(np.eye(n), objects, objects, "a PSD block")  # passes
+
+
+def test_the_free_blocks_are_read_where_a_permuted_gram_holds_them(tuning, monkeypatch):
+    """One-vs-one on a Gram the fit owns (here a Fortran-ordered copy) may
+    permute it in place (``_linalg.FrontBlocks``): each certified block is
+    still the free support vectors' block of the caller's Gram."""
+    from structk.learners import _svm_paths
+    from structk.learners._smo import machines
+
+    tuning.set(SVM_BLOCK_COPY_MAX_FRACTION=0.0, **LARGE)  # permute, copy nothing
+    permuted = []
+
+    class Recorded(machines.FrontBlocks):
+        def block(self, rows):
+            permuted.append(len(rows))
+            return super().block(rows)
+
+    monkeypatch.setattr(machines, "FrontBlocks", Recorded)
+    X, y = blobs(240, n_classes=3, noise=2.0, seed=7)
+    K = rbf_gram(X)
+    blocks = []
+    certify = _svm_paths.solution_block_psd
+
+    def seen(G, positions, objects, what):
+        blocks.append((G[np.ix_(positions, positions)].copy(), np.array(objects)))
+        return certify(G, positions, objects, what)
+
+    monkeypatch.setattr(_svm_paths, "solution_block_psd", seen)
+    model = KernelSVM().fit(np.asfortranarray(K), y)
+    assert len(blocks) == 3
+    for t, (block, objects) in enumerate(blocks):
+        np.testing.assert_array_equal(block, K[np.ix_(objects, objects)])
+        c = np.abs(model.dual_coef_[t])
+        np.testing.assert_array_equal(objects, model.support_[(c > 0) & (c < model.C)])
+    assert permuted  # the Gram was permuted in place
