@@ -246,14 +246,14 @@ def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, 
     necessary pass and reports exactly as a large Gram does."""
     from structk.learners import _psd
 
-    necessary = _psd.necessary_psd
+    necessary = _psd.necessary_violation  # the pass the policy runs
     passes = []
 
     def counting(K):
         passes.append(K.shape[0])
         return necessary(K)
 
-    monkeypatch.setattr(_psd, "necessary_psd", counting)
+    monkeypatch.setattr(_psd, "necessary_violation", counting)
     X, y = blobs(40, seed=4)
     cls().fit(*fit_args(cls, rbf_gram(X), y))
     assert passes == []
@@ -269,6 +269,7 @@ def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, 
         K[i, j] = K[i, j] + 1e-3 if value == "+1e-3" else value
         with pytest.raises(ValueError, match=message):
             cls().fit(*fit_args(cls, K, y))
+    assert passes == [40] * len(cases)  # the spy sees the pass when it runs
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # violates Cauchy-Schwarz
     with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
