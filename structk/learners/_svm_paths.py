@@ -135,10 +135,10 @@ def _certify_free_blocks(K, machines, solutions, C, order):
     """The PSD certificate of a given Gram too large to factorise
     (:func:`structk.learners._psd.check_psd_policy` deferred it): each
     machine's block of free support vectors (``0 < alpha < C``; every support
-    vector for the squared hinge, ``C = inf``) must be PSD, the second-order
-    condition that makes the solution a minimum of the dual (the solver's
-    pairs moved along directions of that block). ``K``'s rows are in
-    ``order`` (an owned Gram permuted in place)."""
+    vector for the squared hinge, ``C = inf``) must be PSD: the solution's
+    second-order condition (SMO stops on first derivatives; with a
+    negative direction in that block its point may be a saddle of the
+    dual). ``K``'s rows are in ``order`` (an owned Gram permuted in place)."""
     where = np.arange(K.shape[0])
     if not isinstance(order, slice):
         where[order] = np.arange(K.shape[0])  # object -> its row in K
