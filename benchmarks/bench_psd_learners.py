@@ -14,6 +14,13 @@ to know, ``numpy.linalg.eigvalsh`` of the Gram. Cases: precomputed Gaussian
 Grams (the SVM alone: the smallest fit a check can be charged to) and, when
 ``STRUCTK_DATA`` is set, fits that compute their Gram (UCI splice, spectrum
 kernel, 3,190 sequences).
+
+Since issue #39, ``KernelSVM`` on a *given* Gram runs another check (the
+necessary pass and the block of its free support vectors:
+``structk.learners._psd``, "What a precomputed SVM fit certifies"), so the
+precomputed rows' "auto" fit no longer contains the check timed beside it:
+that column is the general check the other learners run on a given Gram.
+``benchmarks/bench_svm_libsvm.py`` times the SVM's own.
 """
 
 from __future__ import annotations

@@ -128,7 +128,17 @@ PSD_LANCZOS_STEPS_USER : int
     principal submatrix finds those):
     ``benchmarks/bench_psd_search.py``, which also measures the cheaper
     ways to take the products (none keeps this power without a copy of
-    the Gram; docs/performance.md).
+    the Gram; docs/performance.md). ``KernelSVM`` on a given Gram too large
+    to factorise runs none of them: it certifies the block of its free
+    support vectors instead (``PSD_SOLUTION_FACTORISE_MAX_N``).
+PSD_SOLUTION_FACTORISE_MAX_N : int
+    3000. ``KernelSVM(kernel="precomputed")`` with ``psd_check="auto"`` on
+    a Gram of more than ``PSD_FACTORISE_MAX_N`` objects certifies, after the
+    solve, the principal submatrix of each machine's free support vectors
+    (``0 < alpha < C``), the block the solution's optimality rests on: one
+    factorisation up to this many objects (exact), beyond it the principal
+    submatrix and ``PSD_LANCZOS_STEPS_USER`` Lanczos steps on the block
+    (``structk.learners._psd.solution_block_psd``).
 WALK_DENSE_EIG_MAX_N : int
     2000. ``RandomWalk(lam="auto")`` takes the spectral radius of each graph
     of at most this many nodes from an eigendecomposition of its adjacency;
@@ -183,6 +193,7 @@ PSD_BLOCKS_CHECKED = 1
 PSD_LANCZOS_STEPS = 10
 PSD_LANCZOS_STEPS_CLOSED_FORM = 0
 PSD_LANCZOS_STEPS_USER = 60
+PSD_SOLUTION_FACTORISE_MAX_N = 3000
 
 # -------------------------------------------------------------- kernels
 WALK_DENSE_EIG_MAX_N = 2000

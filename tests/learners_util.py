@@ -53,3 +53,30 @@ def finite_differences(f, theta, step=1e-5):
         e[i] = step
         out[i] = (f(theta + e) - f(theta - e)) / (2 * step)
     return out
+
+
+def gram_with_negative_part(n, n_negative, rel, seed=0):
+    """A Gaussian Gram whose ``n_negative`` smallest eigenvalues are set to
+    about ``-rel ||K||_F`` (and a label vector)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    K = np.exp(-0.1 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    w, V = np.linalg.eigh(K)
+    w[:n_negative] = -rel * np.linalg.norm(K) * np.linspace(1.0, 0.5, n_negative)
+    K = (V * w) @ V.T
+    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)
+
+
+def gram_with_hidden_direction(n, rel, seed=0):
+    """A Gaussian Gram with one eigenvalue of about ``-rel ||K||_F`` whose
+    eigenvector lives on 60 objects outside the principal submatrix
+    ``K[::B, ::B]`` the learners factorise (objects ``1 mod 4``); every
+    2 x 2 principal minor stays non-negative."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20))
+    K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    u = np.zeros(n)
+    u[np.arange(1, n, 4)[:60]] = rng.normal(size=60)
+    u /= np.linalg.norm(u)
+    K -= (rel * np.linalg.norm(K) + u @ K @ u) * np.outer(u, u)
+    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)

@@ -66,7 +66,7 @@ class KernelLearnerMixin:
         check_input_features(self, self.kernel, X, reset)
 
     # ----------------------------------------------------------------- fit
-    def _train_gram(self, X, n_targets, eigenvalues_checked=False):
+    def _train_gram(self, X, n_targets, eigenvalues_checked=False, solution_checked=False):
         """Gram matrix of the training data (float64, C order), checked.
 
         Also sets ``n_train_`` and, with a kernel, returns the validated
@@ -76,6 +76,10 @@ class KernelLearnerMixin:
         A learner that computes the eigenvalues of ``K`` itself and raises on
         a clearly negative one passes ``eigenvalues_checked=True``: the policy
         then runs the O(n^2) necessary conditions only (no factorisation).
+        A learner that certifies its solution's block of a given Gram instead
+        (``KernelSVM``: :func:`structk.learners._psd.solution_block_psd`)
+        passes ``solution_checked=True`` and gets a third value: whether
+        that certificate is still due (the policy deferred it).
         """
         from .._estimator import clone
 
@@ -107,18 +111,19 @@ class KernelLearnerMixin:
                 f"X has {K.shape[0]} training objects but y has {n_targets} "
                 "entries; they must match"
             )
-        check_psd_policy(
+        due = check_psd_policy(
             K,
             psd_check,
             factorise=not eigenvalues_checked,
             user_gram=user_gram(kernel),
             closed_form=closed_form_gram(kernel),
             scan=scan,
+            solution_checked=solution_checked and _is_precomputed(kernel),
         )
         self.n_train_ = K.shape[0]
         self.kernel_ = kernel
         self._train_prepared = prepared
-        return K, objects
+        return (K, objects, due) if solution_checked else (K, objects)
 
     def _keep_training(self, objects, index):
         """Keep only the prepared training data of the objects at ``index``

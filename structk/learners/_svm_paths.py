@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..feature_space import rkhs_norm
 from ._base import owns_gram, take
+from ._psd import solution_block_psd
 from ._smo.machines import SMOOptions, problems, solve_machines
 from .primal import fit_svm
 
@@ -53,7 +53,7 @@ class DualPath:
         return "hinge" if loss == "auto" else loss
 
     def fit(self, svm, X, codes, n_classes, options, init=None):
-        K, objects = svm._train_gram(X, len(codes))
+        K, objects, certify = svm._train_gram(X, len(codes), solution_checked=True)
         n = K.shape[0]
         max_iter = options.max_iter if options.max_iter != -1 else max(10_000_000, 100 * n)
         machines = problems(codes, n_classes, svm.multi_class)
@@ -83,6 +83,8 @@ class DualPath:
         )
         if diagonal is not None:
             np.fill_diagonal(K, diagonal[order])
+        if certify:
+            _certify_free_blocks(K, machines, solutions, C, order)
         coefs = np.zeros((len(machines), n))
         for t, ((rows, signs), sol) in enumerate(zip(machines, solutions)):
             coefs[t, slice(None) if rows is None else rows] = sol.alpha * signs
@@ -92,9 +94,11 @@ class DualPath:
         svm.support_vectors_ = None if objects is None else take(objects, support)
         svm._keep_training(objects, support)
         svm.dual_coef_ = coefs[:, support]
-        # on the whole Gram (zero coefficients off the support vectors): no
-        # copy of the support vectors' block; K's rows are in ``order``
-        svm.rkhs_norm_ = rkhs_norm(coefs[:, order], K)
+        # a^T K a = alpha^T Q alpha from each solver's gradient (no pass over
+        # K); the squared hinge solved with K + I/(2C): less |alpha|^2/(2C)
+        ridge = 0.0 if diagonal is None else 0.5 / options.C
+        quadratic = np.array([sol.quadratic - ridge * (sol.alpha @ sol.alpha) for sol in solutions])
+        svm.rkhs_norm_ = np.sqrt(np.maximum(quadratic, 0.0))
         svm.intercept_ = -np.array([sol.rho for sol in solutions])
         svm.n_support_ = np.bincount(codes[support], minlength=n_classes)
         svm.dual_objective_ = np.array([sol.objective for sol in solutions])
@@ -125,6 +129,31 @@ class FeaturePath:
 
 
 PATHS = {"dual": DualPath(), "primal": FeaturePath("primal"), "nystroem": FeaturePath("nystroem")}
+
+
+def _certify_free_blocks(K, machines, solutions, C, order):
+    """The PSD certificate of a given Gram too large to factorise
+    (:func:`structk.learners._psd.check_psd_policy` deferred it): each
+    machine's block of free support vectors (``0 < alpha < C``; every support
+    vector for the squared hinge, ``C = inf``) must be PSD: the solution's
+    second-order condition (SMO stops on first derivatives; with a
+    negative direction in that block its point may be a saddle of the
+    dual). ``K``'s rows are in ``order`` (an owned Gram permuted in place)."""
+    where = np.arange(K.shape[0])
+    if not isinstance(order, slice):
+        where[order] = np.arange(K.shape[0])  # object -> its row in K
+    for t, ((rows, _), sol) in enumerate(zip(machines, solutions)):
+        free = np.flatnonzero((sol.alpha > 0.0) & (sol.alpha < C))
+        objects = free if rows is None else rows[free]
+        machine = "" if len(machines) == 1 else f" of machine {t}"
+        listed = ", ".join(str(i) for i in objects[:8]) + (", ..." if len(objects) > 8 else "")
+        solution_block_psd(
+            K,
+            where[objects],
+            objects,
+            f"the block of the {len(free)} free support vectors (0 < alpha < C){machine}: "
+            f"objects {listed}",
+        )
 
 
 def _starts(svm, init, n):

@@ -110,7 +110,15 @@ class KernelSVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     psd_check : {"auto", "full", "none"}, default="auto"
         Check of the training Gram (see :mod:`structk.learners._psd`);
         with "none" an indefinite Gram is solved as LIBSVM does (curvature
-        clipped to ``TAU``).
+        clipped to ``TAU``). On a given Gram (``kernel="precomputed"``) of
+        more than ``defaults.PSD_FACTORISE_MAX_N`` objects, "auto"
+        certifies what the solution depends on: finite, symmetric, every
+        diagonal entry and 2 x 2 principal minor non-negative (one pass),
+        and after the solve the block of each machine's free support
+        vectors (``0 < alpha < C``) positive semi-definite (one
+        factorisation of that block). A negative direction elsewhere in
+        the Gram is not detected; "full" (one factorisation of the whole
+        Gram, O(n^3)) or :func:`structk.assert_psd` decide it.
     probability : bool, default=False
         Also fit Platt's sigmoid ``P(positive | f) = 1 / (1 + exp(A f + B))``
         to each machine's decision values, so that :meth:`predict_proba`

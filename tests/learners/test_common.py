@@ -189,10 +189,16 @@ def test_large_grams_get_the_necessary_conditions_only(cls, monkeypatch, tuning)
 
     monkeypatch.setattr(structk.psd, "check_psd", no_full_check)
     monkeypatch.setattr(structk._linalg, "cholesky_ok", blocks_only)
-    cls().fit(*fit_args(cls, rbf_gram(X), y))
+    model = cls().fit(*fit_args(cls, rbf_gram(X), y))
     # one interleaved block of the 40 (KernelRidgeCV's eigendecomposition
-    # is the full check itself)
-    assert blocks == ([] if cls is KernelRidgeCV else [20]), blocks
+    # is the full check itself); KernelSVM on a given Gram: the block of its
+    # free support vectors, after the solve (here 20 of them too)
+    expected = [20]
+    if cls is KernelSVM:
+        free = (np.abs(model.dual_coef_[0]) < model.C).sum()
+        assert free == 20
+        expected = [int(free)]
+    assert blocks == ([] if cls is KernelRidgeCV else expected), blocks
     if cls is KernelRidgeCV:  # its own eigendecomposition is the full check
         return
     with pytest.raises(AssertionError, match="the full PSD check ran"):
@@ -240,14 +246,14 @@ def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, 
     necessary pass and reports exactly as a large Gram does."""
     from structk.learners import _psd
 
-    necessary = _psd.necessary_psd
+    necessary = _psd.necessary_violation  # the pass the policy runs
     passes = []
 
     def counting(K):
         passes.append(K.shape[0])
         return necessary(K)
 
-    monkeypatch.setattr(_psd, "necessary_psd", counting)
+    monkeypatch.setattr(_psd, "necessary_violation", counting)
     X, y = blobs(40, seed=4)
     cls().fit(*fit_args(cls, rbf_gram(X), y))
     assert passes == []
@@ -263,6 +269,7 @@ def test_small_grams_skip_the_necessary_pass_and_failures_report_as_before(cls, 
         K[i, j] = K[i, j] + 1e-3 if value == "+1e-3" else value
         with pytest.raises(ValueError, match=message):
             cls().fit(*fit_args(cls, K, y))
+    assert passes == [40] * len(cases)  # the spy sees the pass when it runs
     K = rbf_gram(X)
     K[5, 7] = K[7, 5] = 3.0  # violates Cauchy-Schwarz
     with pytest.raises(NotPSDError, match="NOT positive semi-definite"):

@@ -1,24 +1,37 @@
 """The learners' PSD check of Grams too large to factorise: principal
 submatrices catch clearly indefinite Grams, and the report states the
-threshold actually applied."""
+threshold actually applied.
+
+``KernelSVM`` on a *given* Gram too large to factorise certifies the block
+of its free support vectors instead (tests/learners/test_svm_psd.py); the
+SVM cases here give it the Gram through a user's kernel (:func:`lookup`),
+whose Gram takes the general check tested here.
+"""
 
 import numpy as np
 import pytest
+from learners_util import gram_with_hidden_direction, gram_with_negative_part
 
 from structk.exceptions import NotPSDError
 from structk.learners import KernelRidge, KernelSVM
 
 
-def gram_with_negative_part(n, n_negative, rel, seed=0):
-    """A Gaussian Gram whose ``n_negative`` smallest eigenvalues are set to
-    about ``-rel ||K||_F`` (and a label vector)."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5))
-    K = np.exp(-0.1 * ((X[:, None] - X[None]) ** 2).sum(-1))
-    w, V = np.linalg.eigh(K)
-    w[:n_negative] = -rel * np.linalg.norm(K) * np.linspace(1.0, 0.5, n_negative)
-    K = (V * w) @ V.T
-    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)
+def lookup(K):
+    """A user's kernel (``FunctionKernel``) whose Gram on the objects
+    ``index`` (one row per object: its number) is ``K``."""
+    from structk.kernels import FunctionKernel
+
+    return FunctionKernel(lambda a, b: K[int(a[0]), int(b[0])], name="K lookup")
+
+
+def fit_by_gram(learner, K, y):
+    """``learner`` on the Gram ``K``: the SVM through a user's kernel that
+    reads ``K`` (the general check, as a kernel's Gram), the others on
+    ``K`` itself."""
+    if isinstance(learner, KernelSVM):
+        index = np.arange(float(K.shape[0]))[:, None]
+        return KernelSVM(kernel=lookup(K)).fit(index, y)
+    return learner.fit(K, y)
 
 
 @pytest.mark.parametrize("learner", [KernelSVM(), KernelRidge()])
@@ -27,7 +40,7 @@ def test_clearly_indefinite_large_gram_is_refused(tuning, learner):
     K, y = gram_with_negative_part(240, 40, 2.3e-5)
     assert np.linalg.eigvalsh(K)[0] < -1e-5 * np.linalg.norm(K)
     with pytest.raises(NotPSDError) as info:
-        learner.fit(K, y)
+        fit_by_gram(learner, K, y)
     report = info.value.report
     z = report.witness
     # the witness is a witness for the whole Gram (checked independently)
@@ -64,21 +77,6 @@ def test_check_psd_names_its_default_and_a_given_tolerance():
     assert "(given;" in str(check_psd(K, tol=0.5))
 
 
-def gram_with_hidden_direction(n, rel, seed=0):
-    """A Gaussian Gram with one eigenvalue of about ``-rel ||K||_F`` whose
-    eigenvector lives on 60 objects outside the principal submatrix
-    ``K[::B, ::B]`` the learners factorise (objects ``1 mod 4``); every
-    2 x 2 principal minor stays non-negative."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 20))
-    K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
-    u = np.zeros(n)
-    u[np.arange(1, n, 4)[:60]] = rng.normal(size=60)
-    u /= np.linalg.norm(u)
-    K -= (rel * np.linalg.norm(K) + u @ K @ u) * np.outer(u, u)
-    return (K + K.T) / 2, (X[:, 0] > 0).astype(int)
-
-
 @pytest.mark.parametrize("learner", [KernelSVM(), KernelRidge()])
 def test_isolated_negative_direction_outside_the_block_is_found(tuning, learner):
     from structk.learners._psd import necessary_psd, principal_blocks_psd
@@ -90,7 +88,7 @@ def test_isolated_negative_direction_outside_the_block_is_found(tuning, learner)
     assert necessary_psd(K)  # the O(n^2) conditions hold,
     principal_blocks_psd(K)  # the submatrix cannot see it ...
     with pytest.raises(NotPSDError) as info:  # ... the Lanczos steps do
-        learner.fit(K, y)
+        fit_by_gram(learner, K, y)
     report = info.value.report
     z = report.witness
     assert report.method == "lanczos" and z.shape == (240,)
@@ -102,7 +100,7 @@ def test_isolated_negative_direction_outside_the_block_is_found(tuning, learner)
     assert "Lanczos" in text and "the learners' 1e-6*||K||_F" in text
     # without the steps, the direction goes unseen: the steps found it
     tuning.set(PSD_LANCZOS_STEPS=0, PSD_LANCZOS_STEPS_USER=0)
-    learner.fit(K, y)
+    fit_by_gram(learner, K, y)
 
 
 def test_lanczos_is_deterministic():
@@ -144,8 +142,8 @@ def test_grams_from_outside_structk_get_the_longer_lanczos_check(tuning):
     """A Gram the learner was given, or computed with a user's function,
     gets ``PSD_LANCZOS_STEPS_USER`` steps: this one's negative eigenvalue
     (-2.3e-5 ||K||_F, the figure of the issue's SCOP block) needs more than
-    20 steps (structk's own kernels get 10)."""
-    from structk.kernels import FunctionKernel
+    20 steps (structk's own kernels get 10). (``KernelSVM`` given the Gram
+    certifies its free support vectors instead: tests/learners/test_svm_psd.py.)"""
     from structk.learners._psd import lanczos_psd
 
     tuning.set(
@@ -159,14 +157,13 @@ def test_grams_from_outside_structk_get_the_longer_lanczos_check(tuning):
     assert np.linalg.eigvalsh(K)[0] < -2e-5 * np.linalg.norm(K)
     lanczos_psd(K, steps=20)  # not seen in 20 steps
     with pytest.raises(NotPSDError) as info:
-        KernelSVM(kernel="precomputed").fit(K, y)
+        KernelRidge(kernel="precomputed").fit(K, y)
     assert info.value.report.method == "lanczos"
     z = info.value.report.witness
     assert z @ K @ z < -1e-6 * np.linalg.norm(K)  # checked independently
     index = np.arange(240.0)[:, None]
-    user = FunctionKernel(lambda a, b: K[int(a[0]), int(b[0])], name="K lookup")
     with pytest.raises(NotPSDError, match="Lanczos"):
-        KernelRidge(kernel=user).fit(index, y)
+        KernelSVM(kernel=lookup(K)).fit(index, y)
 
 
 def test_which_grams_count_as_from_outside_structk():

@@ -46,6 +46,48 @@ of ``K`` is the cost the blocks avoid).
 ``"full"`` always factorises; ``"none"`` skips the check (only finiteness
 is checked).
 
+What a precomputed SVM fit certifies
+------------------------------------
+:class:`~structk.learners.KernelSVM` on a Gram it is given
+(``kernel="precomputed"``) of more than ``defaults.PSD_FACTORISE_MAX_N``
+objects, with ``"auto"``, certifies what its answer depends on instead of
+the whole spectrum (``check_psd_policy(..., solution_checked=True)``):
+
+1. before the solve, the O(n^2) necessary pass above: finite entries,
+   symmetry, ``K_ii >= -tol`` and every 2 x 2 principal minor
+   (``|K_ij| <= sqrt(K_ii K_jj) + tol``, ``tol = PSD_RTOL max_i K_ii``).
+   Every pair SMO may select therefore has a curvature ``K_ii + K_jj -
+   2 K_ij >= -2 tol`` (along ``e_i -+ e_j``): the pair test the solver
+   would make is made for all pairs at once, in the pass the finiteness
+   check needs anyway. A failure is reported from the principal submatrix
+   of the one or two objects (:func:`_raise_if_minor_indefinite`: its
+   eigenvector padded with zeros is the witness, the report names the
+   objects) when that is clearly indefinite; otherwise by the full report,
+   as for every learner;
+2. after the solve, :func:`solution_block_psd` on the block of each
+   machine's free support vectors (``0 < alpha < C``): positive
+   semi-definite to ``-PSD_RTOL ||K||_F``. That is the second-order
+   condition of the returned KKT point (asked of the whole block, a little
+   more than the directions with ``y^T d = 0`` the dual moves along): with
+   an indefinite block the point can be a saddle, and moving the free
+   variables along the negative direction lowers the dual objective; with
+   a PSD block the dual restricted to the free variables is convex, so no
+   such move exists (SMO's first-order stopping rule alone does not tell
+   the two apart). A clearly negative eigenvalue
+   raises :class:`~structk.exceptions.NotPSDError` with that block's
+   eigenvector (padded with zeros) as the witness and the block's objects
+   named, as for the principal submatrices above.
+
+What it does not certify: a negative direction of ``K`` outside the free
+support vectors (among the vectors at a bound or the non-support vectors)
+is not detected, and the dual being non-convex there, the returned point
+is then a local, not necessarily the global, minimum. ``psd_check="full"``
+or :func:`structk.assert_psd` decide the whole Gram (one factorisation).
+Its cost: the one pass (the finiteness check it replaces costs the same)
+and one factorisation of ``m`` free support vectors (``m^3 / 3`` flops,
+``8 m^2`` bytes of copy); the norm ``||K||_F`` is read only when a block
+fails the cheaper shift ``PSD_RTOL ||block||_F``.
+
 The result and the work done depend only on the matrix and ``psd_check``,
 never on what ran before in the process. To cross-validate on one Gram,
 certify it **once** and let the folds skip their check: every principal
@@ -80,7 +122,15 @@ PSD_RTOL = 1e-6
 PSD_CHECKS = ("auto", "full", "none")
 
 
-def check_psd_policy(K, psd_check, factorise=True, user_gram=False, closed_form=False, scan=None):
+def check_psd_policy(
+    K,
+    psd_check,
+    factorise=True,
+    user_gram=False,
+    closed_form=False,
+    scan=None,
+    solution_checked=False,
+):
     """Apply the ``psd_check`` policy (module docstring) to a training Gram.
 
     ``factorise=False`` (a learner that computes the eigenvalues of ``K``
@@ -96,18 +146,36 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False, closed_form=
     mirrored a Gram structk computed (exactly symmetric, finite): the
     necessary conditions and the norm are read from it instead of from
     ``K`` (the same conditions, the same verdict).
+
+    ``solution_checked``: the caller certifies its solution instead
+    (:class:`~structk.learners.KernelSVM` on a given Gram, "What a
+    precomputed SVM fit certifies" in the module docstring). A Gram too
+    large to factorise then gets the necessary conditions only, a failing
+    one is reported from its failing diagonal entry or 2 x 2 principal
+    submatrix when that is clearly indefinite, and the return value is
+    ``True``: the caller must run :func:`solution_block_psd` on its
+    solution. Otherwise it returns ``False``.
     """
     if psd_check not in PSD_CHECKS:
         raise ValueError(f"psd_check must be one of {PSD_CHECKS}, got {psd_check!r}")
     if psd_check == "none":
-        return
+        return False
     n = K.shape[0]
     wants_factor = factorise and (psd_check == "full" or n <= defaults.PSD_FACTORISE_MAX_N)
     if wants_factor and n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N and certify_small(K):
-        return
+        return False
+    deferred = solution_checked and factorise and not wants_factor and scan is None
     # the necessary conditions (and, if they pass, the factorisation): a
     # failure of the small path is reported exactly as a large Gram's is
-    if necessary_psd(K) if scan is None else _scan_passes(K, scan):
+    violation = None
+    if scan is None:
+        violation = necessary_violation(K)
+        passed = violation is None
+    else:
+        passed = _scan_passes(K, scan)
+    if passed:
+        if deferred:
+            return True  # the caller certifies the block its solution rests on
         if not wants_factor:
             if factorise:
                 scale = _linalg.frobenius(K) if scan is None else _scan_norm(K, scan)
@@ -120,10 +188,13 @@ def check_psd_policy(K, psd_check, factorise=True, user_gram=False, closed_form=
                     else defaults.PSD_LANCZOS_STEPS
                 )
                 lanczos_psd(K, steps=steps, scale=scale)  # negative block or direction
-            return
+            return False
         if _linalg.cholesky_ok(K, PSD_RTOL * _linalg.frobenius(K)):
-            return
+            return False
+    elif deferred:
+        _raise_if_minor_indefinite(K, *violation)  # no O(n^3) report if it suffices
     raise_if_not_psd(K)
+    return False
 
 
 def _scan_passes(K, scan):
@@ -155,11 +226,6 @@ def principal_blocks_psd(K, block=None, count=None, scale=None):
     ``defaults.PSD_FACTORISE_MAX_N``) objects has an eigenvalue below
     ``-PSD_RTOL ||K||_F``; each block is factorised with that shift first,
     and only a failing one is decomposed (for the report)."""
-    from dataclasses import replace
-
-    from ...exceptions import NotPSDError
-    from ...psd import check_psd
-
     n = K.shape[0]
     block = defaults.PSD_FACTORISE_MAX_N if block is None else block
     B = -(-n // block)
@@ -170,22 +236,108 @@ def principal_blocks_psd(K, block=None, count=None, scale=None):
         sub = np.ascontiguousarray(K[b::B, b::B])
         if _linalg.cholesky_ok(sub, tol):
             continue
-        report = check_psd(sub, tol=tol, method="eigh")
-        if report.is_psd:
-            continue
-        z = np.zeros(n)
-        z[b::B] = report.witness
+        _raise_if_block_indefinite(
+            sub,
+            slice(b, None, B),
+            n,
+            scale,
+            f"the submatrix of objects {b}, {b + B}, {b + 2 * B}, ...",
+        )
+
+
+def _raise_if_block_indefinite(sub, where, n, scale, rule):
+    """Raise :class:`NotPSDError` when the principal submatrix ``sub`` of an
+    ``n x n`` Gram (its objects at ``where``, an index or a slice) has an
+    eigenvalue below ``-PSD_RTOL * scale``: its eigenvector, padded with
+    zeros, is the witness for the whole Gram (``rule`` names the block)."""
+    from dataclasses import replace
+
+    from ...exceptions import NotPSDError
+    from ...psd import check_psd
+
+    report = check_psd(sub, tol=PSD_RTOL * scale, method="eigh")
+    if report.is_psd:
+        return
+    z = np.zeros(n)
+    z[where] = report.witness
+    raise NotPSDError(
+        replace(
+            report,
+            n=n,
+            scale=scale,
+            witness=z,
+            method="submatrix",
+            tol_rule=f"the learners' 1e-6*||K||_F; {rule}",
+        )
+    )
+
+
+def _raise_if_minor_indefinite(K, i, j):
+    """Report the failed necessary condition at ``(i, j)`` of
+    :func:`necessary_violation` from the principal submatrix of objects
+    ``i`` and ``j`` (one object for a diagonal entry) when that is clearly
+    indefinite: a witness without the O(n^3) eigendecomposition of ``K``.
+    Returns (for the full report to decide) when it is not, or when the
+    failure is an asymmetry or a non-finite entry."""
+    pair = np.unique([i, j])
+    sub = K[np.ix_(pair, pair)]
+    if not (np.isfinite(sub).all() and np.array_equal(sub, sub.T)):
+        return
+    scale = _linalg.frobenius(K)
+    what = f"object {i}" if i == j else f"objects {pair[0]} and {pair[1]}"
+    _raise_if_block_indefinite(sub, pair, K.shape[0], scale, f"the principal submatrix of {what}")
+
+
+def solution_block_psd(K, positions, objects, what):
+    """Certify the principal submatrix of ``K`` that a solution rests on
+    (e.g. the free support vectors of an SVM): raise :class:`NotPSDError`
+    when it has an eigenvalue below ``-PSD_RTOL ||K||_F``, with its
+    eigenvector padded with zeros as the witness, as for the blocks of
+    :func:`principal_blocks_psd`.
+
+    ``positions``: the block's rows in ``K``; ``objects``: the same objects'
+    indices in the caller's order (they differ when the solver permuted
+    ``K`` in place), where the witness is written; ``what`` names the block
+    in the report. Up to ``defaults.PSD_SOLUTION_FACTORISE_MAX_N`` objects
+    the block is factorised (first with the shift ``PSD_RTOL ||block||_F``,
+    at most the tolerance, so that a PSD block never pays for ``||K||_F``:
+    a pass over all of ``K``); a larger block gets
+    :func:`principal_blocks_psd` and ``defaults.PSD_LANCZOS_STEPS_USER``
+    Lanczos steps (:func:`lanczos_psd`). A copy of the block is made
+    (``8 m^2`` bytes for ``m`` objects).
+    """
+    positions = np.asarray(positions, dtype=np.intp)
+    m = len(positions)
+    if m == 0:
+        return
+    sub = K[np.ix_(positions, positions)]
+    if m <= defaults.PSD_SOLUTION_FACTORISE_MAX_N:
+        if _linalg.cholesky_ok(sub, PSD_RTOL * _linalg.frobenius(sub)):
+            return
+        scale = _linalg.frobenius(K)
+        _raise_if_block_indefinite(sub, np.asarray(objects), K.shape[0], scale, what)
+        return
+    from dataclasses import replace
+
+    from ...exceptions import NotPSDError
+
+    scale = _linalg.frobenius(K)
+    try:
+        principal_blocks_psd(sub, scale=scale)
+        lanczos_psd(sub, steps=defaults.PSD_LANCZOS_STEPS_USER, scale=scale)
+    except NotPSDError as error:
+        report = error.report
+        z = np.zeros(K.shape[0])
+        z[np.asarray(objects)] = report.witness
+        rule = report.tol_rule.replace("the learners' 1e-6*||K||_F; ", "")
         raise NotPSDError(
             replace(
                 report,
-                n=n,
-                scale=scale,
+                n=K.shape[0],
                 witness=z,
-                method="submatrix",
-                tol_rule=f"the learners' 1e-6*||K||_F; the submatrix of objects {b}, "
-                f"{b + B}, {b + 2 * B}, ...",
+                tol_rule=f"the learners' 1e-6*||K||_F; {what}, in it {rule}",
             )
-        )
+        ) from None
 
 
 def lanczos_psd(K, steps=None, scale=None):
@@ -346,11 +498,19 @@ def necessary_psd(K):
     Tolerances are relative to the largest diagonal entry; ``False`` sends the
     matrix to the full check. A non-finite entry raises ``ValueError`` naming it.
     """
+    return necessary_violation(K) is None
+
+
+def necessary_violation(K):
+    """:func:`necessary_psd`'s pass, returning where it failed: ``(i, i)``
+    for a diagonal entry below the tolerance (or NaN), the first failing
+    ``(i, j)`` of Cauchy-Schwarz or symmetry, or ``None`` when all hold."""
     d = np.diag(K)
     scale = _diagonal_scale(d)
     tol = PSD_RTOL * scale  # as the eigenvalue tolerance
     if not d.min() >= -tol:  # also NaN: check_psd reports it
-        return False
+        low = np.flatnonzero(~(d >= -tol))[0]
+        return int(low), int(low)
     if not np.isfinite(d).all():  # inf passes Cauchy-Schwarz (inf <= inf)
         i = int(np.flatnonzero(~np.isfinite(d))[0])
         raise_nonfinite(K, i, i)
@@ -362,7 +522,7 @@ def necessary_psd(K):
     i, j = necessary_psd_violation(K, tol, 1e-10 * scale)
     if i >= 0 and not (np.isfinite(K[i, j]) and np.isfinite(K[j, i])):
         raise_nonfinite(K, *((i, j) if not np.isfinite(K[i, j]) else (j, i)))
-    return i == -1
+    return None if i == -1 else (int(i), int(j))
 
 
 def first_nonfinite(K):

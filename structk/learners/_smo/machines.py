@@ -41,7 +41,7 @@ import numpy as np
 from ... import _tuning, defaults
 from ..._linalg import FrontBlocks, take_block
 from ..._threads import run_chunks, small_blas, threads_for
-from . import seed, solve, uses_start
+from . import seed, solve_with_gradient, uses_start
 from .platt import cv_decision_values, fit_sigmoid
 
 #: Curvature used when ``K_ii + K_jj - 2 K_ij <= 0`` (indefinite or repeated points).
@@ -63,13 +63,15 @@ class SMOOptions:
 
 @dataclass
 class Solution:
-    """One machine's dual solution on its rows of the training set."""
+    """One machine's dual solution on its rows of the training set;
+    ``quadratic`` is ``alpha^T Q alpha`` (read from the solver's gradient)."""
 
     alpha: np.ndarray
     rho: float
     objective: float
     n_iter: int
     converged: bool
+    quadratic: float
 
 
 def problems(codes, n_classes, multi_class):
@@ -126,19 +128,19 @@ def solve_machines(K, machines, options, *, owned, starts=None, probability=Fals
         return take_block(K, rows, out=buffers.data[: m * m].reshape(m, m))
 
     def machine_solve(Ks, signs, start=None):
-        return Solution(
-            *solve(
-                Ks,
-                signs,
-                options.C,
-                options.tol,
-                TAU,
-                options.shrinking,
-                options.max_iter,
-                start,
-                compiled_small=options.compiled_small,
-            )
+        alpha, G, *rest = solve_with_gradient(
+            Ks,
+            signs,
+            options.C,
+            options.tol,
+            TAU,
+            options.shrinking,
+            options.max_iter,
+            start,
+            compiled_small=options.compiled_small,
         )
+        # G = Q alpha - 1, so alpha^T Q alpha without another read of Ks
+        return Solution(alpha, *rest, quadratic=float(alpha @ (G + 1.0)))
 
     solutions = [None] * len(machines)
     platt = []

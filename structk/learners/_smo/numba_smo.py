@@ -81,21 +81,22 @@ def _select_j(Kc, QDc, yc, Gc, low, act, n_active, pi, Gmax, tau):
     obj_min = np.inf
     Ki = Kc[max(pi, 0)]
     Kii = QDc[max(pi, 0)]
+    full = n_active == Kc.shape[0]  # then act[t] == t: read in order, no gather
     for t in range(n_active):
-        p = act[t]
-        if low[p]:
-            yG = yc[p] * Gc[p]
-            if yG >= Gmax2:
-                Gmax2 = yG
-            grad_diff = Gmax + yG
-            if grad_diff > 0.0:
-                quad = Kii + QDc[p] - 2.0 * Ki[p]
-                if quad <= 0.0:
-                    quad = tau
-                obj = -(grad_diff * grad_diff) / quad
-                if obj <= obj_min:
-                    pj = p
-                    obj_min = obj
+        p = t if full else act[t]
+        # branch-free: membership of I_low and a positive gain are random
+        # from one variable to the next, so branches on them mispredict
+        # (same values and comparisons as the NumPy twin: the same choice)
+        yG = yc[p] * Gc[p]
+        member = low[p]
+        Gmax2 = max(Gmax2, yG if member else -np.inf)
+        grad_diff = Gmax + yG
+        quad = Kii + QDc[p] - 2.0 * Ki[p]
+        quad = quad if quad > 0.0 else tau
+        obj = -(grad_diff * grad_diff) / quad
+        better = member & (grad_diff > 0.0) & (obj <= obj_min)
+        pj = p if better else pj
+        obj_min = obj if better else obj_min
     return pj, Gmax2
 
 
@@ -338,15 +339,15 @@ def smo_stoppable(K, y, C, eps, tau, shrinking, max_iter, alpha0, G0, stop):
         cj = yc[pj] * (aj - aj_old)
         Gmax = -np.inf
         pi = -1
+        full = n_active == Kc.shape[0]  # as in _select_j
         for t in range(n_active):
-            p = act[t]
+            p = t if full else act[t]
             g = Gc[p] + yc[p] * (ci * Ki[p] + cj * Kj[p])
             Gc[p] = g
-            if up[p]:
-                v = -yc[p] * g
-                if v >= Gmax:
-                    Gmax = v
-                    pi = p
+            v = -yc[p] * g
+            if up[p] & (v >= Gmax):  # one rarely taken branch, not one per member
+                Gmax = v
+                pi = p
 
     _write_back(idx, ac, Gc, act, n_active, alpha, G, is_active)
     if n_active < n:
