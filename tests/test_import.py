@@ -117,3 +117,69 @@ def test_predict_does_not_import_sklearn(tmp_path):
     )
     for heavy in SKLEARN_AND_FRIENDS:
         assert heavy not in loaded, f"structk predict imported {heavy}"
+    # nor what a small k-mer model's prediction does not use: SciPy's linear
+    # algebra (the SVM's interior point imports it when a fit reaches it),
+    # numba (NumPy twins)
+    for heavy in ("scipy.linalg", "numba"):
+        assert heavy not in loaded, f"structk predict imported {heavy}"
+    # the model file's allow-list imports a kernel's or the HMM's module only
+    # for a file that names it
+    for other in ("structk.kernels.gapped_kmer", "structk.kernels.graphs", "structk.hmm"):
+        assert other not in loaded, f"structk predict of a spectrum model imported {other}"
+
+
+def test_model_files_load_in_a_fresh_process(tmp_path):
+    # the allow-list imports a class's module only when a file names it: a
+    # process that imported nothing else reads each kind (kernels from
+    # several modules, an HMM inside a Fisher kernel, a bare HMM, a primal
+    # feature map) and predicts what the process that saved it predicted
+    import networkx as nx
+    import numpy as np
+
+    import structk
+    from structk.kernels import FisherKernel, Normalize, WeisfeilerLehman
+    from structk.learners import KernelRidge, KernelSVM
+
+    rng = np.random.default_rng(0)
+    seqs = ["".join(rng.choice(list("ACGT"), size=20)) for _ in range(24)]
+    y = np.arange(24) % 2
+    graphs = []
+    for i in range(24):
+        g = nx.path_graph(4 + i % 3)
+        nx.set_node_attributes(g, {v: "CN"[(v + i) % 2] for v in g}, "label")
+        graphs.append(g)
+    hmm = structk.DiscreteHMM(n_states=2, random_state=0).fit(seqs)
+    models = {
+        "fisher": (KernelSVM(kernel=FisherKernel(hmm)).fit(seqs, y), seqs, "decision_function"),
+        "graphs": (
+            KernelSVM(kernel=Normalize(WeisfeilerLehman(h=2))).fit(graphs, y),
+            graphs,
+            "decision_function",
+        ),
+        "hmm": (hmm, seqs, "score_samples"),
+        "primal": (
+            KernelRidge(kernel=structk.kernels.Spectrum(k=2), solver="primal").fit(seqs, y * 1.0),
+            seqs,
+            "predict",
+        ),
+    }
+    for name, (model, X, method) in models.items():
+        structk.save(model, tmp_path / f"{name}.structk")
+        np.save(tmp_path / f"{name}.npy", np.asarray(getattr(model, method)(X), dtype=float))
+    code = (
+        "import numpy as np, networkx as nx, structk\n"
+        f"tmp = {str(tmp_path)!r}\n"
+        "rng = np.random.default_rng(0)\n"
+        "seqs = [''.join(rng.choice(list('ACGT'), size=20)) for _ in range(24)]\n"
+        "graphs = []\n"
+        "for i in range(24):\n"
+        "    g = nx.path_graph(4 + i % 3)\n"
+        "    nx.set_node_attributes(g, {v: 'CN'[(v + i) % 2] for v in g}, 'label')\n"
+        "    graphs.append(g)\n"
+        "for name, X, method in [('fisher', seqs, 'decision_function'),\n"
+        "        ('graphs', graphs, 'decision_function'), ('hmm', seqs, 'score_samples'),\n"
+        "        ('primal', seqs, 'predict')]:\n"
+        "    got = np.asarray(getattr(structk.load(f'{tmp}/{name}.structk'), method)(X), float)\n"
+        "    np.testing.assert_array_equal(got, np.load(f'{tmp}/{name}.npy'))\n"
+    )
+    _modules_after(code)  # check=True: a failed load or a different prediction fails
