@@ -321,6 +321,11 @@ PSD_NUMPY_FINITE_SCAN_MAX = 2**22
 #: KernelRidgeCV eigendecomposes Grams up to this order (no compiled code);
 #: above, it tridiagonalises and sweeps the penalties in a compiled loop.
 RIDGE_CV_EIGH_MAX_N = 400
+#: A Gaussian process whose only free hyperparameters are an output scale
+#: and the noise eigendecomposes its fixed Gram once per fit from this many
+#: training objects, and evaluates each step of the optimiser in O(n); below
+#: it, it factorises the Gram at each step (no eigendecomposition to repay).
+GP_SPECTRAL_MIN_N = 0
 #: Blocks of a Gram of at most this many entries are copied by NumPy's fancy
 #: indexing; larger ones by a compiled row gather (no compiled code to load
 #: for the machines the NumPy SMO solves).
