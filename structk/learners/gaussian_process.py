@@ -6,9 +6,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import BaseEstimator, RegressorMixin, check_is_fitted, check_random_state
 from .._threads import small_blas
 from ..kernels.hyperparameters import fixed_grams
 from .._validation import check_objects, check_scalar
@@ -179,8 +178,6 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        from sklearn.utils import check_random_state
-
         Y = check_targets(y, n_objects(X))
         n_restarts = check_optimizer(self)
         rng = check_random_state(self.random_state)
@@ -416,8 +413,6 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         """Draws from the posterior at ``X``: shape (n_test, n_samples), or
         (n_test, n_outputs, n_samples) for several outputs (scikit-learn's
         draws for the same ``random_state``)."""
-        from sklearn.utils import check_random_state
-
         rng = check_random_state(random_state)
         mean, cov = self.predict(X, return_cov=True)
         if mean.ndim == 1:
@@ -485,8 +480,7 @@ def kernel_candidates(kernel, X):
         # factorisations of the fit are the rest of the check
         check_psd_policy(K, "auto", factorise=False, user_gram=True)
         return [({}, "precomputed", K)], K.shape[0]
-    from sklearn.base import clone
-
+    from .._estimator import clone
     from ..kernels.hyperparameters import expand_lists
 
     objects = check_objects(X, "X")
