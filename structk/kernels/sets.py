@@ -328,18 +328,21 @@ def _count_entries(X, name):
     distinct token, counts positive; ``vocabulary`` maps tokens to ids."""
     if (isinstance(X, np.ndarray) and X.ndim == 2) or hasattr(X, "tocsr"):
         return _matrix_entries(X, name)
-    vocabulary = {}
-    ids, counts, indptr = [], [], [0]
-    for i, c in enumerate(_as_counts(X, name)):
-        ids.extend([vocabulary.setdefault(t, len(vocabulary)) for t in c])
-        counts.extend(c.values())
-        indptr.append(len(ids))
-        if c and max(c.values()) > MAX_COUNT:
-            _too_large(c, name, i)
+    from itertools import chain, count
+
+    multisets = _as_counts(X, name)
+    # the tokens to ids in C loops: dict.fromkeys keeps the first appearance
+    tokens = list(chain.from_iterable(multisets))
+    vocabulary = dict(zip(dict.fromkeys(tokens), count()))
+    n = len(tokens)
+    counts = list(chain.from_iterable(c.values() for c in multisets))
+    if counts and max(counts) > MAX_COUNT:
+        i = next(i for i, c in enumerate(multisets) if c and max(c.values()) > MAX_COUNT)
+        _too_large(multisets[i], name, i)
     return (
-        np.asarray(indptr, dtype=np.int64),
-        np.asarray(ids, dtype=np.int64),
-        np.asarray(counts, dtype=np.int64),
+        np.concatenate([[0], np.cumsum(np.fromiter(map(len, multisets), np.int64))]),
+        np.fromiter(map(vocabulary.__getitem__, tokens), np.int64, count=n),
+        np.array(counts, dtype=np.int64),
         vocabulary,
     )
 
@@ -415,11 +418,11 @@ def _as_counts(X, name):
 
 
 def _checked_counts(mapping, name, i):
+    values = mapping.values()
+    if not values or (set(map(type, values)) == {int} and min(values) > 0):
+        return mapping  # positive Python ints, checked in C loops
     counts = {}
     for t, c in mapping.items():
-        if type(c) is int and c > 0:  # the common case, without the checks below
-            counts[t] = c
-            continue
         ok = isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)
         if not (ok and np.isfinite(c) and c >= 0 and float(c).is_integer()):
             raise ValueError(
