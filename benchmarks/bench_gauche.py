@@ -37,7 +37,12 @@ library (timed separately). Printed: per model and library, R^2, RMSE
 (nm), NLPD, 95 % coverage (mean +- standard error over the splits), the
 median wall-clock and CPU seconds (the process's, all its threads) of a
 split, the total wall clock of the 20 splits, and the load average of
-the machine before and after each side.
+the machine before and after each side. The whole protocol is also timed
+as a process for each library: a fresh Python that imports the library,
+reads the features and runs the 20 splits (structk's side in
+``STRUCTK_SCRIPT``, in-process timings beside it; GAUCHE's is always a
+process), wall clock and CPU seconds of the process and its threads
+(``getrusage`` of the children), and the ratios of both.
 
 GAUCHE's Python (not a structk extra: pip cannot install it). ``pip
 install gauche`` fails for both releases on PyPI (0.1.5, 0.1.6) with

@@ -56,7 +56,11 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     (``a = (K + ...)^{-1} y``) with its analytic gradient
     ``(tr((a a^T - (K + ...)^{-1}) dK / dtheta_j)) / 2`` by L-BFGS-B; the
     kernel gives ``dK / dtheta`` (analytic or checked finite differences,
-    :mod:`structk.kernels.hyperparameters`). Parameters written as lists
+    :mod:`structk.kernels.hyperparameters`). When only an output scale
+    (``c * k``, ``k`` without free hyperparameters) and the noise are
+    learned, the fixed Gram is eigendecomposed once per fit and each step
+    costs O(n) instead (same values to rounding; ``docs/gp.md``, "The
+    model"). Parameters written as lists
     (``Spectrum(k=[3, 4, 5])``, ``Polynomial(degree=[1, 2])``) are chosen
     by the same likelihood: each value is optimised and the best is kept.
 
