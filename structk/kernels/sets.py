@@ -14,7 +14,10 @@ that matrix with its transpose (:mod:`structk.algorithms.sparse_gram`), and a
 cross-Gram first maps the other collection's vocabulary onto this one's
 (one look-up per distinct token, not per occurrence); the
 benchmark ``benchmarks/bench_sets.py`` compares this with a jitted
-merge of sorted id arrays, which it outruns.
+merge of sorted id arrays, which it outruns. ``MinMax`` writes each
+multiset out as the set of its ``(token, level)`` pairs in NumPy
+(:mod:`structk.algorithms.multisets`): one dict look-up per distinct token
+of an object (none for the columns of a count matrix), not one per pair.
 """
 
 from __future__ import annotations
