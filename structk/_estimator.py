@@ -5,8 +5,9 @@ Importing scikit-learn costs 1-3 s of CPU (``sklearn.utils.fixes`` imports
 or a ``structk predict`` of a few hundred objects spends on its work. The
 learners the command line runs (:class:`~structk.learners.KernelSVM`,
 :class:`~structk.learners.KernelLogisticRegression`,
-:class:`~structk.learners.NearestClassMean`, the ridges, the perceptron)
-and :class:`~structk.hmm.DiscreteHMM` therefore derive from the small
+:class:`~structk.learners.NearestClassMean`, the ridges, the perceptron),
+:class:`~structk.learners.GaussianProcessRegressor` and
+:class:`~structk.hmm.DiscreteHMM` therefore derive from the small
 bases here, which implement the estimator contract scikit-learn documents
 for estimators that do not inherit from it ("Rolling your own estimator"):
 

@@ -83,6 +83,28 @@ def test_learners_fit_and_predict_without_sklearn():
         assert heavy not in loaded, f"fitting the learners imported {heavy}"
 
 
+def test_gaussian_process_fits_and_predicts_without_sklearn():
+    """The GP of the Photoswitch benchmark (``1.0 * MinMax()``, a learned
+    noise, on a sparse count matrix and on dicts): its import is part of
+    the protocol's time."""
+    loaded = _modules_after(
+        "import numpy as np, scipy.sparse as sp\n"
+        "from structk.learners import GaussianProcessRegressor\n"
+        "from structk.kernels import MinMax\n"
+        "rng = np.random.default_rng(3)  # optimum inside the bounds: no warning\n"
+        "C = rng.poisson(0.6, size=(40, 12)).astype(float)\n"
+        "y = C[:, :3] @ [1.0, -0.5, 0.7] + rng.normal(size=40)\n"
+        "dicts = [{j: int(c) for j, c in enumerate(row) if c} for row in C]\n"
+        "for X in (sp.csr_matrix(C), dicts):\n"
+        "    gp = GaussianProcessRegressor(1.0 * MinMax(), noise=0.1, normalize_y=True)\n"
+        "    mean, std = gp.fit(X[:30], y[:30]).predict(X[30:], return_std=True)\n"
+        "    assert mean.shape == std.shape == (10,)\n"
+        "    gp.sample_y(X[30:], 2); repr(gp); gp.get_params()"
+    )
+    for heavy in SKLEARN_AND_FRIENDS:
+        assert heavy not in loaded, f"the Gaussian process imported {heavy}"
+
+
 def test_demo_does_not_import_sklearn():
     loaded = _modules_after(
         "import io, contextlib\n"

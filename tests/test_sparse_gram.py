@@ -111,3 +111,26 @@ def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
     np.testing.assert_allclose(C, (F @ F[:9].T).toarray(), rtol=rtol)
     if case == "row sum 4097":
         assert K[7, 7] >= 4097**2 / 5 and (dense[7] ** 2).sum() == K[7, 7]
+
+
+@pytest.mark.parametrize("integer", [True, False])
+@pytest.mark.parametrize("ratio", [0.0, 30.0, 1e12])  # no dense column, some, all held
+def test_the_scipy_form_splits_off_the_dense_columns(integer, ratio, tuning):
+    """Small results without compiled code (``jitted=False``): the dense
+    columns by BLAS (float32 for whole numbers), the rest by SciPy; for
+    whole numbers SciPy's product bit for bit, else to rounding."""
+    tuning.set(SPARSE_DENSE_RATIO=ratio)
+    F = features(60, 300, 0.05, seed=8, integer=integer)
+    G = features(45, 300, 0.05, seed=9, integer=integer)
+    assert 60 * 60 <= tuning.SPARSE_SCIPY_MAX_RESULT
+    for got, expected in (
+        (sparse_gram(F), (F @ F.T).toarray()),
+        (sparse_cross(F, G), (F @ G.T).toarray()),
+        (sparse_cross(F[:5], G[:0]), np.zeros((5, 0))),
+    ):
+        if integer:
+            np.testing.assert_array_equal(got, expected)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-13)
+    K = sparse_gram(F)
+    np.testing.assert_array_equal(K, K.T)

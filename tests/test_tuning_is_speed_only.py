@@ -20,13 +20,14 @@ from structk.kernels import (
     Gaussian,
     GappedKmer,
     LocalAlignment,
+    MinMax,
     Normalize,
     RandomWalk,
     Spectrum,
     WeightedDegree,
     WeisfeilerLehman,
 )
-from structk.learners import KernelRidgeCV, KernelSVM
+from structk.learners import GaussianProcessRegressor, KernelRidgeCV, KernelSVM
 from structk.stats import mmd_test
 
 
@@ -110,6 +111,21 @@ def _mmd():
     def run():
         result = mmd_test(Gaussian(sigma=1.0), X, Y, n_permutations=200, random_state=0)
         return [np.array([result.statistic, result.pvalue]), result.null_distribution]
+
+    return run
+
+
+def _gp():
+    rng = np.random.default_rng(6)
+    X = rng.poisson(0.6, size=(60, 15)).astype(float)
+    y = X[:, :3] @ [1.0, -0.5, 0.7] + rng.normal(size=60)
+
+    def run():
+        gp = GaussianProcessRegressor(1.0 * MinMax(), noise=0.1, normalize_y=True)
+        gp.fit(X[:50], y[:50])
+        mean, std = gp.predict(X[50:], return_std=True)
+        theta = np.append(gp.kernel_.theta, np.log(gp.noise_))
+        return [theta, np.array([gp.log_marginal_likelihood_value_]), gp.alpha_, mean, std]
 
     return run
 
@@ -241,6 +257,7 @@ CASES = {
         ],
     ),
     "mmd": (_mmd, [dict(MMD_BLOCK_ENTRIES=1)]),
+    "gp-spectral": (_gp, [dict(GP_SPECTRAL_MIN_N=10**9)]),
 }
 
 

@@ -30,6 +30,8 @@ rules' numbers are in :mod:`structk._tuning`.
 ``popcount``         the set bits of a 64-bit word, for compiled loops (a
                      folder, numba only)
 ``dense``            mirroring a triangle of a symmetric matrix (a module, NumPy)
+``multisets``       multisets as sets of (token, level) pairs: the MinMax
+                     kernel's indicator matrix and its alignment (a module, NumPy)
 ===================  ========================================================
 
 The learners' hot algorithms sit beside their estimators in the same way:

@@ -14,7 +14,10 @@ that matrix with its transpose (:mod:`structk.algorithms.sparse_gram`), and a
 cross-Gram first maps the other collection's vocabulary onto this one's
 (one look-up per distinct token, not per occurrence); the
 benchmark ``benchmarks/bench_sets.py`` compares this with a jitted
-merge of sorted id arrays, which it outruns.
+merge of sorted id arrays, which it outruns. ``MinMax`` writes each
+multiset out as the set of its ``(token, level)`` pairs in NumPy
+(:mod:`structk.algorithms.multisets`): one dict look-up per distinct token
+of an object (none for the columns of a count matrix), not one per pair.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_objects, check_scalar
+from ..algorithms.multisets import MAX_COUNT, aligned, level_indicator, recode
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
 from .algebra import LogForm, exp_checked
 from .base import Kernel
@@ -289,42 +293,106 @@ class MinMax(Jaccard):
     """
 
     def _prepare(self, X, name):
-        return _indicator([_levels(counts) for counts in _as_counts(X, name)])
+        indptr, token_ids, counts, vocabulary = _count_entries(X, name)
+        F, codes = level_indicator(indptr, token_ids, counts)
+        return _Levels(F, vocabulary, codes)
+
+    def _take(self, P, index):
+        return P._replace(F=P.F[index])
+
+    def _cross(self, P, Q):
+        codes = Q.codes
+        if Q.vocabulary is not P.vocabulary:  # Q's token ids as P's
+            index, n = P.vocabulary, len(P.vocabulary)
+            ids = np.empty(max(len(Q.vocabulary), 1), dtype=np.int64)
+            new = 0
+            for t, j in Q.vocabulary.items():  # one look-up per distinct token
+                i = index.get(t)
+                if i is None:
+                    i, new = n + new, new + 1
+                ids[j] = i
+            codes = recode(codes, ids)
+        F, G = aligned(P.F, P.codes, Q.F, codes)
+        return self._from_intersections(sparse_cross(F, G), _sizes(P), _sizes(Q))
 
 
-def _levels(counts):
-    """A multiset written out as the set ``{(t, 1), ..., (t, c_t)}``."""
-    return [(t, level) for t, c in counts.items() for level in range(1, c + 1)]
+class _Levels(NamedTuple):
+    """Prepared multisets: the indicator matrix of their ``(token, level)``
+    pairs (:func:`structk.algorithms.multisets.level_indicator`)."""
+
+    F: object  # scipy.sparse CSR, rows: multisets, columns: pairs
+    vocabulary: dict  # token -> id, in order of first appearance (columns: sorted)
+    codes: np.ndarray  # the code id << 32 | (level - 1) of each column, increasing
+
+
+def _count_entries(X, name):
+    """``(indptr, token ids, counts, vocabulary)`` of the multisets ``X``:
+    the entries of multiset ``i`` are ``indptr[i]:indptr[i + 1]``, one per
+    distinct token, counts positive; ``vocabulary`` maps tokens to ids."""
+    if (isinstance(X, np.ndarray) and X.ndim == 2) or hasattr(X, "tocsr"):
+        return _matrix_entries(X, name)
+    from itertools import chain, count
+
+    multisets = _as_counts(X, name)
+    # the tokens to ids in C loops: dict.fromkeys keeps the first appearance
+    tokens = list(chain.from_iterable(multisets))
+    vocabulary = dict(zip(dict.fromkeys(tokens), count()))
+    n = len(tokens)
+    counts = list(chain.from_iterable(c.values() for c in multisets))
+    if counts and max(counts) > MAX_COUNT:
+        i = next(i for i, c in enumerate(multisets) if c and max(c.values()) > MAX_COUNT)
+        _too_large(multisets[i], name, i)
+    return (
+        np.concatenate([[0], np.cumsum(np.fromiter(map(len, multisets), np.int64))]),
+        np.fromiter(map(vocabulary.__getitem__, tokens), np.int64, count=n),
+        np.array(counts, dtype=np.int64),
+        vocabulary,
+    )
+
+
+def _matrix_entries(X, name):
+    """:func:`_count_entries` of the rows of a 2-D array or ``scipy.sparse``
+    matrix of counts (the tokens: column indices; repeated entries of a
+    sparse matrix summed, as in ``toarray``)."""
+    import scipy.sparse as sp
+
+    rows = sp.csr_matrix(X)
+    if rows.shape[0] == 0:
+        raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
+    if not rows.has_canonical_format:
+        rows = rows.copy()  # never sort or sum the caller's arrays
+        rows.sum_duplicates()
+    data = rows.data
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(data) & (data >= 0) & (data == np.round(data)))
+    bad |= data > MAX_COUNT
+    if bad.any():  # the counts checked at once; the first bad one named
+        k = int(np.flatnonzero(bad)[0])
+        i = int(np.searchsorted(rows.indptr, k, side="right") - 1)
+        c = {int(rows.indices[k]): float(data[k])}
+        _checked_counts(c, name, i)
+        _too_large(c, name, i)
+    keep = data != 0
+    indptr = np.concatenate([[0], np.cumsum(keep)])[rows.indptr]
+    tokens, ids = np.unique(rows.indices[keep], return_inverse=True)
+    vocabulary = dict(zip(tokens.tolist(), range(tokens.size)))
+    return indptr, ids.ravel(), data[keep].astype(np.int64), vocabulary
+
+
+def _too_large(counts, name, i):
+    t, c = max(counts.items(), key=lambda item: item[1])
+    if c > MAX_COUNT:
+        raise ValueError(
+            f"{name}[{i}] gives token {t!r} the count {c!r}: MinMax takes counts up "
+            f"to {MAX_COUNT} (each unit is one entry of the prepared data)"
+        )
 
 
 def _as_counts(X, name):
-    """Each object of ``X`` as a dict token -> positive integer count."""
+    """Each object of ``X`` (a sequence of multisets) as a dict token ->
+    positive integer count."""
     from collections.abc import Mapping
 
-    if (isinstance(X, np.ndarray) and X.ndim == 2) or hasattr(X, "tocsr"):
-        import scipy.sparse as sp
-
-        rows = sp.csr_matrix(X)
-        if rows.shape[0] == 0:
-            raise ValueError(f"{name} is empty: a Gram matrix needs at least one object")
-        # the counts checked at once (a loop per entry cost ~15 us each)
-        data = rows.data
-        with np.errstate(invalid="ignore"):
-            bad = ~(np.isfinite(data) & (data >= 0) & (data == np.round(data)))
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            i = int(np.searchsorted(rows.indptr, k, side="right") - 1)
-            _checked_counts({int(rows.indices[k]): float(data[k])}, name, i)
-        keep = data != 0
-        counts = data.astype(np.int64)
-        out = []
-        for i in range(rows.shape[0]):
-            start, stop = rows.indptr[i], rows.indptr[i + 1]
-            nz = keep[start:stop]
-            out.append(
-                dict(zip(rows.indices[start:stop][nz].tolist(), counts[start:stop][nz].tolist()))
-            )
-        return out
     out = []
     for i, x in enumerate(check_objects(X, name)):
         if isinstance(x, (str, bytes)):
@@ -353,6 +421,9 @@ def _as_counts(X, name):
 
 
 def _checked_counts(mapping, name, i):
+    values = mapping.values()
+    if not values or (set(map(type, values)) == {int} and min(values) > 0):
+        return mapping  # positive Python ints, checked in C loops
     counts = {}
     for t, c in mapping.items():
         ok = isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, bool)

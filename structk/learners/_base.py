@@ -260,12 +260,19 @@ def check_input_features(estimator, kernel, X, reset):
 
 
 def _plain_array_features(estimator, kernel, X, reset):
-    """``validate_data``'s work for a 2-D NumPy array, which has no feature
-    names, when the estimator was not fitted with any either (the case of
-    every Gram matrix): record or check ``n_features_in_``, with its
-    message. ``False`` for anything else (DataFrames, lists, ...), left to
+    """``validate_data``'s work for a 2-D NumPy array or ``scipy.sparse``
+    matrix, which have no feature names, when the estimator was not fitted
+    with any either (the case of every Gram matrix, and of a sparse matrix
+    of counts): record or check ``n_features_in_``, with its message.
+    ``False`` for anything else (DataFrames, lists, ...), left to
     scikit-learn."""
-    if type(X) is not np.ndarray or X.ndim != 2 or hasattr(estimator, "feature_names_in_"):
+    import scipy.sparse as sp
+
+    if (
+        not (type(X) is np.ndarray or sp.issparse(X))
+        or X.ndim != 2
+        or hasattr(estimator, "feature_names_in_")
+    ):
         return False
     if reset:
         estimator.n_features_in_ = X.shape[1]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import BaseEstimator, RegressorMixin, check_is_fitted, check_random_state
 from .._threads import small_blas
 from ..kernels.hyperparameters import fixed_grams
 from .._validation import check_objects, check_scalar
@@ -57,7 +56,11 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     (``a = (K + ...)^{-1} y``) with its analytic gradient
     ``(tr((a a^T - (K + ...)^{-1}) dK / dtheta_j)) / 2`` by L-BFGS-B; the
     kernel gives ``dK / dtheta`` (analytic or checked finite differences,
-    :mod:`structk.kernels.hyperparameters`). Parameters written as lists
+    :mod:`structk.kernels.hyperparameters`). When only an output scale
+    (``c * k``, ``k`` without free hyperparameters) and the noise are
+    learned, the fixed Gram is eigendecomposed once per fit and each step
+    costs O(n) instead (same values to rounding; ``docs/gp.md``, "The
+    model"). Parameters written as lists
     (``Spectrum(k=[3, 4, 5])``, ``Polynomial(degree=[1, 2])``) are chosen
     by the same likelihood: each value is optimised and the best is kept.
 
@@ -179,8 +182,6 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        from sklearn.utils import check_random_state
-
         Y = check_targets(y, n_objects(X))
         n_restarts = check_optimizer(self)
         rng = check_random_state(self.random_state)
@@ -202,25 +203,71 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         with small_blas(n):  # factorisations of order n, many of them
             for params, k, P in candidates:
                 # the Grams of the parts without free hyperparameters computed
-                # once per candidate, and freed before the next one
+                # once per candidate (for its optimisation and, when it is the
+                # best so far, its state), and freed before the next one
                 with fixed_grams():
                     theta, value = self._optimise(k, P, n_restarts, rng)
+                    if best is None or value > best:
+                        best = value
+                        self._set_state(k, P, theta)
                 self.candidates_.append((params, float(value)))
-                if best is None or value > best[2]:
-                    best = (k, P, value, theta)
-            k, P, value, theta = best
-            self._set_state(k, P, theta)
-        self.log_marginal_likelihood_value_ = float(value)
+        self.log_marginal_likelihood_value_ = float(best)
         return self
 
     def _optimise(self, k, P, n_restarts, rng):
         """``(theta, log marginal likelihood)`` at the optimum for kernel
         ``k`` on prepared data ``P`` (``theta`` includes the log noise)."""
+        space = self._space(k)
+        return maximise(self._objective(k, P, space), *space, self.optimizer, n_restarts, rng)
 
-        def lml(theta, eval_gradient=False, raise_on_failure=False):
+    def _objective(self, k, P, space):
+        """The function of ``theta`` the optimiser maximises: the one place
+        that picks how the log marginal likelihood is computed.
+
+        When only an output scale (``c * k`` with ``k`` without free
+        hyperparameters) and the noise move, and ``alpha`` is one number,
+        ``K0`` is eigendecomposed once and each step costs O(n)
+        (:mod:`._gp_spectral`); a step too close to singular, and every
+        other kernel, factorises ``K`` (:meth:`_lml`). Both give the same
+        values to rounding; the choice (``_tuning.GP_SPECTRAL_MIN_N``) is
+        about time only."""
+        from .. import _tuning
+
+        def cholesky(theta, eval_gradient=False, raise_on_failure=False):
             return self._lml(k, P, theta, eval_gradient, raise_on_failure)
 
-        return maximise(lml, *self._space(k), self.optimizer, n_restarts, rng)
+        fixed, _ = _fixed_part(k)
+        n = self._target.shape[0]
+        if (
+            fixed is None
+            or self.optimizer is None
+            or space[0].size == 0
+            or np.ndim(self._alpha) != 0
+            or n < _tuning.GP_SPECTRAL_MIN_N
+        ):
+            return cholesky
+        from ._gp_spectral import ScaleNoiseLikelihood
+
+        K0 = P.copy() if _is_precomputed(k) else _fixed_gram(fixed, P)
+        spectral = ScaleNoiseLikelihood(K0, self._target, self._alpha)
+        scaled = fixed is not k  # theta[0] is log c
+        noise_free = self._noise_hyper is not None and not self._noise_hyper.fixed
+        noise_fixed = 0.0 if self._noise_hyper is None else self._noise_hyper.value
+
+        def lml(theta, eval_gradient=False, raise_on_failure=False):
+            theta = np.asarray(theta, dtype=np.float64)
+            scale = float(np.exp(theta[0])) if scaled else 1.0
+            noise = float(np.exp(theta[-1])) if noise_free else noise_fixed
+            out = spectral(scale, noise, eval_gradient)
+            if out is None:  # too close to singular to decide: factorise
+                return cholesky(theta, eval_gradient, raise_on_failure)
+            if not eval_gradient:
+                return out
+            value, d_scale, d_noise = out
+            grad = [d_scale] * scaled + [d_noise] * noise_free
+            return value, np.array(grad, dtype=np.float64)
+
+        return lml
 
     def _space(self, k):
         """Start, bounds and names of the optimised vector: the kernel's
@@ -251,7 +298,14 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
             return P.copy(), np.zeros(P.shape + (0,))
         if eval_gradient:
             return k.gram_gradient_prepared(P)
-        return k.gram_prepared(P), None
+        fixed, factor = _fixed_part(k)
+        if fixed is not None:  # as gram_gradient_prepared computes it, once per fit
+            K = _fixed_gram(fixed, P)
+            if fixed is k:
+                return K, None
+            if np.isfinite(factor * np.abs(K).max(initial=0.0)):
+                return factor * K, None
+        return k.gram_prepared(P), None  # (an overflow's error)
 
     def _lml(self, k, P, theta, eval_gradient, raise_on_failure=False):
         """Log marginal likelihood (and its gradient) at ``theta``; on a
@@ -363,8 +417,6 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         """Draws from the posterior at ``X``: shape (n_test, n_samples), or
         (n_test, n_outputs, n_samples) for several outputs (scikit-learn's
         draws for the same ``random_state``)."""
-        from sklearn.utils import check_random_state
-
         rng = check_random_state(random_state)
         mean, cov = self.predict(X, return_cov=True)
         if mean.ndim == 1:
@@ -432,8 +484,7 @@ def kernel_candidates(kernel, X):
         # factorisations of the fit are the rest of the check
         check_psd_policy(K, "auto", factorise=False, user_gram=True)
         return [({}, "precomputed", K)], K.shape[0]
-    from sklearn.base import clone
-
+    from .._estimator import clone
     from ..kernels.hyperparameters import expand_lists
 
     objects = check_objects(X, "X")
@@ -519,6 +570,31 @@ def _free(k):
     from ..kernels.hyperparameters import free
 
     return free(k)
+
+
+def _fixed_part(k):
+    """``(kernel, factor)`` when the Gram of ``k`` is ``factor`` times that
+    of a kernel without free hyperparameters at every ``theta``: ``k``
+    itself (factor 1) or the ``kernel`` of ``c * kernel`` with ``c`` free;
+    ``(None, None)`` otherwise. A precomputed Gram is its own fixed part."""
+    if _is_precomputed(k):
+        return k, 1.0
+    from ..kernels import Scaled
+
+    free = _free(k)
+    if not free:
+        return k, 1.0
+    if isinstance(k, Scaled) and len(free) == 1 and not _free(k.kernel):
+        return k.kernel, float(k.factor)
+    return None, None
+
+
+def _fixed_gram(k, P):
+    """The Gram of ``k`` (no free hyperparameters) on ``P``, computed once
+    per fit (:func:`structk.kernels.hyperparameters.fixed_gram`)."""
+    from ..kernels.hyperparameters import fixed_gram
+
+    return fixed_gram(k, P)
 
 
 def _check_alpha(alpha, n):

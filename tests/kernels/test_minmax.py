@@ -67,3 +67,75 @@ def test_bad_counts_are_named():
         MinMax()(np.array([[1.0, 0.0], [0.5, 2.0]]))
     with pytest.raises(TypeError, match=r"X\[0\] is a str"):
         MinMax()(["CCO"])
+
+
+def written_out(X):
+    """Each multiset as the set of its (token, level) pairs, by definition."""
+    out = []
+    for x in X:
+        counts = x if isinstance(x, dict) else Counter(x)
+        out.append({(t, level) for t, c in counts.items() for level in range(1, int(c) + 1)})
+    return out
+
+
+def prepared_pairs(P):
+    """The (token, level) pairs of each prepared multiset, read back from its
+    indicator matrix and the codes of its columns."""
+    tokens = {i: t for t, i in P.vocabulary.items()}
+    F = P.F.tocsr()
+    return [
+        {(tokens[int(c) >> 32], (int(c) & (2**32 - 1)) + 1) for c in P.codes[F.indices[a:b]]}
+        for a, b in zip(F.indptr[:-1], F.indptr[1:])
+    ]
+
+
+@given(X=multisets, Y=multisets)
+def test_prepared_pairs_and_gram_are_the_written_out_sets(X, Y):
+    """The vectorised preparation holds exactly the pairs of the definition,
+    and the Gram is, bit for bit, the Jaccard kernel of those sets (what
+    MinMax computed when it built the pairs in Python)."""
+    k = MinMax()
+    assert prepared_pairs(k.prepare(X)) == written_out(X)
+    np.testing.assert_array_equal(k(X), Jaccard()(written_out(X)))
+    np.testing.assert_array_equal(k(X, Y), Jaccard()(written_out(X), written_out(Y)))
+    # a subset of the prepared data against other data: the same values
+    P, Q = k.prepare(X), k.prepare(Y)
+    if len(X) > 1:
+        np.testing.assert_array_equal(
+            k.cross_prepared(k.take(P, slice(1, None)), Q),
+            Jaccard()(written_out(X[1:]), written_out(Y)),
+        )
+    np.testing.assert_array_equal(k.cross_prepared(P, k.take(P, [0])), k(X, X[:1]))
+
+
+def test_matrix_rows_and_their_dicts_line_up():
+    """Rows of a count matrix (tokens: column indices) against the same
+    multisets as dicts keyed by the column index, both ways."""
+    rng = np.random.default_rng(2)
+    V = rng.poisson(1.0, size=(9, 6))
+    dicts = [{j: int(c) for j, c in enumerate(row) if c} for row in V]
+    K = brute_force(dicts, dicts)
+    np.testing.assert_array_equal(
+        MinMax()(sp.csr_matrix(V[:4]), dicts[4:]), MinMax()(dicts[:4], dicts[4:])
+    )
+    np.testing.assert_allclose(MinMax()(dicts[:4], V[4:]), K[:4, 4:], rtol=1e-15)
+    np.testing.assert_allclose(MinMax()(V[:4], sp.csr_matrix(V[4:])), K[:4, 4:], rtol=1e-15)
+
+
+def test_repeated_sparse_entries_are_summed_and_the_input_left_alone():
+    # a CSR matrix with column 0 of row 0 given twice (1 + 2) and an explicit 0
+    M = sp.csr_matrix(
+        (np.array([1.0, 2.0, 0.0, 1.0]), np.array([0, 0, 1, 1]), np.array([0, 3, 4])), shape=(2, 2)
+    )
+    before = (M.data.copy(), M.indices.copy())
+    np.testing.assert_array_equal(MinMax()(M), MinMax()(M.toarray()))
+    assert MinMax()(M)[0, 1] == pytest.approx(0 / 4)
+    np.testing.assert_array_equal(M.data, before[0])
+    np.testing.assert_array_equal(M.indices, before[1])
+
+
+def test_a_count_beyond_the_codes_is_named():
+    with pytest.raises(ValueError, match=r"X\[1\] gives token 'O' the count 4294967296"):
+        MinMax().prepare([{"C": 1}, {"O": 2**32}])
+    with pytest.raises(ValueError, match=r"X\[0\] gives token 1 the count 4294967296\.0"):
+        MinMax().prepare(np.array([[1.0, 2.0**32]]))

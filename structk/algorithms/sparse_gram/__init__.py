@@ -35,8 +35,10 @@ module                       what
 ===========================  ================================================
 this one                     the split, the BLAS blocks, and the rule: results
                              of at most ``_tuning.SPARSE_SCIPY_MAX_RESULT``
-                             entries come from SciPy's sparse product (nothing
-                             to compile or load), larger ones from the above
+                             entries come from SciPy's sparse product for
+                             the rare columns and BLAS for the dense ones
+                             (nothing to compile or load), larger ones from
+                             the above
 :mod:`._numba`               the CSC regrouping, the rare columns' updates and
                              the dense-block copies (numba)
 ===========================  ================================================
@@ -161,7 +163,7 @@ def sparse_gram(F, jitted=False):
     n = F.shape[0]
     if n * n <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         (F,) = _compact_csr([F])
-        K = np.asarray((F @ F.T).toarray(), dtype=np.float64)
+        K = _scipy_product(F, None)
         mirror_upper(K)
         return K
     indptr, indices, data = _csr_arrays(F)
@@ -191,7 +193,7 @@ def sparse_cross(F, G, jitted=False):
     n, m = F.shape[0], G.shape[0]
     if n * m <= _tuning.SPARSE_SCIPY_MAX_RESULT and not jitted:
         F, G = _compact_csr([F, G])
-        return np.asarray((F @ G.T).toarray(), dtype=np.float64)
+        return _scipy_product(F, G)
     K = np.zeros((n, m), dtype=np.float64)
     fp, fi, fd = _csr_arrays(F)
     gp, gi, gd = _csr_arrays(G)
@@ -214,6 +216,44 @@ def sparse_cross(F, G, jitted=False):
         for DF, DG in _dense_blocks(np.flatnonzero(dense), n_cols, csr, dtype):
             _add_product(K, DF, DG)
     return K
+
+
+def _scipy_product(F, G):
+    """Dense ``F @ G.T`` (``G`` None: ``F @ F.T``) of CSR matrices over the
+    same columns without compiled code: the dense columns (the rule of the
+    compiled form) by one BLAS product, in float32 when
+    :func:`_block_dtype` allows, the others by SciPy's sparse product. For
+    whole numbers every sum is exact, so the values are SciPy's product's
+    bit for bit; the common columns, one scalar update per pair in SciPy's
+    product, cost a few BLAS multiply-adds here (a 313-molecule MinMax Gram
+    on fingerprint bits: 4 ms instead of 11)."""
+    from ..._threads import small_matmul
+
+    other = F if G is None else G
+    f_counts = np.bincount(F.indices, minlength=F.shape[1]).astype(np.float64)
+    g_counts = f_counts if G is None else np.bincount(G.indices, minlength=G.shape[1])
+    dense = f_counts * g_counts * _tuning.SPARSE_DENSE_RATIO > float(F.shape[0]) * other.shape[0]
+    if not dense.any():
+        return np.asarray((F @ other.T).toarray(), dtype=np.float64)
+    columns, rest = np.flatnonzero(dense), np.flatnonzero(~dense)
+    DF = F[:, columns].toarray()
+    DG = DF if G is None else G[:, columns].toarray()
+    dtype = _block_dtype(_whole_row_sums(DF), _whole_row_sums(DG))
+    DF = DF.astype(dtype, copy=False)
+    DG = DF if G is None else DG.astype(dtype, copy=False)
+    K = np.asarray(small_matmul(DF, DG.T), dtype=np.float64)  # syrk for F F^T
+    RF = F[:, rest]
+    RG = RF if G is None else G[:, rest]
+    K += (RF @ RG.T).toarray()
+    return K
+
+
+def _whole_row_sums(D):
+    """The largest row sum of a dense block of whole numbers (``inf``
+    otherwise): :func:`_exact_in_float32` of a dense block."""
+    if D.size == 0 or not np.array_equal(D, np.floor(D)):
+        return np.inf
+    return float(D.sum(axis=1).max())
 
 
 def _to_csc(indptr, cols, data, n_cols):
