@@ -110,12 +110,6 @@ GKM_RADIX_BITS = 8
 #: entries (32 KB at d = 3), when all l-mer weights are 1: 1,166 nfe2
 #: windows at (11, 7, 3), one thread, 8.0 s -> 5.1 s of CPU for the Gram.
 GKM_PACKED_MAX_D = 3
-#: The packed counting form sorts each pattern's l-mers by the high digit
-#: of their kept bases, then each bucket (a few thousand l-mers) by the low
-#: digit and scans its groups while it is in the cache, instead of two
-#: passes over the whole array then a scan of it (same order, same Gram):
-#: 1,166 nfe2 windows at (11, 7, 3), one thread, load 6: 1.12 x.
-GKM_BUCKET_SORT = True
 #: A counting-form result larger than this (bytes) gets its additions
 #: gathered and added tile by tile (``GKM_BUFFER_HITS`` at a time, tiles of
 #: ``2^GKM_TILE_BITS`` rows and columns) instead of one by one; smaller ones

@@ -172,20 +172,6 @@ CASES = {
             ),
             dict(
                 GKM_NUMPY_MAX_PAIRS=-1,
-                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
-                GKM_TABLE_MAX_BYTES=0,
-                GKM_RADIX_BITS=4,
-                GKM_BUCKET_SORT=False,
-            ),
-            dict(
-                GKM_NUMPY_MAX_PAIRS=-1,
-                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
-                GKM_TABLE_MAX_BYTES=0,
-                GKM_RADIX_BITS=4,
-                GKM_BUCKET_SORT=True,
-            ),
-            dict(
-                GKM_NUMPY_MAX_PAIRS=-1,
                 GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
                 GKM_TABLE_MAX_BYTES=2**40,
                 GKM_THREADED_MIN_WORK=0,

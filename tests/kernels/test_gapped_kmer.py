@@ -372,14 +372,9 @@ def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, ti
 
 @pytest.mark.parametrize("d", [0, 1, 2, 3])
 @pytest.mark.parametrize("buffered", [False, True])
-@pytest.mark.parametrize("bucketed", [False, True])
-def test_packed_counting_form_adds_what_the_general_loop_adds(
-    d, buffered, bucketed, tuning, monkeypatch
-):
+def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tuning, monkeypatch):
     """The packed counting form (unit weights, d <= GKM_PACKED_MAX_D: one
-    int64 per l-mer, a pair's weight from a per-pattern table), its sort in
-    two passes or by buckets (GKM_BUCKET_SORT; 3-bit digits, so that the
-    kept bases take two of them at d = 3 and more below), against the
+    int64 per l-mer, a pair's weight from a per-pattern table) against the
     general loop (GKM_PACKED_MAX_D = -1): the same Gram, cross-Gram and
     diagonal bit for bit, both strands or one; and the brute-force sums."""
     from structk.algorithms.gapped_kmers import _numba
@@ -394,7 +389,6 @@ def test_packed_counting_form_adds_what_the_general_loop_adds(
     X = random_dna(7, 4, 30, rng=np.random.default_rng(21)) + ["AAAAAAAAAA", "ACGTNACGTACGT"]
     Y = random_dna(4, 8, 25, rng=np.random.default_rng(22))
     tiles = {"GKM_DIRECT_BYTES": 0, "GKM_BUFFER_HITS": 7} if buffered else {}
-    tiles.update(GKM_BUCKET_SORT=bucketed, GKM_RADIX_BITS=3)
     for rc_on in (True, False):
         kern = GappedKmer(
             l=l,

@@ -300,7 +300,6 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
 
     def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
         head = (keys, rows) if packed else (keys, rows, wts)
-        tail = (bool(_tuning.GKM_BUCKET_SORT),) if packed else ()
         _threads.stoppable(
             packed_subsets_block if packed else subsets_block,
             *head,
@@ -313,7 +312,6 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
             _tuning.GKM_RADIX_BITS,
             _tuning.GKM_TILE_BITS,
             buffer_hits,
-            *tail,
         )
 
     _threads.run_chunks(chunk, bounds, threads)

@@ -504,91 +504,28 @@ def _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables):
 
 
 @numba.njit(cache=True, nogil=True)
-def _scan_groups(src, lo, hi, codes, mode, n_x, rshift, rmask, cshift, dshift, hits, nh, out,
-                 col_bits, vals, tile_bits, n_tc, tcount, sorted_hits):  # fmt: skip
-    """The pairs of :func:`packed_subsets_block` within each group of equal
-    kept bases of ``src[lo:hi]`` (sorted, rows ascending within a group):
-    into ``hits`` (``nh`` of them so far; returns the new count, the full
-    buffer added to ``out`` tile by tile), or into ``out`` directly when
-    ``hits`` has length 0."""
-    buffered = hits.shape[0] > 0
-    cap = hits.shape[0]
-    dmask_low = (np.int64(1) << dshift) - 1
-    q = lo
-    while q < hi:
-        g = src[q] >> cshift
-        e = q + 1
-        while e < hi and (src[e] >> cshift) == g:
-            e += 1
-        ystart = q  # mode 1: the group's first y row (rows ascend)
-        if mode == 1:
-            while ystart < e and ((src[ystart] >> rshift) & rmask) >> 1 < n_x:
-                ystart += 1
-        for a in range(q, e - 1):
-            ea = src[a]
-            sa = (ea >> rshift) & rmask
-            if sa & 1:
-                continue  # a reverse complement starts no pair
-            ra = sa >> 1
-            if mode == 1 and ra >= n_x:
-                break  # rows ascend within a group: the rest are y rows
-            ta = (ea & dmask_low) << dshift
-            for b in range(max(a + 1, ystart), e):
-                eb = src[b]
-                sb = (eb >> rshift) & rmask
-                rb = sb >> 1
-                if mode == 2 and rb != ra:
-                    break
-                code = codes[ta | (eb & dmask_low)]
-                # two forward l-mers of one sequence count in both orders
-                vc = 2 * max(code, 0) + (sb == sa)
-                if buffered:  # written always, kept when counted here
-                    col = rb if mode == 0 else rb - n_x
-                    hits[nh] = (((np.int64(ra) << col_bits) | col) << 3) | vc
-                    nh += code >= 0
-                    if nh == cap:
-                        _add_packed_hits(
-                            hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits
-                        )
-                        nh = 0
-                elif code >= 0:
-                    if mode == 2:
-                        out[ra, 0] += vals[vc]
-                    else:
-                        out[ra, rb if mode == 0 else rb - n_x] += vals[vc]
-        q = e
-    return nh
-
-
-@numba.njit(cache=True, nogil=True)
 def packed_subsets_block(
-    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, bucketed, stop
+    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
 ):
     """:func:`subsets_block` for l-mers all of weight 1 and a short pattern
     (``4^(2 d)`` table entries), with each l-mer packed into one int64 per
     pattern: its bases at the kept positions (the group), its row and its
-    bases at the ``d`` deleted positions, from high bits to low
-    (:func:`_packing_tables`).
+    bases at the ``d`` deleted positions, from high bits to low.
 
-    The radix sort then moves one array instead of four (the gathered
-    field, key, row and weight), and a pair's weight and whether it counts
+    The packed form is the OR of a few table look-ups per l-mer
+    (:func:`_packing_tables`). The radix sort then moves one array instead
+    of four (the gathered field, key, row and weight), and a pair's weight and whether it counts
     under this pattern are one look-up of the two l-mers' deleted bases in
     a table built per pattern (:func:`_pattern_codes`); within a group the
     kept bases agree, so the deleted ones decide both. Same arguments and
     result as :func:`subsets_block` (``rows`` below ``2^(63 - 2 l)``),
     the same additions in the same order.
-
-    The sort is least significant digit first over the whole array, or
-    with ``bucketed`` (when the kept bases take at most two digits) one
-    pass by the high digit, then each bucket (a few thousand l-mers) by
-    the low digit and its groups scanned while it is in the cache: the same
-    order (both sorts are stable), one pass over the whole array fewer.
     """
     d = w.shape[0] - 1
     N = keys.shape[0]
     n_cols = out.shape[1]
     buffered = buffer_hits > 0 and mode != 2
-    cap = buffer_hits if buffered else 0
+    cap = buffer_hits if buffered else 1
     hits = np.empty(cap, dtype=np.int64)
     sorted_hits = np.empty(cap, dtype=np.int64)
     col_bits = 1
@@ -609,24 +546,17 @@ def packed_subsets_block(
     while (np.int64(1) << row_bits) <= top:
         row_bits += 1
     dshift = 2 * d
+    dsize = np.int64(1) << dshift
+    dmask_low = dsize - 1
     rshift = dshift
     rmask = (np.int64(1) << row_bits) - 1
     cshift = rshift + row_bits
     n_kept = l - d
     bits = 2 * n_kept
     passes = max(1, (bits + radix_bits - 1) // radix_bits)
-    bucketed = bucketed and passes == 2
-    if bucketed:  # the high digit first, then the low one bucket by bucket
-        digit = min(bits, radix_bits)
-        passes = 1
-        first = digit
-    else:
-        digit = (bits + passes - 1) // passes
-        first = 0
-    base = np.int64(1) << (bits - digit if bucketed else digit)
+    digit = (bits + passes - 1) // passes
+    base = np.int64(1) << digit
     bmask = base - 1
-    low_mask = (np.int64(1) << digit) - 1
-    low_counts = np.empty(low_mask + 2, dtype=np.int64)
     chunk_bits = min(2 * l, 11)
     tables = np.empty(((2 * l + chunk_bits - 1) // chunk_bits, 1 << chunk_bits), dtype=np.int64)
     chunk_mask = (np.int64(1) << chunk_bits) - 1
@@ -653,11 +583,11 @@ def packed_subsets_block(
                 e |= tables[c, (v >> (c * chunk_bits)) & chunk_mask]
             src[q] = e
             for ps in range(passes):
-                counts[ps, ((e >> (cshift + first + ps * digit)) & bmask) + 1] += 1
+                counts[ps, ((e >> (cshift + ps * digit)) & bmask) + 1] += 1
         for ps in range(passes):
             for b in range(base):
                 counts[ps, b + 1] += counts[ps, b]
-            shift = cshift + first + ps * digit
+            shift = cshift + ps * digit
             for q in range(N):
                 e = src[q]
                 key = (e >> shift) & bmask
@@ -665,30 +595,49 @@ def packed_subsets_block(
                 counts[ps, key] = t + 1
                 dst[t] = e
             src, dst = dst, src
-        if not bucketed:
-            nh = _scan_groups(src, 0, N, codes, mode, n_x, rshift, rmask, cshift, dshift, hits,
-                              nh, out, col_bits, vals, tile_bits, n_tc, tcount,
-                              sorted_hits)  # fmt: skip
-            continue
-        b0 = 0  # counts[0, h]: the end of bucket h of src, sorted into dst
-        for h in range(base):
-            b1 = counts[0, h]
-            if b1 - b0 > 1:
-                low_counts[:] = 0
-                for q in range(b0, b1):
-                    low_counts[((src[q] >> cshift) & low_mask) + 1] += 1
-                for b in range(low_mask + 1):
-                    low_counts[b + 1] += low_counts[b]
-                for q in range(b0, b1):
-                    e = src[q]
-                    key = (e >> cshift) & low_mask
-                    t = low_counts[key]
-                    low_counts[key] = t + 1
-                    dst[b0 + t] = e
-                nh = _scan_groups(dst, b0, b1, codes, mode, n_x, rshift, rmask, cshift, dshift,
-                                  hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount,
-                                  sorted_hits)  # fmt: skip
-            b0 = b1
+        q = 0
+        while q < N:
+            g = src[q] >> cshift
+            e = q + 1
+            while e < N and (src[e] >> cshift) == g:
+                e += 1
+            ystart = q  # mode 1: the group's first y row (rows ascend)
+            if mode == 1:
+                while ystart < e and ((src[ystart] >> rshift) & rmask) >> 1 < n_x:
+                    ystart += 1
+            for a in range(q, e - 1):
+                ea = src[a]
+                sa = (ea >> rshift) & rmask
+                if sa & 1:
+                    continue  # a reverse complement starts no pair
+                ra = sa >> 1
+                if mode == 1 and ra >= n_x:
+                    break  # rows ascend within a group: the rest are y rows
+                ta = (ea & dmask_low) << dshift
+                for b in range(max(a + 1, ystart), e):
+                    eb = src[b]
+                    sb = (eb >> rshift) & rmask
+                    rb = sb >> 1
+                    if mode == 2 and rb != ra:
+                        break
+                    code = codes[ta | (eb & dmask_low)]
+                    # two forward l-mers of one sequence count in both orders
+                    vc = 2 * max(code, 0) + (sb == sa)
+                    if buffered:  # written always, kept when counted here
+                        col = rb if mode == 0 else rb - n_x
+                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 3) | vc
+                        nh += code >= 0
+                        if nh == cap:
+                            _add_packed_hits(
+                                hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits
+                            )
+                            nh = 0
+                    elif code >= 0:
+                        if mode == 2:
+                            out[ra, 0] += vals[vc]
+                        else:
+                            out[ra, rb if mode == 0 else rb - n_x] += vals[vc]
+            q = e
     if nh:
         _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits)
     return out
