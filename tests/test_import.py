@@ -205,3 +205,30 @@ def test_model_files_load_in_a_fresh_process(tmp_path):
         "    np.testing.assert_array_equal(got, np.load(f'{tmp}/{name}.npy'))\n"
     )
     _modules_after(code)  # check=True: a failed load or a different prediction fails
+
+
+def test_fit_from_fasta_pair_does_not_import_sklearn(tmp_path):
+    # the learner expression resolves the learner it names only: building
+    # every learner class imported the Gaussian-process classifier, and
+    # with it scikit-learn (2.5-3 s of CPU in a gapped k-mer `structk fit`)
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    paths = []
+    for name in ("pos", "neg"):
+        seqs = ["".join(rng.choice(list("ACGT"), size=40)) for _ in range(12)]
+        path = tmp_path / f"{name}.fa"
+        path.write_text("".join(f">{name}{i}\n{s}\n" for i, s in enumerate(seqs)))
+        paths.append(str(path))
+    model = str(tmp_path / "m.structk")
+    args = ["fit", "--positive", paths[0], "--negative", paths[1], "--kernel"]
+    args += ["GappedKmer(l=6, k=4, d=2)", "--learner", "KernelSVM(C=1.0)", "-o", model]
+    loaded = _modules_after(
+        "import io, contextlib, os\n"
+        "from structk.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main({args!r}) == 0\n"
+        f"assert os.path.getsize({model!r}) > 0"
+    )
+    for heavy in SKLEARN_AND_FRIENDS:
+        assert heavy not in loaded, f"structk fit imported {heavy}"

@@ -22,6 +22,7 @@ import ast
 import difflib
 import math
 import operator
+from collections.abc import Mapping
 from itertools import product
 
 _BINOPS = {
@@ -291,11 +292,34 @@ def kernel_grid(text):
     return grid, variants
 
 
+class _LazyNamespace(Mapping):
+    """Names to the attributes of a lazily loaded package (``structk._lazy``):
+    an attribute's module is imported when the name is looked up, so a
+    learner expression imports the learner it names, not all of them (the
+    Gaussian-process classifier's import brings scikit-learn's, 2.5-3 s of
+    CPU in a ``structk fit`` that never uses it)."""
+
+    def __init__(self, package):
+        self._package = package
+
+    def __getitem__(self, name):
+        if name not in self._package.__all__:
+            raise KeyError(name)
+        return getattr(self._package, name)
+
+    def __iter__(self):
+        return iter(self._package.__all__)
+
+    def __len__(self):
+        return len(self._package.__all__)
+
+
 def learner_namespace():
-    """Every public learner class of :mod:`structk.learners`, by name."""
+    """Every public learner class of :mod:`structk.learners`, by name (each
+    imported when it is looked up)."""
     from structk import learners
 
-    return {name: getattr(learners, name) for name in learners.__all__}
+    return _LazyNamespace(learners)
 
 
 def parse_learner(text, namespace=None):

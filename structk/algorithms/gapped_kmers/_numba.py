@@ -486,6 +486,24 @@ def _pattern_codes(deleted_offsets, d, fbit):
 
 
 @numba.njit(cache=True, nogil=True)
+def _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables):
+    """``tables[c, v]``: what the key bits ``v << (c chunk_bits)`` put into
+    the packed l-mer of :func:`packed_subsets_block` (their kept bases,
+    gathered, at ``cshift``; their deleted bases at the bottom). Each bit of
+    a key goes to one place, so a key's packed form (without its row) is
+    the OR over its chunks: two look-ups at l = 11 instead of gathering
+    ``l`` fields one by one."""
+    for c in range(tables.shape[0]):
+        lo = c * chunk_bits
+        for v in range(tables.shape[1]):
+            key = np.int64(v) << lo
+            dd = np.int64(0)
+            for j in range(d):
+                dd |= ((key >> gone[j]) & 3) << (2 * j)
+            tables[c, v] = (_gather(key, kept, n_kept) << cshift) | dd
+
+
+@numba.njit(cache=True, nogil=True)
 def packed_subsets_block(
     keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
 ):
@@ -494,8 +512,9 @@ def packed_subsets_block(
     pattern: its bases at the kept positions (the group), its row and its
     bases at the ``d`` deleted positions, from high bits to low.
 
-    The radix sort then moves one array instead of four (the gathered
-    field, key, row and weight), and a pair's weight and whether it counts
+    The packed form is the OR of a few table look-ups per l-mer
+    (:func:`_packing_tables`). The radix sort then moves one array instead
+    of four (the gathered field, key, row and weight), and a pair's weight and whether it counts
     under this pattern are one look-up of the two l-mers' deleted bases in
     a table built per pattern (:func:`_pattern_codes`); within a group the
     kept bases agree, so the deleted ones decide both. Same arguments and
@@ -538,6 +557,12 @@ def packed_subsets_block(
     digit = (bits + passes - 1) // passes
     base = np.int64(1) << digit
     bmask = base - 1
+    chunk_bits = min(2 * l, 11)
+    tables = np.empty(((2 * l + chunk_bits - 1) // chunk_bits, 1 << chunk_bits), dtype=np.int64)
+    chunk_mask = (np.int64(1) << chunk_bits) - 1
+    rowpart = np.empty(N, dtype=np.int64)
+    for q in range(N):
+        rowpart[q] = rows[q] << rshift
     src = np.empty(N, dtype=np.int64)
     dst = np.empty(N, dtype=np.int64)
     counts = np.empty((passes, base + 1), dtype=np.int64)
@@ -549,16 +574,16 @@ def packed_subsets_block(
             break
         fbit = _split_pattern(subsets[z], l, deleted, kept, gone)[2]
         codes = _pattern_codes(gone, d, fbit)
+        _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables)
         counts[:, :] = 0
         for q in range(N):  # pack, and count every pass's digits at once
             v = keys[q]
-            c = _gather(v, kept, n_kept)
-            dd = np.int64(0)
-            for j in range(d):
-                dd |= ((v >> gone[j]) & 3) << (2 * j)
-            src[q] = (c << cshift) | (rows[q] << rshift) | dd
+            e = rowpart[q]
+            for c in range(tables.shape[0]):
+                e |= tables[c, (v >> (c * chunk_bits)) & chunk_mask]
+            src[q] = e
             for ps in range(passes):
-                counts[ps, ((c >> (ps * digit)) & bmask) + 1] += 1
+                counts[ps, ((e >> (cshift + ps * digit)) & bmask) + 1] += 1
         for ps in range(passes):
             for b in range(base):
                 counts[ps, b + 1] += counts[ps, b]
