@@ -284,6 +284,14 @@ DISTANCE_RECOMPUTE_BLOCK_ROWS = 256
 #: Rows per block of a Gaussian Gram's upper triangle (distances and
 #: exponentials of one block in a buffer that stays in cache).
 VECTOR_GRAM_BLOCK_ROWS = 128
+#: A Gaussian Gram of at least this order is mirrored and scanned a block of
+#: rows at a time as the blocks are written (in cache), each block's
+#: distances one compiled pass, instead of the upper triangle first and
+#: ``algorithms.gram_blocks.mirror_and_scan`` after; the lower triangle is
+#: copied in squares of ``VECTOR_GRAM_MIRROR_TILE`` (docs/performance.md,
+#: "KernelSVM defaults against LIBSVM").
+VECTOR_GRAM_MIRROR_MIN_N = 400
+VECTOR_GRAM_MIRROR_TILE = 32
 POISON_BLOCK_ROWS = 4096
 PERMUTE_STRIP_BYTES = 2**24
 

@@ -91,6 +91,19 @@ def _svm():
     return run
 
 
+def _svm_from_vectors():
+    # past VECTOR_GRAM_MIRROR_MIN_N: the Gaussian Gram mirrored as written
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(450, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=450) > 0).astype(int)
+
+    def run():
+        svm = KernelSVM(Gaussian(sigma=2.0)).fit(X, y)
+        return [svm.decision_function(X[:30]), svm.dual_coef_, svm.intercept_, svm.support_]
+
+    return run
+
+
 def _ridge_cv():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(70, 3))
@@ -247,6 +260,13 @@ CASES = {
             ),
             dict(SVM_NUMPY_IPM_BUDGET=1),
             dict(SVM_NUMPY_IPM_BUDGET=10**6),
+        ],
+    ),
+    "svm-from-vectors": (
+        _svm_from_vectors,
+        [
+            dict(VECTOR_GRAM_MIRROR_MIN_N=10**9),
+            dict(VECTOR_GRAM_MIRROR_MIN_N=0, VECTOR_GRAM_BLOCK_ROWS=3, VECTOR_GRAM_MIRROR_TILE=1),
         ],
     ),
     "ridge-cv": (

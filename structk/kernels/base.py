@@ -372,6 +372,14 @@ class Kernel:
             return _dense(_product(F, F.T))
         return self._cross(P, P)
 
+    def _mirrored_gram(self, P):
+        """``(K, scan)`` as :meth:`_scanned_gram` returns them, for a
+        kernel that mirrors and scans its Gram while computing it (a new,
+        writeable, whole float64 array and its
+        :class:`~structk.algorithms.gram_blocks.GramScan`), or ``None``
+        (the default): :meth:`_gram` then :func:`mirror_and_scan`."""
+        return
+
     def _cross(self, P, Q):
         if self.has_features:
             return _dense(_product(self._features(P), self._features(Q).T))
@@ -446,10 +454,14 @@ class Kernel:
         mirrored it (``None`` for a small Gram): what a learner's PSD check
         would otherwise read ``K`` again for."""
         with np.errstate(over="ignore"), _in_block(block):  # overflow: _check_finite
-            K = np.asarray(self._gram(P), dtype=np.float64)
-            if not (K.flags.owndata and K.flags.writeable):
-                K = K.copy()  # never mirror into an array the kernel may hold
-            scan = mirror_and_scan(K)
+            done = self._mirrored_gram(P)
+            if done is not None:
+                K, scan = done
+            else:
+                K = np.asarray(self._gram(P), dtype=np.float64)
+                if not (K.flags.owndata and K.flags.writeable):
+                    K = K.copy()  # never mirror into an array the kernel may hold
+                scan = mirror_and_scan(K)
         if scan is None or not scan.finite:
             _check_finite(K, self, _offset(block))
         return K, scan

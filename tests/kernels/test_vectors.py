@@ -222,3 +222,59 @@ def test_gaussian_gram_by_row_blocks_equals_distances_then_exp(n, tuning):
     np.testing.assert_allclose(k(X), full, rtol=1e-13)
     far = np.vstack([X, X + 1e9])
     assert _exp_sq_dist_upper(far, k._exact_scale()) is None
+    assert _exp_sq_dist_upper(far, k._exact_scale(), mirror=True) is None
+
+
+@pytest.mark.parametrize("n", [1, 2, 63, 129, 300])
+def test_gaussian_gram_mirrored_by_blocks_equals_the_upper_triangle_mirrored(n, tuning):
+    """The Gram mirrored and scanned a block of rows at a time, as it is
+    written, is bit for bit the upper triangle mirrored afterwards, and its
+    scan the one :func:`mirror_and_scan` returns (the sum of squares to
+    rounding: summed in another order), for any block and tile size; a
+    non-finite entry is reported."""
+    from structk.algorithms.gram_blocks import mirror_and_scan
+    from structk.kernels.vectors import _exp_sq_dist_upper
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 4))
+    k = Gaussian(sigma=0.7)
+    tuning.set(GRAM_SCAN_MIN_N=0)
+    for rows, tile in ((1, 1), (7, 3), (128, 32)):
+        # the same blocks (BLAS sums a one-row block in another order)
+        tuning.set(VECTOR_GRAM_BLOCK_ROWS=rows, VECTOR_GRAM_MIRROR_TILE=tile)
+        upper = _exp_sq_dist_upper(X, k._exact_scale())
+        assert upper is not None  # (not data the accurate path must take)
+        expected = np.triu(upper) + np.triu(upper, 1).T  # (blocks write below too)
+        ref = mirror_and_scan(upper.copy())
+        K, scan = _exp_sq_dist_upper(X, k._exact_scale(), mirror=True)
+        np.testing.assert_array_equal(K, expected)
+        assert scan.finite and scan.cs_excess == ref.cs_excess
+        np.testing.assert_allclose(scan.sum_sq, ref.sum_sq, rtol=1e-13)
+        # independent of the block: the definition
+        np.testing.assert_allclose(scan.sum_sq, np.sum(K * K), rtol=1e-12)
+    tuning.set(VECTOR_GRAM_MIRROR_MIN_N=0)
+    K, scan = k._scanned_gram(k._prepare(X, "X"))
+    np.testing.assert_array_equal(K, expected)
+    tuning.set(VECTOR_GRAM_MIRROR_MIN_N=10**9)
+    np.testing.assert_array_equal(k(X), expected)
+
+
+def test_the_block_scan_reports_non_finite_entries():
+    """The compiled block scan reads finiteness from the rows' sums of
+    squares and checks entry by entry only then: a NaN or an infinity
+    anywhere in the block's upper triangle or diagonal is reported, a
+    huge finite entry (whose square overflows) is not."""
+    from structk.algorithms.gram_blocks._numba import mirror_rows_scan
+
+    for where, value, finite in (
+        ((1, 3), np.nan, False),
+        ((2, 2), np.inf, False),
+        ((0, 4), -np.inf, False),
+        ((1, 4), 1e200, True),
+    ):
+        K = np.eye(5)
+        K[where] = value
+        out = np.zeros(3)
+        mirror_rows_scan(K, np.ones(5), 0, 5, 2, out)
+        assert bool(out[0]) is finite, (where, value)
+        assert K[where[::-1]] == value or np.isnan(value)

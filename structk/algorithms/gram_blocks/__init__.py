@@ -18,7 +18,11 @@ blocks) and by cross-validation (train and test blocks of one Gram), through
 triangle onto the lower one and, in the same pass, collects what the
 learners' PSD check needs (finiteness, the Cauchy-Schwarz excess, the
 Frobenius norm), so that a Gram structk computed is read once more, not
-four times (mirror, finiteness, necessary conditions, norm).
+four times (mirror, finiteness, necessary conditions, norm). A kernel that
+writes its Gram a block of rows at a time (the Gaussian) mirrors and scans
+each block as soon as it is written, while it is in cache
+(:func:`._numba.mirror_rows_scan`), and assembles the same summary with
+:func:`gram_scan`.
 """
 
 from __future__ import annotations
@@ -117,6 +121,13 @@ def mirror_and_scan(K):
     _threads.run_chunks(
         lambda lo, hi: mirror_scan(K, s, tile, lo, hi, out[chunks[lo]]), bounds, threads
     )
+    return gram_scan(d, out)
+
+
+def gram_scan(d, out):
+    """The :class:`GramScan` of a Gram of diagonal ``d`` from the rows of
+    ``out`` that its chunks' compiled scans wrote (finite, excess, sum of
+    squares of the upper triangle)."""
     with np.errstate(over="ignore", invalid="ignore"):
         sum_sq = 2.0 * float(out[:, 2].sum()) + float(np.dot(d, d))
     return GramScan(
