@@ -17,6 +17,10 @@ dask      issue 39's "beyond one machine": on a LocalCluster (2 worker
           and a Nystroem fit (``KernelSVM(solver="nystroem")``) with and
           without ``client=``. The workers' start-up (imports, loading the
           compiled code: a first small Gram) is measured apart.
+sparse_gp ``SparseGaussianProcessRegressor`` (Normalize(Spectrum(5)), 80
+          landmarks, 900 DNA sequences of 200 nt: one round of Dask tasks
+          per L-BFGS evaluation of its bound) with and without ``client=``,
+          wall and CPU as in the dask section, medians.
 nystroem  Nyström error ``||K - Phi Phi^T||_F / ||K||_F`` vs n_components on
           the UCI splice sequences, structk (uniform and kmeans++ landmarks)
           next to scikit-learn's Nystroem(kernel="precomputed") on the same
@@ -291,29 +295,57 @@ def _warm_features(n):
     Normalize(Spectrum(k=6))(X, X[:500])
 
 
+def _sparse_gp(n, m):
+    """The sparse GP benchmark's model and data (``n`` sequences)."""
+    from structk.kernels import Normalize, Spectrum
+    from structk.learners import SparseGaussianProcessRegressor
+
+    seqs = synthetic_dna(n)
+    y = np.array([s.count("CG") + 0.7 * s.count("AAT") for s in seqs], dtype=float)
+    model = SparseGaussianProcessRegressor(
+        1.0 * Normalize(Spectrum(k=5)), n_components=m, noise=0.1, normalize_y=True, random_state=0
+    )
+    return model, seqs, y
+
+
+def _warm_sparse_gp(n, m):
+    """In a worker: the sparse GP's block sums, their compiled code loaded."""
+    model, seqs, y = _sparse_gp(n, m)
+    model.set_params(optimizer=None).fit(seqs, y)
+
+
 def fit_child(spec):
-    """A Nystroem fit (KernelSVM) of n sequences, with or without a client."""
+    """A Nystroem fit (KernelSVM) of n sequences, or a sparse GP's
+    (``spec["model"] == "sparse_gp"``), with or without a client."""
     from structk.kernels import Normalize, Spectrum
     from structk.learners import KernelSVM
 
-    seqs = synthetic_dna(spec["n"])
-    y = np.array([s.count("GC") for s in seqs]) > np.median([s.count("GC") for s in seqs])
-    model = KernelSVM(
-        Normalize(Spectrum(k=6)),
-        solver="nystroem",
-        n_components=spec["m"],
-        loss="squared_hinge",
-        random_state=0,
-    )
-    # a warm-up fit on one block of landmark features (2000 rows): the same
-    # code paths, their compiled code loaded
-    warm = slice(0, min(spec["n"], 2000))
+    gp = spec.get("model") == "sparse_gp"
+    if gp:
+        model, seqs, y = _sparse_gp(spec["n"], spec["m"])
+        warm = slice(0, 200)
+    else:
+        seqs = synthetic_dna(spec["n"])
+        y = np.array([s.count("GC") for s in seqs]) > np.median([s.count("GC") for s in seqs])
+        model = KernelSVM(
+            Normalize(Spectrum(k=6)),
+            solver="nystroem",
+            n_components=spec["m"],
+            loss="squared_hinge",
+            random_state=0,
+        )
+        # a warm-up fit on one block of landmark features (2000 rows): the
+        # same code paths, their compiled code loaded
+        warm = slice(0, min(spec["n"], 2000))
     model.fit(seqs[warm], y[warm])
     result = {}
     if spec["mode"] == "dask":
         client, cluster = start_cluster(result)
         cpu = ClusterCPU()
-        client.run(_warm_features, warm.stop)  # in every worker
+        if gp:
+            client.run(_warm_sparse_gp, 200, spec["m"])
+        else:
+            client.run(_warm_features, warm.stop)  # in every worker
         result["worker_startup_cpu_s"] = cpu.elapsed()
         model.set_params(client=client)
     try:
@@ -322,7 +354,11 @@ def fit_child(spec):
         model.fit(seqs, y)
         result["time_s"] = time.perf_counter() - t
         result["cpu_s"] = cpu.elapsed()
-        result["checksum"] = float(np.asarray(model.decision_function(seqs[:100])).sum())
+        if gp:
+            result["checksum"] = float(np.asarray(model.predict(seqs[:100])).sum())
+            result["theta"] = model.kernel_.theta.tolist()
+        else:
+            result["checksum"] = float(np.asarray(model.decision_function(seqs[:100])).sum())
     finally:
         if spec["mode"] == "dask":
             client.close()
@@ -500,6 +536,30 @@ def section_dask(args, report):
     )
 
 
+def section_sparse_gp(args, report):
+    n, m = (300, 30) if args.quick else (900, 80)
+    print(
+        f"\n== SparseGaussianProcessRegressor, {n} sequences, {m} landmarks, local vs "
+        f"a 2-process LocalCluster (client=); load average {os.getloadavg()} =="
+    )
+    print(f"{'run':12} {'wall s':>8} {'CPU s':>8} {'CPU / local':>12} {'wall / local':>13}")
+    runs = {"local": [], "dask": []}
+    for _ in range(args.repeats):  # alternated: the same load for both
+        for mode in runs:
+            spec = {"n": n, "m": m, "mode": mode, "fit": True, "model": "sparse_gp"}
+            runs[mode].append(run_child(spec))
+    local = _median_runs(runs["local"])
+    for mode, rs in runs.items():
+        r = _median_runs(rs)
+        report["sparse_gp"].append({"n": n, "m": m, "run": mode, **r})
+        print(
+            f"{mode:12} {r['time_s']:8.2f} {r['cpu_s']:8.2f} {r['cpu_s'] / local['cpu_s']:12.2f} "
+            f"{r['time_s'] / local['time_s']:13.2f}   theta {np.round(r['theta'], 6).tolist()}",
+            flush=True,
+        )
+    print(f"   load average after: {os.getloadavg()}")
+
+
 def _median_runs(runs):
     out = dict(runs[0])
     for key in ("time_s", "cpu_s", "worker_startup_cpu_s"):
@@ -599,6 +659,7 @@ SECTIONS = {
     "jobs": section_jobs,
     "dask": section_dask,
     "nystroem": section_nystroem,
+    "sparse_gp": section_sparse_gp,
 }
 
 

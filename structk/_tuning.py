@@ -256,6 +256,12 @@ FEATURE_BLOCK_ROWS = 40_000
 #: Unpickled blocks each distributed worker keeps: memory against decoding
 #: the same block again.
 DISTRIBUTED_DECODED_MAX = 8
+#: Pickled objects of at most this many bytes that a round of Dask tasks
+#: shares (the sparse GP's kernel and Cholesky factor, sent for every
+#: evaluation of its bound) travel inside each task's specification; larger
+#: ones go once, as a task of their own that the others wait on: a scheduler
+#: step and a fetch between workers against a copy per task.
+DASK_INLINE_MAX_BYTES = 1 << 20
 #: ``dask_gram``'s default tiles: the fewest row blocks that give every
 #: worker thread at least DASK_TILES_PER_THREAD tiles (to share the work),
 #: of DASK_BLOCK_MIN to DASK_BLOCK_MAX rows (a 4096 tile is 128 MiB): each

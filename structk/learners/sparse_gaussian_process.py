@@ -423,15 +423,18 @@ class _FitData:
         self.client = client
         self._futures = None
         if client is not None:
-            from ..scale.distributed import _dask_and_client, _send
+            from ..scale.distributed import _dask_and_client, _send, _spread
 
             _, _, self.client = _dask_and_client(client)
+            # each evaluation's task for a block runs where the block is:
+            # spread over the workers, or one of them computes every block
+            places = _spread(self.client, len(self.blocks))
             self._futures = [
                 (
-                    _send(self.client, blk, f"the training objects as prepared by {kernel!r}"),
-                    _send(self.client, target[a:b], "the targets"),
+                    _send(self.client, blk, f"the training objects as prepared by {kernel!r}", at),
+                    _send(self.client, target[a:b], "the targets", at),
                 )
-                for blk, (a, b) in zip(self.blocks, self.bounds)
+                for blk, (a, b), at in zip(self.blocks, self.bounds, places)
             ]
 
     def close(self):
@@ -478,25 +481,40 @@ class _FitData:
         return total
 
     def _remote(self, kernel, L, gradient):
-        """The blocks' sums computed on the cluster, in the blocks' order."""
-        from ..scale.distributed import _send
+        """The blocks' sums computed on the cluster, in the blocks' order.
 
-        kernel_f = _send(self.client, (kernel, L), f"the kernel {kernel!r}")
+        One task per block and evaluation, which carries the kernel and
+        ``L`` in its own specification when they are small
+        (:func:`~structk.scale.distributed._shipped`): an evaluation then
+        costs one pass through the scheduler, not a task for the kernel
+        that every block task waits on and a worker fetches from another.
+        Done futures are released, not cancelled: ``cancel`` waits for
+        the scheduler's answer, one more round trip per evaluation.
+        """
+        from ..scale.distributed import _shipped
+
+        kernel_f = _shipped(self.client, (kernel, L), f"the kernel {kernel!r}")
         futures = [
             self.client.submit(_remote_block_sums, kernel_f, blk, tgt, gradient, pure=False)
             for blk, tgt in self._futures
         ]
         try:
             return self.client.gather(futures)
+        except BaseException:
+            self.client.cancel(futures)
+            raise
         finally:
-            self.client.cancel(futures + [kernel_f])
+            if not isinstance(kernel_f, bytes):
+                kernel_f.release()
 
 
 def _remote_block_sums(kernel_blob, block_blob, target_blob, gradient):
     """One Dask task: :func:`_block_sums` of a block sent once per fit."""
+    import pickle
+
     from ..scale.distributed import _loads
 
-    kernel, L = _loads(kernel_blob)
+    kernel, L = pickle.loads(kernel_blob)  # new each evaluation: not cached
     with one_blas_thread():
         return _block_sums(kernel, L, _loads(block_blob), _loads(target_blob), gradient)
 

@@ -214,7 +214,7 @@ def _dask_and_client(client):
     return da, delayed, client
 
 
-def _send(client, obj, what):
+def _send(client, obj, what, worker=None):
     """Pickle ``obj`` (or raise a clear TypeError) and send it as a task.
 
     Each object is pickled and sent on its own, so the client holds one
@@ -226,12 +226,44 @@ def _send(client, obj, what):
     rather than the objects: Dask deserialises numpy arrays into frames at
     arbitrary byte offsets, and numpy falls back from BLAS to slow loops
     (with different rounding) on such unaligned arrays; ``pickle.loads`` in
-    the worker rebuilds aligned arrays (see :func:`_loads`).
+    the worker rebuilds aligned arrays (see :func:`_loads`). ``worker``: a
+    list of worker addresses to prefer (:func:`_spread`), never required.
     """
+    where = {} if worker is None else {"workers": worker, "allow_other_workers": True}
+    key = f"structk-block-{uuid.uuid4().hex}"
+    return client.submit(_held, _pickled(obj, what), key=key, **where)
+
+
+def _spread(client, count):
+    """``count`` worker addresses, round robin (or ``None`` each without
+    workers): where to put blocks that tasks will use again and again, as a
+    preference (:func:`_send`'s ``allow_other_workers``), so that a worker
+    that dies takes no block with it. Dask would put all of blocks sent at
+    once on one idle worker, and the tasks follow their data."""
+    workers = sorted(client.nthreads())
+    if not workers:
+        return [None] * count
+    return [[workers[i % len(workers)]] for i in range(count)]
+
+
+def _shipped(client, obj, what):
+    """``obj`` pickled, as bytes to put in a task's own specification when
+    at most ``_tuning.DASK_INLINE_MAX_BYTES`` long, else as :func:`_send`'s
+    task. Inline, the tasks using it need no other task first (no scheduler
+    step, no fetch from another worker); each carries a copy, so large
+    objects go once, as a task. Either way a task receives bytes."""
+    blob = _pickled(obj, what)
+    if len(blob) <= _tuning.DASK_INLINE_MAX_BYTES:
+        return blob
+    return client.submit(_held, blob, key=f"structk-block-{uuid.uuid4().hex}")
+
+
+def _pickled(obj, what):
+    """``cloudpickle.dumps(obj)``, or a TypeError naming ``what``."""
     import cloudpickle
 
     try:
-        blob = cloudpickle.dumps(obj, protocol=5)
+        return cloudpickle.dumps(obj, protocol=5)
     except Exception as exc:  # pickling raises TypeError, PicklingError, ...
         raise TypeError(
             f"{what} cannot be sent to Dask workers: pickling failed with "
@@ -240,7 +272,6 @@ def _send(client, obj, what):
             "compute on one machine with structk.gram(kernel, X, n_jobs=...) "
             "instead, or keep such state out of the kernel."
         ) from exc
-    return client.submit(_held, blob, key=f"structk-block-{uuid.uuid4().hex}")
 
 
 def _held(blob):
