@@ -279,7 +279,7 @@ def _exp_sq_dist_upper(P, scale, mirror=False):
 
     With ``mirror``, returns ``(K, scan)`` instead: ``K`` whole (each block
     of rows copied onto the lower triangle right after it is written, while
-    it is in cache: :func:`structk.algorithms.gram_blocks._numba.mirror_rows_scan`)
+    it is in cache: :func:`structk.algorithms.gram_blocks.exp_neg_sq_dist_mirrored`)
     and the :class:`~structk.algorithms.gram_blocks.GramScan` that
     :func:`~structk.algorithms.gram_blocks.mirror_and_scan` would return
     for it, the same entries and the sums grouped by row. The blocks' inner
@@ -288,7 +288,7 @@ def _exp_sq_dist_upper(P, scale, mirror=False):
     OpenBLAS's helper threads spinning through the compiled passes between
     the blocks: 1.7 times the CPU at n = 10,000), and the distances'
     arithmetic is one compiled pass
-    (:func:`~structk.algorithms.gram_blocks._numba.neg_scaled_sq_dist`),
+    (in :func:`~structk.algorithms.gram_blocks.exp_neg_sq_dist_mirrored`),
     not six NumPy passes.
     """
     n = P.shape[0]
@@ -306,24 +306,9 @@ def _exp_sq_dist_upper(P, scale, mirror=False):
             T *= -1.0 / scale
             np.exp(T, out=K[a:b, a:])
         return K
-    from .._threads import compiled_call, product_threads
-    from ..algorithms.gram_blocks import gram_scan
-    from ..algorithms.gram_blocks._numba import mirror_rows_scan, neg_scaled_sq_dist
+    from ..algorithms.gram_blocks import exp_neg_sq_dist_mirrored
 
-    K = np.empty((n, n))
-    buffer = np.empty(min(rows, n) * n)
-    s = np.ones(n)  # sqrt(K_ii): exp(0) = 1 on the diagonal
-    out = np.zeros((-(-n // rows), 3))
-    tile = _tuning.VECTOR_GRAM_MIRROR_TILE
-    with product_threads(buffer.size * P.shape[1]):  # the largest block's product
-        for c, a in enumerate(range(0, n, rows)):
-            b = min(a + rows, n)
-            G = buffer[: (b - a) * (n - a)].reshape(b - a, n - a)
-            np.matmul(Pc[a:b], Pc[a:].T, out=G)
-            compiled_call(neg_scaled_sq_dist, G, p2, a, -1.0 / scale)
-            np.exp(G, out=K[a:b, a:])
-            compiled_call(mirror_rows_scan, K, s, a, b, tile, out[c])
-    return K, gram_scan(s, out)
+    return exp_neg_sq_dist_mirrored(Pc, p2, scale, rows, _tuning.VECTOR_GRAM_MIRROR_TILE)
 
 
 def _recompute_inaccurate(D, P, Q, p2, q2, gamma, limit, scale, block=None):

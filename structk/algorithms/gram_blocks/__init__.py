@@ -135,3 +135,33 @@ def gram_scan(d, out):
         cs_excess=float(out[:, 1].max()),
         sum_sq=sum_sq,
     )
+
+
+def exp_neg_sq_dist_mirrored(Pc, p2, scale, rows, tile):
+    """``(K, scan)``: the whole Gram ``exp(-||x_i - x_j||^2 / scale)`` of the
+    (centred) rows of ``Pc``, whose squared norms are ``p2``, and its
+    :class:`GramScan`, written a block of ``rows`` rows at a time: the
+    block's inner products in one BLAS product into a reused buffer (one
+    BLAS thread), the distances' arithmetic in one compiled pass, NumPy's
+    ``exp`` into the upper part of the block's rows, then one compiled pass
+    (tiles of ``tile``) copying the block onto the lower triangle and
+    scanning it while it is in cache. The entries equal those of the upper
+    triangle computed by :func:`structk.kernels.vectors._exp_sq_dist_upper`
+    and mirrored afterwards; the scan's sums are grouped by block."""
+    from ..._threads import compiled_call, product_threads
+    from ._numba import mirror_rows_scan, neg_scaled_sq_dist
+
+    n = Pc.shape[0]
+    K = np.empty((n, n))
+    buffer = np.empty(min(rows, n) * n)
+    s = np.ones(n)  # sqrt(K_ii): exp(0) = 1 on the diagonal
+    out = np.zeros((-(-n // rows), 3))
+    with product_threads(buffer.size * Pc.shape[1]):  # the largest block's product
+        for c, a in enumerate(range(0, n, rows)):
+            b = min(a + rows, n)
+            G = buffer[: (b - a) * (n - a)].reshape(b - a, n - a)
+            np.matmul(Pc[a:b], Pc[a:].T, out=G)
+            compiled_call(neg_scaled_sq_dist, G, p2, a, -1.0 / scale)
+            np.exp(G, out=K[a:b, a:])
+            compiled_call(mirror_rows_scan, K, s, a, b, tile, out[c])
+    return K, gram_scan(s, out)
