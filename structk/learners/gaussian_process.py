@@ -9,7 +9,7 @@ import numpy as np
 
 from .._estimator import BaseEstimator, RegressorMixin, check_is_fitted, check_random_state
 from .._threads import small_blas
-from ..kernels.hyperparameters import fixed_grams
+from ..kernels.hyperparameters import fixed_gram, fixed_grams
 from .._validation import check_objects, check_scalar
 from ._base import (
     KernelLearnerMixin,
@@ -248,7 +248,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
             return cholesky
         from ._gp_spectral import ScaleNoiseLikelihood
 
-        K0 = P.copy() if _is_precomputed(k) else _fixed_gram(fixed, P)
+        K0 = P.copy() if _is_precomputed(k) else fixed_gram(fixed, P)
         spectral = ScaleNoiseLikelihood(K0, self._target, self._alpha)
         scaled = fixed is not k  # theta[0] is log c
         noise_free = self._noise_hyper is not None and not self._noise_hyper.fixed
@@ -300,7 +300,7 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
             return k.gram_gradient_prepared(P)
         fixed, factor = _fixed_part(k)
         if fixed is not None:  # as gram_gradient_prepared computes it, once per fit
-            K = _fixed_gram(fixed, P)
+            K = fixed_gram(fixed, P)
             if fixed is k:
                 return K, None
             if np.isfinite(factor * np.abs(K).max(initial=0.0)):
@@ -587,14 +587,6 @@ def _fixed_part(k):
     if isinstance(k, Scaled) and len(free) == 1 and not _free(k.kernel):
         return k.kernel, float(k.factor)
     return None, None
-
-
-def _fixed_gram(k, P):
-    """The Gram of ``k`` (no free hyperparameters) on ``P``, computed once
-    per fit (:func:`structk.kernels.hyperparameters.fixed_gram`)."""
-    from ..kernels.hyperparameters import fixed_gram
-
-    return fixed_gram(k, P)
 
 
 def _check_alpha(alpha, n):

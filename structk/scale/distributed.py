@@ -230,8 +230,12 @@ def _send(client, obj, what, worker=None):
     list of worker addresses to prefer (:func:`_spread`), never required.
     """
     where = {} if worker is None else {"workers": worker, "allow_other_workers": True}
-    key = f"structk-block-{uuid.uuid4().hex}"
-    return client.submit(_held, _pickled(obj, what), key=key, **where)
+    return _held_task(client, _pickled(obj, what), **where)
+
+
+def _held_task(client, blob, **where):
+    """The future of a task returning the pickled ``blob`` (:func:`_held`)."""
+    return client.submit(_held, blob, key=f"structk-block-{uuid.uuid4().hex}", **where)
 
 
 def _spread(client, count):
@@ -255,7 +259,7 @@ def _shipped(client, obj, what):
     blob = _pickled(obj, what)
     if len(blob) <= _tuning.DASK_INLINE_MAX_BYTES:
         return blob
-    return client.submit(_held, blob, key=f"structk-block-{uuid.uuid4().hex}")
+    return _held_task(client, blob)
 
 
 def _pickled(obj, what):
