@@ -92,6 +92,22 @@ def test_float32_blocks_equal_float64_bit_for_bit(band_bytes, tuning, monkeypatc
     assert single[0][0, 0] == 2.0**19
 
 
+def test_float32_bands_cut_only_large_results(tuning):
+    """A small result is one band (a band's BLAS calls cost more than their
+    arithmetic there); a large one is cut into bands of at most an eighth of
+    its rows, each band's float32 product within the block bytes."""
+    from structk.algorithms.sparse_gram import _bands
+
+    assert _bands(188, 188) == [(0, 188)]
+    bands = _bands(20_000, 20_000)
+    rows = [b - a for a, b in bands]
+    assert bands[0][0] == 0 and bands[-1][1] == 20_000
+    assert all(a == b for (_, a), (b, _) in zip(bands, bands[1:]))
+    assert max(rows) <= 20_000 // 8 and 4 * max(rows) * 20_000 <= 32 * 2**20
+    tuning.set(SPARSE_BLOCK_BYTES=4 * 150 * 7)
+    assert [b - a for a, b in _bands(150, 150)] == [7] * 21 + [3]
+
+
 @pytest.mark.parametrize("case", ["row sum 4097", "fractions"])
 def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
     """A row sum above 2^12 (4097^2 is odd and above 2^24: float32 cannot
