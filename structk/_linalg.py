@@ -33,27 +33,57 @@ def frobenius(K):
 def cholesky_ok(K, shift):
     """Whether ``K + shift I`` has a Cholesky factorisation (``K`` symmetric).
 
-    Up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by LAPACK's
+    Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by NumPy's own LAPACK
+    (:func:`_numpy_cholesky_ok`: a first fit of a process then imports no
+    ``scipy.linalg``); up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by LAPACK's
     unblocked ``dpotf2``, which runs on the calling thread in every BLAS: no
     thread pool to wake and no thread limit to set (SciPy's ``dpotrf`` hands
     even a 170 x 170 factorisation to OpenBLAS's threads, which on a busy
     machine costs hundreds of times the arithmetic); above, ``dpotrf`` on one
     BLAS thread (:func:`~structk._threads.small_blas`).
     """
+    n = K.shape[0]
+    if n <= _tuning.NUMPY_CHOLESKY_MAX_N:
+        return _numpy_cholesky_ok(K, shift)
     from scipy.linalg import lapack
 
     from ._threads import small_blas
 
-    n = K.shape[0]
     # K is symmetric, so K.T (Fortran-ordered when K is C-ordered) is the
     # same matrix: copying it to Fortran order is a plain memory copy.
     A = np.array(K.T, dtype=np.float64, order="F", copy=True)
     A.flat[:: n + 1] += shift
     if n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N:
-        return unblocked_cholesky()(A) == 0
-    with small_blas(n):
-        _, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
-    return info == 0
+        info = unblocked_cholesky()(A)
+    else:
+        with small_blas(n):
+            _, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
+    return info == 0 and _finite_positive(A.diagonal())
+
+
+def _finite_positive(d):
+    """Whether the diagonal ``d`` of a Cholesky factor is finite and
+    positive: OpenBLAS's factorisations stop only at a diagonal entry that
+    is not positive, which a NaN is not, and a NaN or an infinity anywhere
+    in the triangle read reaches the diagonal (measured: a NaN on the
+    diagonal passed ``dpotf2``)."""
+    return bool((d > 0.0).all() and np.isfinite(d).all())
+
+
+def _numpy_cholesky_ok(K, shift):
+    """:func:`cholesky_ok` by ``numpy.linalg.cholesky`` (its lower
+    triangle; ``K`` is symmetric), for matrices small enough that NumPy's
+    BLAS factorises them on the calling thread (OpenBLAS: below 64 rows).
+
+    A factorisation that ran into a NaN or an infinity is a failure, as in
+    the other forms (:func:`_finite_positive`).
+    """
+    A = K + shift * np.eye(K.shape[0])
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        return False
+    return _finite_positive(L.diagonal())
 
 
 @functools.cache

@@ -6,7 +6,7 @@ import pytest
 from structk import NotPSDError, assert_psd, check_psd
 from structk.kernels import Gaussian, Linear
 from structk._linalg import cholesky_ok, orthogonal_of_tridiagonal, unblocked_cholesky
-from structk._tuning import PSD_SMALL_CERTIFICATE_MAX_N
+from structk._tuning import NUMPY_CHOLESKY_MAX_N, PSD_SMALL_CERTIFICATE_MAX_N
 from structk.learners._psd import check_psd_policy
 
 RNG = np.random.default_rng(2)
@@ -158,7 +158,17 @@ def test_tol_must_be_a_number(tol):
         check_psd(np.eye(2), tol)
 
 
-@pytest.mark.parametrize("n", [4, 37, PSD_SMALL_CERTIFICATE_MAX_N, PSD_SMALL_CERTIFICATE_MAX_N + 1])
+@pytest.mark.parametrize(
+    "n",
+    [
+        4,
+        37,
+        NUMPY_CHOLESKY_MAX_N,
+        NUMPY_CHOLESKY_MAX_N + 1,
+        PSD_SMALL_CERTIFICATE_MAX_N,
+        PSD_SMALL_CERTIFICATE_MAX_N + 1,
+    ],
+)
 def test_certificate_agrees_with_lapack_on_both_sides_of_the_small_bound(n):
     from scipy.linalg import lapack
 
@@ -170,6 +180,49 @@ def test_certificate_agrees_with_lapack_on_both_sides_of_the_small_bound(n):
         info = lapack.dpotrf(A, lower=1)[1]
         assert (info == 0) == expected
         assert cholesky_ok(K, shift) is expected
+
+
+@pytest.mark.parametrize("n", [3, NUMPY_CHOLESKY_MAX_N, NUMPY_CHOLESKY_MAX_N + 1])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_certificate_fails_on_a_non_finite_entry_on_both_sides_of_the_numpy_bound(n, bad):
+    """NumPy's OpenBLAS stops only at a diagonal that is not positive (a NaN
+    is not): a NaN or infinity anywhere in the triangle read is a failure
+    (either triangle: the symmetry test before it covers the other)."""
+    K = np.eye(n) * 2.0
+    for i, j in ((n - 1, n - 1), (n - 1, 0), (n - 1, n - 2)):
+        B = K.copy()
+        B[i, j] = B[j, i] = bad
+        assert cholesky_ok(B, 1e-8) is False
+
+
+@pytest.mark.parametrize("n", [2, 3, 30, NUMPY_CHOLESKY_MAX_N + 1, 150])
+def test_policy_verdict_on_the_tolerance_boundary(n):
+    """The learners' verdict for an eigenvalue just above and just below
+    ``-1e-6 ||K||_F``, for orders on both sides of the NumPy certificate's
+    bound, against the definition (``eigvalsh``); a rank-deficient PSD Gram
+    passes and a NaN is named."""
+    rng = np.random.default_rng(n)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    for factor, refused in ((0.98, False), (1.02, True)):
+        ev = np.r_[rng.uniform(0.5, 1.5, n - 1), 0.0]
+        tol = 1e-6 * np.linalg.norm(ev)  # ||K||_F, changed little by ev[-1]
+        ev[-1] = -factor * tol
+        K = (Q * ev) @ Q.T
+        K = (K + K.T) / 2
+        lam = np.linalg.eigvalsh(K)[0]
+        assert bool(lam < -1e-6 * np.linalg.norm(K)) is refused  # the definition
+        if refused:
+            with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+                check_psd_policy(K, "auto")
+        else:
+            check_psd_policy(K, "auto")
+    X = rng.normal(size=(n, max(1, n // 3)))
+    check_psd_policy(X @ X.T, "auto")  # PSD of rank n / 3 (singular from n = 2)
+    check_psd_policy(np.zeros((n, n)), "auto")
+    K = X @ X.T
+    K[n - 1, 0] = np.nan
+    with pytest.raises(ValueError, match=rf"non-finite value nan at entry \({n - 1}, 0\)"):
+        check_psd_policy(K, "auto")
 
 
 @pytest.mark.parametrize("n", [1, 2, 37])
