@@ -10,28 +10,38 @@ thread pool is left as the user configured it (there several threads pay on
 an idle machine).
 
 The limits are set through threadpoolctl (a dependency of scikit-learn),
-which knows OpenBLAS, MKL, BLIS and the OpenMP runtimes. Its controller is
-built once per process, on first use, after SciPy's LAPACK is loaded.
+which knows OpenBLAS, MKL, BLIS and the OpenMP runtimes. Its controller
+covers the libraries loaded when it is built: it is built on first use,
+and again once SciPy's linear algebra is imported if it was built before
+(SciPy's wheels bring an OpenBLAS of their own, which every module of
+SciPy that calls BLAS or LAPACK loads through :mod:`scipy.linalg`). It
+does not import SciPy itself: a NumPy product under the limit (a
+spectrum model's prediction) needs NumPy's BLAS only, and importing
+``scipy.linalg`` would cost that command 0.1-0.2 s of CPU.
 """
 
 from __future__ import annotations
 
 import contextvars
+import sys
 import threading
 from contextlib import contextmanager, nullcontext
 
 from . import _tuning
 
 _controller = None
+#: Whether :data:`_controller` was built with SciPy's linear algebra loaded.
+_controller_sees_scipy = False
 
 
 def _get_controller():
-    global _controller
-    if _controller is None:
-        import scipy.linalg.lapack  # noqa: F401 - load SciPy's BLAS before looking
+    global _controller, _controller_sees_scipy
+    scipy_loaded = "scipy.linalg" in sys.modules
+    if _controller is None or (scipy_loaded and not _controller_sees_scipy):
         from threadpoolctl import ThreadpoolController
 
         _controller = ThreadpoolController()
+        _controller_sees_scipy = scipy_loaded
     return _controller
 
 

@@ -150,6 +150,41 @@ def test_predict_does_not_import_sklearn(tmp_path):
         assert other not in loaded, f"structk predict of a spectrum model imported {other}"
 
 
+def test_spectrum_predict_under_the_one_thread_limit_does_not_import_scipy_linalg(tmp_path):
+    # a model whose prediction multiplies the common k-mers' dense block
+    # under the one-BLAS-thread limit (structk._threads): building that
+    # limit's controller imported scipy.linalg (0.1-0.2 s of CPU) before
+    import numpy as np
+
+    import structk
+    from structk.kernels import Normalize, Spectrum
+    from structk.learners import KernelSVM
+
+    rng = np.random.default_rng(0)
+    seqs = ["".join(rng.choice(list("ACGT"), size=60)) for _ in range(160)]
+    y = np.arange(160) % 2
+    model = KernelSVM(kernel=Normalize(Spectrum(k=3)), C=1.0).fit(seqs, y)
+    assert len(model.support_) * 64 * 160 > 2**18  # past THREADED_PRODUCT
+    structk.save(model, tmp_path / "m.structk")
+    fasta = tmp_path / "test.fa"
+    fasta.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(seqs)))
+    expected = model.decision_function(seqs)
+    loaded = _modules_after(
+        "import io, contextlib\n"
+        "import numpy as np\n"
+        "from structk.cli import main\n"
+        "from structk import _threads\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    assert main(['predict', {str(tmp_path / 'm.structk')!r}, {str(fasta)!r}]) == 0\n"
+        "assert _threads._controller is not None, 'the one-thread limit was not reached'\n"
+        "rows = [line.split('\\t') for line in out.getvalue().splitlines()[1:]]\n"
+        f"np.testing.assert_array_equal([float(r[2]) for r in rows], {expected.tolist()!r})\n"
+    )
+    assert "scipy.sparse" in loaded  # the spectrum kernel's product
+    assert "scipy.linalg" not in loaded, "structk predict imported scipy.linalg"
+
+
 def test_model_files_load_in_a_fresh_process(tmp_path):
     # the allow-list imports a class's module only when a file names it: a
     # process that imported nothing else reads each kind (kernels from

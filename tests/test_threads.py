@@ -223,6 +223,51 @@ def _ring(n, labels=2):
 
 
 @pytest.mark.blas_threads
+def test_a_product_limit_does_not_import_scipy_and_a_later_limit_covers_it():
+    """A NumPy product under the one-thread limit builds threadpoolctl's
+    controller without importing SciPy (a spectrum prediction needs NumPy's
+    BLAS only); once SciPy's linear algebra is imported, the next limit
+    covers its BLAS too (a controller built before it would not see it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from threadpoolctl import threadpool_info, threadpool_limits\n"
+        "from structk import _threads, _tuning\n"
+        "def counts():\n"
+        "    return {l['filepath']: l['num_threads'] for l in threadpool_info()\n"
+        "            if l['user_api'] == 'blas'}\n"
+        "with threadpool_limits(2, user_api='blas'):\n"
+        "    seen = []\n"
+        "    real = _threads._one_thread\n"
+        "    def spy():\n"
+        "        seen.append(True)\n"
+        "        return real()\n"
+        "    _threads._one_thread = spy\n"
+        "    rng = np.random.default_rng(0)\n"
+        "    A, B = rng.normal(size=(700, 700)), rng.normal(size=(700, 3))\n"
+        "    assert _tuning.THREADED_PRODUCT < A.size * 3 <= _tuning.SMALL_PRODUCT\n"
+        "    np.testing.assert_allclose(_threads.small_matmul(A, B), A @ B, rtol=1e-12)\n"
+        "    assert seen, 'the product ran without the limit'\n"
+        "    assert 'scipy.linalg' not in sys.modules, 'the limit imported SciPy'\n"
+        "    import scipy.linalg\n"
+        "    before = counts()\n"
+        "    assert len(before) >= 1\n"
+        "    with _threads.small_blas(10):\n"
+        "        inside = counts()\n"
+        "    assert set(inside) == set(before), (inside, before)\n"
+        "    assert all(v == 1 for v in inside.values()), inside\n"
+        "    assert counts() == before\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ok"]
+
+
+@pytest.mark.blas_threads
 def test_graph_eigendecompositions_above_64_nodes_run_on_one_blas_thread(monkeypatch):
     """NumPy's eigvalsh uses OpenBLAS's threads from about 80 rows; their
     spinning afterwards slowed the random walks that follow (ENZYMES: 210
