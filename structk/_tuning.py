@@ -130,6 +130,13 @@ GKM_CHUNKS_PER_THREAD = 4
 #: l <= 9; at l = 10 (8 MiB) the 600 nfe2 windows took 7.5 s of CPU
 #: against 2.5 s by the counting form, at l = 9 0.7 s against 0.9 s.
 GKM_TABLE_MAX_BYTES = 2 * 2**20
+#: The table form fills this many sequences' tables at a time, then reads
+#: the other sequences' kernel values off them through an index of their
+#: l-mers, ``GKM_TABLE_COLUMNS`` sequences at a time: each table entry is
+#: read once for the whole block of columns, and the block's sums stay in
+#: the cache.
+GKM_TABLE_ROWS = 16
+GKM_TABLE_COLUMNS = 128
 #: Most l-mer comparisons of one compiled call of the all-pairs form (a
 #: Ctrl-C is answered between calls), against a Python call each.
 GKM_PAIRS_CHUNK_WORK = 2**26

@@ -230,6 +230,26 @@ def test_chunks_of_rows_give_the_one_call_values(chunk_counts, tuning):
     np.testing.assert_allclose(cut[1], whole[1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("rows, columns", [(1, 1), (3, 2), (16, 128), (2, 5)])
+def test_table_form_blocks_give_the_all_pairs_values(rows, columns, tuning):
+    """The table form fills ``GKM_TABLE_ROWS`` tables at a time and reads
+    them through the index of ``GKM_TABLE_COLUMNS`` sequences at a time:
+    every block size (one, uneven, larger than the input) gives the
+    all-pairs form's Gram, cross-Gram and (normalised) values, with centre
+    weights and reverse complements, sequences without l-mers included."""
+    tuning.set(GKM_TABLE_ROWS=rows, GKM_TABLE_COLUMNS=columns)
+    rng = np.random.default_rng(11)
+    X = random_dna(9, 0, 40, rng) + ["ACGTACGTNACGTACGTAA", "TTTTTTTTTTTT", "ACG"]
+    Y = random_dna(5, 3, 30, rng)
+    for rc_on, center in itertools.product((False, True), (False, True)):
+        args = dict(l=5, k=3, d=2, kind="truncated", reverse_complement=rc_on)
+        args.update(center_weighted=center, normalize=not center)
+        table, ref = GappedKmer(algorithm="table", **args), GappedKmer(algorithm="pairs", **args)
+        np.testing.assert_allclose(table(X), ref(X), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(table(X, Y), ref(X, Y), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(table(Y, X), ref(Y, X), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("algorithm", ["pairs", "subsets", "table"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,

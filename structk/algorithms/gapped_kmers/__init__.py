@@ -345,30 +345,63 @@ def neighbour_deltas(l, w):
     return np.array(deltas, dtype=np.int64), np.array(dweights, dtype=np.float64)
 
 
+def table_index(R, rc, l, columns):
+    """The l-mers of the sequences of :class:`LmerWindows` ``R`` (and their
+    reverse complements with ``rc``) as the table form's index
+    (:func:`._numba.table_block`): the sequences in blocks of ``columns``
+    (bounds ``cols``), in each block its distinct l-mers ascending
+    (``ukeys[ustart[c]:ustart[c + 1]]``), and each one's occurrences
+    (``uptr[g]:uptr[g + 1]`` into ``occ_col``, the sequence, and ``occ_w``,
+    the l-mer's weight)."""
+    n = len(R)
+    col = np.repeat(np.arange(n, dtype=np.int64), np.diff(R.ptr))
+    keys, wts = R.keys, R.weights
+    if rc:
+        keys = np.concatenate([keys, R.keys_rc])
+        col = np.concatenate([col, col])
+        wts = np.concatenate([wts, wts])
+    combined = ((col // columns) << (2 * int(l))) | keys
+    order = np.argsort(combined, kind="stable")
+    combined = combined[order]
+    new = np.ones(combined.size, dtype=bool)
+    new[1:] = combined[1:] != combined[:-1]
+    starts = np.flatnonzero(new)
+    cols = np.r_[np.arange(0, n, columns, dtype=np.int64), n]
+    ustart = np.searchsorted(combined[starts] >> (2 * int(l)), np.arange(len(cols)), side="left")
+    uptr = np.r_[starts, combined.size].astype(np.int64)
+    ukeys = np.ascontiguousarray(combined[starts] & ((1 << (2 * int(l))) - 1))
+    return cols, ustart.astype(np.int64), ukeys, uptr, col[order], np.ascontiguousarray(wts[order])
+
+
 def _pairs(P, R, w, rc, symmetric, out, table_l=None):
     """The all-pairs form (or with ``table_l``, the table form over the
     ``4^table_l`` l-mers, :func:`._numba.table_block`) into ``out``, chunks
     of rows on threads, cut at equal numbers of l-mer comparisons, none of
     many more than ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered
-    between them; a row's values do not depend on its chunk)."""
+    between them; a row's values do not depend on its chunk); the table
+    form's chunks are cut at equal numbers of table writes and look-ups."""
     from ._numba import pairs_block, table_block
 
     if table_l is not None:
         deltas, dweights = neighbour_deltas(table_l, w)
+        index = table_index(R, rc, table_l, int(_tuning.GKM_TABLE_COLUMNS))
 
     cx = np.diff(P.ptr).astype(np.float64)
     cy = np.diff(R.ptr).astype(np.float64)
     later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
-    work = cx * later[: len(cx)]  # per row
+    work = cx * later[: len(cx)]  # per row: l-mer comparisons
+    if table_l is not None:  # table writes and look-ups
+        work = cx * deltas.shape[0] + later[: len(cx)] * (2 if rc else 1)
     threads = _threads.threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
     parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
     bounds = _threads.cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
 
     def chunk(lo, hi):
         if table_l is not None:
-            table_block(P.keys, P.weights, P.ptr[lo : hi + 1], R.keys, R.keys_rc, R.weights,
-                        R.ptr, deltas, dweights, rc, symmetric, out[lo:hi], lo,
-                        np.zeros(4**table_l))  # fmt: skip
+            rows = max(1, min(int(_tuning.GKM_TABLE_ROWS), hi - lo))
+            table_block(P.keys, P.weights, P.ptr[lo : hi + 1], deltas, dweights, *index,
+                        symmetric, out[lo:hi], lo, np.zeros((rows, 4**table_l)),
+                        np.zeros((int(_tuning.GKM_TABLE_COLUMNS), rows)))  # fmt: skip
             return
         pairs_block(
             P.keys,

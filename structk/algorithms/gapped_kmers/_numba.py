@@ -735,42 +735,73 @@ def hamming_convolve(t, l, eig):
 
 
 @numba.njit(cache=True, nogil=True)
-def table_block(kx, wx, px, ky, kry, wy, py, deltas, dweights, rc, symmetric, out, row0, table):
-    """:func:`pairs_block` through a dense table over all ``4^l`` l-mers:
-    for each sequence ``x_i`` the table gets ``v_a w[m]`` at every l-mer
-    ``a ^ deltas[t]`` within ``d`` mismatches of each of its l-mers ``a``
-    (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields of
-    ``deltas[t]``: every neighbour once), so ``out[i, j]`` is one look-up
-    per l-mer of ``y_j`` (and of its reverse complement); the entries
-    written are then set back to 0. ``table`` (length ``4^l``) comes and
-    goes all zeros.
+def table_block(
+    kx, wx, px, deltas, dweights, cols, ustart, ukeys, uptr, occ_col, occ_w, symmetric, out,
+    row0, table, acc,
+):  # fmt: skip
+    """:func:`pairs_block` through dense tables over all ``4^l`` l-mers, a
+    block of sequences ``x_i`` at a time: each of the block's ``R =
+    table.shape[0]`` sequences gets its own table, with ``v_a w[m]`` at
+    every l-mer ``a ^ deltas[t]`` within ``d`` mismatches of each of its
+    l-mers ``a`` (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields
+    of ``deltas[t]``: every neighbour once); then ``out[i, j] = sum_u
+    table_i[u] (occurrences of u in y_j)`` (and in its reverse complement),
+    read off an index of the ``y`` l-mers (:func:`table_index`): the
+    columns in blocks (``cols[c]:cols[c + 1]``), in each block the distinct
+    l-mers ascending (``ukeys[ustart[c]:ustart[c + 1]]``, occurrences
+    ``uptr[g]:uptr[g + 1]`` with their column ``occ_col`` and weight
+    ``occ_w``). So the tables are read in order, each entry once per
+    column block for all ``R`` rows, and the sums ``acc`` (block columns
+    by ``R``) stay in the cache; the entries written are set back to 0
+    (``table`` comes and goes all zeros).
 
     ``O(W_x V + W_x W_y / W_x)`` per pair instead of ``O(W_x W_y)``, with
     ``V = sum_{m <= d} C(l, m) 3^m`` neighbours an l-mer: it pays for short
-    l-mers, where a table that stays in the cache is small and ``V`` is
-    small (l = 8, d = 2: 512 KiB, V = 277)."""
+    l-mers, where a table stays in the cache while it is written and ``V``
+    is small (l = 8, d = 2: 512 KiB, V = 277). ``out`` gets the rows
+    ``row0 + (0 .. len(px) - 2)``, with ``symmetric`` only its entries
+    ``j >= i``."""
     n = px.shape[0] - 1
-    m = py.shape[0] - 1
-    for i in range(n):
-        for a in range(px[i], px[i + 1]):
-            ka = kx[a]
-            va = wx[a]
-            for t in range(deltas.shape[0]):
-                table[ka ^ deltas[t]] += va * dweights[t]
-        j0 = i + row0 if symmetric else 0
-        for j in range(j0, m):
-            s = 0.0
-            for b in range(py[j], py[j + 1]):
-                v = table[ky[b]]
-                if rc:
-                    v += table[kry[b]]
-                s += wy[b] * v
-            out[i, j] = s
-        if (px[i + 1] - px[i]) * deltas.shape[0] >= table.shape[0]:
-            table[:] = 0.0  # fewer writes than undoing each
+    R = table.shape[0]
+    n_deltas = deltas.shape[0]
+    size = table.shape[1]
+    tv = np.empty(R)
+    for i0 in range(0, n, R):
+        nb = min(R, n - i0)
+        writes = 0
+        for r in range(nb):
+            for a in range(px[i0 + r], px[i0 + r + 1]):
+                ka = kx[a]
+                va = wx[a]
+                for t in range(n_deltas):
+                    table[r, ka ^ deltas[t]] += va * dweights[t]
+            writes += (px[i0 + r + 1] - px[i0 + r]) * n_deltas
+        first = i0 + row0 if symmetric else 0
+        for c in range(cols.shape[0] - 1):
+            c0 = cols[c]
+            c1 = cols[c + 1]
+            if c1 <= first:
+                continue
+            acc[: c1 - c0, :] = 0.0
+            for g in range(ustart[c], ustart[c + 1]):
+                u = ukeys[g]
+                for r in range(nb):
+                    tv[r] = table[r, u]
+                for o in range(uptr[g], uptr[g + 1]):
+                    j = occ_col[o] - c0
+                    wo = occ_w[o]
+                    for r in range(nb):
+                        acc[j, r] += wo * tv[r]
+            for j in range(max(c0, first), c1):
+                for r in range(nb):
+                    if not symmetric or j >= i0 + row0 + r:
+                        out[i0 + r, j] = acc[j - c0, r]
+        if writes >= nb * size:
+            table[:nb, :] = 0.0  # fewer writes than undoing each
             continue
-        for a in range(px[i], px[i + 1]):
-            ka = kx[a]
-            for t in range(deltas.shape[0]):
-                table[ka ^ deltas[t]] = 0.0
+        for r in range(nb):
+            for a in range(px[i0 + r], px[i0 + r + 1]):
+                ka = kx[a]
+                for t in range(n_deltas):
+                    table[r, ka ^ deltas[t]] = 0.0
     return out
