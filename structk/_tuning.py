@@ -110,6 +110,11 @@ GKM_RADIX_BITS = 8
 #: entries (32 KB at d = 3), when all l-mer weights are 1: 1,166 nfe2
 #: windows at (11, 7, 3), one thread, 8.0 s -> 5.1 s of CPU for the Gram.
 GKM_PACKED_MAX_D = 3
+#: The packed counting form's Gram of both strands visits half the
+#: deletion patterns (each pair of mirror images once, every l-mer starting
+#: pairs: half the sorts, the same pair visits;
+#: ``structk.algorithms.gapped_kmers.mirror_codes``).
+GKM_MIRROR_PATTERNS = True
 #: A counting-form result larger than this (bytes) gets its additions
 #: gathered and added tile by tile (``GKM_BUFFER_HITS`` at a time, tiles of
 #: ``2^GKM_TILE_BITS`` rows and columns) instead of one by one; smaller ones

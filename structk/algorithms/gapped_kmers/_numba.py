@@ -505,8 +505,9 @@ def _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables):
 
 @numba.njit(cache=True, nogil=True)
 def packed_subsets_block(
-    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
-):
+    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, codes_in,
+    vals_in, stop,
+):  # fmt: skip
     """:func:`subsets_block` for l-mers all of weight 1 and a short pattern
     (``4^(2 d)`` table entries), with each l-mer packed into one int64 per
     pattern: its bases at the kept positions (the group), its row and its
@@ -520,6 +521,13 @@ def packed_subsets_block(
     kept bases agree, so the deleted ones decide both. Same arguments and
     result as :func:`subsets_block` (``rows`` below ``2^(63 - 2 l)``),
     the same additions in the same order.
+
+    With ``codes_in`` of one row per pattern (mode 0, both strands: the
+    mirror-pattern Gram of :func:`structk.algorithms.gapped_kmers.mirror_codes`)
+    the pair tables are given instead: entry ``c >= 0`` weighs a pair of
+    two sequences ``vals_in[2 c]`` and a pair within one sequence
+    ``vals_in[2 c + 1]``, and every l-mer starts pairs, reverse
+    complements too.
     """
     d = w.shape[0] - 1
     N = keys.shape[0]
@@ -531,10 +539,13 @@ def packed_subsets_block(
     col_bits = 1
     while (np.int64(1) << col_bits) <= n_cols:
         col_bits += 1
+    given = codes_in.shape[0] > 0
     vals = np.empty(2 * (d + 1), dtype=np.float64)  # mm, and both orders
     for m in range(d + 1):
         vals[2 * m] = w[m]
         vals[2 * m + 1] = 2.0 * w[m]
+    if given:
+        vals = vals_in
     n_tr = ((out.shape[0] - 1) >> tile_bits) + 1
     n_tc = ((n_cols - 1) >> tile_bits) + 1
     tcount = np.empty(n_tr * n_tc + 1 if buffered else 1, dtype=np.int64)
@@ -573,7 +584,7 @@ def packed_subsets_block(
         if stop[0]:
             break
         fbit = _split_pattern(subsets[z], l, deleted, kept, gone)[2]
-        codes = _pattern_codes(gone, d, fbit)
+        codes = codes_in[z] if given else _pattern_codes(gone, d, fbit)
         _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables)
         counts[:, :] = 0
         for q in range(N):  # pack, and count every pass's digits at once
@@ -608,7 +619,7 @@ def packed_subsets_block(
             for a in range(q, e - 1):
                 ea = src[a]
                 sa = (ea >> rshift) & rmask
-                if sa & 1:
+                if sa & 1 and not given:
                     continue  # a reverse complement starts no pair
                 ra = sa >> 1
                 if mode == 1 and ra >= n_x:
@@ -622,10 +633,10 @@ def packed_subsets_block(
                         break
                     code = codes[ta | (eb & dmask_low)]
                     # two forward l-mers of one sequence count in both orders
-                    vc = 2 * max(code, 0) + (sb == sa)
+                    vc = 2 * max(code, 0) + ((rb == ra) if given else (sb == sa))
                     if buffered:  # written always, kept when counted here
                         col = rb if mode == 0 else rb - n_x
-                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 3) | vc
+                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 4) | vc
                         nh += code >= 0
                         if nh == cap:
                             _add_packed_hits(
@@ -646,25 +657,25 @@ def packed_subsets_block(
 @numba.njit(cache=True, nogil=True)
 def _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits):
     """:func:`_add_by_tiles` for the hits of :func:`packed_subsets_block`,
-    each one int64 (row, column, and a 3-bit index into ``vals``)."""
+    each one int64 (row, column, and a 4-bit index into ``vals``)."""
     cmask = (np.int64(1) << col_bits) - 1
     tcount[:] = 0
     for h in range(nh):
-        e = hits[h] >> 3
+        e = hits[h] >> 4
         t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
         tcount[t + 1] += 1
     for t in range(tcount.shape[0] - 1):
         tcount[t + 1] += tcount[t]
     for h in range(nh):
-        e = hits[h] >> 3
+        e = hits[h] >> 4
         t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
         z = tcount[t]
         tcount[t] = z + 1
         sorted_hits[z] = hits[h]
     for z in range(nh):
         e = sorted_hits[z]
-        f = e >> 3
-        out[f >> col_bits, f & cmask] += vals[e & 7]
+        f = e >> 4
+        out[f >> col_bits, f & cmask] += vals[e & 15]
 
 
 @numba.njit(cache=True, nogil=True)
