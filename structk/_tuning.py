@@ -110,6 +110,11 @@ GKM_RADIX_BITS = 8
 #: entries (32 KB at d = 3), when all l-mer weights are 1: 1,166 nfe2
 #: windows at (11, 7, 3), one thread, 8.0 s -> 5.1 s of CPU for the Gram.
 GKM_PACKED_MAX_D = 3
+#: The packed counting form's Gram of both strands visits half the
+#: deletion patterns (each pair of mirror images once, every l-mer starting
+#: pairs: half the sorts, the same pair visits;
+#: ``structk.algorithms.gapped_kmers.mirror_codes``).
+GKM_MIRROR_PATTERNS = True
 #: A counting-form result larger than this (bytes) gets its additions
 #: gathered and added tile by tile (``GKM_BUFFER_HITS`` at a time, tiles of
 #: ``2^GKM_TILE_BITS`` rows and columns) instead of one by one; smaller ones
@@ -130,6 +135,13 @@ GKM_CHUNKS_PER_THREAD = 4
 #: l <= 9; at l = 10 (8 MiB) the 600 nfe2 windows took 7.5 s of CPU
 #: against 2.5 s by the counting form, at l = 9 0.7 s against 0.9 s.
 GKM_TABLE_MAX_BYTES = 2 * 2**20
+#: The table form fills this many sequences' tables at a time, then reads
+#: the other sequences' kernel values off them through an index of their
+#: l-mers, ``GKM_TABLE_COLUMNS`` sequences at a time: each table entry is
+#: read once for the whole block of columns, and the block's sums stay in
+#: the cache.
+GKM_TABLE_ROWS = 16
+GKM_TABLE_COLUMNS = 128
 #: Most l-mer comparisons of one compiled call of the all-pairs form (a
 #: Ctrl-C is answered between calls), against a Python call each.
 GKM_PAIRS_CHUNK_WORK = 2**26

@@ -206,6 +206,19 @@ CASES = {
                 GKM_THREADED_MIN_WORK=0,
                 GKM_PAIRS_CHUNK_WORK=1,
             ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=1e12,
+                GKM_TABLE_MAX_BYTES=2**40,
+                GKM_TABLE_ROWS=3,
+                GKM_TABLE_COLUMNS=1,
+            ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
+                GKM_TABLE_MAX_BYTES=0,
+                GKM_MIRROR_PATTERNS=False,
+            ),
         ],
     ),
     "gapped-kmer-expansion": (

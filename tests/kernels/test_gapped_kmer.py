@@ -230,6 +230,26 @@ def test_chunks_of_rows_give_the_one_call_values(chunk_counts, tuning):
     np.testing.assert_allclose(cut[1], whole[1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("rows, columns", [(1, 1), (3, 2), (16, 128), (2, 5)])
+def test_table_form_blocks_give_the_all_pairs_values(rows, columns, tuning):
+    """The table form fills ``GKM_TABLE_ROWS`` tables at a time and reads
+    them through the index of ``GKM_TABLE_COLUMNS`` sequences at a time:
+    every block size (one, uneven, larger than the input) gives the
+    all-pairs form's Gram, cross-Gram and (normalised) values, with centre
+    weights and reverse complements, sequences without l-mers included."""
+    tuning.set(GKM_TABLE_ROWS=rows, GKM_TABLE_COLUMNS=columns)
+    rng = np.random.default_rng(11)
+    X = random_dna(9, 0, 40, rng) + ["ACGTACGTNACGTACGTAA", "TTTTTTTTTTTT", "ACG"]
+    Y = random_dna(5, 3, 30, rng)
+    for rc_on, center in itertools.product((False, True), (False, True)):
+        args = dict(l=5, k=3, d=2, kind="truncated", reverse_complement=rc_on)
+        args.update(center_weighted=center, normalize=not center)
+        table, ref = GappedKmer(algorithm="table", **args), GappedKmer(algorithm="pairs", **args)
+        np.testing.assert_allclose(table(X), ref(X), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(table(X, Y), ref(X, Y), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(table(Y, X), ref(Y, X), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("algorithm", ["pairs", "subsets", "table"])
 def test_threaded_forms_add_up_to_the_reference(algorithm, tuning, monkeypatch):
     """Deletion patterns (counting) or row chunks (all pairs) on 3 threads,
@@ -370,6 +390,58 @@ def test_counting_form_with_buffered_tiles_follows_the_definition(radix_bits, ti
         )
 
 
+@pytest.mark.parametrize("l, d", [(4, 1), (5, 2), (6, 2), (6, 3), (7, 3), (8, 3), (3, 3)])
+def test_pattern_shares_are_mirror_equivariant(l, d):
+    """Every set ``M`` of at most ``d`` mismatch positions goes to deletion
+    patterns of ``d`` positions holding it, shares summing to 1, and its
+    mirror image (``p -> l - 1 - p``) to the mirror images with the same
+    shares: what the mirror-pattern Gram relies on."""
+    def mirror(T):
+        return tuple(sorted(l - 1 - p for p in T))
+
+    for m in range(d + 1):
+        for M in itertools.combinations(range(l), m):
+            shares = gkm._pattern_shares(M, l, d)
+            assert sum(shares.values()) == 1.0
+            assert all(len(S) == d and set(M) <= set(S) for S in shares), (M, shares)
+            assert gkm._pattern_shares(mirror(M), l, d) == {
+                mirror(S): v for S, v in shares.items()
+            }
+
+
+@pytest.mark.parametrize("l, d", [(6, 0), (6, 1), (6, 2), (7, 2), (6, 3), (7, 3)])
+@pytest.mark.parametrize("buffered", [False, True])
+def test_mirror_pattern_gram_follows_the_definition(l, d, buffered, tuning, monkeypatch):
+    """The packed Gram of both strands over half the deletion patterns
+    (``GKM_MIRROR_PATTERNS``, :func:`gkm.mirror_codes`: about half of
+    ``C(l, d)`` patterns visited): the brute-force sums and the general
+    loop's Gram, for even and odd ``l`` (symmetric mismatch sets with and
+    without a symmetric completion), self-similar and palindromic
+    sequences included; the cross-Gram and diagonal keep the other path."""
+    calls = []
+    real = gkm.mirror_codes
+    monkeypatch.setattr(gkm, "mirror_codes", lambda *a: calls.append(real(*a)) or calls[-1])
+    if buffered:
+        tuning.set(GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=5)
+    X = random_dna(7, 4, 30, rng=np.random.default_rng(31)) + [
+        "AAAAAAAAAAAA", "ACGTNACGTACGT", "ACGTACGTACGT", "GAATTCGAATTC", "CCCGGG"
+    ]  # fmt: skip
+    kern = GappedKmer(l=l, k=l - d, d=d, kind="truncated", normalize=False, algorithm="subsets")
+    K = kern(X)
+    assert len(calls) == 1
+    assert len(calls[0][0]) == (comb(l, d) + sum(
+        1 for S in itertools.combinations(range(l), d)
+        if tuple(sorted(l - 1 - p for p in S)) == S
+    )) // 2  # fmt: skip
+    w = kern.mismatch_weights()
+    np.testing.assert_allclose(
+        K, [[brute_kernel(a, b, l, w, True) for b in X] for a in X], rtol=1e-12, atol=1e-12
+    )
+    tuning.set(GKM_PACKED_MAX_D=-1)
+    np.testing.assert_allclose(K, kern(X), rtol=1e-12, atol=1e-12)
+    assert len(calls) == 1
+
+
 @pytest.mark.parametrize("d", [0, 1, 2, 3])
 @pytest.mark.parametrize("buffered", [False, True])
 def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tuning, monkeypatch):
@@ -400,8 +472,8 @@ def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tunin
             algorithm="subsets",
         )
         results = []
-        for packed_max_d in (3, -1):
-            tuning.set(GKM_PACKED_MAX_D=packed_max_d, **tiles)
+        for packed_max_d in (3, -1):  # the mirror-pattern Gram: the test below
+            tuning.set(GKM_PACKED_MAX_D=packed_max_d, GKM_MIRROR_PATTERNS=False, **tiles)
             calls.clear()
             results.append((kern(X), kern(X, Y), kern.diag(X)))
             ran = "packed_subsets_block" if packed_max_d == 3 else "subsets_block"

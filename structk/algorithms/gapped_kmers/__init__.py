@@ -27,7 +27,11 @@ Hamming-scheme transform, also gives the explainer its l-mer weights).
 :func:`choose` and :func:`table_pays` are the size rule between the
 forms; their numbers are ``GKM_PAIRS_PER_SUBSET_ENTRY``,
 ``GKM_NUMPY_MAX_PAIRS`` and ``GKM_TABLE_MAX_BYTES`` in
-:mod:`structk._tuning`. Importing this folder loads no numba.
+:mod:`structk._tuning`. :func:`mirror_codes` lets the packed counting
+form compute a Gram of both strands over half the deletion patterns
+(``GKM_MIRROR_PATTERNS``), and :func:`table_index` lists the l-mers the
+table form reads its tables by (``GKM_TABLE_ROWS``,
+``GKM_TABLE_COLUMNS``). Importing this folder loads no numba.
 """
 
 from __future__ import annotations
@@ -214,7 +218,7 @@ def lmer_sums(P, Q, w, l, k, rc, mode, algorithm="auto", name="GappedKmer"):
     R = P if Q is None else Q
     if how == "subsets":
         keys, rows, wts = _subset_input([P] if Q is None else [P, Q], rc, mode == 1)
-        _subsets(keys, rows, wts, w, int(l), n, mode, out)
+        _subsets(keys, rows, wts, w, int(l), n, mode, out, rc)
     elif how == "numpy":
         if mode == 2:
             _numpy.pairs_diag(P.keys, P.keys_rc, P.weights, P.ptr, w, rc, out[:, 0])
@@ -280,14 +284,21 @@ def _subset_input(parts, rc, cross=False):
     )
 
 
-def _subsets(keys, rows, wts, w, l, n, mode, out):
+def _subsets(keys, rows, wts, w, l, n, mode, out, rc=False):
     """The counting form into ``out``: the deletion patterns split among
     threads (:func:`structk._threads.num_threads`, each adding into its
-    own copy of ``out`` while memory allows), then the self pairs."""
+    own copy of ``out`` while memory allows), then the self pairs. A Gram
+    of both strands in the packed loop visits half the patterns
+    (:func:`mirror_codes`, with ``_tuning.GKM_MIRROR_PATTERNS``)."""
     from ._numba import packed_subsets_block, self_pairs, subsets_block
 
     d = len(w) - 1
-    combos = list(itertools.combinations(range(l), d))
+    packed = _packs(keys, rows, wts, l, d)
+    codes, vals = np.zeros((0, 1), dtype=np.int64), np.zeros(1)
+    if packed and mode == 0 and rc and _tuning.GKM_MIRROR_PATTERNS:
+        combos, codes, vals = mirror_codes(l, w)
+    else:
+        combos = list(itertools.combinations(range(l), d))
     subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
     threads = _threads.threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
     if threads > 1:
@@ -296,7 +307,6 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
     bounds = _threads.even_bounds(len(combos), threads)
     buffer_hits = _tuning.GKM_BUFFER_HITS if out.nbytes > _tuning.GKM_DIRECT_BYTES else 0
     outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
-    packed = _packs(keys, rows, wts, l, d)
 
     def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
         head = (keys, rows) if packed else (keys, rows, wts)
@@ -312,6 +322,7 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
             _tuning.GKM_RADIX_BITS,
             _tuning.GKM_TILE_BITS,
             buffer_hits,
+            *((codes[lo:hi], vals) if packed else ()),
         )
 
     _threads.run_chunks(chunk, bounds, threads)
@@ -319,6 +330,98 @@ def _subsets(keys, rows, wts, w, l, n, mode, out):
         out += extra
     if mode != 1:
         self_pairs(rows, wts, float(w[0]), mode, out)
+
+
+def _mirrored(T, l):
+    return tuple(sorted(l - 1 - p for p in T))
+
+
+def _completed(M, l, d):
+    """``M`` (sorted positions) with the ``d - len(M)`` free positions of
+    smallest index."""
+    free = [p for p in range(l) if p not in M]
+    return tuple(sorted(M + tuple(free[: d - len(M)])))
+
+
+def _pattern_shares(M, l, d):
+    """``{pattern: share}``: the deletion patterns (``d`` positions, sorted)
+    that count a pair of l-mers differing at the positions ``M``, and the
+    share of the pair each counts (summing to 1), such that the mirror
+    image of ``M`` (position ``p`` read as ``l - 1 - p``: the pair's
+    reverse complements) goes to the mirror images of the patterns, with
+    the same shares. An ``M`` that is not its own mirror image is
+    completed in one of the two orientations (the one of the smaller
+    tuple); one that is gets a mirror-symmetric completion (the centre,
+    then pairs ``p, l - 1 - p``) where one exists, else half the pair to
+    each of two mirrored completions."""
+    mM = _mirrored(M, l)
+    if M < mM:
+        return {_completed(M, l, d): 1.0}
+    if M > mM:
+        return {_mirrored(_completed(mM, l, d), l): 1.0}
+    S, need = set(M), d - len(M)
+    if need % 2 and l % 2 and (l - 1) // 2 not in S:
+        S.add((l - 1) // 2)
+        need -= 1
+    for p in range(l // 2):
+        if need >= 2 and p not in S and l - 1 - p not in S:
+            S.update((p, l - 1 - p))
+            need -= 2
+    if need == 0:
+        return {tuple(sorted(S)): 1.0}
+    a = _completed(M, l, d)
+    b = _mirrored(a, l)
+    return {a: 1.0} if a == b else {a: 0.5, b: 0.5}
+
+
+def mirror_codes(l, w):
+    """The deletion patterns, pair tables and weights of the packed
+    counting form's Gram of both strands over half the patterns
+    (:func:`._numba.packed_subsets_block` with ``codes_in``).
+
+    With every sequence's l-mers on both strands in the sort, ``K(x, y)``
+    is half the sum over all pairs of them (``w(rc a, rc b) = w(a, b)``),
+    and the pairs one pattern ``S`` counts, reverse-complemented, are those
+    its mirror image counts, when each pair goes to its patterns by
+    :func:`_pattern_shares` (mirror-equivariant). So each pair of patterns
+    ``S != mirror(S)`` is visited once, as the smaller, with every l-mer
+    starting pairs; a pattern that is its own mirror image counts half. A
+    pair of l-mers of one sequence is visited once and counts twice
+    (``K(x, x)`` is the sum over ordered pairs; the pair of an l-mer with
+    itself is left to :func:`._numba.self_pairs`).
+
+    Returns ``(patterns, codes, vals)``: ``codes[z, u 4^d + v]`` for the
+    deleted bases ``u``, ``v`` of two l-mers of a group of pattern ``z``
+    (as :func:`._numba._pattern_codes`) is ``-1`` or ``c``, the pair
+    weighing ``vals[2 c]`` between two sequences and ``vals[2 c + 1]``
+    within one: ``c = m`` for ``w[m]``, ``c = m + d + 1`` for ``w[m] / 2``.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    d = len(w) - 1
+    vals = np.empty(4 * (d + 1))
+    for m in range(d + 1):
+        for c, share in ((m, 1.0), (m + d + 1, 0.5)):
+            vals[2 * c], vals[2 * c + 1] = w[m] * share, 2.0 * w[m] * share
+    size = 4**d
+    u, v = np.divmod(np.arange(size * size, dtype=np.int64), size)
+    mask = np.zeros(size * size, dtype=np.int64)  # coordinates where u, v differ
+    for j in range(d):
+        mask |= (((u >> (2 * j)) & 3) != ((v >> (2 * j)) & 3)).astype(np.int64) << j
+    patterns, codes = [], []
+    for S in itertools.combinations(range(l), d):
+        mS = _mirrored(S, l)
+        if mS < S:
+            continue
+        half = 0.5 if mS == S else 1.0
+        lut = np.full(2**d, -1, dtype=np.int64)
+        for bits in range(2**d):
+            M = tuple(S[j] for j in range(d) if bits >> j & 1)
+            share = _pattern_shares(M, l, d).get(S, 0.0) * half
+            if share:
+                lut[bits] = len(M) + (0 if share == 1.0 else d + 1)
+        patterns.append(S)
+        codes.append(lut[mask])
+    return patterns, np.array(codes, dtype=np.int64).reshape(len(patterns), size * size), vals
 
 
 def _packs(keys, rows, wts, l, d):
@@ -345,30 +448,63 @@ def neighbour_deltas(l, w):
     return np.array(deltas, dtype=np.int64), np.array(dweights, dtype=np.float64)
 
 
+def table_index(R, rc, l, columns):
+    """The l-mers of the sequences of :class:`LmerWindows` ``R`` (and their
+    reverse complements with ``rc``) as the table form's index
+    (:func:`._numba.table_block`): the sequences in blocks of ``columns``
+    (bounds ``cols``), in each block its distinct l-mers ascending
+    (``ukeys[ustart[c]:ustart[c + 1]]``), and each one's occurrences
+    (``uptr[g]:uptr[g + 1]`` into ``occ_col``, the sequence, and ``occ_w``,
+    the l-mer's weight)."""
+    n = len(R)
+    col = np.repeat(np.arange(n, dtype=np.int64), np.diff(R.ptr))
+    keys, wts = R.keys, R.weights
+    if rc:
+        keys = np.concatenate([keys, R.keys_rc])
+        col = np.concatenate([col, col])
+        wts = np.concatenate([wts, wts])
+    combined = ((col // columns) << (2 * int(l))) | keys
+    order = np.argsort(combined, kind="stable")
+    combined = combined[order]
+    new = np.ones(combined.size, dtype=bool)
+    new[1:] = combined[1:] != combined[:-1]
+    starts = np.flatnonzero(new)
+    cols = np.r_[np.arange(0, n, columns, dtype=np.int64), n]
+    ustart = np.searchsorted(combined[starts] >> (2 * int(l)), np.arange(len(cols)), side="left")
+    uptr = np.r_[starts, combined.size].astype(np.int64)
+    ukeys = np.ascontiguousarray(combined[starts] & ((1 << (2 * int(l))) - 1))
+    return cols, ustart.astype(np.int64), ukeys, uptr, col[order], np.ascontiguousarray(wts[order])
+
+
 def _pairs(P, R, w, rc, symmetric, out, table_l=None):
     """The all-pairs form (or with ``table_l``, the table form over the
     ``4^table_l`` l-mers, :func:`._numba.table_block`) into ``out``, chunks
     of rows on threads, cut at equal numbers of l-mer comparisons, none of
     many more than ``_tuning.GKM_PAIRS_CHUNK_WORK`` (a Ctrl-C is answered
-    between them; a row's values do not depend on its chunk)."""
+    between them; a row's values do not depend on its chunk); the table
+    form's chunks are cut at equal numbers of table writes and look-ups."""
     from ._numba import pairs_block, table_block
 
     if table_l is not None:
         deltas, dweights = neighbour_deltas(table_l, w)
+        index = table_index(R, rc, table_l, int(_tuning.GKM_TABLE_COLUMNS))
 
     cx = np.diff(P.ptr).astype(np.float64)
     cy = np.diff(R.ptr).astype(np.float64)
     later = np.cumsum(cy[::-1])[::-1] if symmetric else np.full(len(cx), cy.sum())
-    work = cx * later[: len(cx)]  # per row
+    work = cx * later[: len(cx)]  # per row: l-mer comparisons
+    if table_l is not None:  # table writes and look-ups
+        work = cx * deltas.shape[0] + later[: len(cx)] * (2 if rc else 1)
     threads = _threads.threads_for(float(work.sum()), _tuning.GKM_THREADED_MIN_WORK)
     parts = 1 if threads == 1 else _tuning.GKM_CHUNKS_PER_THREAD * threads
     bounds = _threads.cost_bounds(work, parts, _tuning.GKM_PAIRS_CHUNK_WORK)
 
     def chunk(lo, hi):
         if table_l is not None:
-            table_block(P.keys, P.weights, P.ptr[lo : hi + 1], R.keys, R.keys_rc, R.weights,
-                        R.ptr, deltas, dweights, rc, symmetric, out[lo:hi], lo,
-                        np.zeros(4**table_l))  # fmt: skip
+            rows = max(1, min(int(_tuning.GKM_TABLE_ROWS), hi - lo))
+            table_block(P.keys, P.weights, P.ptr[lo : hi + 1], deltas, dweights, *index,
+                        symmetric, out[lo:hi], lo, np.zeros((rows, 4**table_l)),
+                        np.zeros((int(_tuning.GKM_TABLE_COLUMNS), rows)))  # fmt: skip
             return
         pairs_block(
             P.keys,

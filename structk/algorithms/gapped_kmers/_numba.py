@@ -505,8 +505,9 @@ def _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables):
 
 @numba.njit(cache=True, nogil=True)
 def packed_subsets_block(
-    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, stop
-):
+    keys, rows, l, subsets, w, n_x, mode, out, radix_bits, tile_bits, buffer_hits, codes_in,
+    vals_in, stop,
+):  # fmt: skip
     """:func:`subsets_block` for l-mers all of weight 1 and a short pattern
     (``4^(2 d)`` table entries), with each l-mer packed into one int64 per
     pattern: its bases at the kept positions (the group), its row and its
@@ -520,6 +521,13 @@ def packed_subsets_block(
     kept bases agree, so the deleted ones decide both. Same arguments and
     result as :func:`subsets_block` (``rows`` below ``2^(63 - 2 l)``),
     the same additions in the same order.
+
+    With ``codes_in`` of one row per pattern (mode 0, both strands: the
+    mirror-pattern Gram of :func:`structk.algorithms.gapped_kmers.mirror_codes`)
+    the pair tables are given instead: entry ``c >= 0`` weighs a pair of
+    two sequences ``vals_in[2 c]`` and a pair within one sequence
+    ``vals_in[2 c + 1]``, and every l-mer starts pairs, reverse
+    complements too.
     """
     d = w.shape[0] - 1
     N = keys.shape[0]
@@ -531,10 +539,13 @@ def packed_subsets_block(
     col_bits = 1
     while (np.int64(1) << col_bits) <= n_cols:
         col_bits += 1
+    given = codes_in.shape[0] > 0
     vals = np.empty(2 * (d + 1), dtype=np.float64)  # mm, and both orders
     for m in range(d + 1):
         vals[2 * m] = w[m]
         vals[2 * m + 1] = 2.0 * w[m]
+    if given:
+        vals = vals_in
     n_tr = ((out.shape[0] - 1) >> tile_bits) + 1
     n_tc = ((n_cols - 1) >> tile_bits) + 1
     tcount = np.empty(n_tr * n_tc + 1 if buffered else 1, dtype=np.int64)
@@ -573,7 +584,7 @@ def packed_subsets_block(
         if stop[0]:
             break
         fbit = _split_pattern(subsets[z], l, deleted, kept, gone)[2]
-        codes = _pattern_codes(gone, d, fbit)
+        codes = codes_in[z] if given else _pattern_codes(gone, d, fbit)
         _packing_tables(kept, n_kept, gone, d, cshift, chunk_bits, tables)
         counts[:, :] = 0
         for q in range(N):  # pack, and count every pass's digits at once
@@ -608,7 +619,7 @@ def packed_subsets_block(
             for a in range(q, e - 1):
                 ea = src[a]
                 sa = (ea >> rshift) & rmask
-                if sa & 1:
+                if sa & 1 and not given:
                     continue  # a reverse complement starts no pair
                 ra = sa >> 1
                 if mode == 1 and ra >= n_x:
@@ -622,10 +633,10 @@ def packed_subsets_block(
                         break
                     code = codes[ta | (eb & dmask_low)]
                     # two forward l-mers of one sequence count in both orders
-                    vc = 2 * max(code, 0) + (sb == sa)
+                    vc = 2 * max(code, 0) + ((rb == ra) if given else (sb == sa))
                     if buffered:  # written always, kept when counted here
                         col = rb if mode == 0 else rb - n_x
-                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 3) | vc
+                        hits[nh] = (((np.int64(ra) << col_bits) | col) << 4) | vc
                         nh += code >= 0
                         if nh == cap:
                             _add_packed_hits(
@@ -646,25 +657,25 @@ def packed_subsets_block(
 @numba.njit(cache=True, nogil=True)
 def _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits):
     """:func:`_add_by_tiles` for the hits of :func:`packed_subsets_block`,
-    each one int64 (row, column, and a 3-bit index into ``vals``)."""
+    each one int64 (row, column, and a 4-bit index into ``vals``)."""
     cmask = (np.int64(1) << col_bits) - 1
     tcount[:] = 0
     for h in range(nh):
-        e = hits[h] >> 3
+        e = hits[h] >> 4
         t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
         tcount[t + 1] += 1
     for t in range(tcount.shape[0] - 1):
         tcount[t + 1] += tcount[t]
     for h in range(nh):
-        e = hits[h] >> 3
+        e = hits[h] >> 4
         t = ((e >> col_bits) >> tile_bits) * n_tc + ((e & cmask) >> tile_bits)
         z = tcount[t]
         tcount[t] = z + 1
         sorted_hits[z] = hits[h]
     for z in range(nh):
         e = sorted_hits[z]
-        f = e >> 3
-        out[f >> col_bits, f & cmask] += vals[e & 7]
+        f = e >> 4
+        out[f >> col_bits, f & cmask] += vals[e & 15]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -735,42 +746,73 @@ def hamming_convolve(t, l, eig):
 
 
 @numba.njit(cache=True, nogil=True)
-def table_block(kx, wx, px, ky, kry, wy, py, deltas, dweights, rc, symmetric, out, row0, table):
-    """:func:`pairs_block` through a dense table over all ``4^l`` l-mers:
-    for each sequence ``x_i`` the table gets ``v_a w[m]`` at every l-mer
-    ``a ^ deltas[t]`` within ``d`` mismatches of each of its l-mers ``a``
-    (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields of
-    ``deltas[t]``: every neighbour once), so ``out[i, j]`` is one look-up
-    per l-mer of ``y_j`` (and of its reverse complement); the entries
-    written are then set back to 0. ``table`` (length ``4^l``) comes and
-    goes all zeros.
+def table_block(
+    kx, wx, px, deltas, dweights, cols, ustart, ukeys, uptr, occ_col, occ_w, symmetric, out,
+    row0, table, acc,
+):  # fmt: skip
+    """:func:`pairs_block` through dense tables over all ``4^l`` l-mers, a
+    block of sequences ``x_i`` at a time: each of the block's ``R =
+    table.shape[0]`` sequences gets its own table, with ``v_a w[m]`` at
+    every l-mer ``a ^ deltas[t]`` within ``d`` mismatches of each of its
+    l-mers ``a`` (``dweights[t] = w[m]``, ``m`` the non-zero 2-bit fields
+    of ``deltas[t]``: every neighbour once); then ``out[i, j] = sum_u
+    table_i[u] (occurrences of u in y_j)`` (and in its reverse complement),
+    read off an index of the ``y`` l-mers (:func:`table_index`): the
+    columns in blocks (``cols[c]:cols[c + 1]``), in each block the distinct
+    l-mers ascending (``ukeys[ustart[c]:ustart[c + 1]]``, occurrences
+    ``uptr[g]:uptr[g + 1]`` with their column ``occ_col`` and weight
+    ``occ_w``). So the tables are read in order, each entry once per
+    column block for all ``R`` rows, and the sums ``acc`` (block columns
+    by ``R``) stay in the cache; the entries written are set back to 0
+    (``table`` comes and goes all zeros).
 
     ``O(W_x V + W_x W_y / W_x)`` per pair instead of ``O(W_x W_y)``, with
     ``V = sum_{m <= d} C(l, m) 3^m`` neighbours an l-mer: it pays for short
-    l-mers, where a table that stays in the cache is small and ``V`` is
-    small (l = 8, d = 2: 512 KiB, V = 277)."""
+    l-mers, where a table stays in the cache while it is written and ``V``
+    is small (l = 8, d = 2: 512 KiB, V = 277). ``out`` gets the rows
+    ``row0 + (0 .. len(px) - 2)``, with ``symmetric`` only its entries
+    ``j >= i``."""
     n = px.shape[0] - 1
-    m = py.shape[0] - 1
-    for i in range(n):
-        for a in range(px[i], px[i + 1]):
-            ka = kx[a]
-            va = wx[a]
-            for t in range(deltas.shape[0]):
-                table[ka ^ deltas[t]] += va * dweights[t]
-        j0 = i + row0 if symmetric else 0
-        for j in range(j0, m):
-            s = 0.0
-            for b in range(py[j], py[j + 1]):
-                v = table[ky[b]]
-                if rc:
-                    v += table[kry[b]]
-                s += wy[b] * v
-            out[i, j] = s
-        if (px[i + 1] - px[i]) * deltas.shape[0] >= table.shape[0]:
-            table[:] = 0.0  # fewer writes than undoing each
+    R = table.shape[0]
+    n_deltas = deltas.shape[0]
+    size = table.shape[1]
+    tv = np.empty(R)
+    for i0 in range(0, n, R):
+        nb = min(R, n - i0)
+        writes = 0
+        for r in range(nb):
+            for a in range(px[i0 + r], px[i0 + r + 1]):
+                ka = kx[a]
+                va = wx[a]
+                for t in range(n_deltas):
+                    table[r, ka ^ deltas[t]] += va * dweights[t]
+            writes += (px[i0 + r + 1] - px[i0 + r]) * n_deltas
+        first = i0 + row0 if symmetric else 0
+        for c in range(cols.shape[0] - 1):
+            c0 = cols[c]
+            c1 = cols[c + 1]
+            if c1 <= first:
+                continue
+            acc[: c1 - c0, :] = 0.0
+            for g in range(ustart[c], ustart[c + 1]):
+                u = ukeys[g]
+                for r in range(nb):
+                    tv[r] = table[r, u]
+                for o in range(uptr[g], uptr[g + 1]):
+                    j = occ_col[o] - c0
+                    wo = occ_w[o]
+                    for r in range(nb):
+                        acc[j, r] += wo * tv[r]
+            for j in range(max(c0, first), c1):
+                for r in range(nb):
+                    if not symmetric or j >= i0 + row0 + r:
+                        out[i0 + r, j] = acc[j - c0, r]
+        if writes >= nb * size:
+            table[:nb, :] = 0.0  # fewer writes than undoing each
             continue
-        for a in range(px[i], px[i + 1]):
-            ka = kx[a]
-            for t in range(deltas.shape[0]):
-                table[ka ^ deltas[t]] = 0.0
+        for r in range(nb):
+            for a in range(px[i0 + r], px[i0 + r + 1]):
+                ka = kx[a]
+                for t in range(n_deltas):
+                    table[r, ka ^ deltas[t]] = 0.0
     return out
