@@ -243,9 +243,10 @@ def lean_dask_config():
     20 ms (``admin.tick``: here 1 s), each worker samples its threads'
     stacks every 10 ms for the dashboard's profile (off) and each process
     reads its memory and CPU every 0.5 s (5 s); on this machine that was
-    0.15 s of CPU per second of wall for a 2-worker LocalCluster doing
-    nothing, 0.03 s with these. ``MALLOC_MMAP_THRESHOLD_`` (32 MiB) in the
-    workers' environment: under Dask's ``MALLOC_TRIM_THRESHOLD_`` every
+    0.14-0.15 s of CPU per second of wall for a 2-worker LocalCluster
+    doing nothing, 0.035 s with these (10 s idle, load 9-11).
+    ``MALLOC_MMAP_THRESHOLD_`` (32 MiB) in the workers' environment:
+    under Dask's ``MALLOC_TRIM_THRESHOLD_`` every
     large temporary of a task is a fresh mapping, page-faulted again."""
     import dask
     import distributed  # noqa: F401  (registers the distributed.* defaults)
