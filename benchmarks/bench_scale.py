@@ -16,7 +16,12 @@ dask      issue 39's "beyond one machine": on a LocalCluster (2 worker
           ``gram`` at its default tiles and at the tiles ``dask_gram`` picks;
           and a Nystroem fit (``KernelSVM(solver="nystroem")``) with and
           without ``client=``. The workers' start-up (imports, loading the
-          compiled code: a first small Gram) is measured apart.
+          compiled code: a first small Gram) is measured apart. With
+          ``--lean-cluster`` the cluster runs lean_dask_config()'s settings
+          (what a cluster's own processes spend, cut; see its docstring).
+          The nannies and the scheduler of a LocalCluster run in the
+          client's process, the workers in its child processes: all of
+          them are counted.
 sparse_gp ``SparseGaussianProcessRegressor`` (Normalize(Spectrum(5)), 80
           landmarks, 900 DNA sequences of 200 nt: one round of Dask tasks
           per L-BFGS evaluation of its bound) with and without ``client=``,
@@ -199,7 +204,7 @@ def child(spec):
     # size rules pick them by block size), their compiled code loaded
     warm = X[: 2 * spec["block"]] if spec["block"] else X[:4096]
     if spec["mode"] == "dask":
-        client, cluster = start_cluster(result)
+        client, cluster = start_cluster(result, spec.get("lean", False))
         cpu = ClusterCPU()
         # the workers' start-up: imports, the compiled code's first load,
         # the warm-up's tiles
@@ -231,20 +236,48 @@ def child(spec):
     return result
 
 
-def start_cluster(result):
-    """A 2-process x 1-thread LocalCluster and its client; its start time
-    goes into ``result``."""
+def lean_dask_config():
+    """Dask settings of ``--lean-cluster`` (docs/scale.md, "On a Dask
+    cluster"): what a cluster's own processes spend while tasks run or
+    while they wait, cut. Every process's event loop checks itself every
+    20 ms (``admin.tick``: here 1 s), each worker samples its threads'
+    stacks every 10 ms for the dashboard's profile (off) and each process
+    reads its memory and CPU every 0.5 s (5 s); on this machine that was
+    0.14-0.15 s of CPU per second of wall for a 2-worker LocalCluster
+    doing nothing, 0.035 s with these (10 s idle, load 9-11).
+    ``MALLOC_MMAP_THRESHOLD_`` (32 MiB) in the workers' environment:
+    under Dask's ``MALLOC_TRIM_THRESHOLD_`` every
+    large temporary of a task is a fresh mapping, page-faulted again."""
+    import dask
+    import distributed  # noqa: F401  (registers the distributed.* defaults)
+
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    environ["MALLOC_MMAP_THRESHOLD_"] = 1 << 25
+    return {
+        "distributed.worker.profile.enabled": False,
+        "distributed.admin.tick.interval": "1s",
+        "distributed.admin.system-monitor.interval": "5s",
+        "distributed.nanny.pre-spawn-environ": environ,
+    }
+
+
+def start_cluster(result, lean=False):
+    """A 2-process x 1-thread LocalCluster and its client (with
+    :func:`lean_dask_config` when ``lean``); its start time goes into
+    ``result``."""
+    import dask
     from dask.distributed import Client, LocalCluster
 
     t = time.perf_counter()
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    )
-    client = Client(cluster)
+    with dask.config.set(lean_dask_config() if lean else {}):
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+        client = Client(cluster)
     result["cluster_start_s"] = time.perf_counter() - t
     return client, cluster
 
@@ -340,7 +373,7 @@ def fit_child(spec):
     model.fit(seqs[warm], y[warm])
     result = {}
     if spec["mode"] == "dask":
-        client, cluster = start_cluster(result)
+        client, cluster = start_cluster(result, spec.get("lean", False))
         cpu = ClusterCPU()
         if gp:
             client.run(_warm_sparse_gp, 200, spec["m"])
@@ -488,7 +521,7 @@ def section_dask(args, report):
     name = "normalized spectrum k=6"
     print(
         "\n== Dask LocalCluster (2 processes x 1 thread) vs one process, "
-        f"{name}, into a memmap; load average {os.getloadavg()} =="
+        f"{name}, into a memmap; {_cluster_kind(args)}; load average {os.getloadavg()} =="
     )
     print(
         f"{'n':>6} {'run':28} {'block':>6} {'wall s':>8} {'CPU s':>8} "
@@ -496,7 +529,7 @@ def section_dask(args, report):
     )
     for n in sizes:
         repeats = args.repeats if n < 10000 else max(1, args.repeats // 2)
-        base = {"n": n, "kernel": name, "tmpdir": args.tmpdir, "jobs": 1}
+        base = {"n": n, "kernel": name, "tmpdir": args.tmpdir, "jobs": 1, "lean": args.lean_cluster}
         picked = default_block_size((n,), 2)
         runs = [
             ("structk.gram (default tiles)", "memmap", 1024),
@@ -518,7 +551,7 @@ def section_dask(args, report):
             )
         fit_local = None
         for label, mode in (("KernelSVM nystroem, local", "local"), ("... client=", "dask")):
-            spec = {"n": n, "m": 500, "mode": mode}
+            spec = {"n": n, "m": 500, "mode": mode, "lean": args.lean_cluster}
             r = _median_runs([run_child({**spec, "fit": True}) for _ in range(repeats)])
             fit_local = fit_local or r
             report["dask"].append({"n": n, "run": label, **r})
@@ -536,17 +569,29 @@ def section_dask(args, report):
     )
 
 
+def _cluster_kind(args):
+    return "lean cluster settings" if args.lean_cluster else "Dask's default settings"
+
+
 def section_sparse_gp(args, report):
     n, m = (300, 30) if args.quick else (900, 80)
     print(
         f"\n== SparseGaussianProcessRegressor, {n} sequences, {m} landmarks, local vs "
-        f"a 2-process LocalCluster (client=); load average {os.getloadavg()} =="
+        f"a 2-process LocalCluster (client=), {_cluster_kind(args)}; "
+        f"load average {os.getloadavg()} =="
     )
     print(f"{'run':12} {'wall s':>8} {'CPU s':>8} {'CPU / local':>12} {'wall / local':>13}")
     runs = {"local": [], "dask": []}
     for _ in range(args.repeats):  # alternated: the same load for both
         for mode in runs:
-            spec = {"n": n, "m": m, "mode": mode, "fit": True, "model": "sparse_gp"}
+            spec = {
+                "n": n,
+                "m": m,
+                "mode": mode,
+                "fit": True,
+                "model": "sparse_gp",
+                "lean": args.lean_cluster,
+            }
             runs[mode].append(run_child(spec))
     local = _median_runs(runs["local"])
     for mode, rs in runs.items():
@@ -674,6 +719,12 @@ def main():
     parser.add_argument("--block-size", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--tmpdir", default=None, help="where the memmaps go")
+    parser.add_argument(
+        "--lean-cluster",
+        action="store_true",
+        help="start the LocalCluster with lean_dask_config() (profiler off, "
+        "1 s ticks, 5 s system monitor, MALLOC_MMAP_THRESHOLD_ in the workers)",
+    )
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from pathlib import Path
@@ -34,6 +35,11 @@ def write_tiles(plan, out, tiles, progress=False):
     ``tiles`` is an iterable (typically a generator, started only after
     ``out`` is checked) of ``((i, j), tile)`` covering ``plan.tiles`` in
     any order; tiles of a symmetric plan are mirrored below the diagonal.
+    Or a callable ``tiles(target)`` returning that iterable, called once
+    the output exists: ``target`` is the :class:`FileTarget` of the
+    partial ``.npy`` file for a path, ``None`` for an array. A tile given
+    as ``None`` was written in place (into ``target``, mirror included)
+    by whoever computed it.
     """
     if not (out is None or isinstance(out, (np.ndarray, str, os.PathLike))):
         raise TypeError(f"out must be None, a path or a float64 ndarray, got {type(out).__name__}")
@@ -45,7 +51,7 @@ def write_tiles(plan, out, tiles, progress=False):
             return _fill_file(plan, Path(out), tiles, tick)
         K = np.empty(plan.shape) if out is None else out
         try:
-            _store(plan, K, tiles, tick)
+            _store(plan, K, tiles(None) if callable(tiles) else tiles, tick)
         except BaseException:
             if out is not None:
                 _poison(K)
@@ -157,11 +163,63 @@ def _bounds(n, block_size):
 
 def _store(plan, K, tiles, tick):
     for (i, j), T in tiles:
-        (r0, r1), (c0, c1) = plan.rows[i], plan.cols[j]
-        K[r0:r1, c0:c1] = T
-        if plan.symmetric and i != j:
-            K[c0:c1, r0:r1] = T.T
+        if T is not None:  # None: written in place (see write_tiles)
+            (r0, r1), (c0, c1) = plan.rows[i], plan.cols[j]
+            K[r0:r1, c0:c1] = T
+            if plan.symmetric and i != j:
+                K[c0:c1, r0:r1] = T.T
         tick()
+
+
+class FileTarget:
+    """The ``.npy`` file a Gram matrix is being written to, as another
+    process on the same machine can write tiles into it directly.
+
+    A Dask worker that computes a tile of :func:`~structk.scale.dask_gram`
+    writes it here (:meth:`write`) instead of sending it to the client
+    (a socket transfer, a copy in the client and the client's own write);
+    on another machine, or where the file is not the one the client
+    opened (same host name, device and inode), :meth:`write` declines and
+    the tile travels as before. Mapped files on one machine share the page
+    cache, so the client's final flush and rename cover these writes.
+    """
+
+    def __init__(self, path, offset, shape):
+        info = os.stat(path)
+        self.path, self.offset, self.shape = str(path), int(offset), tuple(shape)
+        self.host, self.identity = socket.gethostname(), (info.st_dev, info.st_ino)
+
+    def _rows(self, a, b):
+        """Rows ``a:b`` of the matrix as a writable memmap, or ``None``
+        when this process does not see the client's file."""
+        if socket.gethostname() != self.host:
+            return None
+        try:
+            info = os.stat(self.path)
+            if (info.st_dev, info.st_ino) != self.identity:
+                return None
+            return np.memmap(
+                self.path,
+                dtype=np.float64,
+                mode="r+",
+                offset=self.offset + 8 * a * self.shape[1],
+                shape=(b - a, self.shape[1]),
+            )
+        except OSError:  # removed meanwhile, not writable by this user, ...
+            return None
+
+    def write(self, T, bounds, mirror):
+        """Write tile ``T`` at ``bounds`` (and ``T.T`` at the mirrored
+        place when ``mirror``); ``False`` when this process cannot."""
+        (r0, r1), (c0, c1) = bounds
+        band = self._rows(r0, r1)
+        other = band if band is None or not mirror else self._rows(c0, c1)
+        if band is None or other is None:
+            return False
+        band[:, c0:c1] = T
+        if mirror:
+            other[:, r0:r1] = T.T
+        return True
 
 
 # ------------------------------------------------------------------ outputs
@@ -219,6 +277,8 @@ def _fill_file(plan, path, tiles, tick):
             )
         with _removed_on_sigterm():
             K = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64, shape=plan.shape)
+            if callable(tiles):
+                tiles = tiles(FileTarget(tmp, K.offset, plan.shape))
             _store(plan, K, tiles, tick)
             K.flush()
             del K

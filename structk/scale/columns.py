@@ -12,8 +12,9 @@ work per thread, and the blocks run
 
 * inline, or on ``n_jobs`` threads (kernels whose loops release the GIL
   gain: NumPy and BLAS products, compiled k-mer counting), or
-* on a Dask cluster (``client=``): the kernel and the landmarks are pickled
-  and broadcast once, each block of prepared objects is sent to one worker
+* on a Dask cluster (``client=``): the kernel, the landmarks and ``V`` are
+  pickled together and sent once (inside each task when at most
+  ``_tuning.DASK_INLINE_MAX_BYTES``), each block of prepared objects is sent to one worker
   and its block of features comes back (as :func:`~structk.scale.dask_gram`
   ships tiles).
 
@@ -184,15 +185,16 @@ def _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
     """Yield ``((a, b), features)`` computed on the Dask cluster."""
     from distributed import as_completed
 
-    from .distributed import _dask_and_client, _send
+    from .distributed import _dask_and_client, _shipped
 
     _, delayed, client = _dask_and_client(client)
-    kernel_f = _send(client, kernel, f"the kernel {kernel!r}")
-    landmarks_f = _send(client, (landmarks, V), f"the landmarks as prepared by {kernel!r}")
+    # one object that every block needs: inside each task when small, else
+    # one task that each worker fetches once (one fetch, not two)
+    shared = _shipped(client, (kernel, landmarks, V), f"the kernel {kernel!r} and its landmarks")
     futures, where = [], {}
     for a, b in bounds:
         blob = _pickled(rows(a, b), kernel)
-        f = client.submit(_columns_task, kernel_f, landmarks_f, blob, pure=False)
+        f = client.submit(_columns_task, shared, blob, pure=False)
         futures.append(f)
         where[f.key] = (a, b)
     tick = Progress(progress, len(bounds), desc="kernel columns", unit="block")
@@ -218,14 +220,14 @@ def _pickled(obj, kernel):
         ) from exc
 
 
-def _columns_task(kernel_blob, landmarks_blob, rows_blob):
-    """One Dask task: ``k(rows, landmarks) @ V`` from pickled inputs."""
+def _columns_task(shared_blob, rows_blob):
+    """One Dask task: ``k(rows, landmarks) @ V`` from pickled inputs
+    (``shared_blob``: the kernel, the prepared landmarks and ``V``)."""
     import pickle
 
     from .distributed import _loads
 
-    kernel = _loads(kernel_blob)
-    landmarks, V = _loads(landmarks_blob)
+    kernel, landmarks, V = _loads(shared_blob)
     with one_blas_thread():
         return _columns(kernel, pickle.loads(rows_blob), landmarks, V)
 

@@ -6,6 +6,11 @@ prepared (validated and encoded) once, on the client; the kernel object and
 the encoded blocks are then pickled and each becomes one small Dask task
 that returns its bytes (:func:`_send`); the tiles depend on those tasks,
 so no tile task carries data and a worker fetches each block once.
+Written to a ``.npy`` file (``out=path``), a tile goes into the file
+straight from the worker that computed it when that worker runs on the
+client's machine (a ``LocalCluster``; :class:`~structk.scale._tiling.FileTarget`
+checks the host and the file's identity); from other machines it travels
+to the client, which writes it.
 For a symmetric Gram only the tiles on and above the diagonal are tasks: a
 tile below the diagonal is the transpose of its mirror image, and Dask
 computes the mirror once.
@@ -70,7 +75,9 @@ def dask_gram(kernel, X, Y=None, *, block_size=None, client=None, out=None, prog
         arrive, exactly as :func:`structk.gram` does (a path gives a ``.npy``
         memmap renamed into place only when complete; an array is filled in
         place, with NaN if the computation fails). The client holds a few
-        tiles at a time, never the whole matrix.
+        tiles at a time, never the whole matrix. Into a path, workers on
+        the client's machine write their tiles into the file themselves,
+        so those tiles never cross a socket.
     progress : bool or callable, default False
         With ``out``: a tqdm bar (``True``) or ``progress(done, total)``.
 
@@ -123,20 +130,24 @@ def dask_gram(kernel, X, Y=None, *, block_size=None, client=None, out=None, prog
         ]
     )
 
-    token = uuid.uuid4().hex
-    tasks = {}
-    for i, j in plan.tiles:
-        diagonal = plan.symmetric and i == j
-        tasks[i, j] = delayed(_tile_task, pure=False)(
-            kernel_f,
-            rows_f[i],
-            None if diagonal else cols_f[j],
-            (plan.rows[i], plan.cols[j]),
-            dask_key_name=f"structk-gram-tile-{token}-{i}-{j}",
-        )
+    def tasks(target=None):
+        token = uuid.uuid4().hex
+        tiles = {}
+        for i, j in plan.tiles:
+            diagonal = plan.symmetric and i == j
+            tiles[i, j] = delayed(_tile_task, pure=False)(
+                kernel_f,
+                rows_f[i],
+                None if diagonal else cols_f[j],
+                (plan.rows[i], plan.cols[j]),
+                None if target is None else (target, plan.symmetric and i != j),
+                dask_key_name=f"structk-gram-tile-{token}-{i}-{j}",
+            )
+        return tiles
+
     if out is None:
-        return _assemble(da, plan, tasks)
-    return write_tiles(plan, out, _gathered(client, tasks), progress)
+        return _assemble(da, plan, tasks())
+    return write_tiles(plan, out, lambda target: _gathered(client, tasks(target)), progress)
 
 
 def default_block_size(sizes, threads):
@@ -309,7 +320,15 @@ def _loads(blob):
     return obj
 
 
-def _tile_task(kernel_blob, rows_blob, cols_blob, bounds):
-    """One Dask task: decode the kernel and the two blocks, compute the tile."""
+def _tile_task(kernel_blob, rows_blob, cols_blob, bounds, into=None):
+    """One Dask task: decode the kernel and the two blocks, compute the tile.
+
+    ``into = (target, mirror)``: write the tile into the output file
+    ``target`` (a :class:`~structk.scale._tiling.FileTarget`) when this
+    worker sees it, and return ``None`` instead of the tile.
+    """
     cols = None if cols_blob is None else _loads(cols_blob)
-    return checked_tile(_loads(kernel_blob), _loads(rows_blob), cols, bounds)
+    T = checked_tile(_loads(kernel_blob), _loads(rows_blob), cols, bounds)
+    if into is not None and into[0].write(T, bounds, into[1]):
+        return None
+    return T

@@ -212,6 +212,78 @@ def test_out_path_is_written_tile_by_tile(client, tmp_path):
     assert np.array_equal(C, local_gram(k, X, Y, block_size=16))
 
 
+def _arrivals(monkeypatch):
+    """Record, in the client, which tiles reach it as data and which as
+    ``None`` (written into the file by the worker)."""
+    from structk.scale import _tiling
+
+    seen, store = [], _tiling._store
+
+    def recording(plan, K, tiles, tick):
+        def tap():
+            for ij, T in tiles:
+                seen.append(T is None)
+                yield ij, T
+
+        return store(plan, K, tap(), tick)
+
+    monkeypatch.setattr(_tiling, "_store", recording)
+    return seen
+
+
+@pytest.mark.parametrize("Y_", [None, Y])
+def test_workers_on_this_machine_write_their_tiles_into_the_file(client, tmp_path, monkeypatch, Y_):
+    seen = _arrivals(monkeypatch)
+    k = Normalize(Gaussian(sigma=2.0) + Linear())
+    K = dask_gram(k, X, Y_, block_size=16, client=client, out=tmp_path / "K.npy")
+    n_tiles = 21 if Y_ is None else 6 * 2
+    assert seen == [True] * n_tiles  # no tile crossed a socket
+    assert np.array_equal(K, local_gram(k, X, Y_, block_size=16))  # mirrors included
+    assert os.listdir(tmp_path) == ["K.npy"]
+
+
+def test_tiles_travel_when_the_file_is_elsewhere(client, tmp_path, monkeypatch):
+    from structk.scale import _tiling
+
+    made = _tiling.FileTarget.__init__
+
+    def on_another_host(self, *args):
+        made(self, *args)
+        self.host = "some-other-machine"
+
+    monkeypatch.setattr(_tiling.FileTarget, "__init__", on_another_host)
+    seen = _arrivals(monkeypatch)
+    k = Normalize(Gaussian(sigma=2.0) + Linear())
+    K = dask_gram(k, X, block_size=16, client=client, out=tmp_path / "K.npy")
+    assert seen == [False] * 21  # every tile came back to the client, which wrote it
+    assert np.array_equal(K, local_gram(k, X, block_size=16))
+
+
+def test_file_target_writes_only_into_the_clients_file(tmp_path):
+    from structk.scale._tiling import FileTarget
+
+    path = tmp_path / "K.npy"
+    K = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(5, 7))
+    target = FileTarget(path, K.offset, (5, 7))
+    T = np.arange(6.0).reshape(2, 3)
+    assert target.write(T, ((1, 3), (4, 7)), mirror=False)
+    expected = np.zeros((5, 7))
+    expected[1:3, 4:7] = T
+    assert np.array_equal(np.load(path), expected)
+    square = FileTarget(path, K.offset, (5, 7))  # mirrored: T at rows 0:2, T.T at rows 2:5
+    assert square.write(T, ((0, 2), (2, 5)), mirror=True)
+    expected[0:2, 2:5], expected[2:5, 0:2] = T, T.T
+    assert np.array_equal(np.load(path), expected)
+    # another file at the same path (a new inode): the target declines
+    del K
+    np.save(tmp_path / "new.npy", np.zeros((5, 7)))
+    os.replace(tmp_path / "new.npy", path)
+    assert not target.write(T, ((1, 3), (4, 7)), mirror=False)
+    assert not np.load(path).any()
+    path.unlink()  # and a removed file
+    assert not target.write(T, ((1, 3), (4, 7)), mirror=False)
+
+
 class Fails(Linear):
     def _cross(self, P, Q):
         raise RuntimeError("injected failure on a worker")
