@@ -58,9 +58,9 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     kernel gives ``dK / dtheta`` (analytic or checked finite differences,
     :mod:`structk.kernels.hyperparameters`). When only an output scale
     (``c * k``, ``k`` without free hyperparameters) and the noise are
-    learned, the fixed Gram is eigendecomposed once per fit and each step
-    costs O(n) instead (same values to rounding; ``docs/gp.md``, "The
-    model"). Parameters written as lists
+    learned, the fixed Gram is reduced once per fit (tridiagonalised for
+    one output, else eigendecomposed) and each step costs O(n) instead
+    (same values to rounding; ``docs/gp.md``, "The model"). Parameters written as lists
     (``Spectrum(k=[3, 4, 5])``, ``Polynomial(degree=[1, 2])``) are chosen
     by the same likelihood: each value is optimised and the best is kept.
 
@@ -226,7 +226,8 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
 
         When only an output scale (``c * k`` with ``k`` without free
         hyperparameters) and the noise move, and ``alpha`` is one number,
-        ``K0`` is eigendecomposed once and each step costs O(n)
+        ``K0`` is reduced once (tridiagonal form for one output, else its
+        eigendecomposition) and each step costs O(n)
         (:mod:`._gp_spectral`); a step too close to singular, and every
         other kernel, factorises ``K`` (:meth:`_lml`). Both give the same
         values to rounding; the choice (``_tuning.GP_SPECTRAL_MIN_N``) is
