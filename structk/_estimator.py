@@ -165,10 +165,25 @@ def _score(estimator, metric, X, y, sample_weight):
     return getattr(sklearn.metrics, metric)(y, estimator.predict(X), sample_weight=sample_weight)
 
 
+#: ``cls -> (cls.__init__, its parameter names)``: ``inspect.signature``
+#: costs about 50 us a call, and a GP's fit clones and compares its kernels
+#: (get_params) a few dozen times.
+_PARAM_NAMES: dict = {}
+
+
 def init_param_names(cls):
     """The parameter names of ``cls.__init__`` in their order (an estimator's
     or a kernel's parameters; ``*args`` and ``**kwargs`` are refused)."""
     init = cls.__init__
+    known = _PARAM_NAMES.get(cls)
+    if known is not None and known[0] is init:  # (__init__ replaced: read again)
+        return list(known[1])
+    names = _read_param_names(cls, init)
+    _PARAM_NAMES[cls] = (init, tuple(names))
+    return names
+
+
+def _read_param_names(cls, init):
     if init is object.__init__:
         return []
     names = []

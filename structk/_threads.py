@@ -45,10 +45,23 @@ def _get_controller():
     return _controller
 
 
+#: True inside a :func:`_one_thread` block of this thread or task: a nested
+#: one keeps the limit already set (threadpoolctl's limit costs about
+#: 0.1-0.3 ms a call, and a GP's fit nests a product's inside the fit's).
+_LIMITED = contextvars.ContextVar("structk_one_blas_thread", default=False)
+
+
 @contextmanager
 def _one_thread():
-    with _get_controller().limit(limits=1, user_api="blas"):
+    if _LIMITED.get():
         yield
+        return
+    token = _LIMITED.set(True)
+    try:
+        with _get_controller().limit(limits=1, user_api="blas"):
+            yield
+    finally:
+        _LIMITED.reset(token)
 
 
 def one_blas_thread():

@@ -354,10 +354,11 @@ PSD_NUMPY_FINITE_SCAN_MAX = 2**22
 #: above, it tridiagonalises and sweeps the penalties in a compiled loop.
 RIDGE_CV_EIGH_MAX_N = 400
 #: A Gaussian process whose only free hyperparameters are an output scale
-#: and the noise eigendecomposes its fixed Gram once per fit from this many
-#: training objects, and evaluates each step of the optimiser in O(n); below
-#: it, it factorises the Gram at each step. The eigendecomposition costs about
-#: eight factorisations, but each step also skips the kernel's gradient and
+#: and the noise reduces its fixed Gram once per fit from this many training
+#: objects (tridiagonal form for one output, about three factorisations; the
+#: eigendecomposition for several, about eight), and evaluates each step of
+#: the optimiser in O(n); below it, it factorises the Gram at each step.
+#: Each step also skips the kernel's gradient and
 #: the inverse: ``1.0 * MinMax()`` fits took a third of the time from n = 3
 #: to 150 (docs/gp.md), so it is used at every size.
 GP_SPECTRAL_MIN_N = 0

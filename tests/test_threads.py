@@ -54,6 +54,32 @@ def test_small_calls_run_on_one_thread_and_the_limit_is_restored():
 
 
 @pytest.mark.blas_threads
+def test_a_nested_limit_keeps_the_outer_one(monkeypatch):
+    # a product's limit inside a fit's: threadpoolctl is asked once, the pool
+    # stays at one thread until the outer block ends, then is restored
+    import scipy.linalg  # noqa: F401
+    import structk._threads as threads_module
+
+    controller = threads_module._get_controller()
+    calls = []
+    real = type(controller).limit
+    monkeypatch.setattr(
+        type(controller), "limit", lambda self, **kw: calls.append(kw) or real(self, **kw)
+    )
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        with small_blas(3):
+            with small_blas(3):
+                assert all(v == 1 for v in blas_threads().values())
+            assert all(v == 1 for v in blas_threads().values())
+        assert blas_threads() == before
+        assert len(calls) == 1
+        with small_blas(3):  # a fresh outer block sets the limit again
+            pass
+        assert len(calls) == 2
+
+
+@pytest.mark.blas_threads
 def test_large_calls_keep_the_users_thread_pool():
     import scipy.linalg  # noqa: F401
 

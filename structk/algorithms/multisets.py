@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _tuning
+
 #: Levels take the low 32 bits of a pair's code.
 LEVEL_BITS = 32
 #: The largest count a code holds (and the most token ids: 2^31).
@@ -47,8 +49,16 @@ def level_indicator(indptr, token_ids, counts):
     ends = np.cumsum(counts)
     entry = np.repeat(np.arange(counts.size), counts)  # the entry of each pair
     level = np.arange(entry.size, dtype=np.int64) - (ends - counts)[entry]  # from 0
-    codes = (np.asarray(token_ids, dtype=np.int64)[entry] << LEVEL_BITS) | level
-    codes, columns = np.unique(codes, return_inverse=True)
+    token_ids = np.asarray(token_ids, dtype=np.int64)
+    levels = int(counts.max(initial=0))
+    space = (int(token_ids.max(initial=0)) + 1) * levels  # a Python int: no overflow
+    if level.size and _direct(space, level.size):
+        # the pairs numbered token * levels + level in a small space: the
+        # codes' sorted distinct values without sorting them
+        dense, columns = distinct_sorted(token_ids[entry] * levels + level, space)
+        codes = ((dense // levels) << LEVEL_BITS) | (dense % levels)
+    else:
+        codes, columns = np.unique((token_ids[entry] << LEVEL_BITS) | level, return_inverse=True)
     rows = np.concatenate([[0], ends])[np.asarray(indptr, dtype=np.int64)]
     F = sp.csr_matrix(
         (np.ones(columns.size), columns.ravel().astype(np.int64), rows),
@@ -81,3 +91,24 @@ def aligned(F, codes, G, other_codes):
     if width != F.shape[1]:
         F = sp.csr_matrix((F.data, F.indices, F.indptr), shape=(F.shape[0], width))
     return F, G
+
+
+def distinct_sorted(values, space):
+    """``np.unique(values, return_inverse=True)`` of non-negative integers
+    below ``space``: by marking the values present when the space is small
+    (at most ``_tuning.SPARSE_DIRECT_SPACE`` or twice the values; the same
+    arrays, in O(n + space) instead of a sort), else by ``np.unique``."""
+    values = np.asarray(values)
+    if not _direct(space, values.size):
+        distinct, inverse = np.unique(values, return_inverse=True)
+        return distinct, inverse.ravel()
+    present = np.zeros(space, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[values]
+
+
+def _direct(space, size):
+    """Whether ``size`` integers below ``space`` are numbered by marking
+    (:func:`distinct_sorted`) rather than sorted."""
+    return space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * size)

@@ -27,7 +27,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_objects, check_scalar
-from ..algorithms.multisets import MAX_COUNT, aligned, level_indicator, recode
+from ..algorithms.multisets import (
+    MAX_COUNT,
+    aligned,
+    distinct_sorted,
+    level_indicator,
+    recode,
+)
 from ..algorithms.sparse_gram import sparse_cross, sparse_gram
 from .algebra import LogForm, exp_checked
 from .base import Kernel
@@ -374,9 +380,9 @@ def _matrix_entries(X, name):
         _too_large(c, name, i)
     keep = data != 0
     indptr = np.concatenate([[0], np.cumsum(keep)])[rows.indptr]
-    tokens, ids = np.unique(rows.indices[keep], return_inverse=True)
+    tokens, ids = distinct_sorted(rows.indices[keep], rows.shape[1])
     vocabulary = dict(zip(tokens.tolist(), range(tokens.size)))
-    return indptr, ids.ravel(), data[keep].astype(np.int64), vocabulary
+    return indptr, ids, data[keep].astype(np.int64), vocabulary
 
 
 def _too_large(counts, name, i):

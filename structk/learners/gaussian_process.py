@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._estimator import BaseEstimator, RegressorMixin, check_is_fitted, check_random_state
-from .._threads import small_blas
+from .._threads import product_threads, small_blas, small_matmul
 from ..kernels.hyperparameters import fixed_gram, fixed_grams
 from .._validation import check_objects, check_scalar
 from ._base import (
@@ -58,9 +58,9 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
     kernel gives ``dK / dtheta`` (analytic or checked finite differences,
     :mod:`structk.kernels.hyperparameters`). When only an output scale
     (``c * k``, ``k`` without free hyperparameters) and the noise are
-    learned, the fixed Gram is eigendecomposed once per fit and each step
-    costs O(n) instead (same values to rounding; ``docs/gp.md``, "The
-    model"). Parameters written as lists
+    learned, the fixed Gram is reduced once per fit (tridiagonalised for
+    one output, else eigendecomposed) and each step costs O(n) instead
+    (same values to rounding; ``docs/gp.md``, "The model"). Parameters written as lists
     (``Spectrum(k=[3, 4, 5])``, ``Polynomial(degree=[1, 2])``) are chosen
     by the same likelihood: each value is optimised and the best is kept.
 
@@ -226,7 +226,8 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
 
         When only an output scale (``c * k`` with ``k`` without free
         hyperparameters) and the noise move, and ``alpha`` is one number,
-        ``K0`` is eigendecomposed once and each step costs O(n)
+        ``K0`` is reduced once (tridiagonal form for one output, else its
+        eigendecomposition) and each step costs O(n)
         (:mod:`._gp_spectral`); a step too close to singular, and every
         other kernel, factorises ``K`` (:meth:`_lml`). Both give the same
         values to rounding; the choice (``_tuning.GP_SPECTRAL_MIN_N``) is
@@ -394,14 +395,19 @@ class GaussianProcessRegressor(GPMixin, RegressorMixin, BaseEstimator):
         mean = self._y_std * mean + self._y_mean
         if not (return_std or return_cov):
             return mean
-        V = solve_triangular(self.L_, K_trans.T, lower=True, check_finite=False)
+        # n_train^2 n_test / 2 multiply-adds: on one BLAS thread when that is
+        # small (structk._threads.product_threads), or OpenBLAS's helpers spin
+        # on the cores the next fit needs (a quarter of the CPU of a
+        # Photoswitch split, docs/gp.md)
+        with product_threads(self.L_.size * K_trans.shape[0] // 2):
+            V = solve_triangular(self.L_, K_trans.T, lower=True, check_finite=False)
         if return_cov:
             K_test = (
                 _given_test_gram(test_gram, K_trans.shape[0], full=True)
                 if precomputed
                 else kernel.gram_prepared(Q)
             )
-            cov = K_test - V.T @ V
+            cov = K_test - small_matmul(V.T, V)
             cov[np.diag_indices(cov.shape[0])] += self.noise_
             return mean, _scaled(cov, self._y_std)
         var = (

@@ -139,3 +139,44 @@ def test_a_count_beyond_the_codes_is_named():
         MinMax().prepare([{"C": 1}, {"O": 2**32}])
     with pytest.raises(ValueError, match=r"X\[0\] gives token 1 the count 4294967296\.0"):
         MinMax().prepare(np.array([[1.0, 2.0**32]]))
+
+
+@pytest.mark.parametrize("space", [5, 40, 10**12])
+def test_distinct_sorted_is_numpys_unique(space):
+    # marking the values present (small spaces) or sorting them (large ones)
+    from structk.algorithms.multisets import distinct_sorted
+
+    rng = np.random.default_rng(space % 97)
+    for size in (0, 1, 7, 60):
+        values = rng.integers(0, space, size=size)
+        distinct, inverse = distinct_sorted(values, space)
+        ref, ref_inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(distinct, ref)
+        np.testing.assert_array_equal(inverse, ref_inverse.ravel())
+
+
+@given(X=multisets)
+def test_pairs_numbered_by_marking_or_sorting_alike(X):
+    # the (token, level) codes and the indicator matrix whichever way
+    # level_indicator and the matrix rows number them (a choice of speed)
+    from unittest import mock
+
+    from structk.algorithms import multisets as module
+
+    prepared = []
+    for direct in (module._direct, lambda space, size: False):
+        with mock.patch.object(module, "_direct", direct):
+            P = MinMax().prepare(X)
+            M = MinMax().prepare(sp.csr_matrix(_count_matrix(X)))
+        prepared.append((P.codes, P.F.toarray(), M.codes, M.F.toarray()))
+    for a, b in zip(*prepared):
+        np.testing.assert_array_equal(a, b)
+
+
+def _count_matrix(X):
+    """The multisets as rows of counts over TOKENS' positions."""
+    V = np.zeros((len(X), len(TOKENS)))
+    for i, x in enumerate(X):
+        for t, c in x.items():
+            V[i, TOKENS.index(t)] = c
+    return V

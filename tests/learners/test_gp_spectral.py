@@ -154,3 +154,72 @@ def test_near_singular_gram_is_left_to_the_factorisation(tuning, factorisations)
     spectral, cholesky = _fit_both(tuning, params, X, y, X[:5])
     for got, ref in zip(spectral, cholesky, strict=True):
         np.testing.assert_array_equal(got, ref)
+
+
+def _cholesky_lml(K0, y, scale, noise, alpha):
+    """log p(y) and its derivatives in log c and log noise, by a Cholesky
+    factorisation of ``c K0 + (alpha + noise) I`` (Rasmussen & Williams,
+    Algorithm 2.1 and eq. 5.9), the reference of the reduced forms."""
+    n = K0.shape[0]
+    K = scale * K0 + (alpha + noise) * np.eye(n)
+    L = np.linalg.cholesky(K)
+    a = np.linalg.solve(K, y)
+    value = -0.5 * y @ a - np.log(np.diag(L)).sum() - 0.5 * n * np.log(2 * np.pi)
+    inner = np.outer(a, a) - np.linalg.inv(K)
+    return value, 0.5 * np.sum(inner * scale * K0), 0.5 * noise * np.trace(inner)
+
+
+@pytest.mark.parametrize(
+    "n, targets",
+    [
+        (1, "random"),
+        (2, "random"),
+        (3, "random"),
+        (30, "random"),
+        (30, "first zero"),  # the reflection's sign from y[0] = 0
+        (30, "first negative"),
+        (30, "zeros"),  # |y| = 0: no reflection, only the determinant
+        (30, "e1"),  # y already along e_1
+    ],
+)
+def test_one_output_reduction_equals_the_factorisation(n, targets):
+    # one output takes the Householder reflection and the tridiagonal
+    # reduction (no eigenvectors; from two objects); two copies of the same
+    # target the eigendecomposition: both against a factorisation at each point
+    from structk.learners._gp_spectral import ScaleNoiseLikelihood
+
+    rng = np.random.default_rng(n)
+    K0 = MinMax()(rng.poisson(1.0, size=(n, 12)) + np.eye(n, 12))
+    y = {
+        "random": rng.normal(size=n),
+        "first zero": np.r_[0.0, rng.normal(size=n - 1)],
+        "first negative": np.r_[-3.0, rng.normal(size=n - 1)],
+        "zeros": np.zeros(n),
+        "e1": np.r_[2.0, np.zeros(n - 1)],
+    }[targets]
+    one = ScaleNoiseLikelihood(K0.copy(), y[:, None], 1e-10)
+    two = ScaleNoiseLikelihood(K0.copy(), np.column_stack([y, y]), 1e-10)
+    assert (one.tridiagonal is not None) == (n > 1) and two.tridiagonal is None
+    for scale, noise in [(1.0, 0.1), (0.05, 2.0), (30.0, 1e-4), (1e-3, 1e-3)]:
+        ref = _cholesky_lml(K0, y, scale, noise, 1e-10)
+        value, d_scale, d_noise = one(scale, noise, eval_gradient=True)
+        assert one(scale, noise) == value
+        np.testing.assert_allclose([value, d_scale, d_noise], ref, rtol=1e-10, atol=1e-11)
+        np.testing.assert_allclose(
+            two(scale, noise, eval_gradient=True), 2 * np.array(ref), rtol=1e-10, atol=1e-11
+        )
+
+
+def test_one_output_reduction_on_an_ill_conditioned_gram():
+    # duplicate objects: eigenvalues down to rounding, a noise of 1e-3 above
+    # the margin; values and gradients against the factorisation
+    from structk.learners._gp_spectral import ScaleNoiseLikelihood
+
+    X = np.vstack([COUNTS, COUNTS[:10]])
+    K0 = MinMax()(X)
+    y = np.append(Y, Y[:10]) - Y.mean()
+    spectral = ScaleNoiseLikelihood(K0.copy(), y[:, None], 0.0)
+    for scale, noise in [(1.0, 1e-3), (10.0, 1e-3), (0.1, 1.0)]:
+        got = spectral(scale, noise, eval_gradient=True)
+        ref = _cholesky_lml(K0, y, scale, noise, 0.0)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9 * abs(ref[0]))
