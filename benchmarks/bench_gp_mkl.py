@@ -66,6 +66,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -165,7 +166,8 @@ def fit_score(kernels, X, y, train, test):
     row = scores(y[test], mean, sd)
     row["seconds"] = time.perf_counter() - start
     row["kernel"], row["noise"] = gp.kernel_, gp.noise_
-    row["depth"] = WL_DEPTHS[int(np.argmax([v for _, v in gp.candidates_]))]
+    if len(kernels) > 1:  # the kernels of WL_DEPTHS, in order
+        row["depth"] = WL_DEPTHS[int(np.argmax([v for _, v in gp.candidates_]))]
     return row
 
 
@@ -206,12 +208,20 @@ def main(argv=None):
         "--gauche-python",
         default=os.environ.get("GAUCHE_PYTHON", "/work/venv-gauche/bin/python"),
     )
+    parser.add_argument(
+        "--split-seeds", type=int, nargs="+", help="run these splits only (instead of --seeds)"
+    )
     parser.add_argument("--output", metavar="FILE", help="also write the tables to FILE")
+    parser.add_argument(
+        "--records", metavar="FILE", help="append each split's scores to FILE (JSON lines)"
+    )
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
         sys.exit("set STRUCTK_DATA to the data folder (molecules/)")
     seeds = list(range(3 if args.quick else args.seeds))
+    if args.split_seeds:
+        seeds = args.split_seeds
     lines = []
 
     def say(text=""):
@@ -243,6 +253,11 @@ def main(argv=None):
             for model, kernels in models(grams, Z.shape[1]).items():
                 row = fit_score(kernels, X, y, train, test)
                 results.setdefault(model, []).append(row)
+                if args.records:
+                    record = {k: row[k] for k in (*METRICS, "seconds", "depth") if k in row}
+                    record.update(dataset=name, model=model, seed=seed, kernel=repr(row["kernel"]))
+                    with open(args.records, "a") as f:
+                        f.write(json.dumps(record) + "\n")
                 print(
                     f"  split {seed:2d} {model:<32} RMSE {row['RMSE']:8.3f}  "
                     f"{row['seconds']:5.1f} s  {learned(row['kernel'])}, noise={row['noise']:.3g}"
