@@ -24,6 +24,7 @@ _kernels = [
     "Exp",
     "FunctionScaled",
     "Normalize",
+    "Part",
     "Power",
     "Product",
     "Scaled",

@@ -7,7 +7,7 @@ module             kernels
                    :func:`aligned_features` (two collections' features on
                    shared columns)
 ``algebra``        Sum, Product, Scaled, Constant, Power, Exp, Normalize,
-                   FunctionScaled
+                   FunctionScaled, Part (a kernel on one part of each object)
 ``function``       :class:`FunctionKernel` (a kernel from a Python function)
 ``vectors``        Linear, Polynomial, Gaussian, Laplace
 ``sets``           Intersection, ExpIntersection, Jaccard, MinMax
@@ -39,6 +39,7 @@ __getattr__, __dir__, __all__ = attach(
             "Exp",
             "FunctionScaled",
             "Normalize",
+            "Part",
             "Power",
             "Product",
             "Scaled",

@@ -63,6 +63,10 @@ def _strings():
     return ["ACGT", "AGGT", "TTGA"]
 
 
+def _parts():
+    return [{"v": row, "s": "ACGT"} for row in _vectors()]
+
+
 def _proteins():
     return ["MKVLA", "MKVIA", "GAVLK"]
 
@@ -179,6 +183,7 @@ KERNELS = {
     "Exp": (_wrap("Exp", _k("Linear")), "vectors"),
     "Normalize": (_wrap("Normalize", _k("Linear")), "vectors"),
     "FunctionScaled": (_wrap("FunctionScaled", _k("Gaussian"), _first_coordinate), "vectors"),
+    "Part": (_wrap("Part", _k("Gaussian"), "v"), "parts"),
     "FunctionKernel": (_k("FunctionKernel", _dot), "function"),
     "Intersection": (_k("Intersection"), "sets"),
     "ExpIntersection": (_k("ExpIntersection"), "sets"),
@@ -219,6 +224,7 @@ _GOOD = {
     "aligned": _strings,
     "graphs": _graphs,
     "attributed": _attributed,
+    "parts": _parts,
 }
 
 
@@ -237,6 +243,13 @@ def _bad_objects(family):
             ("inf", [1.0, math.inf, 2.0], ("inf",)),
             ("complex", [1 + 2j, 0.0, 0.0], ("complex",)),
             ("set row", {1.0, 2.0, 3.0}, ()),
+        ]
+    if family == "parts":  # objects holding a vector part "v"
+        return [
+            ("no part", {"s": "ACGT"}, ("'v'",)),
+            ("not a container", 5, ("'v'",)),
+            ("nan in the part", {"v": [1.0, math.nan, 2.0]}, ("'v'", "nan")),
+            ("short part", {"v": [1.0, 2.0]}, ("'v'",)),
         ]
     if family == "function":  # only what makes the function itself fail
         return [("None row", None, ()), ("short row", [1.0, 2.0], ())]

@@ -39,6 +39,7 @@ from structk.kernels import (
     MinMax,
     Mismatch,
     Normalize,
+    Part,
     Precomputed,
     Polynomial,
     Power,
@@ -134,6 +135,8 @@ def _registry():
         (Constant(2.0), VX, VY),
         (FunctionScaled(Spectrum(k=2), lambda s: 1.0 + len(s)), STX, STY),
         (FunctionScaled(Intersection(), lambda s: 1.0 + len(s)), SX, SY),
+        (Part(Spectrum(k=2), "s"), [{"s": s} for s in STX], [{"s": s} for s in STY]),
+        (Part(Linear(), 1), [(None, v) for v in VX], [(None, v) for v in VY]),
     ]
 
 

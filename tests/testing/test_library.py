@@ -69,6 +69,10 @@ CASES = [
     (K.Normalize(K.Intersection()) * K.Jaccard(), SETS),
     (K.Exp(K.Jaccard()), SETS),
     (K.MinMax(), MULTISETS),
+    (
+        K.Part(K.MinMax(), "m") + K.Part(K.Gaussian(), "v"),
+        st.fixed_dictionaries({"m": MULTISETS, "v": VEC}),
+    ),
     (K.MinMax() * K.Intersection(), SETS),
     (K.Spectrum(k=3), DNA),
     (K.Spectrum(k=2, presence=True, normalize=True), DNA),
