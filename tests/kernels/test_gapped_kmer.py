@@ -396,6 +396,7 @@ def test_pattern_shares_are_mirror_equivariant(l, d):
     patterns of ``d`` positions holding it, shares summing to 1, and its
     mirror image (``p -> l - 1 - p``) to the mirror images with the same
     shares: what the mirror-pattern Gram relies on."""
+
     def mirror(T):
         return tuple(sorted(l - 1 - p for p in T))
 
@@ -404,9 +405,7 @@ def test_pattern_shares_are_mirror_equivariant(l, d):
             shares = gkm._pattern_shares(M, l, d)
             assert sum(shares.values()) == 1.0
             assert all(len(S) == d and set(M) <= set(S) for S in shares), (M, shares)
-            assert gkm._pattern_shares(mirror(M), l, d) == {
-                mirror(S): v for S, v in shares.items()
-            }
+            assert gkm._pattern_shares(mirror(M), l, d) == {mirror(S): v for S, v in shares.items()}
 
 
 @pytest.mark.parametrize("l, d", [(6, 0), (6, 1), (6, 2), (7, 2), (6, 3), (7, 3)])
