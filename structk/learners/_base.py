@@ -304,12 +304,16 @@ def object_tags(tags, kernel):
 
 def takes_vectors(kernel):
     """Whether ``kernel`` evaluates rows of a 2-D array of numbers (a vector
-    kernel, or sums, products, powers and normalisations of them)."""
-    from ..kernels.algebra import Constant, _Binary, _Unary
+    kernel, or sums, products, powers and normalisations of them; not a
+    :class:`~structk.kernels.Part`, whose objects hold their vectors as one
+    part among others)."""
+    from ..kernels.algebra import Constant, Part, _Binary, _Unary
     from ..kernels.vectors import _VectorKernel
 
     if isinstance(kernel, _VectorKernel):
         return True
+    if isinstance(kernel, Part):
+        return False
     if isinstance(kernel, _Unary):
         return takes_vectors(kernel.kernel)
     if isinstance(kernel, _Binary):
