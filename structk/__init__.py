@@ -16,7 +16,7 @@ and compiles nothing).
 
 from ._lazy import attach
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 
 _kernels = [
     "Kernel",

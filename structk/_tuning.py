@@ -187,9 +187,6 @@ SPARSE_PAIRS_MAX_ROWS = 8
 #: Bits per pass of the radix sort that regroups the features by column
 #: (at most): 2^11 runs per pass stay in cache.
 SPARSE_RADIX_BITS = 11
-#: Dense blocks of whole numbers whose row sums multiply to at most 2^24 are
-#: multiplied in float32 (exact: the same values, bit for bit, as float64).
-SPARSE_FLOAT32_EXACT = True
 
 # -------------------------------------------------- Weisfeiler-Lehman labels
 #: Graph batches of at most this many adjacency entries are relabelled in

@@ -52,66 +52,47 @@ def test_gram_and_cross_equal_scipy_for_every_split(pairs, integer, n_cols, tuni
     np.testing.assert_allclose(sparse_cross(F, G, jitted=True), (F @ G.T).toarray(), rtol=1e-13)
 
 
-def _block_dtypes(monkeypatch):
-    """The dtypes of the dense blocks the products multiply (a spy)."""
+def _blocks(monkeypatch):
+    """The dense blocks the products multiply (a spy)."""
     from structk.algorithms import sparse_gram as module
 
     seen = []
-    for name in ("_add_upper_gram", "_add_product"):
-        real = getattr(module, name)
+    real = module._dense_blocks
 
-        def spy(K, D, *rest, real=real):
-            seen.append(D.dtype)
-            return real(K, D, *rest)
+    def spy(*args):
+        for blocks in real(*args):
+            seen.append(blocks)
+            yield blocks
 
-        monkeypatch.setattr(module, name, spy)
+    monkeypatch.setattr(module, "_dense_blocks", spy)
     return seen
 
 
-@pytest.mark.parametrize("band_bytes", [4 * 150 * 7, 32 * 2**20])  # bands of 7 rows, or one
-def test_float32_blocks_equal_float64_bit_for_bit(band_bytes, tuning, monkeypatch):
-    """Whole-number dense columns with row sums below 2^12 are multiplied in
-    float32, a band of rows at a time: the same values as the float64 path
-    and as the exact product, bit for bit."""
+@pytest.mark.parametrize("block_bytes", [8 * 150 * 3, 32 * 2**20])  # blocks of 3 columns, or one
+def test_dense_blocks_add_up_to_the_exact_product(block_bytes, tuning, monkeypatch):
+    """Whole-number dense columns, multiplied by BLAS one block of columns
+    at a time and added into the result: the exact product, bit for bit,
+    however many blocks."""
     rng = np.random.default_rng(3)
     dense = rng.integers(0, 110, (150, 40)).astype(float)  # row sums up to ~4,000
     dense[0] = 0
     dense[0, :32] = 128  # a row sum of exactly 2^12, and K[0, 0] = 2^19
     F, G = sp.csr_matrix(dense), sp.csr_matrix(dense[:70] // 2)
-    seen = _block_dtypes(monkeypatch)
-    tuning.set(SPARSE_BLOCK_BYTES=band_bytes)
-    single = sparse_gram(F, jitted=True), sparse_cross(F, G, jitted=True)
-    assert seen and set(seen) == {np.dtype(np.float32)}
-    del seen[:]
-    tuning.set(SPARSE_FLOAT32_EXACT=False)
-    double = sparse_gram(F, jitted=True), sparse_cross(F, G, jitted=True)
-    assert seen and set(seen) == {np.dtype(np.float64)}
-    for a, b, exact in zip(single, double, [(F @ F.T).toarray(), (F @ G.T).toarray()]):
-        np.testing.assert_array_equal(a, b)
+    seen = _blocks(monkeypatch)
+    tuning.set(SPARSE_BLOCK_BYTES=block_bytes)
+    got = sparse_gram(F, jitted=True), sparse_cross(F, G, jitted=True)
+    widths = {D.shape[1] for blocks in seen for D in blocks}
+    assert widths == ({3, 1} if block_bytes < 2**20 else {40})  # 40 = 13 x 3 + 1
+    assert all(D.dtype == np.float64 for blocks in seen for D in blocks)
+    for a, exact in zip(got, [(F @ F.T).toarray(), (F @ G.T).toarray()]):
         np.testing.assert_array_equal(a, exact)
-    assert single[0][0, 0] == 2.0**19
-
-
-def test_float32_bands_cut_only_large_results(tuning):
-    """A small result is one band (a band's BLAS calls cost more than their
-    arithmetic there); a large one is cut into bands of at most an eighth of
-    its rows, each band's float32 product within the block bytes."""
-    from structk.algorithms.sparse_gram import _bands
-
-    assert _bands(188, 188) == [(0, 188)]
-    bands = _bands(20_000, 20_000)
-    rows = [b - a for a, b in bands]
-    assert bands[0][0] == 0 and bands[-1][1] == 20_000
-    assert all(a == b for (_, a), (b, _) in zip(bands, bands[1:]))
-    assert max(rows) <= 20_000 // 8 and 4 * max(rows) * 20_000 <= 32 * 2**20
-    tuning.set(SPARSE_BLOCK_BYTES=4 * 150 * 7)
-    assert [b - a for a, b in _bands(150, 150)] == [7] * 21 + [3]
+    assert got[0][0, 0] == 2.0**19
 
 
 @pytest.mark.parametrize("case", ["row sum 4097", "fractions"])
-def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
-    """A row sum above 2^12 (4097^2 is odd and above 2^24: float32 cannot
-    hold it) or a fractional count keeps the blocks in float64."""
+def test_large_and_fractional_counts_stay_exact(case):
+    """A row sum above 2^12 (4097^2 is odd and above 2^24: float32 could not
+    hold it) is exact, and a fractional count correct to rounding."""
     rng = np.random.default_rng(4)
     dense = rng.integers(1, 9, (60, 5)).astype(float)
     if case == "row sum 4097":
@@ -119,10 +100,8 @@ def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
     else:
         dense[:, 2] += 1e-3
     F = sp.csr_matrix(dense)
-    seen = _block_dtypes(monkeypatch)
     K, C = sparse_gram(F, jitted=True), sparse_cross(F, F[:9], jitted=True)
-    assert seen and set(seen) == {np.dtype(np.float64)}
-    rtol = 0 if case == "row sum 4097" else 1e-14  # float32 would be off by ~1e-7
+    rtol = 0 if case == "row sum 4097" else 1e-14
     np.testing.assert_allclose(K, (F @ F.T).toarray(), rtol=rtol)
     np.testing.assert_allclose(C, (F @ F[:9].T).toarray(), rtol=rtol)
     if case == "row sum 4097":
@@ -133,7 +112,7 @@ def test_float32_is_not_used_where_it_would_round(case, monkeypatch):
 @pytest.mark.parametrize("ratio", [0.0, 30.0, 1e12])  # no dense column, some, all held
 def test_the_scipy_form_splits_off_the_dense_columns(integer, ratio, tuning):
     """Small results without compiled code (``jitted=False``): the dense
-    columns by BLAS (float32 for whole numbers), the rest by SciPy; for
+    columns by BLAS, the rest by SciPy; for
     whole numbers SciPy's product bit for bit, else to rounding."""
     tuning.set(SPARSE_DENSE_RATIO=ratio)
     F = features(60, 300, 0.05, seed=8, integer=integer)

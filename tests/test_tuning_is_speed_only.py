@@ -155,7 +155,6 @@ CASES = {
                 SPARSE_CHUNK_WORK=1,
                 SPARSE_PAIRS_MAX_ROWS=10**9,
                 SPARSE_RADIX_BITS=1,
-                SPARSE_FLOAT32_EXACT=False,
             ),
             dict(
                 KMERS_NUMPY_MAX_SYMBOLS=-1,

@@ -23,12 +23,7 @@ at a time. Here the columns are split by occupancy:
 Both parts are exact for integer features (float64 holds integers up to
 2^53 exactly), so the result does not depend on the split. Only the rare
 columns' entries are regrouped by column (a radix sort); the dense blocks
-are filled from the rows directly. When the dense columns hold whole
-numbers whose row sums multiply to at most 2^24 (the k-mer counts of
-sequences of up to 4,096 k-mers), every sum BLAS forms is a whole number
-below 2^24, exact in float32: the blocks are multiplied in single
-precision, at twice the speed, to the same values bit for bit
-(``_tuning.SPARSE_FLOAT32_EXACT``).
+are filled from the rows directly.
 
 ===========================  ================================================
 module                       what
@@ -94,7 +89,7 @@ def _compact(index_arrays, space):
     return parts, int(inverse.max()) + 1
 
 
-def _dense_blocks(columns, n_cols, csr_list, dtype=np.float64):
+def _dense_blocks(columns, n_cols, csr_list):
     """Yield, per block of the column ids ``columns``, the dense Fortran
     blocks ``F[:, block]`` of each CSR matrix ``(indptr, cols, vals)``
     (``n_cols`` columns), filled from the rows in one pass over the entries:
@@ -109,7 +104,7 @@ def _dense_blocks(columns, n_cols, csr_list, dtype=np.float64):
         position[block] = np.arange(block.size)
         out = []
         for indptr, cols, vals in csr_list:
-            D = np.zeros((len(indptr) - 1, block.size), dtype=dtype, order="F")
+            D = np.zeros((len(indptr) - 1, block.size), dtype=np.float64, order="F")
             fill_rows(D, indptr, cols, vals, position)
             out.append(D)
         position[block] = -1
@@ -120,38 +115,13 @@ def _rare_csc(indptr, cols, data, n_cols, dense):
     """CSC arrays (:func:`_to_csc`) of the entries outside the ``dense``
     columns, which BLAS multiplies from dense blocks instead: the
     regrouping by column costs what the entries it moves cost, so the
-    common columns are left out of it."""
+    common columns are left out of it (one compiled pass picks the others,
+    :func:`._numba.rare_entries`)."""
     if dense.any():
-        keep = ~dense[cols]
-        indptr = _row_totals(indptr, keep)  # the kept entries' CSR row pointer
-        cols, data = cols[keep], data[keep]
+        from ._numba import rare_entries
+
+        indptr, cols, data = compiled_call(rare_entries, indptr, cols, data, dense)
     return _to_csc(indptr, cols, data, n_cols)
-
-
-def _row_totals(indptr, values):
-    """Running totals of ``values`` (one per entry) at the CSR row bounds:
-    their differences are the row sums, and for a mask of entries this is
-    the row pointer of the entries it keeps."""
-    return np.concatenate([[0], np.cumsum(values)])[indptr]
-
-
-def _exact_in_float32(indptr, data, dense_entries):
-    """Largest row sum of the dense columns' entries, when they are all
-    whole numbers (else ``inf``). A product of two such rows sums
-    non-negative whole numbers no larger than the product of their row
-    sums: below ``2^24`` every partial sum, in any order, is exact in
-    float32 (as in float64), so single precision BLAS gives the same
-    values bit for bit, twice as fast."""
-    vals = data[dense_entries]
-    if vals.size == 0 or not np.array_equal(vals, np.floor(vals)):
-        return np.inf
-    return float(np.diff(_row_totals(indptr, np.where(dense_entries, data, 0.0))).max())
-
-
-def _block_dtype(*row_sums):
-    """float32 for dense blocks when :func:`_exact_in_float32` allows it."""
-    exact = np.prod(row_sums) <= 2.0**24 and _tuning.SPARSE_FLOAT32_EXACT
-    return np.float32 if exact else np.float64
 
 
 def sparse_gram(F, jitted=False):
@@ -174,13 +144,8 @@ def sparse_gram(F, jitted=False):
     dense = counts**2 * _tuning.SPARSE_DENSE_RATIO > float(n) * n
     csc = _rare_csc(indptr, cols, data, n_cols, dense)
     K = np.zeros((n, n), dtype=np.float64)
-    if dense.any():
-        top = _exact_in_float32(indptr, data, dense[cols])
-        blocks = _dense_blocks(
-            np.flatnonzero(dense), n_cols, [(indptr, cols, data)], _block_dtype(top, top)
-        )
-        for (D,) in blocks:
-            _add_upper_gram(K, D)
+    for (D,) in _dense_blocks(np.flatnonzero(dense), n_cols, [(indptr, cols, data)]):
+        _add_upper_gram(K, D)
     pairs = _column_pairs(K, csc, csc, counts, counts, True, dense)  # upper triangle
     _row_products(K, indptr, cols, data, csc, counts, dense | pairs, True)
     mirror_upper(K)
@@ -207,22 +172,17 @@ def sparse_cross(F, G, jitted=False):
     csc_g = _rare_csc(gp, gc, gd, n_cols, dense)
     pairs = _column_pairs(K, csc_f, csc_g, f_counts, g_counts, False, dense)
     _row_products(K, fp, fc, fd, csc_g, f_counts, dense | pairs, False)
-    if dense.any():
-        dtype = _block_dtype(
-            _exact_in_float32(fp, fd, dense[fc]),
-            _exact_in_float32(gp, gd, dense[gc]),
-        )
-        csr = [(fp, fc, fd), (gp, gc, gd)]
-        for DF, DG in _dense_blocks(np.flatnonzero(dense), n_cols, csr, dtype):
-            _add_product(K, DF, DG)
+    csr = [(fp, fc, fd), (gp, gc, gd)]
+    for DF, DG in _dense_blocks(np.flatnonzero(dense), n_cols, csr):
+        K += _product(DF, DG.T)
     return K
 
 
 def _scipy_product(F, G):
     """Dense ``F @ G.T`` (``G`` None: ``F @ F.T``) of CSR matrices over the
     same columns without compiled code: the dense columns (the rule of the
-    compiled form) by one BLAS product, in float32 when
-    :func:`_block_dtype` allows, the others by SciPy's sparse product. For
+    compiled form) by one BLAS product, the others by SciPy's sparse
+    product. For
     whole numbers every sum is exact, so the values are SciPy's product's
     bit for bit; the common columns, one scalar update per pair in SciPy's
     product, cost a few BLAS multiply-adds here (a 313-molecule MinMax Gram
@@ -238,22 +198,11 @@ def _scipy_product(F, G):
     columns, rest = np.flatnonzero(dense), np.flatnonzero(~dense)
     DF = F[:, columns].toarray()
     DG = DF if G is None else G[:, columns].toarray()
-    dtype = _block_dtype(_whole_row_sums(DF), _whole_row_sums(DG))
-    DF = DF.astype(dtype, copy=False)
-    DG = DF if G is None else DG.astype(dtype, copy=False)
     K = np.asarray(small_matmul(DF, DG.T), dtype=np.float64)  # syrk for F F^T
     RF = F[:, rest]
     RG = RF if G is None else G[:, rest]
     K += (RF @ RG.T).toarray()
     return K
-
-
-def _whole_row_sums(D):
-    """The largest row sum of a dense block of whole numbers (``inf``
-    otherwise): :func:`_exact_in_float32` of a dense block."""
-    if D.size == 0 or not np.array_equal(D, np.floor(D)):
-        return np.inf
-    return float(D.sum(axis=1).max())
 
 
 def _to_csc(indptr, cols, data, n_cols):
@@ -317,54 +266,16 @@ def _add_upper_gram(K, D):
     what goes is its n x n result, mirrored, and the addition of it to
     ``K`` (1.40 against 2.04 s for 12,000 rows and 349 columns). One BLAS
     thread up to ``_tuning.SPARSE_THREADED_FROM`` multiply-adds, as
-    :func:`_product`.
-
-    A float32 ``D`` (exact, :func:`_exact_in_float32`) is multiplied by
-    ``ssyrk`` and ``sgemm`` a band of rows at a time (:func:`_bands`), each
-    band's float32 product added to ``K``."""
+    :func:`_product`."""
     from scipy.linalg import blas
 
     from ..._threads import product_threads
 
     n, width = D.shape
     with product_threads(n * n * width // 2, largest=_tuning.SPARSE_THREADED_FROM):
-        if D.dtype == np.float64:
-            out = blas.dsyrk(1.0, D, beta=1.0, c=K.T, lower=1, overwrite_c=1)
-            if not np.shares_memory(out, K):  # SciPy copied the output after all
-                K[...] = out.T
-            return
-        for a, b in _bands(n, n):
-            # BLAS returns Fortran arrays: each product is formed transposed,
-            # so that its transpose is added to the C-ordered K row by row
-            A = D[a:b]
-            K[a:b, a:b] += blas.ssyrk(1.0, A, lower=1).T  # upper triangle; zeros below
-            if b < n:
-                K[a:b, b:] += blas.sgemm(1.0, D[b:], A, trans_b=1).T
-
-
-def _add_product(K, DF, DG):
-    """``K += DF @ DG.T`` (:func:`_product`); float32 blocks (exact) a band
-    of rows at a time, as :func:`_add_upper_gram`."""
-    if DF.dtype == np.float64:
-        K += _product(DF, DG.T)
-        return
-    for a, b in _bands(DF.shape[0], DG.shape[0]):
-        K[a:b] += _product(DF[a:b], DG.T)
-
-
-def _bands(n, m):
-    """Row bands ``(a, b)`` whose float32 products with ``m`` rows fit in
-    ``_tuning.SPARSE_BLOCK_BYTES``, and take at most an eighth of the rows
-    or 1/32 of those bytes (1 MiB), whichever is more: a band's product
-    stays below 1/16 of a large float64 result's bytes or 1 MiB (an exact
-    fit peaks near the bytes of its Gram: tested at 1,200 objects, where one
-    band's 5.8 MB made a fit peak at 1.4 x its Gram), and a small result is
-    not cut into bands whose BLAS calls cost more than their arithmetic (a
-    188-row Gram in 8 bands made 15 BLAS calls, each handing work to BLAS's
-    threads)."""
-    small = _tuning.SPARSE_BLOCK_BYTES // 32 // (4 * max(m, 1))
-    rows = max(1, min(_tuning.SPARSE_BLOCK_BYTES // (4 * max(m, 1)), max(-(-n // 8), small)))
-    return [(a, min(n, a + rows)) for a in range(0, n, rows)]
+        out = blas.dsyrk(1.0, D, beta=1.0, c=K.T, lower=1, overwrite_c=1)
+        if not np.shares_memory(out, K):  # SciPy copied the output after all
+            K[...] = out.T
 
 
 def _product(A, B):

@@ -118,3 +118,28 @@ def fill_rows(D, indptr, cols, vals, position):
             j = position[cols[e]]
             if j >= 0:
                 D[i, j] = vals[e]
+
+
+@numba.njit(cache=True, nogil=True)
+def rare_entries(indptr, cols, vals, dense):
+    """The CSR arrays ``(indptr, cols, vals)`` of the entries whose column
+    is not ``dense`` (rows kept in order), in one pass over the entries."""
+    n = indptr.shape[0] - 1
+    kept = 0
+    for e in range(cols.shape[0]):
+        if not dense[cols[e]]:
+            kept += 1
+    rptr = np.empty(n + 1, dtype=np.int64)
+    rcols = np.empty(kept, dtype=np.int64)
+    rvals = np.empty(kept, dtype=np.float64)
+    rptr[0] = 0
+    t = 0
+    for i in range(n):
+        for e in range(indptr[i], indptr[i + 1]):
+            c = cols[e]
+            if not dense[c]:
+                rcols[t] = c
+                rvals[t] = vals[e]
+                t += 1
+        rptr[i + 1] = t
+    return rptr, rcols, rvals
