@@ -33,29 +33,49 @@ def frobenius(K):
 def cholesky_ok(K, shift):
     """Whether ``K + shift I`` has a Cholesky factorisation (``K`` symmetric).
 
-    Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by NumPy's own LAPACK
-    (:func:`_numpy_cholesky_ok`: a first fit of a process then imports no
-    ``scipy.linalg``); up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by LAPACK's
-    unblocked ``dpotf2``, which runs on the calling thread in every BLAS: no
-    thread pool to wake and no thread limit to set (SciPy's ``dpotrf`` hands
-    even a 170 x 170 factorisation to OpenBLAS's threads, which on a busy
-    machine costs hundreds of times the arithmetic); above, ``dpotrf`` on one
-    BLAS thread (:func:`~structk._threads.small_blas`).
+    Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by ``numpy.linalg.cholesky``
+    (:func:`_numpy_cholesky_ok`), which NumPy's OpenBLAS runs on the calling
+    thread there. Up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by
+    NumPy's own LAPACK reached directly (:func:`numpy_lapack`): the
+    unblocked ``dpotf2``, which runs on the calling thread, up to
+    ``_tuning.PSD_UNBLOCKED_CHOLESKY_MAX_N`` rows, above it ``dpotrf`` with
+    OpenBLAS's thread count set to one around that one call (a function
+    call, against 0.1-0.3 ms for threadpoolctl's limit). Nothing is
+    imported: a first fit of a process would pay 0.19 s of CPU for
+    ``scipy.linalg`` and its Cython LAPACK, more than ten times the fit of
+    170 objects it certifies. Where NumPy's BLAS is not the
+    OpenBLAS of its wheels, the same sizes go to SciPy's unblocked
+    ``dpotf2`` (:func:`unblocked_cholesky`), which sets no thread limit
+    either. Above, SciPy's ``dpotrf`` on one BLAS thread
+    (:func:`~structk._threads.small_blas`): SciPy's ``dpotrf`` hands even a
+    170 x 170 factorisation to OpenBLAS's threads, which on a busy machine
+    costs hundreds of times the arithmetic.
+
+    Every form stops at the first pivot that is not positive (LAPACK's
+    ``info``) and asks the factor's diagonal to be finite and positive
+    (:func:`_finite_positive`), so the forms differ only by the order of
+    their rounding (about ``n eps max_i K_ii``), far below any shift the
+    callers pass.
     """
     n = K.shape[0]
     if n <= _tuning.NUMPY_CHOLESKY_MAX_N:
         return _numpy_cholesky_ok(K, shift)
-    from scipy.linalg import lapack
-
-    from ._threads import small_blas
-
     # K is symmetric, so K.T (Fortran-ordered when K is C-ordered) is the
     # same matrix: copying it to Fortran order is a plain memory copy.
     A = np.array(K.T, dtype=np.float64, order="F", copy=True)
     A.flat[:: n + 1] += shift
     if n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N:
-        info = unblocked_cholesky()(A)
+        lapack = numpy_lapack()
+        if lapack is not None:
+            blocked = n > _tuning.PSD_UNBLOCKED_CHOLESKY_MAX_N and lapack.limits_threads
+            info = lapack.factorise(A, blocked)
+        else:
+            info = unblocked_cholesky()(A)
     else:
+        from scipy.linalg import lapack
+
+        from ._threads import small_blas
+
         with small_blas(n):
             _, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
     return info == 0 and _finite_positive(A.diagonal())
@@ -114,6 +134,110 @@ def _check_fortran_square(A, routine):
         A.dtype == np.float64 and A.flags.f_contiguous and A.ndim == 2 and A.shape[0] == A.shape[1]
     ):
         raise ValueError(f"{routine} needs a square Fortran-ordered float64 matrix")
+
+
+class _NumpyLapack:
+    """The Cholesky factorisations of NumPy's own LAPACK (its wheels'
+    OpenBLAS, 64-bit integers), called through ctypes: see
+    :func:`numpy_lapack`."""
+
+    def __init__(self, potf2, potrf, set_threads):
+        import ctypes
+        import threading
+
+        self._ctypes = ctypes
+        self._potf2, self._potrf = potf2, potrf
+        #: OpenBLAS's ``openblas_set_num_threads_local`` (returns the count
+        #: it replaces), or None
+        self._set_threads = set_threads
+        self.limits_threads = set_threads is not None
+        self._lock = threading.Lock()
+        self._running = 0  # blocked factorisations running on one thread
+        self._previous = None  # the thread count they replaced
+
+    def factorise(self, A, blocked):
+        """Factorise ``A`` (Fortran-ordered float64, square) in place as
+        ``A = R^T R`` (its upper triangle), by the unblocked ``dpotf2``
+        (on the calling thread) or, with ``blocked``, by ``dpotrf`` with
+        OpenBLAS's thread count set to one for the call; returns LAPACK's
+        ``info`` (0, or the order of the first leading minor that is not
+        positive: the factorisation stops there)."""
+        _check_fortran_square(A, "dpotrf" if blocked else "dpotf2")
+        ctypes = self._ctypes
+        order, info = ctypes.c_int64(A.shape[0]), ctypes.c_int64(0)
+        args = (b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
+        if not blocked:
+            self._potf2(*args)
+            return info.value
+        self._one_thread(True)
+        try:
+            self._potrf(*args)
+        finally:
+            self._one_thread(False)
+        return info.value
+
+    def _one_thread(self, enter):
+        """Set OpenBLAS's thread count to one on entering the first of
+        concurrent factorisations, and restore the count it replaced on
+        leaving the last (in the pthreads builds of OpenBLAS the "local"
+        setter sets the process's count, measured; a count of one for the
+        others' calls meanwhile is what they would set too)."""
+        with self._lock:
+            if enter:
+                if self._running == 0:
+                    self._previous = self._set_threads(1)
+                self._running += 1
+            else:
+                self._running -= 1
+                if self._running == 0:
+                    self._set_threads(self._previous)
+
+
+@functools.cache
+def numpy_lapack():
+    """NumPy's own LAPACK for the Cholesky certificates, or None.
+
+    NumPy's wheels bring an OpenBLAS with 64-bit integers
+    (``scipy_dpotf2_64_``; NumPy 1.x: ``dpotf2_64_``), loaded with
+    NumPy itself: its routines are found through NumPy's core extension
+    (whose dependencies ``dlsym`` searches) without importing anything.
+    None where NumPy's BLAS is another library (MKL, Accelerate, a
+    distribution's 32-bit OpenBLAS) or the platform does not resolve
+    symbols of a module's dependencies (Windows): the callers then use
+    SciPy's LAPACK. The routines are recognised only by those names, whose
+    suffix ``64_`` is OpenBLAS's convention for 64-bit integers.
+    ``limits_threads``: OpenBLAS's ``openblas_set_num_threads_local``
+    (0.3.27 and later), a plain function call where threadpoolctl's limit
+    costs 0.1-0.3 ms, was found: without it ``dpotrf`` is not used.
+    """
+    import ctypes
+
+    try:
+        try:
+            from numpy._core import _multiarray_umath as core
+        except ImportError:  # NumPy 1.x
+            from numpy.core import _multiarray_umath as core
+        library = ctypes.CDLL(core.__file__)
+    except (ImportError, OSError, AttributeError):
+        return None
+    for prefix in ("scipy_", ""):
+        try:
+            potf2 = getattr(library, f"{prefix}dpotf2_64_")
+            potrf = getattr(library, f"{prefix}dpotrf_64_")
+        except AttributeError:
+            continue
+        break
+    else:
+        return None
+    for routine in (potf2, potrf):
+        routine.restype = None
+    set_threads = None
+    for name in ("scipy_openblas_set_num_threads_local64_", "openblas_set_num_threads_local"):
+        set_threads = getattr(library, name, None)
+        if set_threads is not None:
+            set_threads.restype, set_threads.argtypes = ctypes.c_int, (ctypes.c_int,)
+            break
+    return _NumpyLapack(potf2, potrf, set_threads)
 
 
 @functools.cache
