@@ -35,27 +35,17 @@ def cholesky_ok(K, shift):
 
     Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by ``numpy.linalg.cholesky``
     (:func:`_numpy_cholesky_ok`), which NumPy's OpenBLAS runs on the calling
-    thread there. Up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by
-    NumPy's own LAPACK reached directly (:func:`numpy_lapack`): the
-    unblocked ``dpotf2``, which runs on the calling thread, up to
-    ``_tuning.PSD_UNBLOCKED_CHOLESKY_MAX_N`` rows, above it ``dpotrf`` with
-    OpenBLAS's thread count set to one around that one call (a function
-    call, against 0.1-0.3 ms for threadpoolctl's limit). Nothing is
-    imported: a first fit of a process would pay 0.19 s of CPU for
-    ``scipy.linalg`` and its Cython LAPACK, more than ten times the fit of
-    170 objects it certifies. Where NumPy's BLAS is not the
-    OpenBLAS of its wheels, the same sizes go to SciPy's unblocked
-    ``dpotf2`` (:func:`unblocked_cholesky`), which sets no thread limit
-    either. Above, SciPy's ``dpotrf`` on one BLAS thread
-    (:func:`~structk._threads.small_blas`): SciPy's ``dpotrf`` hands even a
-    170 x 170 factorisation to OpenBLAS's threads, which on a busy machine
-    costs hundreds of times the arithmetic.
-
-    Every form stops at the first pivot that is not positive (LAPACK's
-    ``info``) and asks the factor's diagonal to be finite and positive
-    (:func:`_finite_positive`), so the forms differ only by the order of
-    their rounding (about ``n eps max_i K_ii``), far below any shift the
-    callers pass.
+    thread there; up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by
+    LAPACK's unblocked ``dpotf2``, which runs on the calling thread in every
+    BLAS: no thread pool to wake and no thread limit to set. That
+    ``dpotf2`` is NumPy's own (:func:`numpy_dpotf2`), reached without
+    importing anything: SciPy's (:func:`unblocked_cholesky`, used where
+    NumPy's BLAS is not the OpenBLAS of its wheels) made the first fit of a
+    process pay 0.19 s of CPU for ``scipy.linalg`` and its Cython LAPACK,
+    ten times the fit of 170 objects it certified. Above, SciPy's ``dpotrf``
+    on one BLAS thread (:func:`~structk._threads.small_blas`): SciPy's
+    ``dpotrf`` hands even a 170 x 170 factorisation to OpenBLAS's threads,
+    which on a busy machine costs hundreds of times the arithmetic.
     """
     n = K.shape[0]
     if n <= _tuning.NUMPY_CHOLESKY_MAX_N:
@@ -65,12 +55,7 @@ def cholesky_ok(K, shift):
     A = np.array(K.T, dtype=np.float64, order="F", copy=True)
     A.flat[:: n + 1] += shift
     if n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N:
-        lapack = numpy_lapack()
-        if lapack is not None:
-            blocked = n > _tuning.PSD_UNBLOCKED_CHOLESKY_MAX_N and lapack.limits_threads
-            info = lapack.factorise(A, blocked)
-        else:
-            info = unblocked_cholesky()(A)
+        info = (numpy_dpotf2() or unblocked_cholesky())(A)
     else:
         from scipy.linalg import lapack
 
@@ -136,79 +121,23 @@ def _check_fortran_square(A, routine):
         raise ValueError(f"{routine} needs a square Fortran-ordered float64 matrix")
 
 
-class _NumpyLapack:
-    """The Cholesky factorisations of NumPy's own LAPACK (its wheels'
-    OpenBLAS, 64-bit integers), called through ctypes: see
-    :func:`numpy_lapack`."""
-
-    def __init__(self, potf2, potrf, set_threads):
-        import ctypes
-        import threading
-
-        self._ctypes = ctypes
-        self._potf2, self._potrf = potf2, potrf
-        #: OpenBLAS's ``openblas_set_num_threads_local`` (returns the count
-        #: it replaces), or None
-        self._set_threads = set_threads
-        self.limits_threads = set_threads is not None
-        self._lock = threading.Lock()
-        self._running = 0  # blocked factorisations running on one thread
-        self._previous = None  # the thread count they replaced
-
-    def factorise(self, A, blocked):
-        """Factorise ``A`` (Fortran-ordered float64, square) in place as
-        ``A = R^T R`` (its upper triangle), by the unblocked ``dpotf2``
-        (on the calling thread) or, with ``blocked``, by ``dpotrf`` with
-        OpenBLAS's thread count set to one for the call; returns LAPACK's
-        ``info`` (0, or the order of the first leading minor that is not
-        positive: the factorisation stops there)."""
-        _check_fortran_square(A, "dpotrf" if blocked else "dpotf2")
-        ctypes = self._ctypes
-        order, info = ctypes.c_int64(A.shape[0]), ctypes.c_int64(0)
-        args = (b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
-        if not blocked:
-            self._potf2(*args)
-            return info.value
-        self._one_thread(True)
-        try:
-            self._potrf(*args)
-        finally:
-            self._one_thread(False)
-        return info.value
-
-    def _one_thread(self, enter):
-        """Set OpenBLAS's thread count to one on entering the first of
-        concurrent factorisations, and restore the count it replaced on
-        leaving the last (in the pthreads builds of OpenBLAS the "local"
-        setter sets the process's count, measured; a count of one for the
-        others' calls meanwhile is what they would set too)."""
-        with self._lock:
-            if enter:
-                if self._running == 0:
-                    self._previous = self._set_threads(1)
-                self._running += 1
-            else:
-                self._running -= 1
-                if self._running == 0:
-                    self._set_threads(self._previous)
-
-
 @functools.cache
-def numpy_lapack():
-    """NumPy's own LAPACK for the Cholesky certificates, or None.
+def numpy_dpotf2():
+    """LAPACK's ``dpotf2`` of NumPy's own OpenBLAS as ``f(A) -> info``
+    (as :func:`unblocked_cholesky`), or None.
 
     NumPy's wheels bring an OpenBLAS with 64-bit integers
-    (``scipy_dpotf2_64_``; NumPy 1.x: ``dpotf2_64_``), loaded with
-    NumPy itself: its routines are found through NumPy's core extension
-    (whose dependencies ``dlsym`` searches) without importing anything.
-    None where NumPy's BLAS is another library (MKL, Accelerate, a
-    distribution's 32-bit OpenBLAS) or the platform does not resolve
+    (``scipy_dpotf2_64_``; NumPy 1.x: ``dpotf2_64_``), loaded with NumPy
+    itself: the routine is found through NumPy's core extension (whose
+    dependencies ``dlsym`` searches) without importing anything. None where
+    NumPy's BLAS is another library (MKL, Accelerate, a distribution's
+    OpenBLAS with 32-bit integers) or the platform does not resolve the
     symbols of a module's dependencies (Windows): the callers then use
-    SciPy's LAPACK. The routines are recognised only by those names, whose
-    suffix ``64_`` is OpenBLAS's convention for 64-bit integers.
-    ``limits_threads``: OpenBLAS's ``openblas_set_num_threads_local``
-    (0.3.27 and later), a plain function call where threadpoolctl's limit
-    costs 0.1-0.3 ms, was found: without it ``dpotrf`` is not used.
+    SciPy's. The routine is recognised only by those names, whose suffix
+    ``64_`` is OpenBLAS's mark for 64-bit integers. OpenBLAS's ``dpotf2``
+    runs its level-2 kernels on the calling thread. Called through ctypes
+    holding the GIL, as :func:`unblocked_cholesky` (a factorisation of at
+    most ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows).
     """
     import ctypes
 
@@ -217,27 +146,16 @@ def numpy_lapack():
             from numpy._core import _multiarray_umath as core
         except ImportError:  # NumPy 1.x
             from numpy.core import _multiarray_umath as core
-        library = ctypes.CDLL(core.__file__)
+        library = ctypes.PyDLL(core.__file__)
     except (ImportError, OSError, AttributeError):
         return None
-    for prefix in ("scipy_", ""):
-        try:
-            potf2 = getattr(library, f"{prefix}dpotf2_64_")
-            potrf = getattr(library, f"{prefix}dpotrf_64_")
-        except AttributeError:
-            continue
-        break
+    for name in ("scipy_dpotf2_64_", "dpotf2_64_"):
+        dpotf2 = getattr(library, name, None)
+        if dpotf2 is not None:
+            break
     else:
         return None
-    for routine in (potf2, potrf):
-        routine.restype = None
-    set_threads = None
-    for name in ("scipy_openblas_set_num_threads_local64_", "openblas_set_num_threads_local"):
-        set_threads = getattr(library, name, None)
-        if set_threads is not None:
-            set_threads.restype, set_threads.argtypes = ctypes.c_int, (ctypes.c_int,)
-            break
-    return _NumpyLapack(potf2, potrf, set_threads)
+    return _dpotf2_caller(dpotf2, ctypes.c_int64)
 
 
 @functools.cache
@@ -252,12 +170,20 @@ def unblocked_cholesky():
     """
     import ctypes
 
-    dpotf2 = ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2"))
+    return _dpotf2_caller(ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2")), ctypes.c_int)
+
+
+def _dpotf2_caller(dpotf2, integer):
+    """``f(A) -> info`` calling the ctypes function ``dpotf2`` (LAPACK's
+    arguments, integers of the ctypes type ``integer``) on the upper
+    triangle of a Fortran-ordered float64 square ``A``, in place."""
+    import ctypes
+
     dpotf2.restype = None
 
     def factorise(A):
         _check_fortran_square(A, "dpotf2")
-        order, info = ctypes.c_int(A.shape[0]), ctypes.c_int(0)
+        order, info = integer(A.shape[0]), integer(0)
         dpotf2(b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
         return info.value
 

@@ -334,22 +334,10 @@ SVM_BLOCK_COPY_MAX_FRACTION = 0.15
 #: all compiled.
 SVM_NUMPY_IPM_BUDGET = 300
 #: Grams of at most this order are certified by one factorisation without
-#: the necessary pass and without threadpoolctl's BLAS thread limit (the
-#: first limit of a process costs more than their factorisation): by NumPy's
-#: own LAPACK, on the calling thread (``_linalg.cholesky_ok``); a Gram it
-#: does not certify gets the full check, so the verdict is the same. 500:
-#: ``defaults.PSD_FACTORISE_MAX_N``, the largest Gram a default check
-#: factorises whole (a default fit of 500 objects: 13.6 against 8.6 ms
-#: without the safeguard before, see docs/performance.md).
-PSD_SMALL_CERTIFICATE_MAX_N = 500
-#: Cholesky certificates (``_linalg.cholesky_ok``) of at most this order
-#: are factorised by NumPy's own LAPACK's unblocked ``dpotf2``; larger ones
-#: up to ``PSD_SMALL_CERTIFICATE_MAX_N`` by its ``dpotrf`` with OpenBLAS's
-#: thread count set to one (CPU, medians of 40 alternated, load ~3: the two
-#: within 5 % up to 300 rows, ``dpotf2`` 17-39 % slower from 350 to 500,
-#: 4.09 against 3.47 ms at 500; a blocked factorisation of our own by
-#: ``dsyrk`` and ``dtrsm`` calls gained nothing over ``dpotrf``).
-PSD_UNBLOCKED_CHOLESKY_MAX_N = 300
+#: the necessary pass and without a BLAS thread limit (the first limit of a
+#: process costs more than their factorisation); a Gram it does not certify
+#: gets the full check, so the verdict is the same.
+PSD_SMALL_CERTIFICATE_MAX_N = 400
 #: Cholesky certificates (``_linalg.cholesky_ok``) of at most this order
 #: are factorised by ``numpy.linalg.cholesky``: nothing to import or load
 #: (SciPy's ``scipy.linalg``, 0.12 s of CPU in a fresh process, a third of

@@ -287,21 +287,14 @@ def test_small_certificates_set_no_thread_limit(monkeypatch):
         check_psd(np.pad(K, ((0, 1), (0, 1))) + np.eye(n + 1))  # over the bound
 
 
-# --- the certificates by NumPy's own LAPACK (issue #39) ---------------------
+# --- the certificate by NumPy's own dpotf2 (issue #39) ---------------------
 
 
 def _old_certificate(K, shift):
-    """The certificate before NumPy's LAPACK was used above
-    ``NUMPY_CHOLESKY_MAX_N`` rows: SciPy's unblocked ``dpotf2`` up to 400
-    rows, SciPy's ``dpotrf`` above, and a finite positive factor diagonal."""
-    from scipy.linalg import lapack
-
-    n = K.shape[0]
-    A = np.array(K.T, order="F") + shift * np.eye(n, order="F")
-    if n <= 400:
-        info = unblocked_cholesky()(A)
-    else:
-        A, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
+    """The certificate of 65-400 rows before NumPy's ``dpotf2`` was used:
+    SciPy's unblocked ``dpotf2`` and a finite positive factor diagonal."""
+    A = np.array(K.T, order="F") + shift * np.eye(K.shape[0], order="F")
+    info = unblocked_cholesky()(A)
     d = A.diagonal()
     return bool(info == 0 and (d > 0).all() and np.isfinite(d).all())
 
@@ -314,14 +307,13 @@ def _spectrum_gram(rng, ev):
 
 
 def _certificate_cases(n):
-    """(name, K, shift) for PSD, near-singular, indefinite and
+    """(name, K, shift) for PSD, singular, near-singular, indefinite and
     tiny-negative-eigenvalue Grams, and one with a NaN."""
     rng = np.random.default_rng(1000 + n)
     shift = 1e-6 * n  # about 1e-6 ||K||_F for the spectra below
     X = rng.normal(size=(n, 5))
     gaussian = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 10)
-    low_rank = X @ X.T  # rank 5: PSD and singular
-    cases = [("gaussian", gaussian, shift), ("rank 5", low_rank, shift)]
+    cases = [("gaussian", gaussian, shift), ("rank 5", X @ X.T, shift)]
     ev = rng.uniform(0.5, 1.5, n)
     for name, last in (
         ("near-singular", 1e-13),
@@ -337,31 +329,19 @@ def _certificate_cases(n):
     return cases
 
 
-def _without_thread_setter(monkeypatch):
-    from structk import _linalg
-
-    real = _linalg.numpy_lapack()
-    stub = _linalg._NumpyLapack(real._potf2, real._potrf, None)
-    monkeypatch.setattr(_linalg, "numpy_lapack", lambda: stub)
-
-
-@pytest.mark.parametrize("n", [65, 170, 300, 301, 450, 500])
-@pytest.mark.parametrize("form", ["numpy", "numpy, unblocked only", "scipy"])
+@pytest.mark.parametrize("n", [NUMPY_CHOLESKY_MAX_N + 1, 170, 300, PSD_SMALL_CERTIFICATE_MAX_N])
+@pytest.mark.parametrize("form", ["numpy", "scipy"])
 def test_certificate_forms_agree_with_eigvalsh_and_the_old_certificate(n, form, monkeypatch):
-    """Every form of the certificate up to ``PSD_SMALL_CERTIFICATE_MAX_N``
-    rows (NumPy's own ``dpotf2`` / ``dpotrf``, NumPy's ``dpotf2`` alone
-    where OpenBLAS's thread setter is missing, SciPy's ``dpotf2`` where
-    NumPy's LAPACK is not found) decides ``K + shift I`` as the definition
-    (its smallest eigenvalue, ``eigvalsh``) and as the certificate before
-    them, on PSD, singular, near-singular, indefinite and tiny-negative
-    Grams, the last 2 % on either side of the shift."""
+    """NumPy's own ``dpotf2`` (and SciPy's, where NumPy's is not found)
+    decides ``K + shift I`` as the definition (its smallest eigenvalue,
+    ``eigvalsh``) and as the certificate before it, on PSD, singular,
+    near-singular, indefinite and tiny-negative Grams (2 % on either side
+    of the shift), and fails on a NaN."""
     from structk import _linalg
 
-    assert _linalg.numpy_lapack() is not None  # this venv: NumPy's OpenBLAS wheel
-    if form == "numpy, unblocked only":
-        _without_thread_setter(monkeypatch)
-    elif form == "scipy":
-        monkeypatch.setattr(_linalg, "numpy_lapack", lambda: None)
+    assert _linalg.numpy_dpotf2() is not None  # this venv: NumPy's OpenBLAS wheel
+    if form == "scipy":
+        monkeypatch.setattr(_linalg, "numpy_dpotf2", lambda: None)
     for name, K, shift in _certificate_cases(n):
         got = cholesky_ok(K, shift)
         assert got is _old_certificate(K, shift), name
@@ -369,17 +349,15 @@ def test_certificate_forms_agree_with_eigvalsh_and_the_old_certificate(n, form, 
             assert got is False
             continue
         lam = np.linalg.eigvalsh(K)[0]
-        margin = abs(lam + shift)  # at least 2 % of the shift from the boundary
-        assert margin > 1e-9 * np.abs(K).max() * n, name  # far above rounding
+        assert abs(lam + shift) > 1e-9 * np.abs(K).max() * n, name  # far above rounding
         assert got is bool(lam + shift > 0), name
 
 
-@pytest.mark.parametrize("n", [300, 301, 450, 500])
-def test_policy_verdict_on_the_tolerance_boundary_up_to_the_factorised_size(n):
+@pytest.mark.parametrize("n", [300, PSD_SMALL_CERTIFICATE_MAX_N])
+def test_policy_verdict_on_the_tolerance_boundary_up_to_the_small_bound(n):
     """The learners' verdict for an eigenvalue 2 % above and below
-    ``-1e-6 ||K||_F`` (the definition, ``eigvalsh``) for the orders the
-    certificate by NumPy's LAPACK now covers (its ``dpotf2`` and ``dpotrf``),
-    and a KernelSVM fit refusing the indefinite one."""
+    ``-1e-6 ||K||_F`` (the definition, ``eigvalsh``) up to the small
+    certificate's bound, and a KernelSVM fit refusing the indefinite Gram."""
     from structk import KernelSVM
 
     rng = np.random.default_rng(n)
@@ -400,71 +378,18 @@ def test_policy_verdict_on_the_tolerance_boundary_up_to_the_factorised_size(n):
             check_psd_policy(K, "auto")
 
 
-def test_numpy_lapack_reports_the_first_failing_minor_like_scipy():
-    from scipy.linalg import lapack
-
-    from structk import _linalg
+def test_numpy_dpotf2_factorises_in_place_and_stops_like_scipys():
+    from structk._linalg import numpy_dpotf2
 
     rng = np.random.default_rng(3)
-    n = 420
+    n = 120
     X = rng.normal(size=(n, n))
     S = X @ X.T / n + np.eye(n)
-    S[299, 299] = -1.0  # the leading minor of order 300 is the first to fail
-    for blocked in (False, True):
-        A = np.asfortranarray(S)
-        info = _linalg.numpy_lapack().factorise(A, blocked)
-        assert info == lapack.dpotrf(np.asfortranarray(S), lower=0)[1] == 300
-    P = np.asfortranarray(X @ X.T + n * np.eye(n))
-    A = P.copy(order="F")
-    assert _linalg.numpy_lapack().factorise(A, True) == 0
-    np.testing.assert_allclose(np.triu(A), np.linalg.cholesky(P).T, rtol=1e-10, atol=1e-10)
+    A = np.asfortranarray(S)
+    assert numpy_dpotf2()(A) == 0
+    np.testing.assert_allclose(np.triu(A), np.linalg.cholesky(S).T, rtol=1e-10, atol=1e-10)
+    S[79, 79] = -1.0  # the leading minor of order 80 is the first to fail
+    infos = [f(np.asfortranarray(S)) for f in (numpy_dpotf2(), unblocked_cholesky())]
+    assert infos == [80, 80]
     with pytest.raises(ValueError, match="Fortran-ordered float64"):
-        _linalg.numpy_lapack().factorise(np.ascontiguousarray(S[:, :5]), True)
-
-
-@pytest.mark.blas_threads
-@pytest.mark.parametrize("outer", [None, 1, 2])
-def test_the_certificate_restores_openblas_thread_count(outer):
-    """``dpotrf`` runs with NumPy's OpenBLAS on one thread and leaves the
-    count as it found it: under a threadpoolctl limit, without one, and
-    after factorisations running at once on several Python threads."""
-    import threading
-    from contextlib import nullcontext
-
-    from threadpoolctl import threadpool_info, threadpool_limits
-
-    from structk import _linalg
-
-    def numpy_blas_threads():
-        counts = [
-            lib["num_threads"]
-            for lib in threadpool_info()
-            if lib["user_api"] == "blas" and "numpy" in lib["filepath"]
-        ]
-        assert counts, "threadpoolctl does not see NumPy's OpenBLAS"
-        return counts
-
-    seen = []
-    real = _linalg.numpy_lapack()._potrf
-
-    def spy(*args):
-        seen.append(numpy_blas_threads())
-        return real(*args)
-
-    X = np.random.default_rng(0).normal(size=(450, 5))
-    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
-    with threadpool_limits(outer, user_api="blas") if outer else nullcontext():
-        before = numpy_blas_threads()
-        lapack = _linalg.numpy_lapack()
-        lapack._potrf = spy
-        try:
-            assert cholesky_ok(K, 1e-6 * 450)
-            threads = [threading.Thread(target=cholesky_ok, args=(K, 1e-4)) for _ in range(4)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        finally:
-            lapack._potrf = real
-        assert numpy_blas_threads() == before
-    assert len(seen) == 5 and all(c == [1] for c in seen)
+        numpy_dpotf2()(np.ascontiguousarray(S[:, :5]))

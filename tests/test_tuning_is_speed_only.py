@@ -275,8 +275,6 @@ CASES = {
             dict(SVM_NUMPY_IPM_BUDGET=10**6),
             dict(NUMPY_CHOLESKY_MAX_N=0),
             dict(NUMPY_CHOLESKY_MAX_N=10**6),
-            dict(PSD_UNBLOCKED_CHOLESKY_MAX_N=0),
-            dict(PSD_UNBLOCKED_CHOLESKY_MAX_N=10**6),
         ],
     ),
     "svm-from-vectors": (

@@ -162,10 +162,7 @@ def check_psd_policy(
         return False
     n = K.shape[0]
     wants_factor = factorise and (psd_check == "full" or n <= defaults.PSD_FACTORISE_MAX_N)
-    # a Gram structk mirrored and scanned is symmetric and its necessary
-    # conditions are read: only the factorisation is left to do
-    small = wants_factor and scan is None and n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N
-    if small and certify_small(K):
+    if wants_factor and n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N and certify_small(K):
         return False
     deferred = solution_checked and factorise and not wants_factor and scan is None
     # the necessary conditions (and, if they pass, the factorisation): a
