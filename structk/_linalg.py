@@ -33,29 +33,34 @@ def frobenius(K):
 def cholesky_ok(K, shift):
     """Whether ``K + shift I`` has a Cholesky factorisation (``K`` symmetric).
 
-    Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by NumPy's own LAPACK
-    (:func:`_numpy_cholesky_ok`: a first fit of a process then imports no
-    ``scipy.linalg``); up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by LAPACK's
-    unblocked ``dpotf2``, which runs on the calling thread in every BLAS: no
-    thread pool to wake and no thread limit to set (SciPy's ``dpotrf`` hands
-    even a 170 x 170 factorisation to OpenBLAS's threads, which on a busy
-    machine costs hundreds of times the arithmetic); above, ``dpotrf`` on one
-    BLAS thread (:func:`~structk._threads.small_blas`).
+    Up to ``_tuning.NUMPY_CHOLESKY_MAX_N`` rows by ``numpy.linalg.cholesky``
+    (:func:`_numpy_cholesky_ok`), which NumPy's OpenBLAS runs on the calling
+    thread there; up to ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows by
+    LAPACK's unblocked ``dpotf2``, which runs on the calling thread in every
+    BLAS: no thread pool to wake and no thread limit to set. That
+    ``dpotf2`` is NumPy's own (:func:`numpy_dpotf2`), reached without
+    importing anything: SciPy's (:func:`unblocked_cholesky`, used where
+    NumPy's BLAS is not the OpenBLAS of its wheels) made the first fit of a
+    process pay 0.19 s of CPU for ``scipy.linalg`` and its Cython LAPACK,
+    ten times the fit of 170 objects it certified. Above, SciPy's ``dpotrf``
+    on one BLAS thread (:func:`~structk._threads.small_blas`): SciPy's
+    ``dpotrf`` hands even a 170 x 170 factorisation to OpenBLAS's threads,
+    which on a busy machine costs hundreds of times the arithmetic.
     """
     n = K.shape[0]
     if n <= _tuning.NUMPY_CHOLESKY_MAX_N:
         return _numpy_cholesky_ok(K, shift)
-    from scipy.linalg import lapack
-
-    from ._threads import small_blas
-
     # K is symmetric, so K.T (Fortran-ordered when K is C-ordered) is the
     # same matrix: copying it to Fortran order is a plain memory copy.
     A = np.array(K.T, dtype=np.float64, order="F", copy=True)
     A.flat[:: n + 1] += shift
     if n <= _tuning.PSD_SMALL_CERTIFICATE_MAX_N:
-        info = unblocked_cholesky()(A)
+        info = (numpy_dpotf2() or unblocked_cholesky())(A)
     else:
+        from scipy.linalg import lapack
+
+        from ._threads import small_blas
+
         with small_blas(n):
             _, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
     return info == 0 and _finite_positive(A.diagonal())
@@ -117,6 +122,43 @@ def _check_fortran_square(A, routine):
 
 
 @functools.cache
+def numpy_dpotf2():
+    """LAPACK's ``dpotf2`` of NumPy's own OpenBLAS as ``f(A) -> info``
+    (as :func:`unblocked_cholesky`), or None.
+
+    NumPy's wheels bring an OpenBLAS with 64-bit integers
+    (``scipy_dpotf2_64_``; NumPy 1.x: ``dpotf2_64_``), loaded with NumPy
+    itself: the routine is found through NumPy's core extension (whose
+    dependencies ``dlsym`` searches) without importing anything. None where
+    NumPy's BLAS is another library (MKL, Accelerate, a distribution's
+    OpenBLAS with 32-bit integers) or the platform does not resolve the
+    symbols of a module's dependencies (Windows): the callers then use
+    SciPy's. The routine is recognised only by those names, whose suffix
+    ``64_`` is OpenBLAS's mark for 64-bit integers. OpenBLAS's ``dpotf2``
+    runs its level-2 kernels on the calling thread. Called through ctypes
+    holding the GIL, as :func:`unblocked_cholesky` (a factorisation of at
+    most ``_tuning.PSD_SMALL_CERTIFICATE_MAX_N`` rows).
+    """
+    import ctypes
+
+    try:
+        try:
+            from numpy._core import _multiarray_umath as core
+        except ImportError:  # NumPy 1.x
+            from numpy.core import _multiarray_umath as core
+        library = ctypes.PyDLL(core.__file__)
+    except (ImportError, OSError, AttributeError):
+        return None
+    for name in ("scipy_dpotf2_64_", "dpotf2_64_"):
+        dpotf2 = getattr(library, name, None)
+        if dpotf2 is not None:
+            break
+    else:
+        return None
+    return _dpotf2_caller(dpotf2, ctypes.c_int64)
+
+
+@functools.cache
 def unblocked_cholesky():
     """``dpotf2`` of SciPy's LAPACK (its Cython API) as ``f(A) -> info``.
 
@@ -128,12 +170,20 @@ def unblocked_cholesky():
     """
     import ctypes
 
-    dpotf2 = ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2"))
+    return _dpotf2_caller(ctypes.pythonapi._FuncPtr(_lapack_address("dpotf2")), ctypes.c_int)
+
+
+def _dpotf2_caller(dpotf2, integer):
+    """``f(A) -> info`` calling the ctypes function ``dpotf2`` (LAPACK's
+    arguments, integers of the ctypes type ``integer``) on the upper
+    triangle of a Fortran-ordered float64 square ``A``, in place."""
+    import ctypes
+
     dpotf2.restype = None
 
     def factorise(A):
         _check_fortran_square(A, "dpotf2")
-        order, info = ctypes.c_int(A.shape[0]), ctypes.c_int(0)
+        order, info = integer(A.shape[0]), integer(0)
         dpotf2(b"U", ctypes.byref(order), _address(A), ctypes.byref(order), ctypes.byref(info))
         return info.value
 

@@ -336,10 +336,11 @@ SVM_NUMPY_IPM_BUDGET = 300
 #: gets the full check, so the verdict is the same.
 PSD_SMALL_CERTIFICATE_MAX_N = 400
 #: Cholesky certificates (``_linalg.cholesky_ok``) of at most this order
-#: are factorised by NumPy's own LAPACK: nothing more to import (SciPy's
-#: ``scipy.linalg``, 0.12 s of CPU in a fresh process, a third of the first
-#: fit of 50 objects) and, with NumPy's OpenBLAS, on the calling thread
-#: (its ``dpotrf`` wakes a helper thread from about 80 rows on, measured).
+#: are factorised by ``numpy.linalg.cholesky``: nothing to import or load
+#: (SciPy's ``scipy.linalg``, 0.12 s of CPU in a fresh process, a third of
+#: the first fit of 50 objects) and, with NumPy's OpenBLAS, on the calling
+#: thread (its ``dpotrf`` wakes a helper thread from about 80 rows on,
+#: measured).
 NUMPY_CHOLESKY_MAX_N = 64
 #: The necessary PSD pass runs in NumPy up to this order, above in numba:
 #: loading compiled code against NumPy's temporaries.

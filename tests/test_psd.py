@@ -285,3 +285,111 @@ def test_small_certificates_set_no_thread_limit(monkeypatch):
     # not solved in its first iterations factorises on one BLAS thread)
     with pytest.raises(AssertionError, match="thread limit"):
         check_psd(np.pad(K, ((0, 1), (0, 1))) + np.eye(n + 1))  # over the bound
+
+
+# --- the certificate by NumPy's own dpotf2 (issue #39) ---------------------
+
+
+def _old_certificate(K, shift):
+    """The certificate of 65-400 rows before NumPy's ``dpotf2`` was used:
+    SciPy's unblocked ``dpotf2`` and a finite positive factor diagonal."""
+    A = np.array(K.T, order="F") + shift * np.eye(K.shape[0], order="F")
+    info = unblocked_cholesky()(A)
+    d = A.diagonal()
+    return bool(info == 0 and (d > 0).all() and np.isfinite(d).all())
+
+
+def _spectrum_gram(rng, ev):
+    n = len(ev)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    K = (Q * ev) @ Q.T
+    return (K + K.T) / 2
+
+
+def _certificate_cases(n):
+    """(name, K, shift) for PSD, singular, near-singular, indefinite and
+    tiny-negative-eigenvalue Grams, and one with a NaN."""
+    rng = np.random.default_rng(1000 + n)
+    shift = 1e-6 * n  # about 1e-6 ||K||_F for the spectra below
+    X = rng.normal(size=(n, 5))
+    gaussian = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 10)
+    cases = [("gaussian", gaussian, shift), ("rank 5", X @ X.T, shift)]
+    ev = rng.uniform(0.5, 1.5, n)
+    for name, last in (
+        ("near-singular", 1e-13),
+        ("tiny negative, 0.98 of the shift", -0.98 * shift),
+        ("tiny negative, 1.02 of the shift", -1.02 * shift),
+        ("indefinite", -0.1),
+    ):
+        ev[np.argmin(ev)] = last
+        cases.append((name, _spectrum_gram(rng, ev.copy()), shift))
+    bad = gaussian.copy()
+    bad[n // 2, n // 3] = bad[n // 3, n // 2] = np.nan
+    cases.append(("nan", bad, shift))
+    return cases
+
+
+@pytest.mark.parametrize("n", [NUMPY_CHOLESKY_MAX_N + 1, 170, 300, PSD_SMALL_CERTIFICATE_MAX_N])
+@pytest.mark.parametrize("form", ["numpy", "scipy"])
+def test_certificate_forms_agree_with_eigvalsh_and_the_old_certificate(n, form, monkeypatch):
+    """NumPy's own ``dpotf2`` (and SciPy's, where NumPy's is not found)
+    decides ``K + shift I`` as the definition (its smallest eigenvalue,
+    ``eigvalsh``) and as the certificate before it, on PSD, singular,
+    near-singular, indefinite and tiny-negative Grams (2 % on either side
+    of the shift), and fails on a NaN."""
+    from structk import _linalg
+
+    assert _linalg.numpy_dpotf2() is not None  # this venv: NumPy's OpenBLAS wheel
+    if form == "scipy":
+        monkeypatch.setattr(_linalg, "numpy_dpotf2", lambda: None)
+    for name, K, shift in _certificate_cases(n):
+        got = cholesky_ok(K, shift)
+        assert got is _old_certificate(K, shift), name
+        if name == "nan":
+            assert got is False
+            continue
+        lam = np.linalg.eigvalsh(K)[0]
+        assert abs(lam + shift) > 1e-9 * np.abs(K).max() * n, name  # far above rounding
+        assert got is bool(lam + shift > 0), name
+
+
+@pytest.mark.parametrize("n", [300, PSD_SMALL_CERTIFICATE_MAX_N])
+def test_policy_verdict_on_the_tolerance_boundary_up_to_the_small_bound(n):
+    """The learners' verdict for an eigenvalue 2 % above and below
+    ``-1e-6 ||K||_F`` (the definition, ``eigvalsh``) up to the small
+    certificate's bound, and a KernelSVM fit refusing the indefinite Gram."""
+    from structk import KernelSVM
+
+    rng = np.random.default_rng(n)
+    y = np.arange(n) % 2
+    for factor, refused in ((0.98, False), (1.02, True)):
+        ev = rng.uniform(0.5, 1.5, n)
+        tol = 1e-6 * np.linalg.norm(ev)
+        ev[0] = -factor * tol
+        K = _spectrum_gram(rng, ev)
+        lam = np.linalg.eigvalsh(K)[0]
+        assert bool(lam < -1e-6 * np.linalg.norm(K)) is refused  # the definition
+        if refused:
+            with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+                check_psd_policy(K, "auto")
+            with pytest.raises(NotPSDError, match="NOT positive semi-definite"):
+                KernelSVM(C=1.0).fit(K, y)
+        else:
+            check_psd_policy(K, "auto")
+
+
+def test_numpy_dpotf2_factorises_in_place_and_stops_like_scipys():
+    from structk._linalg import numpy_dpotf2
+
+    rng = np.random.default_rng(3)
+    n = 120
+    X = rng.normal(size=(n, n))
+    S = X @ X.T / n + np.eye(n)
+    A = np.asfortranarray(S)
+    assert numpy_dpotf2()(A) == 0
+    np.testing.assert_allclose(np.triu(A), np.linalg.cholesky(S).T, rtol=1e-10, atol=1e-10)
+    S[79, 79] = -1.0  # the leading minor of order 80 is the first to fail
+    infos = [f(np.asfortranarray(S)) for f in (numpy_dpotf2(), unblocked_cholesky())]
+    assert infos == [80, 80]
+    with pytest.raises(ValueError, match="Fortran-ordered float64"):
+        numpy_dpotf2()(np.ascontiguousarray(S[:, :5]))
