@@ -89,11 +89,7 @@ def test_fallback_when_the_routine_is_unavailable(monkeypatch):
     """Another SciPy's interface (or a module that does not load):
     ``scipy.optimize.minimize``, the same result."""
     monkeypatch.setattr(_lbfgsb, "_SETULB", False)
-    fun, x0, bounds = PROBLEMS["rosenbrock, both bounds, one active"]
-    x, f, success, _ = minimize(fun, np.array(x0, float), np.array(bounds, float))
-    ref = scipy_minimize(fun, x0, method="L-BFGS-B", jac=True, bounds=bounds)
-    np.testing.assert_array_equal(x, ref.x)
-    assert f == ref.fun and success
+    assert_scipy_result("rosenbrock, both bounds, one active")
 
 
 def test_fallback_when_the_routine_refuses_its_arguments(monkeypatch):
@@ -101,7 +97,11 @@ def test_fallback_when_the_routine_refuses_its_arguments(monkeypatch):
         raise TypeError("setulb() takes 18 positional arguments")
 
     monkeypatch.setattr(_lbfgsb, "_SETULB", other_interface)
-    fun, x0, bounds = PROBLEMS["rosenbrock, no bounds"]
+    assert_scipy_result("rosenbrock, no bounds")
+
+
+def assert_scipy_result(name):
+    fun, x0, bounds = PROBLEMS[name]
     x, f, success, _ = minimize(fun, np.array(x0, float), np.array(bounds, float))
     ref = scipy_minimize(fun, x0, method="L-BFGS-B", jac=True, bounds=bounds)
     np.testing.assert_array_equal(x, ref.x)
