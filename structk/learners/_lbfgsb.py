@@ -168,7 +168,8 @@ def _load_setulb():
 
     import scipy
 
-    loaded = sys.modules.get("scipy.optimize._lbfgsb")
+    name = "scipy.optimize._lbfgsb"
+    loaded = sys.modules.get(name)
     try:
         version = tuple(int(part) for part in scipy.__version__.split(".")[:2])
     except ValueError:
@@ -189,9 +190,13 @@ def _load_setulb():
     else:
         return None
     try:
-        spec = importlib.util.spec_from_file_location("scipy.optimize._lbfgsb", path)
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except Exception:  # noqa: BLE001 - any failure: SciPy's own route instead
         return None
+    finally:
+        # loading registers the module without its package; a later import
+        # of scipy.optimize must load and bind it as usual
+        sys.modules.pop(name, None)
     return getattr(module, "setulb", None)

@@ -122,6 +122,12 @@ def test_gp_fit_does_not_import_scipy_optimize():
         "gp = GaussianProcessRegressor(1.0 * MinMax(), noise=0.1, normalize_y=True).fit(X, y)\n"
         "assert 'scipy.optimize' not in sys.modules, 'scipy.optimize imported'\n"
         "print(repr(float(gp.kernel_.factor)), repr(float(gp.noise_)))\n"
+        # scipy.optimize imported afterwards loads and binds its module as usual
+        "import scipy.optimize\n"
+        "r = scipy.optimize.minimize(lambda x: (float(x @ x), 2 * x), [1.0, 2.0], jac=True,\n"
+        "                            method='L-BFGS-B', bounds=[(0.5, 5), (-5, 5)])\n"
+        "assert r.success and abs(r.x - [0.5, 0.0]).max() < 1e-8, r\n"
+        "assert scipy.optimize._lbfgsb.setulb is not None\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     factor, noise = (float(v) for v in out.stdout.split())
