@@ -42,7 +42,9 @@ as a process for each library: a fresh Python that imports the library,
 reads the features and runs the 20 splits (structk's side in
 ``STRUCTK_SCRIPT``, in-process timings beside it; GAUCHE's is always a
 process), wall clock and CPU seconds of the process and its threads
-(``getrusage`` of the children), and the ratios of both.
+(``getrusage`` of the children), and the ratios of both; ``--repeat N``
+runs the two processes N times, alternately, and takes the ratio of their
+medians.
 
 GAUCHE's Python (not a structk extra: pip cannot install it). ``pip
 install gauche`` fails for both releases on PyPI (0.1.5, 0.1.6) with
@@ -63,7 +65,7 @@ gpytorch 1.15.2, botorch 0.18.1 when this was run.)
 
 Usage::
 
-    STRUCTK_DATA=/path/to/data python benchmarks/bench_gauche.py [--seeds 20]
+    STRUCTK_DATA=/path/to/data python benchmarks/bench_gauche.py [--seeds 20] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -299,6 +301,12 @@ def main(argv=None):
     parser.add_argument(
         "--models", nargs="+", default=["fingerprints", "fragprints", "exact counts"]
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the two whole-protocol processes this many times, alternately (medians)",
+    )
     args = parser.parse_args(argv)
     root = os.environ.get("STRUCTK_DATA")
     if not root:
@@ -333,7 +341,7 @@ def main(argv=None):
         wall, cpu, imported, means = run_structk_process(objects, y, masks)
         rmse = [np.sqrt(np.mean((y[~train] - m) ** 2)) for train, m in zip(masks, means)]
         same = max(abs(e - r["RMSE"]) for e, r in zip(rmse, rows))
-        totals[name, "structk"] = (wall, cpu)
+        totals[name, "structk"] = [(wall, cpu)]
         print(
             f"|  | (structk process: {wall:.1f} s, {cpu:.1f} s CPU in all, imports "
             f"{imported:.2f} s; its RMSEs within {same:.1g} nm of the above; load "
@@ -345,7 +353,7 @@ def main(argv=None):
         before = os.getloadavg()[0]
         rows, info = run_gauche(args.gauche_python, X, y, masks)
         medians[name, "gauche"] = summary(name, "GAUCHE", rows, before, os.getloadavg()[0])
-        totals[name, "gauche"] = (info["wall"], info["cpu"])
+        totals[name, "gauche"] = [(info["wall"], info["cpu"])]
         print(
             f"|  | (GAUCHE process: {info['wall']:.1f} s, {info['cpu']:.1f} s CPU in all, "
             f"imports {info['imported']:.1f} s; gauche {info['gauche']}, torch "
@@ -353,14 +361,31 @@ def main(argv=None):
             f"botorch {info['botorch']}) | | | | | | | | |",
             flush=True,
         )
+        for _ in range(args.repeat - 1):  # the two whole processes again, alternately
+            before = os.getloadavg()[0]
+            totals[name, "structk"].append(run_structk_process(objects, y, masks)[:2])
+            totals[name, "gauche"].append(
+                (lambda i: (i["wall"], i["cpu"]))(run_gauche(args.gauche_python, X, y, masks)[1])
+            )
+            (sw, sc), (gw, gc) = totals[name, "structk"][-1], totals[name, "gauche"][-1]
+            print(
+                f"|  | (again: structk process {sw:.1f} s, {sc:.1f} s CPU; GAUCHE process "
+                f"{gw:.1f} s, {gc:.1f} s CPU; load {before:.2f} / {os.getloadavg()[0]:.2f}) "
+                "| | | | | | | | |",
+                flush=True,
+            )
     for name in args.models:
         if (name, "gauche") in medians:
             ratio = {k: medians[name, "gauche"][k] / medians[name, "structk"][k] for k in (0, 1)}
-            whole = [totals[name, "gauche"][k] / totals[name, "structk"][k] for k in (0, 1)]
+            runs = {lib: np.median(totals[name, lib], axis=0) for lib in ("gauche", "structk")}
+            whole = runs["gauche"] / runs["structk"]
             print(
                 f"{name}: GAUCHE's median split takes {ratio[0]:.1f}x structk's wall clock, "
                 f"{ratio[1]:.1f}x its CPU; the whole protocol (a fresh process, imports "
-                f"included) {whole[0]:.1f}x its wall clock, {whole[1]:.1f}x its CPU"
+                f"included; medians of {len(totals[name, 'gauche'])} runs each: structk "
+                f"{runs['structk'][0]:.1f} s, {runs['structk'][1]:.2f} s CPU, GAUCHE "
+                f"{runs['gauche'][0]:.1f} s, {runs['gauche'][1]:.1f} s CPU) "
+                f"{whole[0]:.1f}x its wall clock, {whole[1]:.1f}x its CPU"
             )
 
 

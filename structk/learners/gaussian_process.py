@@ -535,17 +535,17 @@ def _minimise(optimizer, objective, theta, bounds):
     if callable(optimizer):
         theta_opt, fun = optimizer(objective, theta, bounds)
         return np.asarray(theta_opt, dtype=np.float64), float(fun)
-    from scipy.optimize import minimize
+    from ._lbfgsb import minimize  # SciPy's L-BFGS-B without scipy.optimize's import
 
-    result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds)
-    if not result.success:
+    x, fun, success, message = minimize(objective, theta, bounds)
+    if not success:
         from .._estimator import warn_not_converged
 
         warn_not_converged(
-            f"L-BFGS-B did not converge in the marginal likelihood: {result.message}",
+            f"L-BFGS-B did not converge in the marginal likelihood: {message}",
             stacklevel=5,
         )
-    return result.x, float(result.fun)
+    return x, fun
 
 
 def _template(kernel):
