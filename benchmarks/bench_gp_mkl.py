@@ -381,9 +381,7 @@ def main(argv=None):
                 if model not in args.models:
                     continue
                 if model == "MKL-2":
-                    rows = fit_score_reciprocal(
-                        kernels, X, y, train, test, RECIPROCAL.get(name)
-                    )
+                    rows = fit_score_reciprocal(kernels, X, y, train, test, RECIPROCAL.get(name))
                 else:
                     rows = {model: fit_score(kernels, X, y, train, test)}
                 for label, row in rows.items():
@@ -436,8 +434,10 @@ def main(argv=None):
             )
         if "MKL-2" in results:
             targets = [r["target"] for r in results["MKL-2"]]
-            say(f"  MKL-2: the reciprocal target chosen on {targets.count('reciprocal')} of "
-                f"{len(targets)} splits")
+            say(
+                f"  MKL-2: the reciprocal target chosen on {targets.count('reciprocal')} of "
+                f"{len(targets)} splits"
+            )
         for model in ("MKL (declared)", "MKL, structure only"):
             if model not in results:
                 continue

@@ -99,8 +99,25 @@ def _drive(setulb, fun, x0, low, high):
     while True:
         g = g.astype(np.float64)
         try:
-            setulb(m, x, lower, upper, nbd, f, g, factr, _GTOL, wa, iwa, task, lsave,
-                   isave, dsave, _MAX_LS, ln_task)
+            setulb(
+                m,
+                x,
+                lower,
+                upper,
+                nbd,
+                f,
+                g,
+                factr,
+                _GTOL,
+                wa,
+                iwa,
+                task,
+                lsave,
+                isave,
+                dsave,
+                _MAX_LS,
+                ln_task,
+            )
         except TypeError as error:
             if first:
                 raise _Refused from error

@@ -37,9 +37,17 @@ def wrong_gradient(x):
 
 INF = np.inf
 PROBLEMS = {
-    "rosenbrock, both bounds, one active": (rosenbrock, [-1.2, 1.0, 0.5], [[-2, 0.8], [-2, 2], [-2, 2]]),
+    "rosenbrock, both bounds, one active": (
+        rosenbrock,
+        [-1.2, 1.0, 0.5],
+        [[-2, 0.8], [-2, 2], [-2, 2]],
+    ),
     "rosenbrock, no bounds": (rosenbrock, [-1.2, 1.0], [[-INF, INF], [-INF, INF]]),
-    "rosenbrock, one-sided bounds": (rosenbrock, [3.0, 3.0, 3.0], [[1.1, INF], [-INF, 0.5], [-INF, INF]]),
+    "rosenbrock, one-sided bounds": (
+        rosenbrock,
+        [3.0, 3.0, 3.0],
+        [[1.1, INF], [-INF, 0.5], [-INF, INF]],
+    ),
     "start outside the bounds (clipped)": (rosenbrock, [5.0, -5.0], [[-1, 1], [-1, 1]]),
     "infinite values on part of the space": (quadratic_with_hole, [0.0, 0.0], [[-5, 5], [-5, 5]]),
     "line search fails": (wrong_gradient, [1.0, -2.0], [[-5, 5], [-5, 5]]),
