@@ -172,6 +172,11 @@ SPARSE_DIRECT_SPACE = 2**16
 #: Gram results of at most this many entries use SciPy's sparse product:
 #: cheaper than loading the compiled product in a fresh process.
 SPARSE_SCIPY_MAX_RESULT = 2**18
+#: Products of whole-number features (k-mer counts) of at most that many
+#: entries and this many multiply-adds over the columns present go to one
+#: dense BLAS product without SciPy (exact, so the same values): no
+#: ``scipy.sparse`` import in a small prediction.
+SPARSE_NUMPY_MAX_WORK = 2**26
 #: Dense-column products of at most this many multiply-adds run on one BLAS
 #: thread: the hand-over to a helper costs more on a busy machine.
 SPARSE_THREADED_FROM = 2**25
