@@ -89,6 +89,9 @@ KMER_COUNTER_SPACE = 2**16
 #: Mismatch neighbours expanded per compiled call: a Ctrl-C is answered
 #: between calls, against a Python call and a copy of the rows per chunk.
 MISMATCH_CHUNK_NEIGHBOURS = 2**22
+#: Mismatch expansions of at most this many neighbours in all run in NumPy:
+#: no compiled loop to load (or to compile: 7-8 s of CPU with an empty cache).
+MISMATCH_NUMPY_MAX_NEIGHBOURS = 2**20
 
 #: Most 64-symbol word comparisons (pairs x words x (2 shift + 1)) of one
 #: compiled weighted-degree call (a Ctrl-C is answered between calls),

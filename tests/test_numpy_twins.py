@@ -215,6 +215,53 @@ def test_string_and_set_grams_do_not_depend_on_the_path(tuning):
         np.testing.assert_array_equal(k(data[:7], data[7:]), C)
 
 
+@settings(max_examples=150)
+@given(
+    st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6),
+    st.integers(1, 6),
+    st.integers(0, 3),
+    st.sampled_from([2, 4, 7]),
+)
+def test_numpy_mismatch_rows_equal_numba(seqs, k, m, A):
+    from structk.algorithms.kmers import neighbourhood_size
+    from structk.algorithms.kmers._numba import kmer_ids, mismatch_rows
+
+    m = min(m, k - 1)
+    codes, offsets = encode_mapped(seqs, A)
+    ids, _, ptr = kmer_ids(codes, offsets, k, A, False)
+    got = numpy_kmers.mismatch_rows(ids, ptr, k, A, m)
+    want = mismatch_rows(ids, ptr, k, A, m, neighbourhood_size(k, A, m), A**k)
+    for a, b in zip(got, want):  # row pointers, sorted columns, counts
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def encode_mapped(seqs, A):
+    """Codes and offsets of ``seqs`` over ACGT read as an alphabet of ``A``
+    symbols (codes modulo ``A``; N stays unknown)."""
+    from structk.sequences import encode
+
+    P = encode(seqs, "ACGT", unknown="skip")
+    return np.where(P.codes < 4, P.codes % A, A).astype(P.codes.dtype), P.offsets
+
+
+def test_mismatch_grams_do_not_depend_on_the_path(tuning):
+    from structk.kernels import Mismatch
+
+    rng = np.random.default_rng(4)
+    X = ["".join(rng.choice(list("ACGT"), size=rng.integers(0, 40))) for _ in range(30)]
+    kernels = [
+        Mismatch(k=4, m=1),
+        Normalize(Mismatch(k=5, m=2)),
+        Mismatch(k=3, m=1, reverse_complement=True),
+    ]
+    small = [(k(X), k(X[:7], X[7:])) for k in kernels]
+    tuning.set(MISMATCH_NUMPY_MAX_NEIGHBOURS=-1)
+    for k, (K, C) in zip(kernels, small):
+        np.testing.assert_array_equal(k(X), K)
+        np.testing.assert_array_equal(k(X[:7], X[7:]), C)
+
+
 # ------------------------------------------------------ WL relabelling
 def _graphs(directed, seed):
     rng = np.random.default_rng(seed)
