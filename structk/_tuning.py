@@ -97,6 +97,10 @@ MISMATCH_NUMPY_MAX_NEIGHBOURS = 2**20
 #: compiled weighted-degree call (a Ctrl-C is answered between calls),
 #: against a Python call each.
 WD_CHUNK_WORK = 2**19
+#: Weighted-degree values without shifts of at most this many pairs x
+#: positions x d are computed in NumPy (the same values bit for bit): no
+#: compiled loop to load, or to compile (5-6 s of CPU with an empty cache).
+WD_NUMPY_MAX_WORK = 2**25
 
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
