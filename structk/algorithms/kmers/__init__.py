@@ -4,7 +4,8 @@ neighbourhoods and the gappy pairs; the forms and the rules that pick one.
 =======================  ====================================================
 module                   what
 =======================  ====================================================
-:mod:`._numpy`           ids (with positions) and counts by whole-array
+:mod:`._numpy`           ids (with positions), counts and the mismatch
+                         features of small batches by whole-array
                          operations (NumPy)
 :mod:`._numba`           the same, and the mismatch neighbourhoods, the
                          gappy pairs and the k-mer chunks beyond int64
