@@ -89,11 +89,18 @@ KMER_COUNTER_SPACE = 2**16
 #: Mismatch neighbours expanded per compiled call: a Ctrl-C is answered
 #: between calls, against a Python call and a copy of the rows per chunk.
 MISMATCH_CHUNK_NEIGHBOURS = 2**22
+#: Mismatch expansions of at most this many neighbours in all run in NumPy:
+#: no compiled loop to load (or to compile: 7-8 s of CPU with an empty cache).
+MISMATCH_NUMPY_MAX_NEIGHBOURS = 2**20
 
 #: Most 64-symbol word comparisons (pairs x words x (2 shift + 1)) of one
 #: compiled weighted-degree call (a Ctrl-C is answered between calls),
 #: against a Python call each.
 WD_CHUNK_WORK = 2**19
+#: Weighted-degree values without shifts of at most this many pairs x
+#: positions x d are computed in NumPy (the same values bit for bit): no
+#: compiled loop to load, or to compile (5-6 s of CPU with an empty cache).
+WD_NUMPY_MAX_WORK = 2**25
 
 # ----------------------------------------------------------- gapped k-mers
 #: One all-pairs comparison of two l-mers costs about 1 / this of handling
@@ -172,6 +179,11 @@ SPARSE_DIRECT_SPACE = 2**16
 #: Gram results of at most this many entries use SciPy's sparse product:
 #: cheaper than loading the compiled product in a fresh process.
 SPARSE_SCIPY_MAX_RESULT = 2**18
+#: Products of whole-number features (k-mer counts) of at most that many
+#: entries and this many multiply-adds over the columns present go to one
+#: dense BLAS product without SciPy (exact, so the same values): no
+#: ``scipy.sparse`` import in a small prediction.
+SPARSE_NUMPY_MAX_WORK = 2**26
 #: Dense-column products of at most this many multiply-adds run on one BLAS
 #: thread: the hand-over to a helper costs more on a busy machine.
 SPARSE_THREADED_FROM = 2**25

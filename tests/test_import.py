@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def _modules_after(code):
     out = subprocess.run(
@@ -141,8 +143,9 @@ def test_predict_does_not_import_sklearn(tmp_path):
         assert heavy not in loaded, f"structk predict imported {heavy}"
     # nor what a small k-mer model's prediction does not use: SciPy's linear
     # algebra (the SVM's interior point imports it when a fit reaches it),
-    # numba (NumPy twins)
-    for heavy in ("scipy.linalg", "numba"):
+    # numba (NumPy twins), SciPy's sparse matrices (a small product of
+    # k-mer counts is one exact dense product)
+    for heavy in ("scipy.linalg", "numba", "scipy.sparse"):
         assert heavy not in loaded, f"structk predict imported {heavy}"
     # the model file's allow-list imports a kernel's or the HMM's module only
     # for a file that names it
@@ -150,10 +153,15 @@ def test_predict_does_not_import_sklearn(tmp_path):
         assert other not in loaded, f"structk predict of a spectrum model imported {other}"
 
 
-def test_spectrum_predict_under_the_one_thread_limit_does_not_import_scipy_linalg(tmp_path):
+@pytest.mark.parametrize("through_scipy", [True, False])
+def test_spectrum_predict_under_the_one_thread_limit_does_not_import_scipy_linalg(
+    tmp_path, through_scipy
+):
     # a model whose prediction multiplies the common k-mers' dense block
     # under the one-BLAS-thread limit (structk._threads): building that
-    # limit's controller imported scipy.linalg (0.1-0.2 s of CPU) before
+    # limit's controller imported scipy.linalg (0.1-0.2 s of CPU) before.
+    # Through SciPy's sparse product (as before the exact dense product of
+    # counts took small predictions) and through that dense product.
     import numpy as np
 
     import structk
@@ -173,15 +181,19 @@ def test_spectrum_predict_under_the_one_thread_limit_does_not_import_scipy_linal
         "import io, contextlib\n"
         "import numpy as np\n"
         "from structk.cli import main\n"
-        "from structk import _threads\n"
-        "out = io.StringIO()\n"
+        "from structk import _threads, _tuning\n"
+        + ("_tuning.SPARSE_NUMPY_MAX_WORK = 0  # through scipy.sparse\n" if through_scipy else "")
+        + "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         f"    assert main(['predict', {str(tmp_path / 'm.structk')!r}, {str(fasta)!r}]) == 0\n"
         "assert _threads._controller is not None, 'the one-thread limit was not reached'\n"
         "rows = [line.split('\\t') for line in out.getvalue().splitlines()[1:]]\n"
         f"np.testing.assert_array_equal([float(r[2]) for r in rows], {expected.tolist()!r})\n"
     )
-    assert "scipy.sparse" in loaded  # the spectrum kernel's product
+    if through_scipy:
+        assert "scipy.sparse" in loaded  # the spectrum kernel's product
+    else:
+        assert "scipy.sparse" not in loaded, "a small product of counts imported scipy.sparse"
     assert "scipy.linalg" not in loaded, "structk predict imported scipy.linalg"
 
 

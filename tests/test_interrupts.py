@@ -26,6 +26,7 @@ import numpy as np
 from structk import _tuning
 from structk.kernels import Mismatch
 _tuning.KMERS_NUMPY_MAX_SYMBOLS = 0  # the warm-up compiles what the long call runs
+_tuning.MISMATCH_NUMPY_MAX_NEIGHBOURS = 0
 rng = np.random.default_rng(0)
 X = strings(rng, "ACGT", 400, 3000)
 Mismatch(k=8, m=2)(X[:2])
@@ -95,7 +96,9 @@ k.gram_prepared(P)
 
 WEIGHTED_DEGREE = """
 import numpy as np
+from structk import _tuning
 from structk.kernels import WeightedDegree
+_tuning.WD_NUMPY_MAX_WORK = 0  # the warm-up compiles what the long call runs
 rng = np.random.default_rng(0)
 X = strings(rng, "ACGT", 4000, 2000)
 k = WeightedDegree(d=20)

@@ -215,6 +215,95 @@ def test_string_and_set_grams_do_not_depend_on_the_path(tuning):
         np.testing.assert_array_equal(k(data[:7], data[7:]), C)
 
 
+@settings(max_examples=150)
+@given(
+    st.lists(st.text("ACGTN", max_size=14), min_size=1, max_size=6),
+    st.integers(1, 6),
+    st.integers(0, 3),
+    st.sampled_from([2, 4, 7]),
+)
+def test_numpy_mismatch_rows_equal_numba(seqs, k, m, A):
+    from structk.algorithms.kmers import neighbourhood_size
+    from structk.algorithms.kmers._numba import kmer_ids, mismatch_rows
+
+    m = min(m, k - 1)
+    codes, offsets = encode_mapped(seqs, A)
+    ids, _, ptr = kmer_ids(codes, offsets, k, A, False)
+    got = numpy_kmers.mismatch_rows(ids, ptr, k, A, m)
+    want = mismatch_rows(ids, ptr, k, A, m, neighbourhood_size(k, A, m), A**k)
+    for a, b in zip(got, want):  # row pointers, sorted columns, counts
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def encode_mapped(seqs, A):
+    """Codes and offsets of ``seqs`` over ACGT read as an alphabet of ``A``
+    symbols (codes modulo ``A``; N stays unknown)."""
+    from structk.sequences import encode
+
+    P = encode(seqs, "ACGT", unknown="skip")
+    return np.where(P.codes < 4, P.codes % A, A).astype(P.codes.dtype), P.offsets
+
+
+def test_mismatch_grams_do_not_depend_on_the_path(tuning):
+    from structk.kernels import Mismatch
+
+    rng = np.random.default_rng(4)
+    X = ["".join(rng.choice(list("ACGT"), size=rng.integers(0, 40))) for _ in range(30)]
+    kernels = [
+        Mismatch(k=4, m=1),
+        Normalize(Mismatch(k=5, m=2)),
+        Mismatch(k=3, m=1, reverse_complement=True),
+    ]
+    small = [(k(X), k(X[:7], X[7:])) for k in kernels]
+    tuning.set(MISMATCH_NUMPY_MAX_NEIGHBOURS=-1)
+    for k, (K, C) in zip(kernels, small):
+        np.testing.assert_array_equal(k(X), K)
+        np.testing.assert_array_equal(k(X[:7], X[7:]), C)
+
+
+# ------------------------------------------------------ weighted degree
+@pytest.mark.parametrize("length", [0, 1, 5, 64, 65, 130])
+@pytest.mark.parametrize("A", [2, 4])
+@pytest.mark.parametrize("d", [1, 3, 20])
+def test_numpy_weighted_degree_equals_numba_bit_for_bit(length, A, d):
+    """The NumPy form (no shifts) against the compiled entry points, one
+    word a plane and several, with unknown symbols (code ``A``)."""
+    from structk.algorithms.weighted_degree import _numpy as numpy_wd
+    from structk.algorithms.weighted_degree import wd_weights
+    from structk.algorithms.weighted_degree._numba import wd_function, wd_planes
+
+    rng = np.random.default_rng(length * 100 + A * 10 + d)
+    S = rng.integers(0, A + 1, (11, length)).astype(np.uint8)
+    T = rng.integers(0, A + 1, (6, length)).astype(np.uint8)
+    beta = wd_weights(d)
+    F, W = wd_planes(S, A)
+    G = wd_planes(T, A)[0]
+    for part, other, shape in ((0, F, (11, 11)), (1, G, (11, 6)), (2, F, (11, 1))):
+        want = np.zeros(shape)
+        wd_function(W)(F, other, W, beta, 0, part, want, 0, 11)
+        got = numpy_wd.weighted_degree(S, T if part == 1 else None, part, A, beta)
+        assert got.shape == shape
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_weighted_degree_grams_do_not_depend_on_the_path(tuning):
+    from structk.kernels import WeightedDegree
+
+    rng = np.random.default_rng(5)
+    X = ["".join(rng.choice(list("ACGTN"), size=90)) for _ in range(25)]
+    kernels = [
+        WeightedDegree(d=6, unknown="skip"),
+        Normalize(WeightedDegree(d=3, unknown="skip")),
+        WeightedDegree(d=4, shift=2, unknown="skip"),  # compiled either way
+    ]
+    small = [(k(X), k(X[:7], X[7:]), k.diag(X)) for k in kernels]
+    tuning.set(WD_NUMPY_MAX_WORK=-1)
+    for k, values in zip(kernels, small):
+        for got, want in zip((k(X), k(X[:7], X[7:]), k.diag(X)), values):
+            np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
 # ------------------------------------------------------ WL relabelling
 def _graphs(directed, seed):
     rng = np.random.default_rng(seed)

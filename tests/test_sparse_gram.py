@@ -129,3 +129,54 @@ def test_the_scipy_form_splits_off_the_dense_columns(integer, ratio, tuning):
             np.testing.assert_allclose(got, expected, rtol=1e-13)
     K = sparse_gram(F)
     np.testing.assert_array_equal(K, K.T)
+
+
+def _arrays(F):
+    return (
+        F.indptr.astype(np.int64),
+        F.indices.astype(np.int64),
+        np.asarray(F.data, dtype=np.float64),
+        F.shape[1],
+    )
+
+
+@pytest.mark.parametrize("n_cols", [1, 64, 5000, 4**12])
+@pytest.mark.parametrize("float32", [True, False])
+def test_whole_number_product_equals_scipy_bit_for_bit(n_cols, float32, tuning):
+    """Counts by one dense product without SciPy (the small products of a
+    prediction): SciPy's sparse product exactly, with or without float32,
+    for column spaces indexed directly and renumbered, and empty rows."""
+    from structk.algorithms.sparse_gram import whole_number_product, whole_number_sq_norms
+
+    tuning.set(SPARSE_FLOAT32_EXACT=float32)
+    F = features(70, n_cols, min(0.5, 30 / n_cols), seed=n_cols)
+    G = features(50, n_cols, min(0.5, 30 / n_cols), seed=n_cols + 1)
+    F = sp.vstack([F, sp.csr_matrix((2, F.shape[1]))], format="csr")  # rows without features
+    K = whole_number_product(_arrays(F))
+    np.testing.assert_array_equal(K, (F @ F.T).toarray())
+    np.testing.assert_array_equal(K, K.T)
+    np.testing.assert_array_equal(whole_number_product(_arrays(F), _arrays(G)), (F @ G.T).toarray())
+    norms = whole_number_sq_norms(_arrays(F))
+    np.testing.assert_array_equal(norms, np.asarray(F.multiply(F).sum(axis=1)).ravel())
+    empty = whole_number_product(_arrays(F[:3]), _arrays(G[:0]))
+    assert empty.shape == (3, 0)
+
+
+def test_whole_number_product_declines_what_it_cannot_do_exactly(tuning):
+    """Fractions, sums past 2^53, results past the SciPy form's size and
+    products past ``SPARSE_NUMPY_MAX_WORK`` are left to the other forms."""
+    from structk.algorithms.sparse_gram import whole_number_product, whole_number_sq_norms
+
+    F = features(30, 40, 0.3, seed=3)
+    assert whole_number_product(_arrays(F)) is not None
+    fractional = features(30, 40, 0.3, seed=3, integer=False)
+    assert whole_number_product(_arrays(fractional)) is None
+    assert whole_number_sq_norms(_arrays(fractional)) is None
+    huge = F.copy()
+    huge.data[:] = 2.0**27
+    assert whole_number_product(_arrays(huge)) is None
+    assert whole_number_sq_norms(_arrays(huge)) is None
+    tuning.set(SPARSE_NUMPY_MAX_WORK=30 * 30 * 41 - 1)
+    assert whole_number_product(_arrays(F)) is None
+    tuning.set(SPARSE_NUMPY_MAX_WORK=2**26, SPARSE_SCIPY_MAX_RESULT=30 * 30 - 1)
+    assert whole_number_product(_arrays(F)) is None

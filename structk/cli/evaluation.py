@@ -35,16 +35,7 @@ from .. import _tuning, defaults
 from .._estimator import clone, quiet_convergence
 from .._linalg import take_block
 from .folds import kfold, stratified_kfold
-
-
-def progress_bar(enabled, desc, unit, total=None):
-    """A tqdm bar on standard error that appears only once the work lasts a
-    second; ``None`` when ``enabled`` is false."""
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)
+from .outputs import progress_bar
 
 
 def compute_gram(

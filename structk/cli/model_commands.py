@@ -43,8 +43,7 @@ from .commands import (
     add_split_option,
     task_and_targets,
 )
-from .evaluation import inner_folds_text
-from .outputs import atomic_output, naming_path, refuse_special, same_file
+from .outputs import atomic_output, naming_path, progress_bar, refuse_special, same_file
 
 #: What each input format holds (a CSV with ``--smiles-column`` holds graphs).
 _KINDS = {"fasta": "sequences", "sets": "sets", "tu": "graphs", "csv": "vectors"}
@@ -250,6 +249,8 @@ def _cmd_fit(args):
     for note in data.notes:
         print(f"note: {note}")
     if chosen:
+        from .evaluation import inner_folds_text  # not needed by predict
+
         print(
             f"chosen by {inner_folds_text(args.inner_folds, [folds], y, 1, task)}: "
             f"{_point(chosen)}{_tied(ties)}"
@@ -735,8 +736,6 @@ def model_and_input(args):
 
 
 def _cmd_predict(args):
-    from .evaluation import progress_bar
-
     model, fmt, model_input, check = model_and_input(args)
     rows = _Rows(model)
     chunks = input_chunks(args, fmt, model_input)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sys
 
 #: The options holding files a command reads, as ``(attribute, what)``.
 INPUTS = (
@@ -154,3 +155,13 @@ def write_text(path, text, what):
     """Write ``text`` to ``path`` atomically."""
     with atomic_output(path, what) as fh:
         fh.write(text)
+
+
+def progress_bar(enabled, desc, unit, total=None):
+    """A tqdm bar on standard error that appears only once the work lasts a
+    second; ``None`` when ``enabled`` is false."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(desc=desc, unit=unit, total=total, delay=1.0, leave=False, file=sys.stderr)

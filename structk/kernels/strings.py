@@ -42,7 +42,12 @@ from ..alphabets import resolve_alphabet
 from ..sequences import NUCLEOTIDES, EncodedSequences, check_unknown, encode, reverse_complement
 from ..algorithms import kmers, weighted_degree
 from ..algorithms.kmers import MAX_SPACE, count_kmers
-from ..algorithms.sparse_gram import sparse_cross, sparse_gram
+from ..algorithms.sparse_gram import (
+    sparse_cross,
+    sparse_gram,
+    whole_number_product,
+    whole_number_sq_norms,
+)
 from .algebra import (
     _warn_if_identity,
     normalized_cross,
@@ -171,14 +176,33 @@ class _KmerKernel(_SequenceKernel):
         shape = (len(indptr) - 1, len(self._alphabet) ** int(self.k))
         return sp.csr_matrix((data, indices, indptr), shape=shape)
 
+    def _count_arrays(self, P):
+        """The raw features as CSR arrays ``(indptr, indices, data,
+        n_columns)`` of whole-number counts, made without SciPy, when
+        ``_raw_features`` is exactly their CSR matrix; None otherwise."""
+
+    def _features_of(self, arrays, P):
+        return self._raw_features(P) if arrays is None else self._csr(*arrays[:3])
+
+    # Small products of counts are one exact dense product without SciPy
+    # (sparse_gram.whole_number_product); the rest go to sparse_gram. Both
+    # give the same values bit for bit.
     def _raw_gram(self, P):
-        return sparse_gram(self._raw_features(P))
+        F = self._count_arrays(P)
+        K = None if F is None else whole_number_product(F)
+        return sparse_gram(self._features_of(F, P)) if K is None else K
 
     def _raw_cross(self, P, Q):
-        return sparse_cross(self._raw_features(P), self._raw_features(Q))
+        F, G = self._count_arrays(P), self._count_arrays(Q)
+        K = None if F is None or G is None else whole_number_product(F, G)
+        if K is None:
+            return sparse_cross(self._features_of(F, P), self._features_of(G, Q))
+        return K
 
     def _raw_diag(self, P):
-        return _row_sq_norms(self._raw_features(P))
+        F = self._count_arrays(P)
+        d = None if F is None else whole_number_sq_norms(F)
+        return _row_sq_norms(self._features_of(F, P)) if d is None else d
 
 
 class Spectrum(_KmerKernel):
@@ -276,6 +300,13 @@ class Spectrum(_KmerKernel):
     def _raw_features(self, P):
         return self._strand_merged(self._counts, P)
 
+    def _count_arrays(self, P):
+        if self.reverse_complement or self._beyond_int64():
+            return None
+        ids, ptr = self._kmers(P)
+        space = len(self._alphabet) ** int(self.k)
+        return (*count_kmers(ids, ptr, bool(self.presence), space), space)
+
     def _counts(self, P):
         if self._beyond_int64():
             A, k = len(self._alphabet), int(self.k)
@@ -302,6 +333,8 @@ class Spectrum(_KmerKernel):
         return sp.csr_matrix((data, indices, indptr), shape=(len(P), space))
 
     def _raw_gram(self, P):
+        if not self._beyond_int64():
+            return super()._raw_gram(P)
         return sparse_gram(self._present_features(P))
 
     def _raw_cross(self, P, Q):
@@ -317,6 +350,8 @@ class Spectrum(_KmerKernel):
         return sparse_cross(F[: len(P)], F[len(P) :])
 
     def _raw_diag(self, P):
+        if not self._beyond_int64():
+            return super()._raw_diag(P)
         return _row_sq_norms(self._present_features(P))
 
 

@@ -173,7 +173,9 @@ def test_mismatch_in_chunks_of_rows_gives_the_one_call_features(tuning, monkeypa
         return real(parts)
 
     monkeypatch.setattr(threads_module, "join_row_parts", spy)
-    tuning.set(MISMATCH_CHUNK_NEIGHBOURS=1)  # every sequence with k-mers a call of its own
+    # every sequence with k-mers a call of its own (of the compiled loop,
+    # which small inputs reach only below MISMATCH_NUMPY_MAX_NEIGHBOURS)
+    tuning.set(MISMATCH_CHUNK_NEIGHBOURS=1, MISMATCH_NUMPY_MAX_NEIGHBOURS=-1)
     cut = kern.features(X)
     assert joined == [4]  # the sequence too short for a 4-mer costs nothing: it rides along
     assert (cut != whole).nnz == 0

@@ -4,7 +4,8 @@ neighbourhoods and the gappy pairs; the forms and the rules that pick one.
 =======================  ====================================================
 module                   what
 =======================  ====================================================
-:mod:`._numpy`           ids (with positions) and counts by whole-array
+:mod:`._numpy`           ids (with positions), counts and the mismatch
+                         features of small batches by whole-array
                          operations (NumPy)
 :mod:`._numba`           the same, and the mismatch neighbourhoods, the
                          gappy pairs and the k-mer chunks beyond int64
@@ -133,10 +134,14 @@ def mismatch_features(ids, ptr, k, A, m):
 
     Rows in chunks of about ``_tuning.MISMATCH_CHUNK_NEIGHBOURS`` neighbours,
     so that a Ctrl-C is answered between them (the rows do not depend on
-    each other)."""
+    each other). At most ``_tuning.MISMATCH_NUMPY_MAX_NEIGHBOURS``
+    neighbours in all are counted in NumPy (the same arrays, nothing
+    compiled)."""
+    size = neighbourhood_size(k, A, m)
+    if ids.shape[0] * size <= _tuning.MISMATCH_NUMPY_MAX_NEIGHBOURS and not _threads.tiled():
+        return _numpy.mismatch_rows(ids, ptr, k, A, m)
     from ._numba import mismatch_rows
 
-    size = neighbourhood_size(k, A, m)
     bounds = _threads.cost_bounds(np.diff(ptr) * float(size), 1, _tuning.MISMATCH_CHUNK_NEIGHBOURS)
     return _threads.join_row_parts(
         [

@@ -1,12 +1,15 @@
-"""k-mer ids and counts in NumPy, for small batches of sequences.
+"""k-mer ids, counts and mismatch features in NumPy, for small batches of
+sequences.
 
-The same results as the numba loops :func:`._numba.kmer_ids` and
-:func:`._numba.count_rows` (with columns sorted within each row),
-computed by whole-array operations; :mod:`structk.algorithms.kmers` picks
-between them.
+The same results as the numba loops :func:`._numba.kmer_ids`,
+:func:`._numba.count_rows` (with columns sorted within each row) and
+:func:`._numba.mismatch_rows`, computed by whole-array operations;
+:mod:`structk.algorithms.kmers` picks between them.
 """
 
 from __future__ import annotations
+
+from itertools import combinations, product
 
 import numpy as np
 
@@ -53,3 +56,36 @@ def count_rows(ids, ptr, presence):
     else:
         data = np.diff(np.append(at, r.shape[0])).astype(np.float64)
     return indptr, np.ascontiguousarray(v[at]), data
+
+
+def mismatch_rows(ids, ptr, k, A, m):
+    """CSR ``(indptr, indices, data)`` of the (k, m)-mismatch features of
+    the k-mers ``(ids, ptr)``, sorted columns: what
+    :func:`._numba.mismatch_rows` returns. Each k-mer's neighbourhood (every
+    k-mer within Hamming distance ``m``, itself included, each once) is
+    built one pattern of positions and substitutions at a time over all
+    k-mers, then the rows are counted by :func:`count_rows`."""
+    powers = np.asarray(A, dtype=np.int64) ** np.arange(k, dtype=np.int64)
+    digits = (ids[:, None] // powers) % A  # digit p has weight A ** p
+    columns = [ids]
+    for i in range(1, m + 1):
+        for where in combinations(range(k), i):
+            for shifts in product(range(1, A), repeat=i):
+                value = ids.copy()
+                for p, s in zip(where, shifts):
+                    value += ((digits[:, p] + s) % A - digits[:, p]) * powers[p]
+                columns.append(value)
+    neighbours = np.stack(columns, axis=1)  # row j: the neighbourhood of ids[j]
+    n, space = ptr.shape[0] - 1, int(A) ** int(k)
+    if n * space >= 2**62:  # row and column in one int64 key would overflow
+        return count_rows(neighbours.ravel(), ptr * neighbours.shape[1], False)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr) * neighbours.shape[1])
+    key = rows * space + neighbours.ravel()
+    key.sort()  # by row, then column: one sort of whole numbers, not a lexsort
+    first = np.ones(key.shape[0], dtype=bool)
+    first[1:] = key[1:] != key[:-1]
+    at = np.flatnonzero(first)
+    row, column = np.divmod(key[at], space)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=n), out=indptr[1:])
+    return indptr, column, np.diff(np.append(at, key.shape[0])).astype(np.float64)

@@ -7,10 +7,14 @@ module             what
 :mod:`._numba`     bit planes of the codes and the matching k-mers counted
                    along each diagonal by shift-and-popcount (numba); the
                    one-word entry point for sequences of at most 64 symbols
+:mod:`._numpy`     the same values without shifts, by runs of matches along
+                   whole arrays of pairs, for small batches
 =================  ==========================================================
 
-:func:`weighted_degree` computes Gram matrices pair by pair (compiled only:
-there is no NumPy form); :func:`wd_occurrences` lists the kernel's features,
+:func:`weighted_degree` computes Gram matrices pair by pair, compiled, or in
+NumPy without shifts for at most ``_tuning.WD_NUMPY_MAX_WORK`` pairs x
+positions x ``d`` (nothing compiled to load; the same values bit for bit);
+:func:`wd_occurrences` lists the kernel's features,
 the l-mers at their positions, from :func:`structk.algorithms.kmers.kmer_occurrences`
 (their inner products are the kernel without shifts). Called by
 :class:`structk.kernels.WeightedDegree` and :mod:`structk.explain`.
@@ -23,6 +27,7 @@ import numpy as np
 
 from ... import _threads, _tuning
 from ..kmers import kmer_occurrences
+from . import _numpy
 
 
 def wd_weights(d):
@@ -46,15 +51,18 @@ def weighted_degree(S, T, part, d, shift, A, beta=None):
     about ``_tuning.WD_CHUNK_WORK`` word comparisons, so that a Ctrl-C is
     answered between them (a row does not depend on the others).
     """
+    shift = min(int(shift), max(S.shape[1] - 1, 0))
+    beta = wd_weights(int(d)) if beta is None else np.ascontiguousarray(beta, dtype=np.float64)
+    n, m = S.shape[0], (S if T is None else T).shape[0]
+    work = (n if part == 2 else n * m) * S.shape[1] * beta.shape[0]
+    if shift == 0 and work <= _tuning.WD_NUMPY_MAX_WORK and not _threads.tiled():
+        return _numpy.weighted_degree(S, T, part, A, beta)
     from ._numba import wd_function, wd_planes
 
     F, W = _threads.compiled_call(wd_planes, S, A)
     G = F if T is None else _threads.compiled_call(wd_planes, T, A)[0]
-    n, m = F.shape[0], G.shape[0]
-    shift = min(int(shift), max(S.shape[1] - 1, 0))
     out = np.empty((n, n) if part == 0 else (n, m) if part == 1 else (n, 1))
     fn = wd_function(W)
-    beta = wd_weights(int(d)) if beta is None else np.ascontiguousarray(beta, dtype=np.float64)
     partners = n - np.arange(n) if part == 0 else np.full(n, m if part == 1 else 1)
     bounds = _threads.cost_bounds(partners * float(W * (2 * shift + 1)), 1, _tuning.WD_CHUNK_WORK)
     _threads.run_chunks(lambda lo, hi: fn(F, G, W, beta, shift, part, out, lo, hi), bounds, 1)

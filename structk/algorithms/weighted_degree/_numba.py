@@ -2,8 +2,8 @@
 
 Sequences arrive as one ``uint8`` code array per row (equal lengths); a code
 ``>= A`` (the alphabet size) marks an unknown symbol, which matches nothing.
-Used by :class:`structk.kernels.strings.WeightedDegree`; there is no NumPy
-form (the loops are the whole algorithm).
+Used by :class:`structk.kernels.strings.WeightedDegree`; small batches
+without shifts take the NumPy form :mod:`._numpy` (the same values).
 """
 
 import numba
