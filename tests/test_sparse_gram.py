@@ -141,14 +141,11 @@ def _arrays(F):
 
 
 @pytest.mark.parametrize("n_cols", [1, 64, 5000, 4**12])
-@pytest.mark.parametrize("float32", [True, False])
-def test_whole_number_product_equals_scipy_bit_for_bit(n_cols, float32, tuning):
+def test_whole_number_product_equals_scipy_bit_for_bit(n_cols):
     """Counts by one dense product without SciPy (the small products of a
-    prediction): SciPy's sparse product exactly, with or without float32,
-    for column spaces indexed directly and renumbered, and empty rows."""
+    prediction): SciPy's sparse product exactly, for column spaces indexed directly and renumbered, and empty rows."""
     from structk.algorithms.sparse_gram import whole_number_product, whole_number_sq_norms
 
-    tuning.set(SPARSE_FLOAT32_EXACT=float32)
     F = features(70, n_cols, min(0.5, 30 / n_cols), seed=n_cols)
     G = features(50, n_cols, min(0.5, 30 / n_cols), seed=n_cols + 1)
     F = sp.vstack([F, sp.csr_matrix((2, F.shape[1]))], format="csr")  # rows without features

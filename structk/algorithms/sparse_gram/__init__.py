@@ -187,8 +187,7 @@ def whole_number_product(F, G=None):
     multiply to at most ``2^53``: every partial sum is then a whole number
     that float64 holds exactly, so the product is exact and equals SciPy's
     sparse product and the compiled form bit for bit, whatever the order of
-    summation (float32 when :func:`_block_dtype` allows, as the dense
-    blocks of those forms). And to small products: a result of at most
+    summation. And to small products: a result of at most
     ``_tuning.SPARSE_SCIPY_MAX_RESULT`` entries (the rule of the SciPy
     form) whose dense product over the columns present takes at most
     ``_tuning.SPARSE_NUMPY_MAX_WORK`` multiply-adds. A prediction of a few
@@ -217,9 +216,8 @@ def whole_number_product(F, G=None):
     width = max(width, 1)
     if float(n) * m * width > _tuning.SPARSE_NUMPY_MAX_WORK:
         return None
-    dtype = _block_dtype(*top)
-    DF = _dense_rows(fp, cols[0], fd, width).astype(dtype, copy=False)
-    DG = DF if G is None else _dense_rows(gp, cols[1], gd, width).astype(dtype, copy=False)
+    DF = _dense_rows(fp, cols[0], fd, width)
+    DG = DF if G is None else _dense_rows(gp, cols[1], gd, width)
     return np.asarray(small_matmul(DF, DG.T), dtype=np.float64)
 
 
@@ -238,7 +236,8 @@ def whole_number_sq_norms(F):
 
 def _largest_row_sum(indptr, data):
     """The largest sum of magnitudes of a row of CSR arrays (0 without rows)."""
-    return float(np.diff(_row_totals(indptr, np.abs(data))).max(initial=0.0))
+    totals = np.concatenate([[0.0], np.cumsum(np.abs(data))])[indptr]  # at the row bounds
+    return float(np.diff(totals).max(initial=0.0))
 
 
 def _dense_rows(indptr, cols, data, width):
@@ -253,9 +252,8 @@ def _scipy_product(F, G):
     """Dense ``F @ G.T`` (``G`` None: ``F @ F.T``) of CSR matrices over the
     same columns without compiled code: the dense columns (the rule of the
     compiled form) by one BLAS product, the others by SciPy's sparse
-    product. For
-    whole numbers every sum is exact, so the values are SciPy's product's
-    bit for bit; the common columns, one scalar update per pair in SciPy's
+    product. For whole numbers every sum is exact, so the values are
+    SciPy's product's bit for bit; the common columns, one scalar update per pair in SciPy's
     product, cost a few BLAS multiply-adds here (a 313-molecule MinMax Gram
     on fingerprint bits: 4 ms instead of 11)."""
     from ..._threads import small_matmul
