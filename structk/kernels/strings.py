@@ -51,6 +51,7 @@ from .algebra import (
     normalized_gradient,
     normalized_gram,
 )
+from ._memo import remembered
 from .base import Kernel, _row_sq_norms, mirror_upper
 from .hyperparameters import declare_entries, entry_gradients, stack
 
@@ -171,14 +172,20 @@ class _KmerKernel(_SequenceKernel):
         shape = (len(indptr) - 1, len(self._alphabet) ** int(self.k))
         return sp.csr_matrix((data, indices, indptr), shape=shape)
 
+    def _counted(self, P):
+        """``_raw_features(P)``, computed once for prepared objects that are
+        used again and again (the landmarks of the Nystroem columns:
+        :mod:`structk.kernels._memo`). Not modified by its users."""
+        return remembered(self, "raw_features", P, lambda: self._raw_features(P))
+
     def _raw_gram(self, P):
-        return sparse_gram(self._raw_features(P))
+        return sparse_gram(self._counted(P))
 
     def _raw_cross(self, P, Q):
-        return sparse_cross(self._raw_features(P), self._raw_features(Q))
+        return sparse_cross(self._counted(P), self._counted(Q))
 
     def _raw_diag(self, P):
-        return _row_sq_norms(self._raw_features(P))
+        return _row_sq_norms(self._counted(P))
 
 
 class Spectrum(_KmerKernel):
@@ -294,7 +301,7 @@ class Spectrum(_KmerKernel):
         import scipy.sparse as sp
 
         if not self._beyond_int64():
-            return self._raw_features(P)
+            return self._counted(P)
         ids, ptr, space = kmers.present_kmer_ids(
             P.codes, P.offsets, int(self.k), len(self._alphabet)
         )

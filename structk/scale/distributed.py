@@ -300,16 +300,18 @@ _DECODED = collections.OrderedDict()
 _DECODED_LOCK = threading.Lock()
 
 
-def _loads(blob):
-    """``pickle.loads(blob)``, reusing the result for the same bytes object.
+def _loads(blob, token=None):
+    """``pickle.loads(blob)``, reusing the result for the same bytes object,
+    or for the same ``token`` (a string naming the bytes uniquely, for bytes
+    that come inside each task's own specification, a new object each time).
 
     A worker holds one bytes object per scattered block and the tiles of a
     row share their row block, so most tasks find their blocks decoded.
     """
-    key = id(blob)
+    key = id(blob) if token is None else token
     with _DECODED_LOCK:
         hit = _DECODED.get(key)
-        if hit is not None and hit[0] is blob:
+        if hit is not None and (token is not None or hit[0] is blob):
             _DECODED.move_to_end(key)
             return hit[1]
     obj = pickle.loads(blob)

@@ -99,3 +99,74 @@ def test_dask_client_gives_the_same_nystroem_ridge():
     again = pickle.loads(pickle.dumps(remote.set_params(client=None)))
     assert again.feature_map_.client is None
     np.testing.assert_allclose(again.predict(X[:5]), local.predict(X[:5]), rtol=1e-10)
+
+
+def _count_kmer_counts(monkeypatch):
+    """Record the number of objects of every k-mer count a kernel makes."""
+    from structk.kernels import strings
+
+    sizes = []
+    counts = strings.Spectrum._raw_features
+
+    def counting(self, P):
+        sizes.append(len(P))
+        return counts(self, P)
+
+    monkeypatch.setattr(strings.Spectrum, "_raw_features", counting)
+    return sizes
+
+
+def test_landmark_kmers_are_counted_once_per_call(monkeypatch):
+    """The landmarks' k-mers are counted once for all the blocks (and each
+    block's once, not again for Normalize's diagonal), and the features are
+    bit for bit the blocks computed one by one without anything kept."""
+    from structk._threads import one_blas_thread
+    from structk.kernels import _memo
+
+    k = Normalize(Spectrum(k=3))
+    seqs = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(3, 40)))) for _ in range(50)]
+    L, V = k.prepare(seqs[:6]), rng.normal(size=(6, 4))
+    with one_blas_thread():
+        expected = np.vstack(
+            [k.cross_prepared(k.prepare(seqs[a : a + 8]), L) @ V for a in range(0, 50, 8)]
+        )
+    np.testing.assert_allclose(expected, k(seqs, seqs[:6]) @ V, rtol=1e-12)
+    sizes = _count_kmer_counts(monkeypatch)
+    for n_jobs, P in ((None, None), (2, k.prepare(seqs))):
+        sizes.clear()
+        F = landmark_features(k, seqs, P, L, V, block_rows=8, n_jobs=n_jobs)
+        assert np.array_equal(F, expected)
+        # 7 blocks of 8 and 2 objects: each counted once, the 6 landmarks once
+        assert sorted(sizes) == sorted([2] + [8] * 6 + [6])
+        assert not _memo._HELD  # nothing kept past the call
+    # outside such a call nothing is kept: the normalised cross-Gram counts
+    # both collections twice (the products and the diagonals)
+    sizes.clear()
+    k.cross_prepared(k.prepare(seqs[:8]), L)
+    assert sorted(sizes) == [6, 6, 8, 8]
+
+
+def test_remembered_values_follow_the_object_and_the_kernel():
+    from structk.kernels._memo import remembered, remembering
+
+    P, Q = [1, 2], [1, 2]  # equal, not the same object
+    k1, k2 = Spectrum(k=2), Spectrum(k=2)
+    calls = []
+
+    def compute(tag):
+        return lambda: calls.append(tag) or tag
+
+    store = {}
+    with remembering(P, store):
+        with remembering(P):  # nested: the first store is used
+            assert remembered(k1, "x", P, compute("a")) == "a"
+        assert remembered(k1, "x", P, compute("b")) == "a"  # kept
+        assert remembered(k2, "x", P, compute("c")) == "c"  # another kernel object
+        assert remembered(k1, "y", P, compute("d")) == "d"  # another value
+        assert remembered(k1, "x", Q, compute("e")) == "e"  # Q is not remembered
+        assert remembered(k1, "x", Q, compute("f")) == "f"
+    assert remembered(k1, "x", P, compute("g")) == "g"  # the block is over
+    assert calls == ["a", "c", "d", "e", "f", "g"]
+    assert len(store) == 3
+    with remembering(P, store):  # the caller's store lives on
+        assert remembered(k1, "x", P, compute("h")) == "a"
