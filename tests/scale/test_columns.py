@@ -170,3 +170,36 @@ def test_remembered_values_follow_the_object_and_the_kernel():
     assert len(store) == 3
     with remembering(P, store):  # the caller's store lives on
         assert remembered(k1, "x", P, compute("h")) == "a"
+
+
+def test_dask_paths_without_a_lazy_array_do_not_import_dask_array(tmp_path):
+    """Nystroem features and dask_gram(out=path) through a client do not
+    import dask.array (0.4-0.9 s of CPU), which only dask_gram's lazy
+    array needs; both still equal the local results."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    script = f"""
+import logging, sys
+import numpy as np
+import distributed
+from structk.kernels import Normalize, Spectrum
+from structk.scale import Nystroem, dask_gram
+seqs = {SEQS!r}
+k = Normalize(Spectrum(k=2))
+with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                        dashboard_address=None, silence_logs=logging.ERROR) as client:
+    ny = Nystroem(k, n_components=9, random_state=0).fit(seqs)
+    assert np.array_equal(ny.set_params(client=client).transform(seqs),
+                          ny.set_params(client=None).transform(seqs))
+    K = dask_gram(k, seqs, block_size=10, client=client, out={str(tmp_path / "K.npy")!r})
+    np.testing.assert_allclose(np.asarray(K), k(seqs), rtol=1e-13, atol=1e-15)
+    assert "dask.array" not in sys.modules
+    dask_gram(k, seqs, block_size=10, client=client)
+    assert "dask.array" in sys.modules
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().endswith("ok")
