@@ -56,6 +56,7 @@ from .algebra import (
     normalized_gradient,
     normalized_gram,
 )
+from ._memo import remembered
 from .base import Kernel, _row_sq_norms, mirror_upper
 from .hyperparameters import declare_entries, entry_gradients, stack
 
@@ -181,26 +182,36 @@ class _KmerKernel(_SequenceKernel):
         n_columns)`` of whole-number counts, made without SciPy, when
         ``_raw_features`` is exactly their CSR matrix; None otherwise."""
 
+    def _counted(self, P):
+        """``_raw_features(P)``, computed once for prepared objects that are
+        used again and again (the landmarks of the Nystroem columns:
+        :mod:`structk.kernels._memo`). Not modified by its users."""
+        return remembered(self, "raw_features", P, lambda: self._raw_features(P))
+
+    def _counted_arrays(self, P):
+        """``_count_arrays(P)``, computed once as :meth:`_counted` is."""
+        return remembered(self, "count_arrays", P, lambda: self._count_arrays(P))
+
     def _features_of(self, arrays, P):
-        return self._raw_features(P) if arrays is None else self._csr(*arrays[:3])
+        return self._counted(P) if arrays is None else self._csr(*arrays[:3])
 
     # Small products of counts are one exact dense product without SciPy
     # (sparse_gram.whole_number_product); the rest go to sparse_gram. Both
     # give the same values bit for bit.
     def _raw_gram(self, P):
-        F = self._count_arrays(P)
+        F = self._counted_arrays(P)
         K = None if F is None else whole_number_product(F)
         return sparse_gram(self._features_of(F, P)) if K is None else K
 
     def _raw_cross(self, P, Q):
-        F, G = self._count_arrays(P), self._count_arrays(Q)
+        F, G = self._counted_arrays(P), self._counted_arrays(Q)
         K = None if F is None or G is None else whole_number_product(F, G)
         if K is None:
             return sparse_cross(self._features_of(F, P), self._features_of(G, Q))
         return K
 
     def _raw_diag(self, P):
-        F = self._count_arrays(P)
+        F = self._counted_arrays(P)
         d = None if F is None else whole_number_sq_norms(F)
         return _row_sq_norms(self._features_of(F, P)) if d is None else d
 
@@ -325,7 +336,7 @@ class Spectrum(_KmerKernel):
         import scipy.sparse as sp
 
         if not self._beyond_int64():
-            return self._raw_features(P)
+            return self._counted(P)
         ids, ptr, space = kmers.present_kmer_ids(
             P.codes, P.offsets, int(self.k), len(self._alphabet)
         )

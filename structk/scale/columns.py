@@ -24,10 +24,13 @@ counts the blocks.
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 
 from .. import _tuning
 from .._threads import one_blas_thread
+from ..kernels._memo import remembering
 from ..kernels.base import take_prepared
 from ._tiling import Progress, _length
 
@@ -76,30 +79,56 @@ def landmark_features(
             return kernel.prepare(_slice(objects, a, b), f"X[{a}:{b}]")
         return take_prepared(kernel, objects, P, slice(a, b), "X")
 
+    columns = _Columns(kernel, landmarks, V)
     if client is not None:
-        for (a, b), F in _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
+        for (a, b), F in _dask_blocks(client, columns, rows, bounds, progress):
             out[a:b] = F
         return out
 
     def block(a, b):
-        out[a:b] = _columns(kernel, rows(a, b), landmarks, V)
+        out[a:b] = columns(rows(a, b))
 
     with one_blas_thread():
         _run(block, bounds, n_jobs, progress, "kernel columns")
     return out
 
 
-def _columns(kernel, Pb, landmarks, V):
-    """``k(Pb, landmarks) @ V`` for one block, the same on every machine.
+class _Columns:
+    """What every block of landmark columns needs: the kernel, the prepared
+    landmarks and ``V``; called on a block of prepared objects, its
+    ``k(block, landmarks) @ V``.
 
-    The product runs on one BLAS thread (the caller holds
-    :func:`~structk._threads.one_blas_thread`), as in Dask's workers, which
-    pin BLAS to one thread: a threaded product may split its sums
-    differently, and the learners downstream (conjugate gradients, L-BFGS)
-    turn last-bit differences of the features into differences of 1e-12 to
-    1e-3 in the model.
+    What the kernel derives from the landmarks (a k-mer kernel's counts) is
+    computed for the first block and kept for the next ones
+    (:mod:`structk.kernels._memo`) in ``memo``, which is not pickled: on a
+    Dask cluster each worker derives it once from the landmarks it decoded
+    once (:func:`~structk.scale.distributed._loads`), and keeps it as long
+    as it keeps them.
     """
-    return kernel.cross_prepared(Pb, landmarks) @ V
+
+    def __init__(self, kernel, landmarks, V):
+        self.kernel, self.landmarks, self.V = kernel, landmarks, V
+        self.memo = {}
+
+    def __getstate__(self):
+        return self.kernel, self.landmarks, self.V
+
+    def __setstate__(self, state):
+        self.__init__(*state)
+
+    def __call__(self, Pb):
+        """``k(Pb, landmarks) @ V`` for one block, the same on every machine.
+
+        The product runs on one BLAS thread (the caller holds
+        :func:`~structk._threads.one_blas_thread`), as in Dask's workers,
+        which pin BLAS to one thread: a threaded product may split its sums
+        differently, and the learners downstream (conjugate gradients,
+        L-BFGS) turn last-bit differences of the features into differences
+        of 1e-12 to 1e-3 in the model. The block's own derived data is kept
+        for the block's call (a normalised kernel needs it twice).
+        """
+        with remembering(self.landmarks, self.memo), remembering(Pb):
+            return self.kernel.cross_prepared(Pb, self.landmarks) @ self.V
 
 
 def stack(blocks):
@@ -181,20 +210,23 @@ def _threads(n_jobs, blocks):
     return max(1, min(int(n_jobs), blocks))
 
 
-def _dask_blocks(client, kernel, rows, bounds, landmarks, V, progress):
-    """Yield ``((a, b), features)`` computed on the Dask cluster."""
+def _dask_blocks(client, columns, rows, bounds, progress):
+    """Yield ``((a, b), features)`` computed on the Dask cluster
+    (``columns``: a :class:`_Columns`)."""
     from distributed import as_completed
 
     from .distributed import _dask_and_client, _shipped
 
     _, delayed, client = _dask_and_client(client)
+    kernel = columns.kernel
     # one object that every block needs: inside each task when small, else
     # one task that each worker fetches once (one fetch, not two)
-    shared = _shipped(client, (kernel, landmarks, V), f"the kernel {kernel!r} and its landmarks")
+    shared = _shipped(client, columns, f"the kernel {kernel!r} and its landmarks")
+    token = f"structk-columns-{uuid.uuid4().hex}"  # decoded once per worker, even inline
     futures, where = [], {}
     for a, b in bounds:
         blob = _pickled(rows(a, b), kernel)
-        f = client.submit(_columns_task, shared, blob, pure=False)
+        f = client.submit(_columns_task, shared, blob, token, pure=False)
         futures.append(f)
         where[f.key] = (a, b)
     tick = Progress(progress, len(bounds), desc="kernel columns", unit="block")
@@ -220,16 +252,17 @@ def _pickled(obj, kernel):
         ) from exc
 
 
-def _columns_task(shared_blob, rows_blob):
+def _columns_task(shared_blob, rows_blob, token):
     """One Dask task: ``k(rows, landmarks) @ V`` from pickled inputs
-    (``shared_blob``: the kernel, the prepared landmarks and ``V``)."""
+    (``shared_blob``: a :class:`_Columns`, decoded once per worker and
+    ``token``)."""
     import pickle
 
     from .distributed import _loads
 
-    kernel, landmarks, V = _loads(shared_blob)
+    columns = _loads(shared_blob, token)
     with one_blas_thread():
-        return _columns(kernel, pickle.loads(rows_blob), landmarks, V)
+        return columns(pickle.loads(rows_blob))
 
 
 def _slice(X, a, b):

@@ -107,7 +107,7 @@ def dask_gram(kernel, X, Y=None, *, block_size=None, client=None, out=None, prog
     >>> K = dask_gram(Gaussian(), X, block_size=2000)       # doctest: +SKIP
     >>> K.compute()                                         # doctest: +SKIP
     """
-    da, delayed, client = _dask_and_client(client)
+    da, delayed, client = _dask_and_client(client, array=out is None)
     if block_size is None:
         X = check_objects(X, "X")
         Y = None if Y is None else check_objects(Y, "Y")
@@ -206,11 +206,19 @@ def _gathered(client, tasks):
         client.cancel(futures)
 
 
-def _dask_and_client(client):
+def _dask_and_client(client, array=False):
+    """``(dask.array or None, dask.delayed, client)``: ``client``, or the
+    current one. ``dask.array`` is imported only when ``array`` is true: its
+    import alone cost 0.4-0.9 s of CPU in a process that had imported
+    ``distributed`` (a Nystroem fit through ``client=`` paid it, 2026-11-28),
+    and only the lazy array of :func:`dask_gram` needs it."""
     try:
-        import dask.array as da
         from dask import delayed
         from distributed import get_client
+
+        da = None
+        if array:
+            import dask.array as da
     except ImportError:
         raise ImportError("dask_gram needs dask.distributed: pip install 'structk[dask]'") from None
     if client is None:
@@ -300,16 +308,18 @@ _DECODED = collections.OrderedDict()
 _DECODED_LOCK = threading.Lock()
 
 
-def _loads(blob):
-    """``pickle.loads(blob)``, reusing the result for the same bytes object.
+def _loads(blob, token=None):
+    """``pickle.loads(blob)``, reusing the result for the same bytes object,
+    or for the same ``token`` (a string naming the bytes uniquely, for bytes
+    that come inside each task's own specification, a new object each time).
 
     A worker holds one bytes object per scattered block and the tiles of a
     row share their row block, so most tasks find their blocks decoded.
     """
-    key = id(blob)
+    key = id(blob) if token is None else token
     with _DECODED_LOCK:
         hit = _DECODED.get(key)
-        if hit is not None and hit[0] is blob:
+        if hit is not None and (token is not None or hit[0] is blob):
             _DECODED.move_to_end(key)
             return hit[1]
     obj = pickle.loads(blob)

@@ -62,3 +62,27 @@ def process_cluster(config=None):
             yield c
     finally:
         cluster.close()
+
+
+def count_kmer_counts():
+    """In a worker: record the number of objects of every Spectrum k-mer
+    count from now on (:func:`counted_sizes`)."""
+    from structk.kernels import strings
+
+    if not hasattr(strings, "_test_sizes"):
+        for name in ("_raw_features", "_count_arrays"):  # the CSR matrix, or its arrays
+            counts = getattr(strings.Spectrum, name)
+
+            def counting(self, P, counts=counts):
+                strings._test_sizes.append(len(P))
+                return counts(self, P)
+
+            setattr(strings.Spectrum, name, counting)
+    strings._test_sizes = []
+
+
+def counted_sizes():
+    """In a worker: the sizes recorded since :func:`count_kmer_counts`."""
+    from structk.kernels import strings
+
+    return list(strings._test_sizes)

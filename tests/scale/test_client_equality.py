@@ -13,7 +13,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 threadpoolctl = pytest.importorskip("threadpoolctl")
 
-from scale_util import process_cluster  # noqa: E402
+from scale_util import count_kmer_counts, counted_sizes, process_cluster  # noqa: E402
 
 from structk.kernels import Gaussian, Normalize, Spectrum  # noqa: E402
 from structk.learners import (  # noqa: E402
@@ -102,3 +102,23 @@ def test_sparse_gp_kernel_sent_as_a_task_gives_the_same_fit(client, tuning):
     np.testing.assert_allclose(
         there.predict(X[:50]), here.predict(X[:50]), rtol=0, atol=1e-12 * np.abs(Y).max()
     )
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_nystroem_workers_count_the_landmarks_once(client, tuning, inline):
+    """Each worker decodes the landmarks once (inside every task's
+    specification, or as a task of their own) and counts their k-mers once
+    for all its blocks; the features stay equal bit for bit."""
+    tuning.set(LANDMARK_BLOCK_ROWS=200, DASK_INLINE_MAX_BYTES=(1 << 20) if inline else 0)
+    k, kw = Normalize(Spectrum(k=3)), dict(n_components=120, random_state=0)
+    ny = Nystroem(k, **kw).fit(SEQS)
+    here = local(lambda: ny.transform(SEQS))
+    client.run(count_kmer_counts)
+    there = ny.set_params(client=client).transform(SEQS)
+    assert np.array_equal(there, here)
+    sizes = client.run(counted_sizes)
+    # 700 objects in blocks of 200: 200, 200, 200, 100, each counted once on
+    # the worker that ran it; the 120 landmarks once per worker that ran any
+    assert sorted(s for w in sizes.values() for s in w if s != 120) == [100, 200, 200, 200]
+    for worker_sizes in sizes.values():
+        assert worker_sizes.count(120) == (1 if worker_sizes else 0)
