@@ -9,8 +9,10 @@ weighted sum over their pairs within ``d`` mismatches, and how it is run
                   and as the reference of the compiled loops
 ``_numba``        compiled forms: all pairs (:func:`~._numba.pairs_block`),
                   counting over deleted positions
-                  (:func:`~._numba.subsets_block`), a table over all
-                  l-mers (:func:`~._numba.table_block`) and the
+                  (:func:`~._numba.subsets_block`; its Gram in blocks
+                  of sequences, :func:`~._numba.blocked_subsets_gram`),
+                  a table over all l-mers
+                  (:func:`~._numba.table_block`) and the
                   Walsh-Hadamard convolution of the model profile
                   (:func:`~._numba.hamming_convolve`)
 ================  ==========================================================
@@ -29,9 +31,12 @@ forms; their numbers are ``GKM_PAIRS_PER_SUBSET_ENTRY``,
 ``GKM_NUMPY_MAX_PAIRS`` and ``GKM_TABLE_MAX_BYTES`` in
 :mod:`structk._tuning`. :func:`mirror_codes` lets the packed counting
 form compute a Gram of both strands over half the deletion patterns
-(``GKM_MIRROR_PATTERNS``), and :func:`table_index` lists the l-mers the
-table form reads its tables by (``GKM_TABLE_ROWS``,
-``GKM_TABLE_COLUMNS``). Importing this folder loads no numba.
+(``GKM_MIRROR_PATTERNS``), :func:`_blocks_pay` gives that Gram to the
+loop over blocks of sequences (``GKM_BLOCK_ROWS``,
+``GKM_BLOCK_MAX_GROUP_BITS``, ``GKM_BLOCK_MIN_FILL``), and
+:func:`table_index` lists the l-mers the table form reads its tables by
+(``GKM_TABLE_ROWS``, ``GKM_TABLE_COLUMNS``). Importing this folder loads
+no numba.
 """
 
 from __future__ import annotations
