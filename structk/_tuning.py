@@ -129,6 +129,20 @@ GKM_MIRROR_PATTERNS = True
 GKM_DIRECT_BYTES = 512 * 2**10
 GKM_BUFFER_HITS = 2**18
 GKM_TILE_BITS = 8
+#: The packed counting form's Gram (one strand, or both over the mirror
+#: patterns) sorts the l-mers of each block of this many sequences on its
+#: own, by one counting pass over the groups of a pattern, and adds each
+#: pair of blocks' pairs straight into their block of the result (400^2
+#: float64, 1.3 MB: about the per-core cache), with no buffered hits and
+#: tile sort; 1,166 nfe2 windows at (11, 7, 3), one thread: see
+#: docs/performance.md. It needs an offset table of ``4^(l - d)`` entries
+#: per block and pattern: at most ``2^GKM_BLOCK_MAX_GROUP_BITS`` of them.
+GKM_BLOCK_ROWS = 400
+GKM_BLOCK_MAX_GROUP_BITS = 18
+#: ... and at least this many l-mers (both strands) per group, else the
+#: tables cost more than the l-mers they sort (nfe2 windows at (11, 7, 3):
+#: even at 0.35, 0.7 x the tiled loop's CPU at 0.58, 1.4 x at 0.03).
+GKM_BLOCK_MIN_FILL = 0.35
 #: The compiled forms run on threads from this much work on: l-mer-pattern
 #: visits (counting form: the deletion patterns split among threads, each
 #: adding into its own copy of the result) or l-mer comparisons (all pairs:

@@ -218,6 +218,19 @@ CASES = {
                 GKM_TABLE_MAX_BYTES=0,
                 GKM_MIRROR_PATTERNS=False,
             ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
+                GKM_TABLE_MAX_BYTES=0,
+                GKM_BLOCK_ROWS=3,
+                GKM_BLOCK_MIN_FILL=0.0,
+            ),
+            dict(
+                GKM_NUMPY_MAX_PAIRS=-1,
+                GKM_PAIRS_PER_SUBSET_ENTRY=0.0,
+                GKM_TABLE_MAX_BYTES=0,
+                GKM_BLOCK_MAX_GROUP_BITS=-1,
+            ),
         ],
     ),
     "gapped-kmer-expansion": (

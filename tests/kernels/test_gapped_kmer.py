@@ -488,6 +488,61 @@ def test_packed_counting_form_adds_what_the_general_loop_adds(d, buffered, tunin
         )
 
 
+@pytest.mark.parametrize("l, d", [(6, 0), (5, 1), (6, 2), (7, 2), (6, 3), (7, 3)])
+@pytest.mark.parametrize("rc_on", [True, False])
+def test_blocked_gram_adds_what_the_tiled_loop_adds(l, d, rc_on, tuning, monkeypatch):
+    """The packed Gram in blocks of sequences (``GKM_BLOCK_ROWS``: each
+    block sorted on its own, each pair of blocks added straight into its
+    block of the result, :func:`_numba.blocked_subsets_gram`) against the
+    packed loop with tiled additions (``GKM_BLOCK_MAX_GROUP_BITS = -1``):
+    the same Gram bit for bit for blocks of 1, 2, 5 and all sequences (a
+    block without l-mers, sequences shorter than l, self-similar and
+    palindromic ones), both strands (mirror patterns) or one; and the
+    brute-force sums."""
+    from structk.algorithms.gapped_kmers import _numba
+
+    calls = Counter()
+    for name in ("blocked_subsets_gram", "packed_subsets_block"):
+        fn = getattr(_numba, name)
+        monkeypatch.setattr(
+            _numba, name, lambda *a, _fn=fn, _name=name: calls.update([_name]) or _fn(*a)
+        )
+    X = ["AC", "", "ACG"] + random_dna(9, 4, 30, rng=np.random.default_rng(41)) + [
+        "AAAAAAAAAAAA", "ACGTNACGTACGT", "ACGTACGTACGT", "GAATTCGAATTC", "CCCGGG", "TTTTTTTTT"
+    ]  # fmt: skip
+    kern = GappedKmer(
+        l=l, k=l - d, d=d, kind="truncated", reverse_complement=rc_on, normalize=False,
+        algorithm="subsets",
+    )  # fmt: skip
+    tuning.set(GKM_BLOCK_MAX_GROUP_BITS=-1, GKM_DIRECT_BYTES=0, GKM_BUFFER_HITS=5)
+    tiled = kern(X)
+    assert set(calls) == {"packed_subsets_block"}, calls
+    for rows in (1, 2, 5, 400):
+        calls.clear()
+        tuning.set(GKM_BLOCK_MAX_GROUP_BITS=2 * l, GKM_BLOCK_MIN_FILL=0.0, GKM_BLOCK_ROWS=rows)
+        np.testing.assert_array_equal(kern(X), tiled)
+        assert set(calls) == {"blocked_subsets_gram"}, (rows, calls)
+    w = kern.mismatch_weights()
+    np.testing.assert_allclose(
+        tiled, [[brute_kernel(a, b, l, w, rc_on) for b in X] for a in X], rtol=1e-12, atol=1e-12
+    )
+
+
+def test_blocked_gram_is_taken_where_its_tables_pay(tuning):
+    """The blocked Gram's rule (:func:`gkm._blocks_pay`): its offset
+    tables of ``4^(l - d)`` entries no larger than
+    ``2^GKM_BLOCK_MAX_GROUP_BITS`` and filled with ``GKM_BLOCK_MIN_FILL``
+    l-mers a group, sequence numbers within ``32 - 2 d`` bits."""
+    keys = np.zeros(5000, dtype=np.int64)
+    assert not gkm._blocks_pay(keys, 11, 3, 1166)  # 4^8 = 65,536 groups, 5,000 l-mers
+    assert gkm._blocks_pay(np.zeros(70_000, dtype=np.int64), 11, 3, 1166)
+    assert not gkm._blocks_pay(keys, 11, 3, 2**26)  # sequence numbers beyond 26 bits
+    assert not gkm._blocks_pay(keys, 12, 2, 100)  # 4^10 groups: above 2^18
+    assert not gkm._blocks_pay(keys[:100], 8, 2, 10)  # 4,096 groups for 100 l-mers
+    tuning.set(GKM_BLOCK_MIN_FILL=0.0)
+    assert gkm._blocks_pay(keys[:100], 8, 2, 10)
+
+
 def _hamming(l):
     words = np.array(list(itertools.product(range(4), repeat=l)))
     return (words[:, None, :] != words[None, :, :]).sum(-1)

@@ -9,8 +9,10 @@ weighted sum over their pairs within ``d`` mismatches, and how it is run
                   and as the reference of the compiled loops
 ``_numba``        compiled forms: all pairs (:func:`~._numba.pairs_block`),
                   counting over deleted positions
-                  (:func:`~._numba.subsets_block`), a table over all
-                  l-mers (:func:`~._numba.table_block`) and the
+                  (:func:`~._numba.subsets_block`; its Gram in blocks
+                  of sequences, :func:`~._numba.blocked_subsets_gram`),
+                  a table over all l-mers
+                  (:func:`~._numba.table_block`) and the
                   Walsh-Hadamard convolution of the model profile
                   (:func:`~._numba.hamming_convolve`)
 ================  ==========================================================
@@ -29,9 +31,12 @@ forms; their numbers are ``GKM_PAIRS_PER_SUBSET_ENTRY``,
 ``GKM_NUMPY_MAX_PAIRS`` and ``GKM_TABLE_MAX_BYTES`` in
 :mod:`structk._tuning`. :func:`mirror_codes` lets the packed counting
 form compute a Gram of both strands over half the deletion patterns
-(``GKM_MIRROR_PATTERNS``), and :func:`table_index` lists the l-mers the
-table form reads its tables by (``GKM_TABLE_ROWS``,
-``GKM_TABLE_COLUMNS``). Importing this folder loads no numba.
+(``GKM_MIRROR_PATTERNS``), :func:`_blocks_pay` gives that Gram to the
+loop over blocks of sequences (``GKM_BLOCK_ROWS``,
+``GKM_BLOCK_MAX_GROUP_BITS``, ``GKM_BLOCK_MIN_FILL``), and
+:func:`table_index` lists the l-mers the table form reads its tables by
+(``GKM_TABLE_ROWS``, ``GKM_TABLE_COLUMNS``). Importing this folder loads
+no numba.
 """
 
 from __future__ import annotations
@@ -290,15 +295,17 @@ def _subsets(keys, rows, wts, w, l, n, mode, out, rc=False):
     own copy of ``out`` while memory allows), then the self pairs. A Gram
     of both strands in the packed loop visits half the patterns
     (:func:`mirror_codes`, with ``_tuning.GKM_MIRROR_PATTERNS``)."""
-    from ._numba import packed_subsets_block, self_pairs, subsets_block
+    from ._numba import blocked_subsets_gram, packed_subsets_block, self_pairs, subsets_block
 
     d = len(w) - 1
     packed = _packs(keys, rows, wts, l, d)
     codes, vals = np.zeros((0, 1), dtype=np.int64), np.zeros(1)
-    if packed and mode == 0 and rc and _tuning.GKM_MIRROR_PATTERNS:
+    mirror = packed and mode == 0 and rc and _tuning.GKM_MIRROR_PATTERNS
+    if mirror:
         combos, codes, vals = mirror_codes(l, w)
     else:
         combos = list(itertools.combinations(range(l), d))
+    blocked = packed and mode == 0 and (mirror or not rc) and _blocks_pay(keys, l, d, n)
     subsets = np.array(combos, dtype=np.int64).reshape(len(combos), d)
     threads = _threads.threads_for(keys.shape[0] * len(combos), _tuning.GKM_THREADED_MIN_WORK)
     if threads > 1:
@@ -309,6 +316,14 @@ def _subsets(keys, rows, wts, w, l, n, mode, out, rc=False):
     outs = [out] + [np.zeros_like(out) for _ in range(len(bounds) - 2)]
 
     def chunk(lo, hi):  # on a thread of its own, stopped by a Ctrl-C
+        if blocked:
+            block = int(_tuning.GKM_BLOCK_ROWS)
+            part = outs[bounds.index(lo)]
+            _threads.stoppable(
+                blocked_subsets_gram, keys, rows, l, subsets[lo:hi], w, part, block, codes[lo:hi],
+                vals,
+            )  # fmt: skip
+            return
         head = (keys, rows) if packed else (keys, rows, wts)
         _threads.stoppable(
             packed_subsets_block if packed else subsets_block,
@@ -330,6 +345,21 @@ def _subsets(keys, rows, wts, w, l, n, mode, out, rc=False):
         out += extra
     if mode != 1:
         self_pairs(rows, wts, float(w[0]), mode, out)
+
+
+def _blocks_pay(keys, l, d, n):
+    """Whether the packed counting form's Gram takes the blocked loop
+    (:func:`._numba.blocked_subsets_gram`): at most
+    ``2^GKM_BLOCK_MAX_GROUP_BITS`` groups a pattern (its offset tables,
+    one per block of ``GKM_BLOCK_ROWS`` sequences, are read whole for each
+    pair of blocks), at least ``GKM_BLOCK_MIN_FILL`` l-mers a group, and
+    the sequence numbers within the 32 bits of a packed l-mer."""
+    group_bits = 2 * (l - d)
+    if group_bits > _tuning.GKM_BLOCK_MAX_GROUP_BITS:
+        return False
+    if keys.shape[0] < _tuning.GKM_BLOCK_MIN_FILL * 2.0**group_bits:
+        return False
+    return n < 2 ** (32 - 2 * d)
 
 
 def _mirrored(T, l):

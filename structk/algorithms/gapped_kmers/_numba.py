@@ -655,6 +655,141 @@ def packed_subsets_block(
 
 
 @numba.njit(cache=True, nogil=True)
+def blocked_subsets_gram(keys, rows, l, subsets, w, out, block_rows, codes_in, vals_in, stop):
+    """The Gram (upper triangle) of :func:`packed_subsets_block` (mode 0)
+    with the sequences in blocks of ``block_rows`` and no buffered hits.
+
+    For each deletion pattern each block's l-mers are sorted on their own
+    by one counting pass over the ``4^(l - d)`` groups (the kept bases),
+    keeping an offset table per block (``G + 1`` entries); then each pair
+    of blocks ``I <= J`` is visited group by group, pairs of an l-mer of
+    ``I`` with a later one of ``J`` in the group, adding straight into
+    ``out[I, J]`` (``block_rows^2`` float64, which stays in the cache while
+    the pair of blocks is visited). A pair's value is one look-up of the
+    two l-mers' deleted bases in a table of the pattern (0 when the pair
+    is counted under another pattern, so that the loop has no branch),
+    doubled for two l-mers of one sequence (both orders).
+
+    Every l-mer starts pairs: with ``codes_in`` and ``vals_in`` those of
+    :func:`structk.algorithms.gapped_kmers.mirror_codes` (both strands in
+    ``keys``, half the patterns), else the l-mers of one strand (``rows``
+    even) and :func:`_pattern_codes`. Each l-mer is packed as its sequence
+    and deleted bases in 32 bits (``rows >> 1`` below ``2^(32 - 2 d)``).
+    The pairs of each entry of ``out`` are added in the order of
+    :func:`packed_subsets_block`'s (patterns, groups, then l-mers in
+    ascending order), so the two give the same Gram bit for bit.
+
+    The loop ends early, ``out`` incomplete, once ``stop[0]`` is set
+    (checked before each pattern).
+    """
+    N = keys.shape[0]
+    n = out.shape[0]
+    d = w.shape[0] - 1
+    given = codes_in.shape[0] > 0
+    dshift = 2 * d
+    dmask = (np.int64(1) << dshift) - 1
+    n_kept = l - d
+    G = np.int64(1) << (2 * n_kept)
+    nb = (n + block_rows - 1) // block_rows
+    sptr = np.zeros(n + 1, dtype=np.int64)  # each sequence's l-mers (rows ascend)
+    for q in range(N):
+        sptr[(rows[q] >> 1) + 1] += 1
+    for i in range(n):
+        sptr[i + 1] += sptr[i]
+    chunk_bits = min(2 * l, 11)
+    tables = np.empty(((2 * l + chunk_bits - 1) // chunk_bits, 1 << chunk_bits), dtype=np.int64)
+    n_tables = tables.shape[0]
+    chunk_mask = (np.int64(1) << chunk_bits) - 1
+    packed = np.empty(N, dtype=np.int64)  # group << 32 | sequence << 2 d | deleted
+    srt = np.empty(N, dtype=np.uint32)
+    ends = np.empty((nb, G), dtype=np.int64)
+    size = np.int64(1) << dshift
+    cval = np.empty(size * size)
+    deleted = np.zeros(l, dtype=np.bool_)
+    kept = np.empty(l, dtype=np.int64)
+    gone = np.empty(max(d, 1), dtype=np.int64)
+    # unsigned indices: no wraparound test for negative ones in the loops
+    ush = np.uint64(dshift)
+    umask = np.uint64(dmask)
+    ucols = np.uint64(n)
+    one = np.uint64(1)
+    flat = out.reshape(n * n)
+    low32 = (np.int64(1) << 32) - 1
+    for z in range(subsets.shape[0]):
+        if stop[0]:
+            break
+        fbit = _split_pattern(subsets[z], l, deleted, kept, gone)[2]
+        codes = codes_in[z] if given else _pattern_codes(gone, d, fbit)
+        for t in range(size * size):
+            c = codes[t]
+            cval[t] = 0.0 if c < 0 else (vals_in[2 * c] if given else w[c])
+        _packing_tables(kept, n_kept, gone, d, 32, chunk_bits, tables)
+        for bi in range(nb):  # counting sort of each block by its groups
+            o = ends[bi]
+            o[:] = 0
+            i0 = bi * block_rows
+            i1 = min(n, i0 + block_rows)
+            for i in range(i0, i1):
+                part = np.int64(i) << dshift
+                for q in range(sptr[i], sptr[i + 1]):
+                    v = keys[q]
+                    e = part
+                    for c in range(n_tables):
+                        e |= tables[c, (v >> (c * chunk_bits)) & chunk_mask]
+                    packed[q] = e
+                    o[e >> 32] += 1
+            acc = sptr[i0]
+            for g in range(G):
+                c = o[g]
+                o[g] = acc
+                acc += c
+            for q in range(sptr[i0], sptr[i1]):
+                e = packed[q]
+                g = e >> 32
+                t = o[g]
+                srt[t] = np.uint32(e & low32)
+                o[g] = t + 1  # at the end: the end of group g
+        for bi in range(nb):
+            oi = ends[bi]
+            for bj in range(bi, nb):
+                oj = ends[bj]
+                s0 = sptr[bi * block_rows]
+                if bi == bj:
+                    for g in range(G):
+                        s1 = oi[g]
+                        if s1 - s0 >= 2:
+                            for a in range(np.uint64(s0), np.uint64(s1 - 1)):
+                                ea = np.uint64(srt[a])
+                                ra = ea >> ush
+                                ta = (ea & umask) << ush
+                                base = ra * ucols
+                                for b in range(a + one, np.uint64(s1)):
+                                    eb = np.uint64(srt[b])
+                                    rb = eb >> ush
+                                    v = cval[ta | (eb & umask)]
+                                    if rb == ra:
+                                        v += v  # two l-mers of one sequence: both orders
+                                    flat[base + rb] += v
+                        s0 = s1
+                    continue
+                u0 = sptr[bj * block_rows]
+                for g in range(G):
+                    s1 = oi[g]
+                    u1 = oj[g]
+                    if s1 != s0 and u1 != u0:
+                        for a in range(np.uint64(s0), np.uint64(s1)):
+                            ea = np.uint64(srt[a])
+                            ta = (ea & umask) << ush
+                            base = (ea >> ush) * ucols
+                            for b in range(np.uint64(u0), np.uint64(u1)):
+                                eb = np.uint64(srt[b])
+                                flat[base + (eb >> ush)] += cval[ta | (eb & umask)]
+                    s0 = s1
+                    u0 = u1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def _add_packed_hits(hits, nh, out, col_bits, vals, tile_bits, n_tc, tcount, sorted_hits):
     """:func:`_add_by_tiles` for the hits of :func:`packed_subsets_block`,
     each one int64 (row, column, and a 4-bit index into ``vals``)."""
