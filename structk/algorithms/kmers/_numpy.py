@@ -39,13 +39,21 @@ def kmer_ids(codes, offsets, k, A, positions):
     return ids, starts.astype(np.int64), ptr
 
 
-def count_rows(ids, ptr, presence):
+def count_rows(ids, ptr, presence, space=None):
     """CSR ``(indptr, indices, data)`` counting each row's ids (sorted columns;
-    with ``presence`` every stored value is 1)."""
+    with ``presence`` every stored value is 1). ``space``: a bound on the
+    ids; when row and id then fit in one int64 key (``n * space < 2^62``),
+    the entries are ordered by one sort of those keys instead of a
+    lexsort (the same order)."""
     n = ptr.shape[0] - 1
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
-    order = np.lexsort((ids, rows))
-    r, v = rows[order], ids[order]
+    if space is not None and n * int(space) < 2**62:
+        key = rows * int(space) + ids
+        key.sort()  # by row, then id: one sort of whole numbers
+        r, v = np.divmod(key, int(space))
+    else:
+        order = np.lexsort((ids, rows))
+        r, v = rows[order], ids[order]
     first = np.ones(r.shape[0], dtype=bool)
     first[1:] = (r[1:] != r[:-1]) | (v[1:] != v[:-1])
     at = np.flatnonzero(first)
@@ -76,16 +84,5 @@ def mismatch_rows(ids, ptr, k, A, m):
                     value += ((digits[:, p] + s) % A - digits[:, p]) * powers[p]
                 columns.append(value)
     neighbours = np.stack(columns, axis=1)  # row j: the neighbourhood of ids[j]
-    n, space = ptr.shape[0] - 1, int(A) ** int(k)
-    if n * space >= 2**62:  # row and column in one int64 key would overflow
-        return count_rows(neighbours.ravel(), ptr * neighbours.shape[1], False)
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr) * neighbours.shape[1])
-    key = rows * space + neighbours.ravel()
-    key.sort()  # by row, then column: one sort of whole numbers, not a lexsort
-    first = np.ones(key.shape[0], dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    at = np.flatnonzero(first)
-    row, column = np.divmod(key[at], space)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row, minlength=n), out=indptr[1:])
-    return indptr, column, np.diff(np.append(at, key.shape[0])).astype(np.float64)
+    space = int(A) ** int(k)
+    return count_rows(neighbours.ravel(), ptr * neighbours.shape[1], False, space)

@@ -83,6 +83,12 @@ def _compact(index_arrays, space):
         return index_arrays, 0
     if space <= max(_tuning.SPARSE_DIRECT_SPACE, 2 * total):
         return index_arrays, int(space)
+    return _renumbered(index_arrays)
+
+
+def _renumbered(index_arrays):
+    """``(parts, n_cols)``: the column ids of the index arrays (not all
+    empty) numbered ``0 .. n_cols - 1`` in order of the ids present."""
     _, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)
     bounds = np.cumsum([0] + [a.size for a in index_arrays])
     parts = [inverse[a:b].astype(np.int64) for a, b in zip(bounds, bounds[1:])]
@@ -210,9 +216,8 @@ def whole_number_product(F, G=None):
     index_arrays = [fi] if G is None else [fi, gi]
     total = sum(a.size for a in index_arrays)
     cols, width = index_arrays, int(space)
-    if space > total:  # renumber onto the columns present
-        keys, inverse = np.unique(np.concatenate(index_arrays), return_inverse=True)
-        cols, width = np.split(inverse.ravel().astype(np.int64), [fi.size]), keys.size
+    if space > total:  # renumber onto the columns present (none: one empty column)
+        cols, width = _renumbered(index_arrays) if total else (index_arrays, 1)
     width = max(width, 1)
     if float(n) * m * width > _tuning.SPARSE_NUMPY_MAX_WORK:
         return None
